@@ -1,0 +1,1 @@
+"""The domain: configs, registries, datasets, models, optimizers, run store. No Qt, no processes."""

@@ -1,0 +1,219 @@
+"""RunConfig: everything about a run, shared by the GUI, the CLI and the engine.
+
+Plain dataclasses; ``to_dict``/``from_dict`` round-trip through TOML. Registry-backed sections
+(data, model, optimizer, schedule) hold a ``name`` and that entry's parameters, flat in the
+section, so ``--set model.widths=256,256`` and ``[model] widths = [256, 256]`` read the same.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from studio.core.errors import ConfigError
+from studio.core.registry import Registry
+
+DEVICES = ("cpu", "cuda")
+
+
+@dataclass
+class Choice:
+    """A registry entry by name, with its parameter values."""
+
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, **self.params}
+
+
+@dataclass
+class TrainConfig:
+    epochs: int = 5
+    batch_size: int = 128  # the global batch: split evenly across processes
+    seed: int = 0
+    val_fraction: float = 0.1
+    metric_interval: int = 20  # steps between metric reads (the only host syncs in the loop)
+    checkpoint_every: int = 0  # epochs between checkpoints; 0: only at the end or on stop
+
+
+@dataclass
+class HardwareConfig:
+    device: str = "cpu"
+    gpus: list[int] = field(default_factory=list)  # CUDA device indices; empty: the first `processes`
+    processes: int = 1
+    threads: int = 0  # CPU threads per process; 0: cores // processes
+
+
+TRAIN_LIMITS = {
+    "epochs": (1, 100_000),
+    "batch_size": (1, 1_000_000),
+    "seed": (0, 2**31 - 1),
+    "val_fraction": (0.0, 0.9),
+    "metric_interval": (1, 100_000),
+    "checkpoint_every": (0, 100_000),
+}
+
+
+def _registries() -> dict[str, Registry]:
+    from studio.core.datasets import DATASETS
+    from studio.core.models import MODELS
+    from studio.core.optim import OPTIMIZERS, SCHEDULES
+
+    return {"data": DATASETS, "model": MODELS, "optimizer": OPTIMIZERS, "schedule": SCHEDULES}
+
+
+CHOICE_SECTIONS = ("data", "model", "optimizer", "schedule")
+
+
+@dataclass
+class RunConfig:
+    data: Choice = field(default_factory=lambda: Choice("fashion_mnist_small"))
+    model: Choice = field(default_factory=lambda: Choice("mlp"))
+    optimizer: Choice = field(default_factory=lambda: Choice("adam"))
+    schedule: Choice = field(default_factory=lambda: Choice("constant"))
+    train: TrainConfig = field(default_factory=TrainConfig)
+    hardware: HardwareConfig = field(default_factory=HardwareConfig)
+
+    # --- serialisation -------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {s: getattr(self, s).to_dict() for s in CHOICE_SECTIONS}
+        out["train"] = asdict(self.train)
+        out["hardware"] = asdict(self.hardware)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        """Build and validate a config; missing keys take defaults, bad ones raise ConfigError."""
+        data = copy.deepcopy(data)
+        unknown = sorted(set(data) - set(CHOICE_SECTIONS) - {"train", "hardware"})
+        if unknown:
+            raise ConfigError(
+                f"unknown config section [{unknown[0]}]; sections are: "
+                + ", ".join((*CHOICE_SECTIONS, "train", "hardware"))
+            )
+        cfg = cls()
+        regs = _registries()
+        for section in CHOICE_SECTIONS:
+            values = data.get(section, {})
+            if not isinstance(values, dict):
+                raise ConfigError(f"[{section}] must be a table of keys")
+            name = values.pop("name", getattr(cfg, section).name)
+            params = regs[section].resolve(str(name), values, section)
+            setattr(cfg, section, Choice(str(name), params))
+        cfg.train = _plain_section(TrainConfig, data.get("train", {}), "train")
+        cfg.hardware = _plain_section(HardwareConfig, data.get("hardware", {}), "hardware")
+        cfg.validate()
+        return cfg
+
+    def to_toml(self) -> str:
+        import tomli_w
+
+        return tomli_w.dumps(self.to_dict())
+
+    @classmethod
+    def from_toml(cls, text: str) -> RunConfig:
+        try:
+            return cls.from_dict(tomllib.loads(text))
+        except tomllib.TOMLDecodeError as err:
+            raise ConfigError(f"the config is not valid TOML: {err}") from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> RunConfig:
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
+        return cls.from_toml(text)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_toml(), encoding="utf-8")
+
+    # --- edits ---------------------------------------------------------------------------
+    def with_overrides(self, assignments: list[str]) -> RunConfig:
+        """Apply ``section.key=value`` strings (the CLI's ``--set``) and validate the result."""
+        data = self.to_dict()
+        regs = _registries()
+        # entry names first, so `optimizer.lr=... optimizer.name=sgd` keeps the lr whatever the order
+        assignments = sorted(assignments, key=lambda a: a.split("=", 1)[0].strip().endswith(".name"), reverse=True)
+        for item in assignments:
+            key, sep, value = item.partition("=")
+            section, dot, name = key.strip().partition(".")
+            if not sep or not dot or not name:
+                raise ConfigError(f"--set takes section.key=value, e.g. optimizer.lr=0.01; got {item!r}")
+            if section not in data:
+                raise ConfigError(f"unknown config section {section!r} in --set {item}")
+            value = value.strip()
+            if section in CHOICE_SECTIONS and name == "name":
+                if value != data[section]["name"]:
+                    regs[section].get(value)  # a clear error for an unknown name
+                    data[section] = {"name": value}  # parameters of the old entry do not carry over
+                continue
+            data[section][name] = _parse_scalar(value)
+        return RunConfig.from_dict(data)
+
+    def validate(self) -> None:
+        hw = self.hardware
+        if hw.device not in DEVICES:
+            raise ConfigError(f"hardware.device must be one of {', '.join(DEVICES)}; got {hw.device!r}")
+        if hw.processes < 1:
+            raise ConfigError("hardware.processes must be at least 1")
+        if hw.device == "cuda" and hw.gpus and len(hw.gpus) != hw.processes:
+            raise ConfigError(
+                f"hardware.gpus lists {len(hw.gpus)} GPUs but hardware.processes is {hw.processes}; "
+                "use one process per GPU"
+            )
+        if self.train.batch_size < hw.processes:
+            raise ConfigError(
+                f"train.batch_size ({self.train.batch_size}) must be at least hardware.processes ({hw.processes})"
+            )
+
+    def copy(self) -> RunConfig:
+        return copy.deepcopy(self)
+
+
+def _parse_scalar(text: str) -> Any:
+    """A --set value: TOML when it parses (numbers, booleans, lists, quoted strings), else raw text."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _plain_section(kind: type, values: Any, section: str) -> Any:
+    if not isinstance(values, dict):
+        raise ConfigError(f"[{section}] must be a table of keys")
+    names = {f.name: f for f in fields(kind)}
+    obj = kind()
+    for key, value in values.items():
+        if key not in names:
+            raise ConfigError(f"{section}.{key} is not a setting; allowed: {', '.join(names)}")
+        default = getattr(obj, key)
+        where = f"{section}.{key}"
+        try:
+            if isinstance(default, bool):
+                if not isinstance(value, bool):
+                    raise ValueError
+            elif isinstance(default, int):
+                if isinstance(value, float) and not value.is_integer():
+                    raise ValueError
+                value = int(value)
+            elif isinstance(default, float):
+                value = float(value)
+            elif isinstance(default, list):
+                if isinstance(value, (int, str)):
+                    value = [int(v) for v in str(value).split(",") if v.strip()]
+                value = [int(v) for v in value]
+            elif isinstance(default, str):
+                value = str(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{where} must be of type {type(default).__name__}; got {value!r}") from None
+        limits = TRAIN_LIMITS.get(key) if section == "train" else None
+        if limits and not limits[0] <= value <= limits[1]:
+            raise ConfigError(f"{where} must be between {limits[0]} and {limits[1]}; got {value!r}")
+        setattr(obj, key, value)
+    return obj

@@ -1,0 +1,12 @@
+"""Turn a config's data section into tensors (workers only: imports torch)."""
+
+from __future__ import annotations
+
+from studio.core.config import Choice
+from studio.core.datasets.arrays import ArrayData
+from studio.core.datasets.catalog import DATASETS
+
+
+def load_dataset(choice: Choice, seed: int = 0) -> ArrayData:
+    """Build the dataset named by ``choice`` with its parameters."""
+    return DATASETS.build(choice.name, name=choice.name, seed=seed, **choice.params)

@@ -1,0 +1,37 @@
+"""Where Studio keeps its files: STUDIO_HOME (runs, database) and STUDIO_DATA_DIR (dataset cache)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+
+
+def studio_home() -> Path:
+    """The user data directory (``$STUDIO_HOME`` or platformdirs' user data dir), created on demand."""
+    env = os.environ.get("STUDIO_HOME")
+    if env:
+        home = Path(env)
+    else:
+        import platformdirs
+
+        home = Path(platformdirs.user_data_dir("studio", appauthor=False))
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+def data_dir() -> Path:
+    """The dataset cache (``$STUDIO_DATA_DIR`` or ``studio_home()/datasets``), created on demand."""
+    env = os.environ.get("STUDIO_DATA_DIR")
+    path = Path(env) if env else studio_home() / "datasets"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def resource(*parts: str) -> Path:
+    """A file shipped in resources/ (also inside a frozen bundle, see packaging/)."""
+    import sys
+
+    base = Path(getattr(sys, "_MEIPASS", "")) / "resources" if hasattr(sys, "_MEIPASS") else RESOURCES
+    return base.joinpath(*parts)

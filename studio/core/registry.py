@@ -1,0 +1,167 @@
+"""Registries: named entries with typed parameters and a lazily imported builder.
+
+An entry never imports torch itself: its ``builder`` is a ``"module:function"`` path that is
+imported only when something is built (in a worker process). So the GUI can read every registry,
+build its forms from the parameters and validate a config without importing torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from studio.core.errors import ConfigError
+
+KINDS = ("int", "float", "bool", "choice", "ints", "str")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One typed parameter: the GUI builds a widget from it, the config validates against it."""
+
+    name: str
+    kind: str
+    default: Any
+    help: str = ""
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+    log: bool = False  # a log-scale quantity (learning rates): the GUI uses a wide spin box
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown parameter kind {self.kind!r}")
+
+    def coerce(self, value: Any, where: str) -> Any:
+        """Return ``value`` converted to this parameter's type, or raise ConfigError naming ``where``."""
+        try:
+            if self.kind == "bool":
+                if isinstance(value, str):
+                    if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                        raise ValueError(value)
+                    value = value.lower() in ("true", "1", "yes")
+                return bool(value)
+            if self.kind == "int":
+                if isinstance(value, float) and not value.is_integer():
+                    raise ValueError(value)
+                value = int(value)
+            elif self.kind == "float":
+                value = float(value)
+            elif self.kind == "ints":
+                if isinstance(value, str):
+                    value = [v for v in value.replace("[", "").replace("]", "").split(",") if v.strip()]
+                value = [int(v) for v in value]
+            elif self.kind in ("choice", "str"):
+                value = str(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{where} must be {self._describe()}, not {value!r}") from None
+        if self.kind == "choice" and value not in self.choices:
+            raise ConfigError(f"{where} must be one of {', '.join(self.choices)}; got {value!r}")
+        items = value if self.kind == "ints" else [value] if self.kind in ("int", "float") else []
+        for item in items:
+            if (self.low is not None and item < self.low) or (self.high is not None and item > self.high):
+                raise ConfigError(f"{where} must be between {self.low} and {self.high}; got {value!r}")
+        return value
+
+    def _describe(self) -> str:
+        return {
+            "int": "a whole number",
+            "float": "a number",
+            "bool": "true or false",
+            "ints": "a list of whole numbers (e.g. 512,512)",
+        }.get(self.kind, "text")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A registry entry: a name, a one-line description, its parameters and where its builder is."""
+
+    name: str
+    description: str
+    params: tuple[Param, ...] = ()
+    builder: str = ""
+    info: str = ""  # the formula or paper, shown as a tooltip / info panel
+    tags: tuple[str, ...] = field(default=())
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params}
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def load_builder(self) -> Callable[..., Any]:
+        module, _, func = self.builder.partition(":")
+        return getattr(importlib.import_module(module), func)
+
+
+class Registry:
+    """A named collection of entries (datasets, models, optimizers, schedules, demos)."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._entries: dict[str, Entry] = {}
+
+    def add(self, entry: Entry) -> Entry:
+        if entry.name in self._entries:
+            raise ValueError(f"{self.kind} {entry.name!r} registered twice")
+        self._entries[entry.name] = entry
+        return entry
+
+    def remove(self, name: str) -> None:
+        self._entries.pop(name, None)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __iter__(self):
+        return iter(self._entries.values())
+
+    def names(self) -> list[str]:
+        return list(self._entries)
+
+    def get(self, name: str) -> Entry:
+        try:
+            return self._entries[name]
+        except KeyError:
+            raise ConfigError(
+                f"unknown {self.kind} {name!r}; choose one of: {', '.join(self._entries)}"
+            ) from None
+
+    def resolve(self, name: str, values: dict[str, Any], section: str) -> dict[str, Any]:
+        """Validate ``values`` for entry ``name``: fill defaults, coerce types, refuse unknown keys."""
+        entry = self.get(name)
+        known = {p.name for p in entry.params}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            allowed = ", ".join(sorted(known)) or "none"
+            raise ConfigError(
+                f"{section}.{unknown[0]} is not a parameter of {self.kind} {name!r} (allowed: {allowed})"
+            )
+        out = entry.defaults()
+        for key, value in values.items():
+            out[key] = entry.param(key).coerce(value, f"{section}.{key}")
+        return out
+
+    def build(self, entry_name: str, /, **kwargs: Any) -> Any:
+        """Import the entry's builder and call it with ``kwargs``."""
+        return self.get(entry_name).load_builder()(**kwargs)
+
+    def describe(self) -> list[dict[str, Any]]:
+        """A JSON-able listing (for ``studio list``)."""
+        return [
+            {
+                "name": e.name,
+                "description": e.description,
+                "info": e.info,
+                "params": [
+                    {"name": p.name, "kind": p.kind, "default": p.default, "help": p.help,
+                     "low": p.low, "high": p.high, "choices": list(p.choices)}
+                    for p in e.params
+                ],
+            }
+            for e in self
+        ]

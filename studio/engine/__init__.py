@@ -1,0 +1,1 @@
+"""Training processes: launcher, trainer, protocol, sinks. No Qt; torch only inside workers."""

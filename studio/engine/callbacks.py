@@ -1,0 +1,183 @@
+"""Training features as callbacks: metric reports, control (stop/pause), evaluation, checkpoints."""
+
+from __future__ import annotations
+
+import math
+import os
+import queue as queue_mod
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from studio.core.errors import Diverged
+from studio.engine import protocol
+from studio.engine.distributed import broadcast_code
+from studio.engine.trainer import Callback, Trainer
+
+
+class MetricReporter(Callback):
+    """Every ``interval`` steps: train loss/accuracy, learning rate and throughput; NaN check."""
+
+    def __init__(self, interval: int) -> None:
+        self.interval = interval
+        self.last_time = time.perf_counter()
+        self.last_step = 0
+
+    def on_train_start(self, t: Trainer) -> None:
+        self.last_time, self.last_step = time.perf_counter(), t.step
+
+    def on_step_end(self, t: Trainer) -> None:
+        if t.step % self.interval == 0 or t.step == t.total_steps:
+            self.report(t)
+
+    def on_train_end(self, t: Trainer) -> None:
+        self.report(t)  # a stopped run reports its last partial window
+
+    def report(self, t: Trainer) -> None:
+        if t.step == self.last_step:
+            return
+        loss_sum, correct, count = t.reduce(t.window).tolist()
+        t.window.zero_()
+        loss = loss_sum / max(count, 1)
+        if not math.isfinite(loss):
+            raise Diverged(
+                f"the training loss became {loss} at step {t.step} (learning rate {t.lr():.3g}); "
+                "try a lower learning rate (optimizer.lr) or gradient clipping"
+            )
+        now = time.perf_counter()
+        samples = (t.step - self.last_step) * t.batch * t.ctx.world_size
+        throughput = samples / max(now - self.last_time, 1e-9)
+        self.last_time, self.last_step = now, t.step
+        wall = time.time()
+        rows = [(t.step, "train/loss", loss, wall), (t.step, "train/acc", correct / max(count, 1), wall),
+                (t.step, "lr", t.lr(), wall), (t.step, "throughput", throughput, wall)]
+        t.emit(protocol.metrics(t.run_id, rows, step=t.step, total_steps=t.total_steps,
+                                epoch=t.epoch + 1, epochs=t.cfg.train.epochs))
+
+
+class Evaluator(Callback):
+    """Validation loss/accuracy each epoch; the test split and the run's summary at the end."""
+
+    def on_epoch_end(self, t: Trainer) -> None:
+        val_loss, val_acc = t.evaluate(t.val_data)
+        train_loss = self._epoch_train_loss(t)
+        wall = time.time()
+        rows = [(t.step, "epoch", t.epoch + 1, wall), (t.step, "train/epoch_loss", train_loss, wall)]
+        if not math.isnan(val_loss):
+            rows += [(t.step, "val/loss", val_loss, wall), (t.step, "val/acc", val_acc, wall)]
+        t.summary.update(train_loss=train_loss, val_loss=val_loss, val_acc=val_acc)
+        t.emit(protocol.metrics(t.run_id, rows, step=t.step, total_steps=t.total_steps,
+                                epoch=t.epoch + 1, epochs=t.cfg.train.epochs))
+
+    def on_train_end(self, t: Trainer) -> None:
+        if "train_loss" not in t.summary or t.should_stop:
+            t.summary["train_loss"] = self._epoch_train_loss(t)
+        test_loss, test_acc = t.evaluate(t.test_data)
+        t.summary.update(
+            epochs=t.epochs_done, steps=t.step, test_loss=test_loss, test_acc=test_acc,
+            world_size=t.ctx.world_size, device=str(t.ctx.device.type), seconds=round(t.seconds, 3),
+        )
+        for key in ("val_loss", "val_acc"):
+            t.summary.setdefault(key, math.nan)
+        t.emit(protocol.metrics(t.run_id, [(t.step, "test/loss", test_loss, time.time()),
+                                           (t.step, "test/acc", test_acc, time.time())],
+                                step=t.step, total_steps=t.total_steps, epoch=t.epochs_done,
+                                epochs=t.cfg.train.epochs))
+
+    @staticmethod
+    def _epoch_train_loss(t: Trainer) -> float:
+        loss_sum, _, count = t.reduce(t.epoch_sums).tolist()
+        return loss_sum / count if count else math.nan
+
+
+class Checkpointer(Callback):
+    """Saves the weights at the start (step 0), every N epochs, on request, and at the end.
+
+    Files are written to a temporary name and renamed, and load with ``weights_only=True``.
+    """
+
+    def __init__(self, run_dir: Path, every_epochs: int) -> None:
+        self.dir = Path(run_dir) / "checkpoints"
+        self.every = every_epochs
+
+    def save(self, t: Trainer, name: str | None = None) -> Path | None:
+        if not t.ctx.is_main:
+            return None
+        self.dir.mkdir(parents=True, exist_ok=True)
+        path = self.dir / (name or f"step_{t.step:07d}.pt")
+        state: dict[str, Any] = {
+            "model": t.net.state_dict(), "step": t.step, "epoch": t.epochs_done,
+            "config": t.cfg.to_dict(),
+        }
+        if t.step > 0:
+            state["optimizer"] = t.optimizer.state_dict()
+        tmp = path.with_suffix(".tmp")
+        torch.save(state, tmp)
+        os.replace(tmp, path)
+        t.emit(protocol.artifact(t.run_id, "checkpoint", str(path), step=t.step))
+        return path
+
+    def on_train_start(self, t: Trainer) -> None:
+        self.save(t)
+
+    def on_epoch_end(self, t: Trainer) -> None:
+        if self.every and (t.epoch + 1) % self.every == 0 and t.epoch + 1 < t.cfg.train.epochs:
+            self.save(t)
+
+    def on_train_end(self, t: Trainer) -> None:
+        self.save(t)
+        self.save(t, "final.pt")
+
+
+class Control(Callback):
+    """Stop, pause, resume and checkpoint requests from the parent, agreed by all ranks.
+
+    Rank 0 reads its control queue; one broadcast shares the command, so every rank stops at the
+    same step and nobody waits forever in a collective. On CUDA the broadcast is a host sync, so
+    it happens only every ``interval`` steps.
+    """
+
+    def __init__(self, control_queue: Any, interval: int, checkpointer: Checkpointer) -> None:
+        self.queue = control_queue
+        self.interval = interval
+        self.checkpointer = checkpointer
+
+    def _poll(self, t: Trainer, block: float = 0.0) -> int:
+        code = 0
+        if t.ctx.is_main and self.queue is not None:
+            try:
+                command = self.queue.get(timeout=block) if block else self.queue.get_nowait()
+                code = protocol.CONTROL_CODES.get(command, 0)
+            except (queue_mod.Empty, OSError, EOFError, ValueError):
+                code = 0
+        return broadcast_code(t.ctx, code)
+
+    def on_step_end(self, t: Trainer) -> None:
+        if t.step % self.interval == 0:
+            self._handle(t, self._poll(t))
+
+    def on_epoch_end(self, t: Trainer) -> None:
+        self._handle(t, self._poll(t))
+
+    def _handle(self, t: Trainer, code: int) -> None:
+        command = protocol.CODE_NAMES.get(code)
+        if command == "stop":
+            t.should_stop, t.stop_reason = True, "stopped by the user"
+        elif command == "checkpoint":
+            self.checkpointer.save(t)
+        elif command == "pause":
+            t.emit(protocol.status(t.run_id, "paused", step=t.step))
+            paused_at = time.perf_counter()
+            while True:
+                command = protocol.CODE_NAMES.get(self._poll(t, block=0.25))
+                if command in ("resume", "stop"):
+                    break
+                if command == "checkpoint":
+                    self.checkpointer.save(t)
+            t.started += time.perf_counter() - paused_at  # a pause is not training time
+            if command == "stop":
+                t.should_stop, t.stop_reason = True, "stopped by the user"
+            else:
+                t.emit(protocol.status(t.run_id, "running", step=t.step))

@@ -1,0 +1,61 @@
+"""Datasets as tensors on the training device: a batch is an index gather, normalisation a batch op."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from studio.engine.distributed import DistContext
+
+
+class DeviceData:
+    """One split (x, y) on the device, with the training set's mean/std for normalisation."""
+
+    def __init__(self, x: torch.Tensor, y: torch.Tensor, mean: torch.Tensor, std: torch.Tensor,
+                 device: torch.device) -> None:
+        self.x = x.to(device)
+        self.y = y.to(device)
+        self.mean = mean.to(device)
+        self.std = std.to(device)
+        self.scale = 1 / 255 if x.dtype == torch.uint8 else 1.0
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    def normalise(self, x: torch.Tensor) -> torch.Tensor:
+        return (x.float() * self.scale - self.mean) / self.std
+
+    def batch(self, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.normalise(self.x[idx]), self.y[idx]
+
+    def slices(self, batch: int, ctx: DistContext):
+        """This rank's contiguous share of the split in batches (for evaluation; unpadded)."""
+        n = len(self)
+        lo, hi = n * ctx.rank // ctx.world_size, n * (ctx.rank + 1) // ctx.world_size
+        for start in range(lo, hi, batch):
+            end = min(start + batch, hi)
+            yield self.normalise(self.x[start:end]), self.y[start:end]
+
+
+def stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-channel mean/std of the training inputs, shaped to broadcast against a batch."""
+    xf = x.float() * (1 / 255 if x.dtype == torch.uint8 else 1.0)
+    if xf.dim() == 4:
+        mean, std = xf.mean(dim=(0, 2, 3)), xf.std(dim=(0, 2, 3))
+        shape = (1, -1, 1, 1)
+    else:
+        mean, std = xf.mean(dim=0), xf.std(dim=0)
+        shape = (1, -1)
+    return mean.reshape(shape), std.clamp_min(1e-6).reshape(shape)
+
+
+def epoch_shard(n: int, epoch: int, seed: int, ctx: DistContext) -> torch.Tensor:
+    """DistributedSampler semantics: a seeded shuffle, padded to a multiple of the world size by
+    wrapping, then every world_size-th index from this rank's offset."""
+    gen = torch.Generator().manual_seed(seed * 100_003 + epoch)
+    perm = torch.randperm(n, generator=gen)
+    total = math.ceil(n / ctx.world_size) * ctx.world_size
+    if total > n:
+        perm = torch.cat([perm, perm[: total - n]])
+    return perm[ctx.rank::ctx.world_size]

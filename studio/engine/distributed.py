@@ -1,0 +1,58 @@
+"""Thin helpers over torch.distributed that are no-ops for a single process."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+
+
+@dataclass
+class DistContext:
+    rank: int = 0
+    world_size: int = 1
+    device: torch.device = torch.device("cpu")
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+    @property
+    def distributed(self) -> bool:
+        return self.world_size > 1
+
+
+def init(rank: int, world_size: int, init_method: str | None, device: torch.device) -> DistContext:
+    """Join the process group (NCCL on CUDA, gloo on CPU) when there is more than one rank.
+
+    The timeout is long because a paused run waits in a collective; a dead peer is still noticed
+    at once (its socket closes) and the launcher tears the others down.
+    """
+    if world_size > 1:
+        backend = "nccl" if device.type == "cuda" else "gloo"
+        kwargs = {"device_id": device} if device.type == "cuda" else {}
+        dist.init_process_group(backend, init_method=init_method, rank=rank, world_size=world_size,
+                                timeout=timedelta(hours=12), **kwargs)
+    return DistContext(rank, world_size, device)
+
+
+def shutdown() -> None:
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def all_reduce_sum(ctx: DistContext, tensor: torch.Tensor) -> torch.Tensor:
+    if ctx.distributed:
+        dist.all_reduce(tensor, op=dist.ReduceOp.SUM)
+    return tensor
+
+
+def broadcast_code(ctx: DistContext, code: int) -> int:
+    """Rank 0's integer reaches every rank (how ranks agree on stop/pause without deadlock)."""
+    if not ctx.distributed:
+        return code
+    t = torch.tensor([code], dtype=torch.int64, device=ctx.device)
+    dist.broadcast(t, src=0)
+    return int(t.item())

@@ -1,0 +1,211 @@
+"""Start a run as N rank processes (spawn start method) and follow it from the parent.
+
+Torch-free: the GUI imports this at start-up. The parent owns two queues: ``messages`` (every rank
+→ parent) and ``control`` (parent → rank 0, which shares commands with the other ranks through a
+collective). ``Job.poll`` drains messages and watches the processes: a rank that dies takes the
+others down and the run is marked failed with the first error a rank reported.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue as queue_mod
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+from studio.core.config import RunConfig
+from studio.core.runs import ENDED, RunInfo, RunStore
+from studio.engine import protocol
+from studio.engine.entry import rank_main
+from studio.engine.protocol import Message
+
+STOP_GRACE_S = 8.0  # after Stop, ranks have this long to checkpoint and exit before being killed
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Job:
+    """A run in progress: its processes, queues and what they have said so far."""
+
+    def __init__(self, config: RunConfig, store: RunStore, name: str = "") -> None:
+        config.validate()
+        self.config = config
+        self.store = store
+        self.info: RunInfo = store.create_run(config, name)
+        self.run_id = self.info.id
+        self.world_size = config.hardware.processes
+        self.state = "queued"
+        self.summary: dict[str, Any] = {}
+        self.errors: list[Message] = []
+        self.progress: dict[str, Any] = {"step": 0, "total_steps": 0, "epoch": 0, "epochs": config.train.epochs}
+        self.started_at = 0.0
+        self._stop_requested_at: float | None = None
+        self._ctx = multiprocessing.get_context("spawn")
+        self.messages = self._ctx.Queue()
+        self.control = self._ctx.Queue()
+        self.processes: list[Any] = []
+        self.finished = False
+
+    @property
+    def run_dir(self) -> Path:
+        return self.info.dir
+
+    def start(self) -> Job:
+        spec = {
+            "run_id": self.run_id, "world_size": self.world_size, "config": self.config.to_dict(),
+            "run_dir": str(self.info.dir), "home": str(self.store.home), "queue": self.messages,
+            "init_method": f"tcp://127.0.0.1:{free_port()}" if self.world_size > 1 else None,
+        }
+        for rank in range(self.world_size):
+            rank_spec = dict(spec, control=self.control if rank == 0 else None)
+            proc = self._ctx.Process(target=rank_main, args=(rank, rank_spec), name=f"studio-rank{rank}",
+                                     daemon=True)
+            proc.start()
+            self.processes.append(proc)
+        self.started_at = time.time()
+        return self
+
+    # --- control ---------------------------------------------------------------------------
+    def send(self, command: str) -> None:
+        if command not in protocol.CONTROLS:
+            raise ValueError(command)
+        if not self.finished:
+            self.control.put(command)
+
+    def stop(self) -> None:
+        """Ask every rank to stop at the next agreed step, checkpoint and exit."""
+        if self._stop_requested_at is None:
+            self._stop_requested_at = time.monotonic()
+        self.send("stop")
+
+    def pause(self) -> None:
+        self.send("pause")
+
+    def resume(self) -> None:
+        self.send("resume")
+
+    # --- following -------------------------------------------------------------------------
+    def poll(self, timeout: float = 0.1, max_messages: int = 5000) -> list[Message]:
+        """Messages received since the last call (waits up to ``timeout`` for the first one)."""
+        out: list[Message] = []
+        if self.finished:
+            return out
+        try:
+            out.append(self.messages.get(timeout=timeout) if timeout else self.messages.get_nowait())
+            while len(out) < max_messages:
+                out.append(self.messages.get_nowait())
+        except (queue_mod.Empty, EOFError, OSError):
+            pass
+        for message in out:
+            self._observe(message)
+        out.extend(self._watch())
+        return out
+
+    def _observe(self, message: Message) -> None:
+        kind = message.get("type")
+        if kind == "status":
+            self.state = message["status"]
+            if message.get("summary"):
+                self.summary = message["summary"]
+            if "total_steps" in message:
+                self.progress["total_steps"] = message["total_steps"]
+        elif kind == "metrics":
+            for key in ("step", "total_steps", "epoch", "epochs"):
+                self.progress[key] = message[key]
+        elif kind == "error":
+            self.errors.append(message)
+
+    def _watch(self) -> list[Message]:
+        """Notice dead ranks, a stop that takes too long, and the end of the job."""
+        codes = [p.exitcode for p in self.processes]
+        if all(c is not None for c in codes):
+            return self._end()
+        failed = [(r, c) for r, c in enumerate(codes) if c not in (None, 0)]
+        if failed:
+            self._teardown()
+            return self._end()
+        if self._stop_requested_at and time.monotonic() - self._stop_requested_at > STOP_GRACE_S:
+            self._teardown()
+            if self.state not in ENDED:
+                self.state = "stopped"
+                self.store.set_status(self.run_id, "stopped", "stopped by the user (forced after a timeout)")
+            return self._end()
+        return []
+
+    def _end(self) -> list[Message]:
+        """All ranks are gone: drain what they left and settle the final status."""
+        for proc in self.processes:
+            proc.join(timeout=5)
+        tail: list[Message] = []
+        try:
+            while True:
+                tail.append(self.messages.get(timeout=0.05))
+        except (queue_mod.Empty, EOFError, OSError):
+            pass
+        for message in tail:
+            self._observe(message)
+        self.finished = True
+        if self.errors or self.state not in ENDED:
+            self.state = "failed"
+            message = self.errors[0]["message"] if self.errors else self._death_note()
+            self.store.set_status(self.run_id, "failed", message)
+            tail.append(protocol.status(self.run_id, "failed", message=message))
+        self._close_queues()
+        return tail
+
+    def _death_note(self) -> str:
+        for rank, proc in enumerate(self.processes):
+            code = proc.exitcode
+            if code is None or code == 0:
+                continue
+            how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+            return f"training process rank {rank} {how} without reporting an error (out of memory?)"
+        return "the training processes ended without reporting a result"
+
+    def _teardown(self) -> None:
+        for proc in self.processes:
+            if proc.is_alive():
+                proc.terminate()
+        deadline = time.monotonic() + 3
+        for proc in self.processes:
+            proc.join(timeout=max(0.0, deadline - time.monotonic()))
+            if proc.is_alive():
+                proc.kill()
+                proc.join(timeout=2)
+
+    def _close_queues(self) -> None:
+        for q in (self.messages, self.control):
+            q.cancel_join_thread()
+            q.close()
+
+    def kill(self) -> None:
+        """Tear the job down now (closing the app without waiting)."""
+        if not self.finished:
+            self._teardown()
+            self._end()
+
+    @property
+    def exit_code(self) -> int:
+        """0 finished or stopped, 2 a user-fixable error, 3 a failed run (the CLI's contract)."""
+        if self.state in ("finished", "stopped"):
+            return 0
+        return int(self.errors[0].get("exit_code", 3)) if self.errors else 3
+
+    def wait(self, timeout: float | None = None) -> str:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.finished:
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(f"run {self.run_id} still {self.state}")
+            self.poll(timeout=0.2)
+        return self.state
+
+
+def launch(config: RunConfig, store: RunStore | None = None, name: str = "") -> Job:
+    """Create the run in the store and start its rank processes."""
+    return Job(config, store or RunStore(), name).start()

@@ -1,0 +1,148 @@
+"""One training rank: set up the device, process group, data, model and optimizer; run the loop;
+report a final status. Every failure becomes an ``error`` message a person can act on.
+
+Also the entry point for clusters: ``torchrun --nproc-per-node N -m studio.engine.worker --config F``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import traceback
+from typing import Any
+
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+from studio.core.config import RunConfig
+from studio.core.datasets.loading import load_dataset
+from studio.core.errors import ConfigError, DataError, StudioError
+from studio.core.models import MODELS
+from studio.core.optim import OPTIMIZERS, SCHEDULES
+from studio.core.runs import RunStore
+from studio.engine import distributed, protocol
+from studio.engine.callbacks import Checkpointer, Control, Evaluator, MetricReporter
+from studio.engine.device_data import DeviceData, stats
+from studio.engine.sinks import MultiSink, NullSink, QueueSink, Sink, StoreSink
+from studio.engine.trainer import Trainer
+
+
+def pick_device(cfg: RunConfig, rank: int) -> torch.device:
+    hw = cfg.hardware
+    if hw.device == "cuda":
+        if not torch.cuda.is_available():
+            raise ConfigError("hardware.device is cuda but no CUDA GPU is visible; choose cpu")
+        index = hw.gpus[rank] if hw.gpus else rank
+        if index >= torch.cuda.device_count():
+            raise ConfigError(f"GPU {index} does not exist: this machine has {torch.cuda.device_count()}")
+        torch.cuda.set_device(index)
+        return torch.device("cuda", index)
+    return torch.device("cpu")
+
+
+def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_id: str, run_dir: str,
+                  control_queue: Any) -> Trainer:
+    torch.manual_seed(cfg.train.seed)
+    data = load_dataset(cfg.data, seed=cfg.train.seed)
+    if len(data.y_train) == 0:
+        raise DataError(f"dataset {cfg.data.name!r} has no training samples")
+    x_tr, y_tr, x_val, y_val = data.split_validation(cfg.train.val_fraction, cfg.train.seed)
+    mean, std = stats(x_tr)
+    train, val, test = (DeviceData(x, y, mean, std, ctx.device)
+                        for x, y in ((x_tr, y_tr), (x_val, y_val), (data.x_test, data.y_test)))
+    net = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
+                       **cfg.model.params).to(ctx.device)
+    model = net
+    if ctx.distributed:
+        model = DistributedDataParallel(net, device_ids=[ctx.device.index] if ctx.device.type == "cuda" else None)
+    optimizer = OPTIMIZERS.build(cfg.optimizer.name, params=model.parameters(), **cfg.optimizer.params)
+    trainer_steps = Trainer.count_steps(len(train), cfg, ctx.world_size)
+    factor = SCHEDULES.build(cfg.schedule.name, total_steps=trainer_steps, **cfg.schedule.params)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+    checkpointer = Checkpointer(run_dir, cfg.train.checkpoint_every)
+    interval = cfg.train.metric_interval
+    callbacks = [
+        Control(control_queue, interval if ctx.device.type == "cuda" else 1, checkpointer),
+        MetricReporter(interval), Evaluator(), checkpointer,
+    ]
+    return Trainer(model, net, optimizer, scheduler, train, val, test, cfg, ctx, sink, run_id, callbacks)
+
+
+def describe_failure(err: BaseException, cfg: RunConfig | None) -> tuple[str, int]:
+    """A sentence a person can act on, and the CLI exit code (2: fix your input; 3: the run failed)."""
+    if isinstance(err, StudioError):
+        return str(err), err.exit_code
+    if isinstance(err, torch.cuda.OutOfMemoryError):
+        batch = cfg.train.batch_size if cfg else "?"
+        return (f"the GPU ran out of memory with batch size {batch}; lower train.batch_size or pick a "
+                "smaller model", 3)
+    if isinstance(err, MemoryError):
+        return "the machine ran out of memory; lower train.batch_size or use a smaller dataset", 3
+    return f"training failed: {type(err).__name__}: {err}", 3
+
+
+def run_rank(rank: int, spec: dict[str, Any]) -> None:
+    """Run rank ``rank`` of a job described by ``spec`` (see engine/launcher.py)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; Ctrl+C reaches the whole group
+    run_id, world = spec["run_id"], spec["world_size"]
+    queue_sink = QueueSink(spec["queue"]) if spec.get("queue") is not None else NullSink()
+    store = RunStore(spec["home"]) if rank == 0 and spec.get("home") else None
+    sink: Sink = MultiSink(queue_sink, StoreSink(store) if store else None) if rank == 0 else queue_sink
+    cfg = None
+    code = 0
+    try:
+        cfg = RunConfig.from_dict(spec["config"])
+        threads = cfg.hardware.threads or max(1, (os.cpu_count() or 1) // world)
+        torch.set_num_threads(threads)
+        device = pick_device(cfg, spec.get("local_rank", rank))
+        ctx = distributed.init(rank, world, spec.get("init_method"), device)
+        trainer = build_trainer(cfg, ctx, sink, run_id, spec["run_dir"], spec.get("control") if rank == 0 else None)
+        if rank == 0:
+            sink.send(protocol.status(run_id, "running", total_steps=trainer.total_steps,
+                                      epochs=cfg.train.epochs, world_size=world, device=device.type))
+        summary = trainer.fit()
+        final = "stopped" if trainer.should_stop else "finished"
+        if rank == 0:
+            sink.send(protocol.status(run_id, final, summary=summary, message=trainer.stop_reason))
+    except BaseException as err:  # noqa: BLE001 - every failure is reported, then the rank exits non-zero
+        message, code = describe_failure(err, cfg)
+        queue_sink.send(protocol.error(run_id, message, rank=rank, detail=traceback.format_exc(),
+                                       exit_code=code))
+        if store:
+            store.set_status(run_id, "failed", message)
+        code = code or 1
+    finally:
+        try:
+            distributed.shutdown()
+        except Exception:  # noqa: BLE001 - a broken group cannot be shut down cleanly
+            pass
+        sink.close()
+    if code:
+        sys.exit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """torchrun entry: ranks and rendezvous from the environment; rank 0 records the run."""
+    parser = argparse.ArgumentParser(prog="python -m studio.engine.worker")
+    parser.add_argument("--config", help="run config TOML (default: the built-in default)")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE")
+    args = parser.parse_args(argv)
+    cfg = RunConfig.load(args.config) if args.config else RunConfig()
+    cfg = cfg.with_overrides(args.set)
+    rank, world = int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1))
+    cfg.hardware.processes = world
+    store = RunStore()
+    run_id, run_dir = f"rank{rank}", ""
+    if rank == 0:
+        info = store.create_run(cfg)
+        run_id, run_dir = info.id, str(info.dir)
+        print(f"run {run_id} in {run_dir}", file=sys.stderr)
+    spec = {"run_id": run_id, "world_size": world, "local_rank": int(os.environ.get("LOCAL_RANK", rank)), "config": cfg.to_dict(), "run_dir": run_dir,
+            "home": str(store.home), "init_method": "env://"}
+    run_rank(rank, spec)
+
+
+if __name__ == "__main__":
+    main()
