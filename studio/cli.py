@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import signal
@@ -180,10 +181,18 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("what", choices=LISTABLE)
     lst.add_argument("--json", action="store_true")
     lst.set_defaults(func=cmd_list)
+    for module in EXTENSIONS:
+        importlib.import_module(module).add_parser(sub)
     return parser
 
 
-COMMANDS = ("train", "runs", "list")
+# Further commands live in their own modules, each with ``add_parser(subparsers)`` that registers
+# its sub-command (``set_defaults(func=...)``) and a module-level ``COMMANDS`` tuple of its names.
+EXTENSIONS: tuple[str, ...] = ()
+
+COMMANDS = ("train", "runs", "list") + tuple(
+    name for module in EXTENSIONS for name in importlib.import_module(module).COMMANDS
+)
 
 
 def main(argv: list[str] | None = None) -> int:

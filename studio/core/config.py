@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.errors import ConfigError
-from studio.core.registry import Registry
+from studio.core.registry import Param, Registry
 
 DEVICES = ("cpu", "cuda")
 
@@ -48,14 +48,27 @@ class HardwareConfig:
     threads: int = 0  # CPU threads per process; 0: cores // processes
 
 
-TRAIN_LIMITS = {
-    "epochs": (1, 100_000),
-    "batch_size": (1, 1_000_000),
-    "seed": (0, 2**31 - 1),
-    "val_fraction": (0.0, 0.9),
-    "metric_interval": (1, 100_000),
-    "checkpoint_every": (0, 100_000),
+# Help text and limits of the [train] settings: the GUI's form and the validation both read them.
+# A new TrainConfig field gets its line here (fields without one get a generic form row).
+TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
+    "epochs": ("passes over the training set", 1, 100_000),
+    "batch_size": ("samples per optimizer step, over all processes", 1, 1_000_000),
+    "seed": ("random seed: the same seed gives the same run", 0, 2**31 - 1),
+    "val_fraction": ("share of the training set held out for validation", 0.0, 0.9),
+    "metric_interval": ("steps between metric reports (the loop's only host syncs)", 1, 100_000),
+    "checkpoint_every": ("epochs between checkpoints (0: only at the start and the end)", 0, 100_000),
 }
+
+
+def train_params() -> list[Param]:
+    """The [train] settings as typed parameters (for forms)."""
+    kinds = {bool: "bool", int: "int", float: "float", str: "str", list: "ints"}
+    out = []
+    for f in fields(TrainConfig):
+        default = getattr(TrainConfig(), f.name)
+        help_, low, high = TRAIN_HELP.get(f.name, ("", None, None))
+        out.append(Param(f.name, kinds[type(default)], default, help_, low, high))
+    return out
 
 
 def _registries() -> dict[str, Registry]:
@@ -212,8 +225,8 @@ def _plain_section(kind: type, values: Any, section: str) -> Any:
                 value = str(value)
         except (TypeError, ValueError):
             raise ConfigError(f"{where} must be of type {type(default).__name__}; got {value!r}") from None
-        limits = TRAIN_LIMITS.get(key) if section == "train" else None
-        if limits and not limits[0] <= value <= limits[1]:
-            raise ConfigError(f"{where} must be between {limits[0]} and {limits[1]}; got {value!r}")
+        _, low, high = TRAIN_HELP.get(key, ("", None, None)) if section == "train" else ("", None, None)
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise ConfigError(f"{where} must be between {low} and {high}; got {value!r}")
         setattr(obj, key, value)
     return obj

@@ -9,6 +9,7 @@ others down and the run is marked failed with the first error a rank reported.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue as queue_mod
 import socket
 import time
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.config import RunConfig
+from studio.core.errors import RunFailed
 from studio.core.runs import ENDED, RunInfo, RunStore
 from studio.engine import protocol
 from studio.engine.entry import rank_main
@@ -33,7 +35,7 @@ def free_port() -> int:
 class Job:
     """A run in progress: its processes, queues and what they have said so far."""
 
-    def __init__(self, config: RunConfig, store: RunStore, name: str = "") -> None:
+    def __init__(self, config: RunConfig, store: RunStore, name: str = "", spare_cores: int = 0) -> None:
         config.validate()
         self.config = config
         self.store = store
@@ -51,6 +53,10 @@ class Job:
         self.control = self._ctx.Queue()
         self.processes: list[Any] = []
         self.finished = False
+        # CPU threads per rank when the config says 0 (auto): the cores, less those the parent needs
+        # (the GUI keeps one: torch's busy-waiting threads slow down badly when a core is taken).
+        cores = os.cpu_count() or 1
+        self.threads = config.hardware.threads or max(1, (cores - spare_cores) // self.world_size)
 
     @property
     def run_dir(self) -> Path:
@@ -61,6 +67,7 @@ class Job:
             "run_id": self.run_id, "world_size": self.world_size, "config": self.config.to_dict(),
             "run_dir": str(self.info.dir), "home": str(self.store.home), "queue": self.messages,
             "init_method": f"tcp://127.0.0.1:{free_port()}" if self.world_size > 1 else None,
+            "threads": self.threads,
         }
         for rank in range(self.world_size):
             rank_spec = dict(spec, control=self.control if rank == 0 else None)
@@ -206,6 +213,13 @@ class Job:
         return self.state
 
 
-def launch(config: RunConfig, store: RunStore | None = None, name: str = "") -> Job:
+def launch(config: RunConfig, store: RunStore | None = None, name: str = "", spare_cores: int = 0) -> Job:
     """Create the run in the store and start its rank processes."""
-    return Job(config, store or RunStore(), name).start()
+    job = Job(config, store or RunStore(), name, spare_cores)
+    try:
+        return job.start()
+    except Exception as err:
+        job.kill()
+        message = f"the training processes could not be started: {err}"
+        job.store.set_status(job.run_id, "failed", message)
+        raise RunFailed(message) from err

@@ -94,7 +94,7 @@ def run_rank(rank: int, spec: dict[str, Any]) -> None:
     code = 0
     try:
         cfg = RunConfig.from_dict(spec["config"])
-        threads = cfg.hardware.threads or max(1, (os.cpu_count() or 1) // world)
+        threads = spec.get("threads") or cfg.hardware.threads or max(1, (os.cpu_count() or 1) // world)
         torch.set_num_threads(threads)
         device = pick_device(cfg, spec.get("local_rank", rank))
         ctx = distributed.init(rank, world, spec.get("init_method"), device)

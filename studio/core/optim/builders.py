@@ -1,10 +1,24 @@
-"""Optimizer builders: ``build(params, **values) -> torch.optim.Optimizer`` (torch.optim where it has one)."""
+"""Optimizer builders: ``build(params, **values) -> torch.optim.Optimizer``.
+
+``params`` is what torch.optim takes: tensors, or parameter groups (dicts) whose own "lr" overrides
+the entry's (transfer learning gives its frozen base a lower rate that way). torch.optim is used
+wherever it has the algorithm; the others live in ``custom.py``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 import torch
+
+from studio.core.errors import ConfigError
+from studio.core.optim.custom import Lamb, Lars, Lookahead, MomentumLrInside, Newton
+
+
+def build_gd(params: Iterable, lr: float, weight_decay: float = 0.0, tolerance: float = 0.0) -> torch.optim.Optimizer:
+    """Full-batch gradient descent: torch.optim.SGD; the trainer feeds it the whole training set
+    (the entry's "full_batch" tag) and stops when the loss changes by less than ``tolerance``."""
+    return torch.optim.SGD(params, lr=lr, weight_decay=weight_decay)
 
 
 def build_sgd(params: Iterable, lr: float, momentum: float = 0.0, nesterov: bool = False,
@@ -13,6 +27,89 @@ def build_sgd(params: Iterable, lr: float, momentum: float = 0.0, nesterov: bool
                            weight_decay=weight_decay)
 
 
+def build_momentum(params: Iterable, lr: float, momentum: float = 0.9, weight_decay: float = 0.0) -> torch.optim.Optimizer:
+    return torch.optim.SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay)
+
+
+def build_momentum_lr_inside(params: Iterable, lr: float, momentum: float = 0.9,
+                             weight_decay: float = 0.0) -> torch.optim.Optimizer:
+    return MomentumLrInside(params, lr=lr, momentum=momentum, weight_decay=weight_decay)
+
+
+def build_nesterov(params: Iterable, lr: float, momentum: float = 0.9, weight_decay: float = 0.0) -> torch.optim.Optimizer:
+    return torch.optim.SGD(params, lr=lr, momentum=momentum, nesterov=True, weight_decay=weight_decay)
+
+
+def build_adagrad(params: Iterable, lr: float, eps: float = 1e-10, initial_accumulator: float = 0.0,
+                  weight_decay: float = 0.0) -> torch.optim.Optimizer:
+    return torch.optim.Adagrad(params, lr=lr, eps=eps, initial_accumulator_value=initial_accumulator,
+                               weight_decay=weight_decay)
+
+
+def build_rmsprop(params: Iterable, lr: float, alpha: float = 0.99, eps: float = 1e-8, momentum: float = 0.0,
+                  centered: bool = False, weight_decay: float = 0.0) -> torch.optim.Optimizer:
+    return torch.optim.RMSprop(params, lr=lr, alpha=alpha, eps=eps, momentum=momentum, centered=centered,
+                               weight_decay=weight_decay)
+
+
 def build_adam(params: Iterable, lr: float, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
                weight_decay: float = 0.0) -> torch.optim.Optimizer:
     return torch.optim.Adam(params, lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay)
+
+
+def build_amsgrad(params: Iterable, lr: float, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
+                  weight_decay: float = 0.0) -> torch.optim.Optimizer:
+    return torch.optim.Adam(params, lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay, amsgrad=True)
+
+
+def build_adamw(params: Iterable, lr: float, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
+                weight_decay: float = 0.01) -> torch.optim.Optimizer:
+    return torch.optim.AdamW(params, lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay)
+
+
+def build_nadam(params: Iterable, lr: float, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
+                momentum_decay: float = 4e-3, weight_decay: float = 0.0) -> torch.optim.Optimizer:
+    return torch.optim.NAdam(params, lr=lr, betas=(beta1, beta2), eps=eps, momentum_decay=momentum_decay,
+                             weight_decay=weight_decay)
+
+
+def build_lamb(params: Iterable, lr: float, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-6,
+               weight_decay: float = 0.0) -> torch.optim.Optimizer:
+    return Lamb(params, lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay)
+
+
+def build_lars(params: Iterable, lr: float, momentum: float = 0.9, weight_decay: float = 0.0,
+               trust_coefficient: float = 0.02) -> torch.optim.Optimizer:
+    return Lars(params, lr=lr, momentum=momentum, weight_decay=weight_decay, trust_coefficient=trust_coefficient)
+
+
+def build_newton(params: Iterable, lr: float = 1.0, damping: float = 0.0, max_params: int = 2000,
+                 tolerance: float = 0.0) -> torch.optim.Optimizer:
+    return Newton(params, lr=lr, damping=damping, max_params=max_params)
+
+
+def build_lookahead(params: Iterable, inner: str, lr: float, k: int = 5, alpha: float = 0.5,
+                    inner_options: str = "") -> torch.optim.Optimizer:
+    """Lookahead around the optimizer named ``inner``, built with ``lr`` and ``inner_options``
+    ("key=value, key=value", checked against that optimizer's parameters)."""
+    from studio.core.optim.catalog import OPTIMIZERS
+
+    if inner == "lookahead":
+        raise ConfigError("optimizer.inner cannot be lookahead itself; pick the optimizer Lookahead wraps")
+    values = parse_options(inner_options, "optimizer.inner_options")
+    values["lr"] = lr
+    resolved = OPTIMIZERS.resolve(inner, values, "optimizer.inner_options")
+    return Lookahead(OPTIMIZERS.build(inner, params=params, **resolved), k=k, alpha=alpha)
+
+
+def parse_options(text: str, where: str) -> dict[str, str]:
+    """"momentum=0.9, nesterov=true" → {"momentum": "0.9", "nesterov": "true"} (values coerced later)."""
+    out: dict[str, str] = {}
+    for item in (part.strip() for part in text.replace(";", ",").split(",")):
+        if not item:
+            continue
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"{where} takes key=value pairs separated by commas, e.g. momentum=0.9; got {item!r}")
+        out[key.strip()] = value.strip()
+    return out

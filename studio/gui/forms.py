@@ -1,0 +1,203 @@
+"""Forms built from registry parameters: the GUI stays thin, every registry entry gets a form."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QWidget,
+)
+
+from studio.core.errors import StudioError
+from studio.core.registry import Entry, Param, Registry
+
+
+class SciSpinBox(QDoubleSpinBox):
+    """A spin box for log-scale values (learning rates): shows 1e-05, steps by ×2 / ÷2."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setDecimals(12)
+
+    def textFromValue(self, value: float) -> str:  # noqa: N802 - Qt override
+        return f"{value:.4g}"
+
+    def valueFromText(self, text: str) -> float:  # noqa: N802 - Qt override
+        try:
+            return float(text)
+        except ValueError:
+            return self.value()
+
+    def validate(self, text: str, pos: int) -> object:
+        from PySide6.QtGui import QValidator
+
+        try:
+            float(text)
+            return QValidator.State.Acceptable
+        except ValueError:
+            return QValidator.State.Intermediate
+
+    def stepBy(self, steps: int) -> None:  # noqa: N802 - Qt override
+        self.setValue(self.value() * (2.0 ** steps))
+
+
+def param_widget(param: Param, value: Any, on_change: Callable[[Any], None]) -> QWidget:
+    """A widget for one parameter, showing ``value``, calling ``on_change(new_value)`` on edits."""
+    tip = param.help + (f" (range {param.low:g} … {param.high:g})" if param.low is not None else "")
+    if param.kind == "bool":
+        w: QWidget = QCheckBox()
+        w.setChecked(bool(value))
+        w.toggled.connect(on_change)
+    elif param.kind == "choice":
+        w = QComboBox()
+        w.addItems(list(param.choices))
+        w.setCurrentText(str(value))
+        w.currentTextChanged.connect(on_change)
+    elif param.kind == "int":
+        w = QSpinBox()
+        w.setRange(int(param.low if param.low is not None else -(2**31)),
+                   int(min(param.high if param.high is not None else 2**31 - 1, 2**31 - 1)))
+        w.setValue(int(value))
+        w.valueChanged.connect(on_change)
+    elif param.kind == "float":
+        w = SciSpinBox() if param.log else QDoubleSpinBox()
+        low = param.low if param.low is not None else -1e9
+        high = param.high if param.high is not None else 1e9
+        w.setRange(low, high)
+        if not param.log:
+            span = high - low
+            w.setDecimals(4)
+            w.setSingleStep(10 ** math.floor(math.log10(span)) / 10 if span > 0 else 0.1)
+        w.setValue(float(value))
+        w.valueChanged.connect(on_change)
+    else:  # ints, str
+        w = QLineEdit(",".join(str(v) for v in value) if param.kind == "ints" else str(value))
+        w.editingFinished.connect(lambda: on_change(w.text()))
+    w.setToolTip(tip)
+    w.setObjectName(f"param_{param.name}")
+    return w
+
+
+def entry_tooltip(entry: Entry) -> str:
+    return entry.description + (f"\n\n{entry.info}" if entry.info else "")
+
+
+class RegistryForm(QWidget):
+    """A combo box of a registry's entries and a form of the chosen entry's parameters."""
+
+    edited = Signal()
+
+    def __init__(self, session: Any, section: str, registry: Registry, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session, self.section, self.registry = session, section, registry
+        self.layout_ = QFormLayout(self)
+        self.layout_.setContentsMargins(4, 4, 4, 4)
+        self.combo = QComboBox()
+        self.combo.setObjectName(f"{section}_choice")
+        self.about = QLabel()
+        self.about.setWordWrap(True)
+        self.about.setObjectName("about")
+        self._fill_combo()
+        self.combo.currentIndexChanged.connect(self._choose)
+        self.layout_.addRow(self.combo)
+        self.layout_.addRow(self.about)
+        self._param_rows: list[QWidget] = []
+        self.rebuild()
+
+    def _fill_combo(self) -> None:
+        self.combo.blockSignals(True)
+        self.combo.clear()
+        for i, entry in enumerate(self.registry):
+            self.combo.addItem(entry.name, entry.name)
+            self.combo.setItemData(i, entry_tooltip(entry), role=3)  # Qt.ToolTipRole
+        self.combo.setCurrentText(getattr(self.session.config, self.section).name)
+        self.combo.blockSignals(False)
+
+    def refresh_entries(self) -> None:
+        self._fill_combo()
+        self.rebuild()
+
+    def _choose(self, _index: int) -> None:
+        self.session.set_choice(self.section, self.combo.currentData())
+        self.rebuild()
+        self.edited.emit()
+
+    def _set(self, key: str, value: Any) -> None:
+        try:
+            self.session.set_param(self.section, key, value)
+        except StudioError as err:
+            self.session.error.emit("Invalid value", str(err))
+            self.rebuild()
+            return
+        self.edited.emit()
+
+    def rebuild(self) -> None:
+        """Re-create the parameter widgets for the section's current entry and values."""
+        for w in self._param_rows:
+            self.layout_.removeRow(w)
+        self._param_rows = []
+        choice = getattr(self.session.config, self.section)
+        if self.combo.currentText() != choice.name:
+            self.combo.blockSignals(True)
+            self.combo.setCurrentText(choice.name)
+            self.combo.blockSignals(False)
+        entry = self.registry.get(choice.name)
+        self.about.setText(entry.description)
+        self.about.setToolTip(entry_tooltip(entry))
+        self.combo.setToolTip(entry_tooltip(entry))
+        for param in entry.params:
+            value = choice.params.get(param.name, param.default)
+            widget = param_widget(param, value, lambda v, k=param.name: self._set(k, v))
+            label = QLabel(param.name.replace("_", " "))
+            label.setToolTip(param.help)
+            self.layout_.addRow(label, widget)
+            self._param_rows.append(widget)
+
+
+class PlainForm(QWidget):
+    """A form for a plain dataclass section (train, hardware) from a list of Params."""
+
+    def __init__(self, session: Any, section: str, params: list[Param], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session, self.section, self.params = session, section, params
+        self.layout_ = QFormLayout(self)
+        self.layout_.setContentsMargins(4, 4, 4, 4)
+        self.widgets: dict[str, QWidget] = {}
+        obj = getattr(session.config, section)
+        for p in params:
+            w = param_widget(p, getattr(obj, p.name), lambda v, p=p: self._set(p, v))
+            label = QLabel(p.name.replace("_", " "))
+            label.setToolTip(p.help)
+            self.layout_.addRow(label, w)
+            self.widgets[p.name] = w
+
+    def _set(self, param: Param, value: Any) -> None:
+        try:
+            self.session.set_param(self.section, param.name, param.coerce(value, f"{self.section}.{param.name}"))
+        except StudioError as err:
+            self.session.error.emit("Invalid value", str(err))
+
+    def reload(self) -> None:
+        """Show the section's current values."""
+        obj = getattr(self.session.config, self.section)
+        for name, w in self.widgets.items():
+            w.blockSignals(True)
+            value = getattr(obj, name)
+            if isinstance(w, QCheckBox):
+                w.setChecked(bool(value))
+            elif isinstance(w, (QSpinBox, QDoubleSpinBox)):
+                w.setValue(value)
+            elif isinstance(w, QComboBox):
+                w.setCurrentText(str(value))
+            elif isinstance(w, QLineEdit):
+                w.setText(",".join(map(str, value)) if isinstance(value, list) else str(value))
+            w.blockSignals(False)

@@ -1,0 +1,1 @@
+"""The side panels: data, model, optimizer, training, hardware; and the run list."""

@@ -1,0 +1,68 @@
+"""The run list: past and current runs from the run store; selecting runs overlays their curves."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+
+COLUMNS = ("Run", "Status", "Test acc", "Val acc", "Steps", "Started")
+
+
+class RunList(QWidget):
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("run_list")
+        self.tree.setHeaderLabels(list(COLUMNS))
+        self.tree.setRootIsDecorated(False)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.tree.setToolTip("Runs in the run store. Select one to see its curves; Ctrl/Shift-click to overlay several.")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tree)
+        self.tree.itemSelectionChanged.connect(self._selected)
+        session.runs_changed.connect(self.refresh)
+        session.selection_changed.connect(self._select)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Reload the list from the run store, keeping the selection."""
+        selected = self.session.selected_runs()
+        self.tree.blockSignals(True)
+        self.tree.clear()
+        for run in self.session.store.list():
+            def num(key: str) -> str:
+                v = run.summary.get(key)
+                return f"{v:.4f}" if isinstance(v, (int, float)) and v == v else ""
+
+            item = QTreeWidgetItem([
+                run.name, run.status, num("test_acc"), num("val_acc"), str(run.summary.get("steps", "")),
+                time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created)),
+            ])
+            item.setData(0, Qt.ItemDataRole.UserRole, run.id)
+            item.setToolTip(0, f"{run.id}\n{run.dir}")
+            if run.message:
+                item.setToolTip(1, run.message)
+            self.tree.addTopLevelItem(item)
+            item.setSelected(run.id in selected)
+        for col in range(len(COLUMNS)):
+            self.tree.resizeColumnToContents(col)
+        self.tree.blockSignals(False)
+
+    def run_ids(self) -> list[str]:
+        return [self.tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole) for i in range(self.tree.topLevelItemCount())]
+
+    def _selected(self) -> None:
+        ids = [item.data(0, Qt.ItemDataRole.UserRole) for item in self.tree.selectedItems()]
+        self.session.set_selection(ids)
+
+    def _select(self, ids: list[str]) -> None:
+        self.tree.blockSignals(True)
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            item.setSelected(item.data(0, Qt.ItemDataRole.UserRole) in ids)
+        self.tree.blockSignals(False)

@@ -1,0 +1,157 @@
+"""Live training curves: loss, accuracy, learning rate and throughput against the step.
+
+Data arrive in batches (``add_rows``) and are only appended to arrays; a timer redraws the
+curves that changed at ~30 Hz. Several runs overlay, one colour each; pyqtgraph downsamples and
+clips to the view. An EMA smoothing (TensorBoard's, with debiasing) applies to the per-step train
+curves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from studio.gui.plots.palette import run_colour
+
+# plot title, then (metric name, legend label, dashed?, per-epoch symbols?)
+PLOTS = {
+    "loss": ("Loss", [("train/loss", "train", False, False), ("val/loss", "validation", True, True)]),
+    "acc": ("Accuracy", [("train/acc", "train", False, False), ("val/acc", "validation", True, True)]),
+    "lr": ("Learning rate", [("lr", "lr", False, False)]),
+    "throughput": ("Throughput (samples/s)", [("throughput", "samples/s", False, False)]),
+}
+SMOOTHED = {"train/loss", "train/acc"}
+
+
+def ema(values: np.ndarray, weight: float) -> np.ndarray:
+    """TensorBoard's smoothing: an exponential moving average, debiased at the start."""
+    if weight <= 0 or len(values) == 0:
+        return values
+    out = np.empty_like(values, dtype=float)
+    acc, norm = 0.0, 0.0
+    for i, v in enumerate(values):
+        acc = acc * weight + (1 - weight) * v
+        norm = norm * weight + (1 - weight)
+        out[i] = acc / norm
+    return out
+
+
+@dataclass
+class Series:
+    steps: list[float] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+    dirty: bool = True
+
+
+class CurvesView(QWidget):
+    """A grid of plots; one colour per shown run."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.series: dict[str, dict[str, Series]] = {}  # run_id → metric → series
+        self.items: dict[tuple[str, str], pg.PlotDataItem] = {}
+        self.order: list[str] = []
+        self.smoothing = 0.0
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Smoothing"))
+        self.smooth_box = QDoubleSpinBox()
+        self.smooth_box.setRange(0.0, 0.99)
+        self.smooth_box.setSingleStep(0.1)
+        self.smooth_box.setToolTip("Exponential moving average of the per-step curves, debiased (as in TensorBoard)")
+        self.smooth_box.valueChanged.connect(self.set_smoothing)
+        bar.addWidget(self.smooth_box)
+        bar.addStretch(1)
+        layout.addLayout(bar)
+        self.graphics = pg.GraphicsLayoutWidget()
+        layout.addWidget(self.graphics, 1)
+        self.plots: dict[str, pg.PlotItem] = {}
+        for i, (key, (title, _)) in enumerate(PLOTS.items()):
+            plot = self.graphics.addPlot(row=i // 2, col=i % 2, title=title)
+            plot.showGrid(x=True, y=True, alpha=0.25)
+            plot.setLabel("bottom", "step")
+            plot.setClipToView(True)
+            plot.setDownsampling(auto=True, mode="peak")
+            plot.addLegend(offset=(-10, 10))
+            if key == "lr":
+                plot.setLogMode(y=True)  # rates span decades (warm-up, decay)
+            self.plots[key] = plot
+        self.timer = QTimer(self)
+        self.timer.setInterval(33)
+        self.timer.timeout.connect(self.redraw)
+        self.timer.start()
+
+    # --- data --------------------------------------------------------------------------------
+    def clear(self) -> None:
+        for plot in self.plots.values():
+            plot.clear()
+            if plot.legend is not None:
+                plot.legend.clear()
+        self.series.clear()
+        self.items.clear()
+        self.order.clear()
+
+    def show_runs(self, data: dict[str, dict[str, tuple[list, list]]], labels: dict[str, str] | None = None) -> None:
+        """Replace what is shown with these runs' metrics (``run_id → name → (steps, values)``)."""
+        self.clear()
+        for run_id, metrics in data.items():
+            self.add_run(run_id, (labels or {}).get(run_id, run_id))
+            for name, (steps, values) in metrics.items():
+                s = self.series[run_id].setdefault(name, Series())
+                s.steps.extend(steps)
+                s.values.extend(values)
+        self.redraw()
+
+    def add_run(self, run_id: str, label: str) -> None:
+        if run_id in self.series:
+            return
+        self.series[run_id] = {}
+        self.order.append(run_id)
+        colour = run_colour(len(self.order) - 1)
+        for key, (_, metrics) in PLOTS.items():
+            for name, legend, dashed, symbols in metrics:
+                pen = pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
+                kwargs = {"symbol": "o", "symbolSize": 6, "symbolBrush": colour, "symbolPen": colour} if symbols else {}
+                item = self.plots[key].plot([], [], pen=pen, name=f"{label} · {legend}", **kwargs)
+                self.items[(run_id, name)] = item
+
+    def add_rows(self, run_id: str, rows: list) -> None:
+        """Append live rows ``(step, name, value, wall)``; drawn at the next timer tick."""
+        if run_id not in self.series:
+            return
+        metrics = self.series[run_id]
+        for step, name, value, _wall in rows:
+            s = metrics.setdefault(name, Series())
+            s.steps.append(step)
+            s.values.append(value)
+            s.dirty = True
+
+    def set_smoothing(self, weight: float) -> None:
+        self.smoothing = weight
+        for metrics in self.series.values():
+            for s in metrics.values():
+                s.dirty = True
+
+    # --- drawing -----------------------------------------------------------------------------
+    def redraw(self) -> None:
+        for run_id, metrics in self.series.items():
+            for name, s in metrics.items():
+                item = self.items.get((run_id, name))
+                if item is None or not s.dirty:
+                    continue
+                values = np.asarray(s.values, dtype=float)
+                if name in SMOOTHED:
+                    values = ema(values, self.smoothing)
+                item.setData(np.asarray(s.steps, dtype=float), values)
+                s.dirty = False
+
+    def point_count(self, run_id: str, name: str) -> int:
+        item = self.items.get((run_id, name))
+        if item is None or item.xData is None:
+            return 0
+        return len(item.xData)

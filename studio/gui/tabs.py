@@ -1,0 +1,7 @@
+"""Extra tabs of the main window, imported lazily: ``(title, "module:ClassName")``.
+
+Each class is built as ``Cls(session, parent)``; its module must not import torch at import time.
+"""
+
+EXTRA_TABS: list[tuple[str, str]] = [
+]
