@@ -38,6 +38,17 @@ class TrainConfig:
     val_fraction: float = 0.1
     metric_interval: int = 20  # steps between metric reads (the only host syncs in the loop)
     checkpoint_every: int = 0  # epochs between checkpoints; 0: only at the end or on stop
+    # regularisers, stopping rules and large-batch tools (engine/regularisers.py, stopping.py, batching.py)
+    label_smoothing: float = 0.0
+    grad_clip: float = 0.0  # max global gradient norm; 0: off
+    grad_noise: float = 0.0  # η of the annealed gradient noise; 0: off
+    ghost_batch: int = 0  # virtual batch size of Ghost Batch Norm; 0: off
+    early_stop_patience: int = 0  # epochs without improvement; 0: off
+    early_stop_min_delta: float = 0.0
+    lr_scaling: bool = False  # linear scaling rule: lr × batch_size / base_batch
+    base_batch: int = 256
+    batch_growth: float = 1.0  # multiply the batch size by this every batch_growth_every epochs
+    batch_growth_every: int = 0
 
 
 @dataclass
@@ -57,6 +68,19 @@ TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
     "val_fraction": ("share of the training set held out for validation", 0.0, 0.9),
     "metric_interval": ("steps between metric reports (the loop's only host syncs)", 1, 100_000),
     "checkpoint_every": ("epochs between checkpoints (0: only at the start and the end)", 0, 100_000),
+    "label_smoothing": ("label smoothing ε: targets become 1−ε on the class, ε/K spread over all (Szegedy 2016)",
+                        0.0, 0.99),
+    "grad_clip": ("clip the gradient's global L2 norm to this (0: off; Pascanu et al. 2013)", 0.0, 1e6),
+    "grad_noise": ("gradient noise η: add N(0, η/(1+t)^0.55) to the gradient (0: off; Neelakantan 2015)", 0.0, 100.0),
+    "ghost_batch": ("Ghost Batch Norm: batch statistics over virtual batches of this size (0: off; Hoffer 2017)",
+                    0, 1_000_000),
+    "early_stop_patience": ("stop after this many epochs without a better validation loss (0: off)", 0, 100_000),
+    "early_stop_min_delta": ("smallest decrease of the validation loss that counts as better", 0.0, 1e6),
+    "lr_scaling": ("linear scaling rule: learning rate × batch_size / base_batch (Goyal et al. 2017)", None, None),
+    "base_batch": ("the batch size the learning rate was chosen for (linear scaling rule)", 1, 1_000_000),
+    "batch_growth": ("multiply the batch size by this every batch_growth_every epochs, instead of decaying the "
+                     "learning rate (Smith et al. 2018)", 1.0, 1000.0),
+    "batch_growth_every": ("epochs between batch-size increases (0: off)", 0, 100_000),
 }
 
 

@@ -51,8 +51,10 @@ class MetricReporter(Callback):
         throughput = samples / max(now - self.last_time, 1e-9)
         self.last_time, self.last_step = now, t.step
         wall = time.time()
-        rows = [(t.step, "train/loss", loss, wall), (t.step, "train/acc", correct / max(count, 1), wall),
-                (t.step, "lr", t.lr(), wall), (t.step, "throughput", throughput, wall)]
+        rows = [(t.step, "train/loss", loss, wall), (t.step, "lr", t.lr(), wall),
+                (t.step, "throughput", throughput, wall)]
+        if t.task.has_accuracy:
+            rows.append((t.step, "train/acc", correct / max(count, 1), wall))
         t.emit(protocol.metrics(t.run_id, rows, step=t.step, total_steps=t.total_steps,
                                 epoch=t.epoch + 1, epochs=t.cfg.train.epochs))
 
@@ -66,7 +68,9 @@ class Evaluator(Callback):
         wall = time.time()
         rows = [(t.step, "epoch", t.epoch + 1, wall), (t.step, "train/epoch_loss", train_loss, wall)]
         if not math.isnan(val_loss):
-            rows += [(t.step, "val/loss", val_loss, wall), (t.step, "val/acc", val_acc, wall)]
+            rows.append((t.step, "val/loss", val_loss, wall))
+        if not math.isnan(val_acc):
+            rows.append((t.step, "val/acc", val_acc, wall))
         t.summary.update(train_loss=train_loss, val_loss=val_loss, val_acc=val_acc)
         t.emit(protocol.metrics(t.run_id, rows, step=t.step, total_steps=t.total_steps,
                                 epoch=t.epoch + 1, epochs=t.cfg.train.epochs))
@@ -81,9 +85,10 @@ class Evaluator(Callback):
         )
         for key in ("val_loss", "val_acc"):
             t.summary.setdefault(key, math.nan)
-        t.emit(protocol.metrics(t.run_id, [(t.step, "test/loss", test_loss, time.time()),
-                                           (t.step, "test/acc", test_acc, time.time())],
-                                step=t.step, total_steps=t.total_steps, epoch=t.epochs_done,
+        rows = [(t.step, "test/loss", test_loss, time.time())]
+        if not math.isnan(test_acc):
+            rows.append((t.step, "test/acc", test_acc, time.time()))
+        t.emit(protocol.metrics(t.run_id, rows, step=t.step, total_steps=t.total_steps, epoch=t.epochs_done,
                                 epochs=t.cfg.train.epochs))
 
     @staticmethod
@@ -164,7 +169,7 @@ class Control(Callback):
     def _handle(self, t: Trainer, code: int) -> None:
         command = protocol.CODE_NAMES.get(code)
         if command == "stop":
-            t.should_stop, t.stop_reason = True, "stopped by the user"
+            t.request_stop("stopped by the user", by_user=True)
         elif command == "checkpoint":
             self.checkpointer.save(t)
         elif command == "pause":
@@ -178,6 +183,6 @@ class Control(Callback):
                     self.checkpointer.save(t)
             t.started += time.perf_counter() - paused_at  # a pause is not training time
             if command == "stop":
-                t.should_stop, t.stop_reason = True, "stopped by the user"
+                t.request_stop("stopped by the user", by_user=True)
             else:
                 t.emit(protocol.status(t.run_id, "running", step=t.step))

@@ -17,16 +17,20 @@ import torch
 from torch import nn
 
 from studio.core.config import RunConfig
+from studio.engine.batching import plan_batches, steps_per_epoch
 from studio.engine.device_data import DeviceData, epoch_shard
 from studio.engine.distributed import DistContext, all_reduce_sum
 from studio.engine.protocol import Message
 from studio.engine.sinks import Sink
+from studio.engine.tasks import Classification, Regression
 
 
 class Callback:
     """Hooks the loop calls; override the ones you need."""
 
     def on_train_start(self, trainer: Trainer) -> None: ...
+    def on_epoch_start(self, trainer: Trainer) -> None: ...
+    def on_after_backward(self, trainer: Trainer) -> None: ...  # gradients ready, before the optimizer step
     def on_step_end(self, trainer: Trainer) -> None: ...
     def on_epoch_end(self, trainer: Trainer) -> None: ...
     def on_train_end(self, trainer: Trainer) -> None: ...
@@ -35,19 +39,24 @@ class Callback:
 class Trainer:
     def __init__(self, model: nn.Module, net: nn.Module, optimizer: torch.optim.Optimizer,
                  scheduler: Any, train: DeviceData, val: DeviceData, test: DeviceData, cfg: RunConfig,
-                 ctx: DistContext, sink: Sink, run_id: str, callbacks: list[Callback]) -> None:
+                 ctx: DistContext, sink: Sink, run_id: str, callbacks: list[Callback],
+                 task: Classification | Regression | None = None, batches: list[int] | None = None) -> None:
         self.model, self.net = model, net  # net: the plain module (model may be its DDP wrapper)
         self.optimizer, self.scheduler = optimizer, scheduler
         self.train_data, self.val_data, self.test_data = train, val, test
         self.cfg, self.ctx, self.sink, self.run_id = cfg, ctx, sink, run_id
         self.callbacks = callbacks
-        self.loss_fn = nn.CrossEntropyLoss()
-        self.batch = max(1, cfg.train.batch_size // ctx.world_size)  # per rank; the config's is global
-        self.total_steps = self.count_steps(len(train), cfg, ctx.world_size)
+        self.task = task or Classification()
+        # per-rank batch size of each epoch (the config's batch is global; see engine/batching.py)
+        self.batches = batches or plan_batches(len(train), cfg.train, ctx.world_size)
+        self.batch = self.batches[0]
+        self.total_steps = sum(steps_per_epoch(len(train), b, ctx.world_size) for b in self.batches)
+        self.needs_closure = getattr(optimizer, "requires_closure", False)  # Newton re-evaluates the loss
         self.step = 0
         self.epoch = 0
         self.epochs_done = 0
         self.should_stop = False
+        self.stopped_by_user = False
         self.stop_reason = ""
         # (loss sum, correct, count) on the device: since the last read, and over this epoch
         self.window = torch.zeros(3, device=ctx.device)
@@ -56,10 +65,15 @@ class Trainer:
         self.started = time.perf_counter()
 
     @staticmethod
-    def count_steps(n_train: int, cfg: RunConfig, world_size: int) -> int:
+    def count_steps(n_train: int, cfg: RunConfig, world_size: int, full_batch: bool = False) -> int:
         """Optimizer steps in the whole run: every rank takes the same number."""
-        batch = max(1, cfg.train.batch_size // world_size)
-        return math.ceil(math.ceil(n_train / world_size) / batch) * cfg.train.epochs
+        plan = plan_batches(n_train, cfg.train, world_size, full_batch)
+        return sum(steps_per_epoch(n_train, b, world_size) for b in plan)
+
+    def request_stop(self, reason: str, by_user: bool = False) -> None:
+        """End the run after this step: "stopped" when the user asked, else "finished" with ``reason``."""
+        self.should_stop, self.stop_reason = True, reason
+        self.stopped_by_user = self.stopped_by_user or by_user
 
     # --- helpers callbacks use -------------------------------------------------------------
     def emit(self, message: Message) -> None:
@@ -76,44 +90,53 @@ class Trainer:
 
     @torch.inference_mode()
     def evaluate(self, data: DeviceData) -> tuple[float, float]:
-        """(mean loss, accuracy) over a split, shared out across ranks; nan for an empty split."""
+        """(mean loss, accuracy) over a split, shared out across ranks; nan for an empty split (and for the
+        accuracy of a regression)."""
         was_training = self.net.training
         self.net.eval()
         sums = torch.zeros(3, device=self.ctx.device)
         for x, y in data.slices(1024, self.ctx):
-            logits = self.net(x)
-            sums += torch.stack([nn.functional.cross_entropy(logits, y, reduction="sum"),
-                                 (logits.argmax(1) == y).sum().float(), torch.tensor(float(len(y)), device=x.device)])
+            sums += self.task.sums(self.net(x), y)
         self.net.train(was_training)
         loss, correct, count = self.reduce(sums).tolist()
-        return (loss / count, correct / count) if count else (math.nan, math.nan)
+        if not count:
+            return math.nan, math.nan
+        return loss / count, correct / count if self.task.has_accuracy else math.nan
 
     def _call(self, hook: str) -> None:
         for cb in self.callbacks:
             getattr(cb, hook)(self)
 
     # --- the loop --------------------------------------------------------------------------
+    def train_step(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Forward, backward, the gradient hooks, the optimizer and schedule steps: (outputs, loss)."""
+        out = self.model(x)
+        loss = self.task.loss(out, y)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self._call("on_after_backward")
+        self.optimizer.step((lambda: self.task.loss(self.model(x), y)) if self.needs_closure else None)
+        self.scheduler.step()
+        return out, loss
+
     def fit(self) -> dict[str, Any]:
         self.started = time.perf_counter()
         self._call("on_train_start")
-        for self.epoch in range(self.cfg.train.epochs):
+        for epoch in range(self.cfg.train.epochs):
             if self.should_stop:
                 break
+            self.epoch = epoch
+            self.batch = self.batches[self.epoch]
+            self._call("on_epoch_start")
             self.model.train()
             self.epoch_sums.zero_()
             order = epoch_shard(len(self.train_data), self.epoch, self.cfg.train.seed, self.ctx)
             order = order.to(self.ctx.device, non_blocking=True)
             for start in range(0, len(order), self.batch):
                 x, y = self.train_data.batch(order[start:start + self.batch])
-                logits = self.model(x)
-                loss = self.loss_fn(logits, y)
-                self.optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                self.optimizer.step()
-                self.scheduler.step()
+                out, loss = self.train_step(x, y)
                 with torch.no_grad():
-                    n = torch.tensor(float(len(y)), device=loss.device)
-                    sums = torch.stack([loss.detach() * n, (logits.argmax(1) == y).sum().float(), n])
+                    sums = self.task.sums(out.detach(), y, loss.detach())
                     self.window += sums
                     self.epoch_sums += sums
                 self.step += 1

@@ -14,19 +14,25 @@ import traceback
 from typing import Any
 
 import torch
-from torch.nn.parallel import DistributedDataParallel
 
 from studio.core.config import RunConfig
+from studio.core.datasets.arrays import ArrayData
 from studio.core.datasets.loading import load_dataset
 from studio.core.errors import ConfigError, DataError, StudioError
 from studio.core.models import MODELS
+from studio.core.models.ghost_batch_norm import use_ghost_batch_norm
 from studio.core.optim import OPTIMIZERS, SCHEDULES
 from studio.core.runs import RunStore
 from studio.engine import distributed, protocol
+from studio.engine.batching import lr_scale, plan_batches, steps_per_epoch
 from studio.engine.callbacks import Checkpointer, Control, Evaluator, MetricReporter
 from studio.engine.device_data import DeviceData, stats
+from studio.engine.fine_tuning import TwoStageFineTune, wrap_model
+from studio.engine.regularisers import GradientClipping, GradientNoise
 from studio.engine.sinks import MultiSink, NullSink, QueueSink, Sink, StoreSink
-from studio.engine.trainer import Trainer
+from studio.engine.stopping import ConvergenceCheck, EarlyStopping
+from studio.engine.tasks import task_for
+from studio.engine.trainer import Callback, Trainer
 
 
 def pick_device(cfg: RunConfig, rank: int) -> torch.device:
@@ -43,31 +49,85 @@ def pick_device(cfg: RunConfig, rank: int) -> torch.device:
 
 
 def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_id: str, run_dir: str,
-                  control_queue: Any) -> Trainer:
+                  control_queue: Any, data: ArrayData | None = None) -> Trainer:
+    """Everything a run needs, from its config (``data`` replaces loading the config's dataset)."""
     torch.manual_seed(cfg.train.seed)
-    data = load_dataset(cfg.data, seed=cfg.train.seed)
+    data = data if data is not None else load_dataset(cfg.data, seed=cfg.train.seed)
+    train, val, test = device_splits(data, cfg, ctx.device)
+    net = build_model(cfg, data, ctx.device)
+    entry = OPTIMIZERS.get(cfg.optimizer.name)
+    if "closure" in entry.tags and ctx.distributed:
+        raise ConfigError(f"optimizer {entry.name} runs in one process; set hardware.processes=1")
+    full_batch = "full_batch" in entry.tags
+    batches = plan_batches(len(train), cfg.train, ctx.world_size, full_batch)
+    optimizer = build_optimizer(cfg, net, batches[0] * ctx.world_size, sink if ctx.is_main else None, run_id)
+    per_epoch = [steps_per_epoch(len(train), b, ctx.world_size) for b in batches]
+    factor = SCHEDULES.build(cfg.schedule.name, total_steps=sum(per_epoch), steps_per_epoch=per_epoch[0],
+                             **cfg.schedule.params)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+    callbacks = build_callbacks(cfg, ctx, net, run_dir, control_queue,
+                                cfg.optimizer.params.get("tolerance", 0.0) if full_batch else 0.0)
+    return Trainer(wrap_model(net, ctx), net, optimizer, scheduler, train, val, test, cfg, ctx, sink, run_id,
+                   callbacks, task=task_for(data.meta, cfg.train.label_smoothing), batches=batches)
+
+
+def device_splits(data: ArrayData, cfg: RunConfig, device: torch.device) -> tuple[DeviceData, DeviceData, DeviceData]:
+    """Train, validation and test on the device, normalised with the training set's statistics
+    (unless the dataset says its inputs must stay as they are: ``meta["normalise"] = False``)."""
     if len(data.y_train) == 0:
         raise DataError(f"dataset {cfg.data.name!r} has no training samples")
     x_tr, y_tr, x_val, y_val = data.split_validation(cfg.train.val_fraction, cfg.train.seed)
-    mean, std = stats(x_tr)
-    train, val, test = (DeviceData(x, y, mean, std, ctx.device)
-                        for x, y in ((x_tr, y_tr), (x_val, y_val), (data.x_test, data.y_test)))
+    mean, std = stats(x_tr) if data.meta.get("normalise", True) else (torch.zeros(1), torch.ones(1))
+    return tuple(DeviceData(x, y, mean, std, device)  # type: ignore[return-value]
+                 for x, y in ((x_tr, y_tr), (x_val, y_val), (data.x_test, data.y_test)))
+
+
+def build_model(cfg: RunConfig, data: ArrayData, device: torch.device) -> torch.nn.Module:
     net = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
-                       **cfg.model.params).to(ctx.device)
-    model = net
-    if ctx.distributed:
-        model = DistributedDataParallel(net, device_ids=[ctx.device.index] if ctx.device.type == "cuda" else None)
-    optimizer = OPTIMIZERS.build(cfg.optimizer.name, params=model.parameters(), **cfg.optimizer.params)
-    trainer_steps = Trainer.count_steps(len(train), cfg, ctx.world_size)
-    factor = SCHEDULES.build(cfg.schedule.name, total_steps=trainer_steps, **cfg.schedule.params)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
-    checkpointer = Checkpointer(run_dir, cfg.train.checkpoint_every)
-    interval = cfg.train.metric_interval
-    callbacks = [
-        Control(control_queue, interval if ctx.device.type == "cuda" else 1, checkpointer),
-        MetricReporter(interval), Evaluator(), checkpointer,
+                       **cfg.model.params)
+    if cfg.train.ghost_batch:
+        use_ghost_batch_norm(net, cfg.train.ghost_batch)
+    return net.to(device)
+
+
+def build_optimizer(cfg: RunConfig, net: torch.nn.Module, global_batch: int, sink: Sink | None,
+                    run_id: str) -> torch.optim.Optimizer:
+    """The config's optimizer over the model's parameters (or its own groups: transfer learning),
+    with the linear scaling rule applied to every group's learning rate when it is switched on."""
+    params = cfg.optimizer.params
+    groups = net.optimizer_groups(params["lr"]) if hasattr(net, "optimizer_groups") else net.parameters()
+    optimizer = OPTIMIZERS.build(cfg.optimizer.name, params=groups, **params)
+    scale = lr_scale(cfg.train, global_batch)
+    if scale != 1.0:
+        for group in optimizer.param_groups:
+            group["lr"] *= scale
+        if sink:
+            sink.send(protocol.log(run_id, f"linear scaling rule: learning rate {params['lr']:.4g} × {global_batch}"
+                                           f"/{cfg.train.base_batch} = {params['lr'] * scale:.4g}"))
+    return optimizer
+
+
+def build_callbacks(cfg: RunConfig, ctx: distributed.DistContext, net: torch.nn.Module, run_dir: str,
+                    control_queue: Any, tolerance: float) -> list[Callback]:
+    """The run's features, in the order the loop calls them."""
+    tr = cfg.train
+    checkpointer = Checkpointer(run_dir, tr.checkpoint_every)
+    callbacks: list[Callback] = [
+        Control(control_queue, tr.metric_interval if ctx.device.type == "cuda" else 1, checkpointer),
+        MetricReporter(tr.metric_interval),
     ]
-    return Trainer(model, net, optimizer, scheduler, train, val, test, cfg, ctx, sink, run_id, callbacks)
+    if tr.grad_clip > 0:
+        callbacks.append(GradientClipping(tr.grad_clip))
+    if tr.grad_noise > 0:
+        callbacks.append(GradientNoise(tr.grad_noise, tr.seed))
+    if hasattr(net, "freeze_base"):
+        callbacks.append(TwoStageFineTune(net.frozen_epochs))
+    callbacks.append(Evaluator())
+    if tr.early_stop_patience > 0:  # after the Evaluator: it reads the epoch's validation loss
+        callbacks.append(EarlyStopping(tr.early_stop_patience, tr.early_stop_min_delta))
+    if tolerance > 0:
+        callbacks.append(ConvergenceCheck(tolerance))
+    return [*callbacks, checkpointer]
 
 
 def describe_failure(err: BaseException, cfg: RunConfig | None) -> tuple[str, int]:
@@ -103,7 +163,7 @@ def run_rank(rank: int, spec: dict[str, Any]) -> None:
             sink.send(protocol.status(run_id, "running", total_steps=trainer.total_steps,
                                       epochs=cfg.train.epochs, world_size=world, device=device.type))
         summary = trainer.fit()
-        final = "stopped" if trainer.should_stop else "finished"
+        final = "stopped" if trainer.stopped_by_user else "finished"
         if rank == 0:
             sink.send(protocol.status(run_id, final, summary=summary, message=trainer.stop_reason))
     except BaseException as err:  # noqa: BLE001 - every failure is reported, then the rank exits non-zero
@@ -139,8 +199,8 @@ def main(argv: list[str] | None = None) -> None:
         info = store.create_run(cfg)
         run_id, run_dir = info.id, str(info.dir)
         print(f"run {run_id} in {run_dir}", file=sys.stderr)
-    spec = {"run_id": run_id, "world_size": world, "local_rank": int(os.environ.get("LOCAL_RANK", rank)), "config": cfg.to_dict(), "run_dir": run_dir,
-            "home": str(store.home), "init_method": "env://"}
+    spec = {"run_id": run_id, "world_size": world, "local_rank": int(os.environ.get("LOCAL_RANK", rank)),
+            "config": cfg.to_dict(), "run_dir": run_dir, "home": str(store.home), "init_method": "env://"}
     run_rank(rank, spec)
 
 

@@ -27,3 +27,19 @@ for _name, _desc in (
 ):
     DATASETS.add(Entry(_name, _desc, _POINTS, builder="studio.core.datasets.synthetic:load_points",
                        tags=("points", "synthetic")))
+
+DATASETS.add(Entry(
+    "noisy_line",
+    "A noisy straight line for regression: points (x, y) with y = w_gen·(x + noise) + b_gen",
+    (
+        Param("n_samples", "int", 200, "how many training points", 10, 1_000_000),
+        Param("w_gen", "float", 2.0, "slope of the line that generates the data", -100.0, 100.0),
+        Param("b_gen", "float", -1.0, "offset of the line that generates the data", -100.0, 100.0),
+        Param("noise", "float", 0.3, "standard deviation of the noise added to x", 0.0, 10.0),
+    ),
+    builder="studio.core.datasets.noisy_line:load_noisy_line",
+    info="x ~ U(−1, 1), ε ~ N(0, noise²), y = w_gen·(x + ε) + b_gen. Fit the linear neuron with mean squared "
+         "error and compare the learned w, b with w_gen, b_gen. Inputs are not normalised; 10 % held out for "
+         "validation.",
+    tags=("regression", "synthetic"),
+))

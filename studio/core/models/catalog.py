@@ -1,4 +1,5 @@
-"""The model registry. Every builder has the signature ``build(input_shape, num_classes, **params)``."""
+"""The model registry. Every builder has the signature ``build(input_shape, num_classes, **params)``;
+``num_classes`` is the number of outputs (1 for a regression target)."""
 
 from __future__ import annotations
 
@@ -7,25 +8,38 @@ from studio.core.registry import Entry, Param, Registry
 MODELS = Registry("model")
 
 ACTIVATIONS = ("relu", "gelu", "tanh", "sigmoid")
+_B = "studio.core.models.builders:"
 
 MODELS.add(Entry(
+    "linear_neuron",
+    "Linear neuron for regression: y = w·x + b, fitted to a number with mean squared error",
+    (Param("bias", "bool", True, "learn the offset b"),),
+    builder=_B + "build_linear",
+    info="ŷ = w·x + b;  loss = mean (ŷ − y)². Fit it to the noisy-line dataset and compare w, b with the line "
+         "that made the data (Legendre 1805, Gauss 1809: least squares).",
+    tags=("regression",),
+))
+MODELS.add(Entry(
     "linear",
-    "Softmax regression: one linear layer from the flattened input to the class scores",
+    "Logistic (softmax) regression: one linear layer from the flattened input to the class scores",
     (Param("bias", "bool", True, "add a bias to each class score"),),
-    builder="studio.core.models.builders:build_linear",
-    info="p(y|x) = softmax(Wx + b), trained with cross-entropy.",
+    builder=_B + "build_linear",
+    info="p(y|x) = softmax(Wx + b), trained with cross-entropy; with two classes this is logistic regression "
+         "(Cox 1958). On a regression dataset the same layer is a linear neuron.",
 ))
 MODELS.add(Entry(
     "mlp",
     "Multi-layer perceptron: fully connected layers with a non-linearity between them",
     (
-        Param("widths", "ints", [512, 512], "hidden layer widths, e.g. 512,512", 1, 16384),
+        Param("widths", "ints", [512, 512], "hidden layer widths, one per layer: depth = how many, e.g. 512,512",
+              1, 16384),
         Param("activation", "choice", "relu", "the non-linearity after each hidden layer", choices=ACTIVATIONS),
         Param("dropout", "float", 0.0, "probability of zeroing a hidden unit while training", 0.0, 0.95),
         Param("batch_norm", "bool", False, "batch normalisation after each hidden layer"),
     ),
-    builder="studio.core.models.builders:build_mlp",
-    info="h_{l+1} = act(W_l h_l + b_l); the last layer gives class scores for softmax cross-entropy.",
+    builder=_B + "build_mlp",
+    info="h_{l+1} = act(BN(W_l h_l + b_l)); the last layer gives class scores for softmax cross-entropy "
+         "(Rumelhart, Hinton & Williams 1986; dropout: Srivastava et al. 2014; batch norm: Ioffe & Szegedy 2015).",
 ))
 MODELS.add(Entry(
     "cnn",
@@ -36,6 +50,52 @@ MODELS.add(Entry(
         Param("dense", "int", 512, "width of the dense layer", 1, 8192),
         Param("dropout", "float", 0.2, "dropout before the dense layers", 0.0, 0.95),
     ),
-    builder="studio.core.models.builders:build_cnn",
+    builder=_B + "build_cnn",
     info="LeCun et al. 1998 in spirit; the conv-BN-pool stack popular in Keras courses (Sign Language MNIST).",
+    tags=("image",),
+))
+MODELS.add(Entry(
+    "lenet5",
+    "LeNet-5: two 5×5 convolutions with pooling, then dense layers of 120 and 84 units",
+    (
+        Param("activation", "choice", "tanh", "the non-linearity (the original used tanh)", choices=ACTIVATIONS),
+        Param("pooling", "choice", "avg", "sub-sampling: average (original) or max", choices=("avg", "max")),
+        Param("dropout", "float", 0.0, "dropout before the output layer", 0.0, 0.95),
+    ),
+    builder=_B + "build_lenet5",
+    info="conv 6@5×5 → pool 2 → conv 16@5×5 → pool 2 → 120 → 84 → classes   (LeCun, Bottou, Bengio & Haffner "
+         "1998, 'Gradient-Based Learning Applied to Document Recognition'). 28 px inputs get 2 px of padding.",
+    tags=("image",),
+))
+MODELS.add(Entry(
+    "resnet18",
+    "ResNet-18: 8 residual blocks of two 3×3 convolutions with skip connections (torchvision)",
+    (
+        Param("small_input", "choice", "auto", "3×3 stride-1 stem without max-pool: auto uses it up to 64 px",
+              choices=("auto", "yes", "no")),
+        Param("zero_init_residual", "bool", False, "start each block as the identity (last BN scale = 0)"),
+    ),
+    builder=_B + "build_resnet18",
+    info="y = relu(x + F(x)), F = conv-BN-relu-conv-BN   (He, Zhang, Ren & Sun 2016, 'Deep Residual Learning'). "
+         "The small-image stem follows the CIFAR variant of the paper; torchvision.models.resnet18.",
+    tags=("image",),
+))
+MODELS.add(Entry(
+    "transfer",
+    "Transfer learning: a torchvision model pretrained on ImageNet with a new head; base frozen, then fine-tuned",
+    (
+        Param("arch", "str", "resnet18", "any torchvision classification model, e.g. resnet18, mobilenet_v3_small, "
+              "efficientnet_b0"),
+        Param("pretrained", "bool", True, "start from the ImageNet weights in the torch hub cache (offline)"),
+        Param("frozen_epochs", "int", 3, "epochs that train only the new head; then the base is unfrozen "
+              "(0: fine-tune everything from the start)", 0, 100_000),
+        Param("base_lr_factor", "float", 0.01, "the unfrozen base learns at the learning rate × this", 0.0, 1.0,
+              log=True),
+        Param("resize", "int", 0, "resample images to this size first (0: keep; ViTs need 224)", 0, 1024),
+    ),
+    builder="studio.core.models.transfer:build_transfer",
+    info="Stage 1: features f(x) of a pretrained network stay fixed, a new linear head learns p(y|f(x)). "
+         "Stage 2: everything learns, the base at a much lower rate (Yosinski et al. 2014; Howard & Ruder 2018). "
+         "Weights are read from $TORCH_HOME/hub/checkpoints; Studio never downloads them.",
+    tags=("image",),
 ))

@@ -27,7 +27,8 @@ def build_sgd(params: Iterable, lr: float, momentum: float = 0.0, nesterov: bool
                            weight_decay=weight_decay)
 
 
-def build_momentum(params: Iterable, lr: float, momentum: float = 0.9, weight_decay: float = 0.0) -> torch.optim.Optimizer:
+def build_momentum(params: Iterable, lr: float, momentum: float = 0.9,
+                   weight_decay: float = 0.0) -> torch.optim.Optimizer:
     return torch.optim.SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay)
 
 
@@ -36,7 +37,8 @@ def build_momentum_lr_inside(params: Iterable, lr: float, momentum: float = 0.9,
     return MomentumLrInside(params, lr=lr, momentum=momentum, weight_decay=weight_decay)
 
 
-def build_nesterov(params: Iterable, lr: float, momentum: float = 0.9, weight_decay: float = 0.0) -> torch.optim.Optimizer:
+def build_nesterov(params: Iterable, lr: float, momentum: float = 0.9,
+                   weight_decay: float = 0.0) -> torch.optim.Optimizer:
     return torch.optim.SGD(params, lr=lr, momentum=momentum, nesterov=True, weight_decay=weight_decay)
 
 

@@ -8,7 +8,7 @@ counted in epochs) and its own parameters; ``warmup_steps`` composes a linear wa
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 Schedule = Callable[[int], float]
 

@@ -1,0 +1,35 @@
+"""Batch sizes over a run: mini-batches, full-batch gradient descent, a growing batch, and the
+linear scaling rule for the learning rate."""
+
+from __future__ import annotations
+
+import math
+
+from studio.core.config import TrainConfig
+
+
+def plan_batches(n_train: int, train: TrainConfig, world_size: int, full_batch: bool = False) -> list[int]:
+    """The per-rank batch size of every epoch.
+
+    ``full_batch``: the whole training set (each rank's share) in one step per epoch. Otherwise the
+    global ``batch_size`` split across ranks, multiplied by ``batch_growth`` every ``batch_growth_every``
+    epochs ("don't decay the learning rate, increase the batch size", Smith et al. 2018), capped at the
+    rank's share of the data.
+    """
+    share = max(1, math.ceil(n_train / world_size))
+    if full_batch:
+        return [share] * train.epochs
+    base = max(1, train.batch_size // world_size)
+    if train.batch_growth_every <= 0 or train.batch_growth == 1.0:
+        return [min(base, share)] * train.epochs
+    return [min(share, round(base * train.batch_growth ** (e // train.batch_growth_every)))
+            for e in range(train.epochs)]
+
+
+def steps_per_epoch(n_train: int, batch: int, world_size: int) -> int:
+    return math.ceil(math.ceil(n_train / world_size) / batch)
+
+
+def lr_scale(train: TrainConfig, global_batch: int) -> float:
+    """The linear scaling rule (Goyal et al. 2017): η = η_base × batch / base_batch, when switched on."""
+    return global_batch / train.base_batch if train.lr_scaling else 1.0

@@ -1,0 +1,52 @@
+"""What the model's outputs mean: the loss to train on and the sums evaluation reports.
+
+Classification (class scores, cross-entropy with optional label smoothing, accuracy) or
+regression (one number per output, mean squared error, no accuracy). A dataset says it is a
+regression problem with ``ArrayData.meta["task"] = "regression"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch.nn import functional
+
+
+class Classification:
+    has_accuracy = True
+
+    def __init__(self, label_smoothing: float = 0.0) -> None:
+        self.label_smoothing = label_smoothing
+
+    def loss(self, out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """The training loss (mean over the batch; smoothed targets when label_smoothing > 0)."""
+        return functional.cross_entropy(out, y, label_smoothing=self.label_smoothing)
+
+    def sums(self, out: torch.Tensor, y: torch.Tensor, loss: torch.Tensor | None = None) -> torch.Tensor:
+        """(summed loss, correct, count) on the device; ``loss`` is a batch's mean training loss, else the
+        plain cross-entropy is used (evaluation)."""
+        n = torch.tensor(float(len(y)), device=out.device)
+        if loss is None:
+            loss = functional.cross_entropy(out, y)
+        total = loss * n
+        return torch.stack([total, (out.argmax(1) == y).sum().float(), n])
+
+
+class Regression:
+    has_accuracy = False
+
+    def loss(self, out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return functional.mse_loss(out, y.view_as(out))
+
+    def sums(self, out: torch.Tensor, y: torch.Tensor, loss: torch.Tensor | None = None) -> torch.Tensor:
+        n = torch.tensor(float(len(y)), device=out.device)
+        if loss is None:  # the per-sample mean over the outputs, summed over the batch
+            loss = functional.mse_loss(out, y.view_as(out))
+        total = loss * n
+        return torch.stack([total, torch.zeros((), device=out.device), n])
+
+
+def task_for(meta: dict[str, Any], label_smoothing: float = 0.0) -> Classification | Regression:
+    """The task a dataset asks for (its ``meta["task"]``; classification when absent)."""
+    return Regression() if meta.get("task") == "regression" else Classification(label_smoothing)
