@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 
@@ -19,15 +20,24 @@ class DeviceData:
         self.mean = mean.to(device)
         self.std = std.to(device)
         self.scale = 1 / 255 if x.dtype == torch.uint8 else 1.0
+        self.augment: Callable[[torch.Tensor], torch.Tensor] | None = None  # random transforms (engine/augment.py)
+        self.center = False  # subtract each sample's mean (sample-wise centering)
 
     def __len__(self) -> int:
         return len(self.y)
 
+    def _centred(self, x: torch.Tensor) -> torch.Tensor:
+        return x - x.mean(dim=tuple(range(1, x.dim())), keepdim=True) if self.center else x
+
     def normalise(self, x: torch.Tensor) -> torch.Tensor:
-        return (x.float() * self.scale - self.mean) / self.std
+        return self._centred((x.float() * self.scale - self.mean) / self.std)
 
     def batch(self, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.normalise(self.x[idx]), self.y[idx]
+        """A gathered batch, normalised, then augmented on the device (training split only)."""
+        x = (self.x[idx].float() * self.scale - self.mean) / self.std
+        if self.augment is not None:
+            x = self.augment(x)
+        return self._centred(x), self.y[idx]
 
     def slices(self, batch: int, ctx: DistContext):
         """This rank's contiguous share of the split in batches (for evaluation; unpadded)."""

@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from studio.core.config import RunConfig
+from studio.engine.augment import attach as attach_augmentation
 from studio.engine.batching import plan_batches, steps_per_epoch
 from studio.engine.device_data import DeviceData, epoch_shard
 from studio.engine.distributed import DistContext, all_reduce_sum
@@ -44,6 +45,7 @@ class Trainer:
         self.model, self.net = model, net  # net: the plain module (model may be its DDP wrapper)
         self.optimizer, self.scheduler = optimizer, scheduler
         self.train_data, self.val_data, self.test_data = train, val, test
+        attach_augmentation(cfg.data.params, train, val, test)  # batch-wise, on the device (engine/augment.py)
         self.cfg, self.ctx, self.sink, self.run_id = cfg, ctx, sink, run_id
         self.callbacks = callbacks
         self.task = task or Classification()

@@ -1,18 +1,109 @@
-"""The dataset registry: what a person can train on. Loaders are imported lazily."""
+"""The dataset registry: what a person can train on. Loaders are imported lazily (no torch here).
+
+Three kinds of entry: the bundled and synthetic datasets; the classic datasets (MNIST … SVHN),
+loaded through torchvision into the cache on first use; and datasets a person imported, read
+from the cache's manifests. The registry re-reads the cache whenever it changed, so an import
+in any process shows up in every other one.
+"""
 
 from __future__ import annotations
 
+from studio.core.datasets import cache
+from studio.core.datasets.augment_params import AUGMENT_PARAMS
+from studio.core.datasets.known import KNOWN
+from studio.core.datasets.splits import DEFAULT_TEST, DEFAULT_VAL
 from studio.core.registry import Entry, Param, Registry
 
-DATASETS = Registry("dataset")
+SPLIT_PARAMS = (  # cached datasets (imported and catalog) split by these, not by train.val_fraction
+    Param("val_fraction", "float", DEFAULT_VAL, "share held out for validation when the source has no validation "
+          "split: of all samples, or of the training part when the source has a test split", 0.0, 0.9),
+    Param("test_fraction", "float", DEFAULT_TEST, "share held out for testing when the source has no test split "
+          "(the same samples in every run)", 0.0, 0.9),
+)
+
+
+class DatasetRegistry(Registry):
+    """The registry, refreshed from the cache when the cache changed since it was last read."""
+
+    def __init__(self) -> None:
+        super().__init__("dataset")
+        self._stamp: tuple[str, int] | None = None
+
+    def sync(self) -> None:
+        now = cache.stamp()
+        if now != self._stamp:
+            self._stamp = now
+            refresh_imported()
+
+    def get(self, name: str) -> Entry:
+        if name not in self._entries:
+            self.sync()
+        return super().get(name)
+
+    def __contains__(self, name: object) -> bool:
+        self.sync()
+        return super().__contains__(name)
+
+    def __iter__(self):
+        self.sync()
+        return super().__iter__()
+
+    def names(self) -> list[str]:
+        self.sync()
+        return super().names()
+
+
+DATASETS = DatasetRegistry()
+_IMPORTED: set[str] = set()
+
+
+def imported_names() -> set[str]:
+    """Names of the registered entries that came from the cache."""
+    return set(_IMPORTED)
+
+
+def _describe(m: dict) -> str:
+    c, h, w = m["shape"]
+    colour = "grey" if c == 1 else "colour"
+    return (f"Imported: {m['num_samples']:,} {colour} {h}×{w} images, {m['num_classes']} classes "
+            f"({m.get('description') or m.get('source', '')})")
+
+
+def refresh_imported() -> list[str]:
+    """(Re)register every imported dataset in the cache; drop entries whose cache folder is gone.
+    Returns the imported names now registered."""
+    manifests = {m["name"]: m for m in cache.entries() if m.get("kind") == "imported"}
+    for name in _IMPORTED - set(manifests):
+        DATASETS.remove(name)
+    _IMPORTED.intersection_update(manifests)
+    for name, m in manifests.items():
+        if name in DATASETS._entries and name not in _IMPORTED:  # noqa: SLF001 - never shadow a built-in
+            continue
+        DATASETS.remove(name)
+        notes = "; ".join(m.get("notes") or [])
+        DATASETS.add(Entry(
+            name, _describe(m), SPLIT_PARAMS + AUGMENT_PARAMS,
+            builder="studio.core.datasets.imported:load_imported",
+            info=f"Imported from {m.get('source', '?')}." + (f" {notes}." if notes else ""),
+            tags=("image", "imported"),
+        ))
+        _IMPORTED.add(name)
+    return sorted(_IMPORTED)
+
 
 DATASETS.add(Entry(
     "fashion_mnist_small",
     "Fashion-MNIST subset bundled with Studio: 10,000 train + 2,000 test grey 28×28 images of clothes, 10 classes",
+    AUGMENT_PARAMS,
     builder="studio.core.datasets.bundled:load_fashion_mnist_small",
     info="Xiao, Rasul & Vollgraf 2017, 'Fashion-MNIST'. MIT licence. A fixed, seeded subset; see resources/README.md.",
     tags=("image", "bundled"),
 ))
+
+for _known in KNOWN.values():
+    DATASETS.add(Entry(_known.name, _known.description, SPLIT_PARAMS + AUGMENT_PARAMS,
+                       builder="studio.core.datasets.torchvision_catalog:load_catalog",
+                       info=_known.info, tags=("image", "catalog")))
 
 _POINTS = (
     Param("n_samples", "int", 1000, "how many training points", 50, 100_000),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from studio.core.config import Choice
 from studio.core.datasets.arrays import ArrayData
+from studio.core.datasets.augment_params import split_params
 from studio.core.datasets.catalog import DATASETS
 
 
 def load_dataset(choice: Choice, seed: int = 0) -> ArrayData:
-    """Build the dataset named by ``choice`` with its parameters."""
-    return DATASETS.build(choice.name, name=choice.name, seed=seed, **choice.params)
+    """Build the dataset named by ``choice`` with its parameters (augmentation ones are the engine's)."""
+    return DATASETS.build(choice.name, name=choice.name, seed=seed, **split_params(choice.params)[0])

@@ -88,7 +88,7 @@ def extract_zip(path: Path, dest: Path, progress: Progress) -> None:
                 targets.append(_target(dest, info.filename, path))
             _check_space(dest, sum(i.file_size for i in infos), path)
             progress.stage(f"unpacking {path.name}", sum(i.file_size for i in infos))
-            for info, target in zip(infos, targets):
+            for info, target in zip(infos, targets, strict=True):
                 if info.is_dir():
                     target.mkdir(parents=True, exist_ok=True)
                     continue

@@ -179,7 +179,7 @@ def decode_images(paths: Sequence[str], names: Sequence[str], progress: Progress
         n = 0
         todo = [paths[i] for i in probed]
         for i, (arr, why) in zip(probed, pool.map(_catch, [load_image] * len(todo), todo,
-                                                  [geometry] * len(todo))):
+                                                  [geometry] * len(todo)), strict=True):
             if why:
                 skips.add(names[i], why)
             else:

@@ -1,0 +1,59 @@
+"""Train/val/test splits of an imported dataset: stratified and seeded, in numpy (the GUI shows
+them without torch).
+
+The source's own splits are kept. When it has no test split, ``test_fraction`` of every class is
+held out with a fixed seed (the test set never changes between runs); when it has no validation
+split, ``val_fraction`` is held out with the run's seed, like ``ArrayData.split_validation``
+(per class, ``round(n * fraction)`` samples). Defaults: 70/20/10.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from studio.core.errors import DataError
+
+if TYPE_CHECKING:  # numpy is imported where it is used: the registry imports this module's constants
+    import numpy as np
+
+TRAIN, VAL, TEST = 0, 1, 2
+SPLITS = ("train", "val", "test")
+DEFAULT_VAL = 0.2
+DEFAULT_TEST = 0.1
+TEST_SEED = 0
+
+
+def holdout(y: np.ndarray, pool: np.ndarray, fraction: float, seed: int) -> np.ndarray:
+    """Indices of ``round(n_c * fraction)`` random samples of each class c among ``pool`` (a mask)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    picked = []
+    for c in np.unique(y[pool]):
+        idx = np.flatnonzero(pool & (y == c))
+        picked.append(rng.permutation(idx)[: round(len(idx) * fraction)])
+    return np.concatenate(picked) if picked else np.zeros(0, np.int64)
+
+
+def assign(y: np.ndarray, source: np.ndarray, val_fraction: float = DEFAULT_VAL,
+           test_fraction: float = DEFAULT_TEST, seed: int = 0) -> np.ndarray:
+    """Split codes (0 train, 1 val, 2 test) for every sample, from the source's codes ``source``."""
+    import numpy as np
+
+    codes = np.array(source, dtype=np.uint8, copy=True)
+    has_test, has_val = bool((codes == TEST).any()), bool((codes == VAL).any())
+    if not 0 <= val_fraction < 1 or not 0 <= test_fraction < 1:
+        raise DataError("data.val_fraction and data.test_fraction must each be at least 0 and below 1")
+    if not has_test and test_fraction > 0:
+        codes[holdout(y, codes == TRAIN, test_fraction, TEST_SEED)] = TEST
+    if not has_val and val_fraction > 0:
+        share = val_fraction if has_test else val_fraction / (1 - test_fraction)
+        if share >= 1:
+            raise DataError(f"data.val_fraction ({val_fraction}) and data.test_fraction ({test_fraction}) leave "
+                            "nothing to train on; their sum must be below 1")
+        codes[holdout(y, codes == TRAIN, share, seed)] = VAL
+    return codes
+
+
+def sizes(codes: np.ndarray) -> dict[str, int]:
+    return {name: int((codes == i).sum()) for i, name in enumerate(SPLITS)}
