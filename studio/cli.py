@@ -53,7 +53,8 @@ class Progress:
         rate = (step - self.step0) / max(time.monotonic() - self.t0, 1e-9)
         eta = (total - step) / rate if rate > 0 else float("nan")
         loss_txt = f" loss {loss:.4f}" if loss is not None else ""
-        line = f"epoch {epoch}/{epochs} step {step}/{total}{loss_txt} ETA {eta:.0f}s"
+        eta_txt = f"{eta:.0f}s" if math.isfinite(eta) else "…"
+        line = f"epoch {epoch}/{epochs} step {step}/{total}{loss_txt} ETA {eta_txt}"
         if self.tty:
             bar = "#" * int(frac * 30)
             sys.stderr.write(f"\r[{bar:<30}] {line}   ")
@@ -188,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Further commands live in their own modules, each with ``add_parser(subparsers)`` that registers
 # its sub-command (``set_defaults(func=...)``) and a module-level ``COMMANDS`` tuple of its names.
-EXTENSIONS: tuple[str, ...] = ("studio.cli_model",)
+EXTENSIONS: tuple[str, ...] = ("studio.cli_model", "studio.cli_landscape")
 
 COMMANDS = ("train", "runs", "list") + tuple(
     name for module in EXTENSIONS for name in importlib.import_module(module).COMMANDS

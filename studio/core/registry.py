@@ -49,7 +49,9 @@ class Param:
             elif self.kind == "float":
                 value = float(value)
             elif self.kind == "ints":
-                if isinstance(value, str):
+                if isinstance(value, int):
+                    value = [value]
+                elif isinstance(value, str):
                     value = [v for v in value.replace("[", "").replace("]", "").split(",") if v.strip()]
                 value = [int(v) for v in value]
             elif self.kind in ("choice", "str"):

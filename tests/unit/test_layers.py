@@ -1,0 +1,39 @@
+"""The arrows of DESIGN.md: core/engine never import Qt; the GUI does not import torch at start-up."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2] / "studio"
+QT = ("PySide6", "pyqtgraph", "shiboken6")
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_core_and_engine_never_import_qt():
+    offenders = []
+    for layer in ("core", "engine"):
+        for path in (ROOT / layer).rglob("*.py"):
+            if any(m.split(".")[0] in QT for m in imported_modules(path)):
+                offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []
+
+
+def test_gui_and_app_import_without_torch():
+    code = ("import sys; import studio.app, studio.gui, studio.gui.main_window, studio.gui.session;"
+            "from studio.gui.tabs import EXTRA_TABS; import importlib;"
+            "[importlib.import_module(t.split(':')[0]) for _, t in EXTRA_TABS];"
+            "bad = [m for m in sys.modules if m == 'torch' or m.startswith('torch.')];"
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True, env={"QT_QPA_PLATFORM": "offscreen",
+                                                                   "PATH": "/usr/bin:/bin"})
