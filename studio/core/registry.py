@@ -8,8 +8,9 @@ build its forms from the parameters and validate a config without importing torc
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from studio.core.errors import ConfigError
 

@@ -8,9 +8,10 @@ import json
 import secrets
 import sqlite3
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError

@@ -4,7 +4,6 @@ import math
 import queue
 
 import pytest
-
 import torch
 
 from studio.core.config import RunConfig

@@ -20,7 +20,8 @@ class RunList(QWidget):
         self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.tree.setToolTip("Runs in the run store. Select one to see its curves; Ctrl/Shift-click to overlay several.")
+        self.tree.setToolTip("Runs in the run store. Select one to see its curves; "
+                             "Ctrl/Shift-click to overlay several.")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tree)
@@ -35,8 +36,8 @@ class RunList(QWidget):
         self.tree.blockSignals(True)
         self.tree.clear()
         for run in self.session.store.list():
-            def num(key: str) -> str:
-                v = run.summary.get(key)
+            def num(key: str, summary: dict = run.summary) -> str:
+                v = summary.get(key)
                 return f"{v:.4f}" if isinstance(v, (int, float)) and v == v else ""
 
             item = QTreeWidgetItem([
@@ -54,7 +55,8 @@ class RunList(QWidget):
         self.tree.blockSignals(False)
 
     def run_ids(self) -> list[str]:
-        return [self.tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole) for i in range(self.tree.topLevelItemCount())]
+        tree = self.tree
+        return [tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole) for i in range(tree.topLevelItemCount())]
 
     def _selected(self) -> None:
         ids = [item.data(0, Qt.ItemDataRole.UserRole) for item in self.tree.selectedItems()]

@@ -12,7 +12,6 @@ from studio.gui.panels.hardware import HardwarePanel
 from studio.gui.session import registry_for
 
 
-
 class SettingsPanels(QScrollArea):
     """Data, model, optimizer, schedule, training and hardware, top to bottom."""
 
