@@ -49,6 +49,8 @@ class TrainConfig:
     base_batch: int = 256
     batch_growth: float = 1.0  # multiply the batch size by this every batch_growth_every epochs
     batch_growth_every: int = 0
+    landscape_every: int = 0  # epochs between live 2-D landscape snapshots; 0: off
+    sharpness_every: int = 0  # epochs between logging sharpness/top_eig; 0: off
 
 
 @dataclass
@@ -81,6 +83,9 @@ TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
     "batch_growth": ("multiply the batch size by this every batch_growth_every epochs, instead of decaying the "
                      "learning rate (Smith et al. 2018)", 1.0, 1000.0),
     "batch_growth_every": ("epochs between batch-size increases (0: off)", 0, 100_000),
+    "landscape_every": ("epochs between live 2-D loss-landscape snapshots (0: off)", 0, 100_000),
+    "sharpness_every": ("epochs between logging the top Hessian eigenvalue, sharpness/top_eig (0: off)",
+                        0, 100_000),
 }
 
 

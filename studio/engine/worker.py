@@ -28,6 +28,7 @@ from studio.engine.batching import lr_scale, plan_batches, steps_per_epoch
 from studio.engine.callbacks import Checkpointer, Control, Evaluator, MetricReporter
 from studio.engine.device_data import DeviceData, stats
 from studio.engine.fine_tuning import TwoStageFineTune, wrap_model
+from studio.engine.landscape_callbacks import live_callbacks
 from studio.engine.regularisers import GradientClipping, GradientNoise
 from studio.engine.sinks import MultiSink, NullSink, QueueSink, Sink, StoreSink
 from studio.engine.stopping import ConvergenceCheck, EarlyStopping
@@ -127,6 +128,7 @@ def build_callbacks(cfg: RunConfig, ctx: distributed.DistContext, net: torch.nn.
         callbacks.append(EarlyStopping(tr.early_stop_patience, tr.early_stop_min_delta))
     if tolerance > 0:
         callbacks.append(ConvergenceCheck(tolerance))
+    callbacks += live_callbacks(cfg, run_dir)  # landscape snapshots, sharpness curve (engine/landscape_callbacks.py)
     return [*callbacks, checkpointer]
 
 
