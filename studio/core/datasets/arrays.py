@@ -32,7 +32,8 @@ class ArrayData:
     def is_image(self) -> bool:
         return self.x_train.dtype == torch.uint8 and self.x_train.dim() == 4
 
-    def split_validation(self, fraction: float, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def split_validation(self, fraction: float,
+                         seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """(x_train, y_train, x_val, y_val): the source's own split, else a stratified, seeded one."""
         if self.x_val is not None and self.y_val is not None:
             return self.x_train, self.y_train, self.x_val, self.y_val

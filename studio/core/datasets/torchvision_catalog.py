@@ -62,11 +62,11 @@ def offline_message(name: str, why: str) -> str:
     return f"{known.title} is not on this machine and cannot be downloaded: this machine is offline ({why}). {hint}"
 
 
-def check_online(name: str, urls: list[str]) -> None:
+def check_online(name: str, urls: list[str] | None = None) -> None:
     """DataError with the offline message unless the first download host answers (or STUDIO_OFFLINE is set)."""
     if os.environ.get("STUDIO_OFFLINE", "") not in ("", "0"):
         raise DataError(offline_message(name, "STUDIO_OFFLINE is set"))
-    url = urllib.parse.urlparse(urls[0])
+    url = urllib.parse.urlparse((urls or download_urls(name))[0])
     port = url.port or (443 if url.scheme == "https" else 80)
     try:
         socket.create_connection((url.hostname, port), timeout=TIMEOUT_S).close()
@@ -138,7 +138,7 @@ def download(name: str, progress: Any = None) -> dict[str, Any]:
 
     prog = progress if isinstance(progress, Progress) else Progress(progress)
     known = _known(name)
-    check_online(name, download_urls(name))
+    check_online(name)
     import torchvision.datasets as tvd
 
     cls_name, kwargs = TORCHVISION[name]

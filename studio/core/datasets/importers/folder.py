@@ -29,10 +29,12 @@ def visible(path: Path) -> list[Path]:
 
 
 def unwrap(root: Path) -> Path:
-    """Descend through wrapper folders that hold exactly one folder and nothing else (as zips often do)."""
+    """Descend through wrapper folders that hold exactly one folder and nothing else (as zips often do),
+    but not into a folder of images (that is a single class)."""
     for _ in range(8):
         entries = visible(root)
-        if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
+        if (len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink()
+                and not any(is_image_name(p.name) for p in visible(entries[0]) if p.is_file())):
             root = entries[0]
         else:
             break
@@ -98,9 +100,11 @@ def scan(root: Path) -> tuple[list[str], list[str], list[int], list[str]]:
                 else:
                     others += 1
     if loose:
-        notes.append(f"{loose} images lying directly in the top folder (outside any class folder) were left out")
+        notes.append(f"{_count(loose, 'image')} lying directly in the top folder (outside any class folder) "
+                     "left out")
     if others:
-        notes.append(f"{others} files that are not images ({', '.join(sorted(IMAGE_SUFFIXES))}) were left out")
+        notes.append(f"{_count(others, 'file')} that {'is' if others == 1 else 'are'} not an image "
+                     f"({', '.join(sorted(IMAGE_SUFFIXES))}) left out")
     if not paths:
         if loose:
             raise DataError(
@@ -111,6 +115,10 @@ def scan(root: Path) -> tuple[list[str], list[str], list[int], list[str]]:
         raise DataError(f"no images were found in {root} (Studio reads {', '.join(sorted(IMAGE_SUFFIXES))} "
                         "files in one subfolder per class)")
     return paths, labels, codes, notes
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def import_folder(root: Path, options: ImportOptions, progress: Progress) -> Imported:
