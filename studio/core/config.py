@@ -111,12 +111,17 @@ def _registries() -> dict[str, Registry]:
 CHOICE_SECTIONS = ("data", "model", "optimizer", "schedule")
 
 
+def default_choice(section: str, name: str) -> Choice:
+    """An entry with its default parameters."""
+    return Choice(name, _registries()[section].get(name).defaults())
+
+
 @dataclass
 class RunConfig:
-    data: Choice = field(default_factory=lambda: Choice("fashion_mnist_small"))
-    model: Choice = field(default_factory=lambda: Choice("mlp"))
-    optimizer: Choice = field(default_factory=lambda: Choice("adam"))
-    schedule: Choice = field(default_factory=lambda: Choice("constant"))
+    data: Choice = field(default_factory=lambda: default_choice("data", "fashion_mnist_small"))
+    model: Choice = field(default_factory=lambda: default_choice("model", "mlp"))
+    optimizer: Choice = field(default_factory=lambda: default_choice("optimizer", "adam"))
+    schedule: Choice = field(default_factory=lambda: default_choice("schedule", "constant"))
     train: TrainConfig = field(default_factory=TrainConfig)
     hardware: HardwareConfig = field(default_factory=HardwareConfig)
 

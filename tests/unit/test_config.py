@@ -56,3 +56,8 @@ def test_unknown_section_and_bad_toml():
 def test_gpus_must_match_processes():
     with pytest.raises(ConfigError, match="one process per GPU"):
         RunConfig().with_overrides(["hardware.device=cuda", "hardware.gpus=[0,1]", "hardware.processes=1"])
+
+
+def test_a_fresh_config_carries_every_default_parameter():
+    assert RunConfig().to_dict() == RunConfig.from_dict({}).to_dict()
+    assert RunConfig().optimizer.params["lr"] == 1e-3
