@@ -1,0 +1,53 @@
+"""Landscape jobs in a spawned process: progress messages, a saved result, cancel, errors."""
+
+import multiprocessing
+import time
+
+import pytest
+
+from studio.core.landscape import io
+from studio.engine.landscape_job import start_landscape_job
+from tests.unit.landscape_runs import SMALL, train_run
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    return train_run(tmp_path_factory.mktemp("home"), SMALL)
+
+
+def _follow(job, timeout=120):
+    messages = []
+    deadline = time.monotonic() + timeout
+    while not job.finished and time.monotonic() < deadline:
+        messages += job.poll(timeout=0.1)
+    return messages
+
+
+def test_landscape_job_reports_progress_and_saves_the_result(run_dir):
+    job = start_landscape_job("landscape", run_dir, {"kind": "2d", "resolution": 7, "samples": 200})
+    messages = _follow(job)
+    assert job.state == "finished", job.error
+    fractions = [m["fraction"] for m in messages if m["type"] == "status" and "fraction" in m]
+    assert len(fractions) >= 3 and fractions == sorted(fractions) and fractions[-1] == 1.0
+    result = io.load(job.result["path"])
+    assert result.loss.shape == (7, 7)
+    assert job.result["summary"]["center_loss"] == pytest.approx(result.center_loss())
+    assert multiprocessing.active_children() == []
+
+
+def test_cancel_stops_a_long_job(run_dir):
+    job = start_landscape_job("landscape", run_dir, {"kind": "2d", "resolution": 301, "samples": 0})
+    deadline = time.monotonic() + 60
+    while job.fraction < 0.01 and not job.finished and time.monotonic() < deadline:
+        job.poll(timeout=0.1)
+    t0 = time.monotonic()
+    job.cancel()
+    _follow(job, timeout=20)
+    assert job.state == "stopped" and time.monotonic() - t0 < 8
+    assert job.result is None and not list((run_dir / "landscapes").glob("2d_*_*.npz.tmp"))
+
+
+def test_a_bad_request_fails_with_a_message(run_dir):
+    job = start_landscape_job("sharpness", run_dir, {"checkpoint": "12345"})
+    _follow(job)
+    assert job.state == "failed" and "no checkpoint at step 12345" in job.error
