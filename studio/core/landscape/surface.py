@@ -163,73 +163,75 @@ def evaluate_fast(model: nn.Module, base: Params, directions: list[Params], coef
 def _evaluate_fast(model, base, directions, coeffs, x, y, loss_fn, correct_fn, budget, bf16, affine,
                    chunk, data_batch, progress):  # noqa: ANN001, ANN202 - the body of evaluate_fast
     device = x.device
-    coeffs = coeffs.to(device, torch.float32)
     n_points, n = len(coeffs), len(y)
+    # θ(c) = [1, c] · [θ₀, d₁, …, d_K]: one product builds a chunk of parameter sets (and of first-layer outputs)
+    coef = torch.cat([torch.ones(n_points, 1), coeffs.detach().float().cpu()], dim=1).to(device)
     moving = [name for name in base if any(bool(d[name].any()) for d in directions)]
-    stacked = {name: torch.stack([d[name] for d in directions]) for name in moving}  # (K, *shape)
-    fixed: Params = {name: t for name, t in base.items() if name not in stacked}
+    basis = {name: torch.stack([base[name]] + [d[name] for d in directions]) for name in moving}  # (K+1, *shape)
+    fixed: Params = {name: t for name, t in base.items() if name not in basis}
     fixed.update(dict(model.named_buffers()))
 
     split = affine_split(model) if affine else None
-    if split is not None:
-        prefix, first_name, first, network = split
-        first_keys = {f"{first_name}.{k}": k for k, _ in first.named_parameters()}
-    else:
-        network, first_keys = model, {}
+    network = split[3] if split is not None else model
+    first_keys = {f"{split[1]}.{k}": k for k, _ in split[2].named_parameters()} if split is not None else {}
     rest_moving = [name for name in moving if name not in first_keys]
     own = {name for name, _ in network.named_parameters()} | {name for name, _ in network.named_buffers()}
     fixed = {name: t for name, t in fixed.items() if name in own}
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16 and device.type == "cuda")
 
-    # chunk sizes from a measured activation footprint per sample
-    probe = x[:2]
-    if split is not None:
-        probe = first(prefix(probe))
-    act = max(1, _activation_bytes(network, probe) // len(probe))
-    param_bytes = sum(stacked[name][0].numel() * 4 for name in rest_moving)
+    def inputs(xb: torch.Tensor) -> torch.Tensor:
+        """What ``network`` sees, as a (K+1, B, ...) basis to combine, or (1, B, ...) when it is the same at
+        every point: the input itself, or the output of a first layer that no direction moves."""
+        if split is None:
+            return xb.unsqueeze(0)
+        prefix, _, first, _ = split
+        z = prefix(xb)
+        if not any(name in basis for name in first_keys):
+            return functional_call(first, {k: base[name] for name, k in first_keys.items()}, (z,)).unsqueeze(0)
+        return torch.stack([
+            functional_call(first, {k: basis[name][i] if name in basis else base[name] * (i == 0)
+                                    for name, k in first_keys.items()}, (z,))
+            for i in range(len(directions) + 1)
+        ])
+
+    # sizes from the measured activation footprint of one sample
+    with autocast:
+        probe = inputs(x[:2])[0]
+        act = max(1, _activation_bytes(network, probe) // len(probe))
+    param_bytes = sum(basis[name][0].numel() * 4 for name in rest_moving)
     if data_batch is None:
         cap = n if device.type == "cuda" else CPU_DATA_BATCH
         data_batch = max(1, min(n, cap, budget // act))
     if chunk is None:
         chunk = max(1, min(n_points, budget // (data_batch * act + param_bytes)))
+    batches = [(x[i:i + data_batch], y[i:i + data_batch]) for i in range(0, n, data_batch)]
+    cached = None
+    if (len(directions) + 1) * n * probe[0].numel() * 4 <= budget:  # first-layer outputs computed once
+        with autocast:
+            cached = [inputs(xb) for xb, _ in batches]
 
-    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16 and device.type == "cuda")
+    def point(params: Params, c: torch.Tensor, hs: torch.Tensor, yb: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = hs[0] if len(hs) == 1 else torch.tensordot(c.to(hs.dtype), hs, dims=1)
+        out = functional_call(network, {**fixed, **params}, (h,))
+        ok = correct_fn(out, yb) if correct_fn is not None else out.new_zeros(())
+        return loss_fn(out, yb), ok
+
+    batched = vmap(point, in_dims=(0, 0, None, None))
     loss_sums = torch.zeros(n_points, dtype=torch.float64, device=device)
     correct = torch.zeros(n_points, dtype=torch.float64, device=device)
-    batches = range(0, n, data_batch)
     total_units, done = len(batches) * math.ceil(n_points / chunk), 0
-    for start in batches:
-        xb, yb = x[start:start + data_batch], y[start:start + data_batch]
-        with autocast:
-            if split is not None:
-                z = prefix(xb)
-                h0 = functional_call(first, {k: base[name] for name, k in first_keys.items()}, (z,))
-                moved = [name for name in first_keys if name in stacked]
-                h_dirs = None
-                if moved:
-                    h_dirs = torch.stack([
-                        functional_call(first, {k: stacked[name][i] if name in stacked else torch.zeros_like(base[name])
-                                                for name, k in first_keys.items()}, (z,))
-                        for i in range(len(directions))
-                    ])
-            else:
-                h0, h_dirs = xb, None
-
-            def point(c: torch.Tensor, h0=h0, h_dirs=h_dirs, yb=yb) -> tuple[torch.Tensor, torch.Tensor]:
-                params = dict(fixed)
-                for name in rest_moving:
-                    params[name] = base[name] + torch.tensordot(c, stacked[name], dims=1)
-                h = h0 if h_dirs is None else h0 + torch.tensordot(c.to(h_dirs.dtype), h_dirs, dims=1)
-                out = functional_call(network, params, (h,))
-                ok = correct_fn(out, yb) if correct_fn is not None else out.new_zeros(())
-                return loss_fn(out, yb), ok
-
-            for lo in range(0, n_points, chunk):
-                losses, oks = vmap(point)(coeffs[lo:lo + chunk])
-                loss_sums[lo:lo + chunk] += losses.double()
-                correct[lo:lo + chunk] += oks.double()
-                done += 1
-                if progress:
-                    progress(done, total_units)
+    for lo in range(0, n_points, chunk):
+        c = coef[lo:lo + chunk]
+        params = {name: torch.tensordot(c, basis[name], dims=1) for name in rest_moving}  # (C, *shape), fp32
+        for b, (xb, yb) in enumerate(batches):
+            with autocast:
+                hs = cached[b] if cached is not None else inputs(xb)
+                losses, oks = batched(params, c, hs, yb)
+            loss_sums[lo:lo + chunk] += losses.double()
+            correct[lo:lo + chunk] += oks.double()
+            done += 1
+            if progress:
+                progress(done, total_units)
     loss = (loss_sums / n).cpu().numpy()
     acc = (correct / n).cpu().numpy() if correct_fn is not None else np.full(n_points, np.nan)
     return loss, acc
