@@ -1,0 +1,109 @@
+"""The Landscape tab on a finished run: compute a small grid in the background, see it, export it."""
+
+from __future__ import annotations
+
+import multiprocessing
+
+import numpy as np
+import pytest
+
+from studio.core.landscape import io
+from studio.core.runs import RunStore
+from studio.gui.landscape_tab import LandscapeTab
+from studio.gui.session import Session
+from tests.unit.landscape_runs import SMALL, train_run
+
+
+@pytest.fixture
+def tab(qtbot, studio_home):
+    run_dir = train_run(studio_home, SMALL)
+    session = Session(RunStore())
+    widget = LandscapeTab(session)
+    qtbot.addWidget(widget)
+    widget.resize(1000, 650)
+    widget.show()
+    yield widget, run_dir
+    widget.shutdown()
+    session.shutdown(wait_s=2)
+
+
+def _finish(qtbot, widget, timeout=90_000):
+    qtbot.waitUntil(lambda: not widget.busy, timeout=timeout)
+
+
+def test_tab_computes_a_small_grid_and_shows_the_image(qtbot, tab, tmp_path):
+    widget, run_dir = tab
+    assert widget.select_run(run_dir.name)
+    assert [widget.checkpoint_box.itemText(i) for i in range(widget.checkpoint_box.count())][:2] == \
+        ["final", "step 0 (initial)"]
+    widget.resolution.setValue(7)
+    widget.samples.setValue(200)
+    widget.compute()
+    assert widget.busy and widget.cancel_button.isEnabled() and not widget.compute_button.isEnabled()
+    _finish(qtbot, widget)
+    assert widget.status.text().startswith("Showing"), widget.status.text()
+    image = widget.view.heatmap.image.image
+    assert image.shape == (7, 7) and np.isfinite(image).all() and np.ptp(image) > 0
+    assert len(widget.view.heatmap.isocurves) >= 3
+    assert "centre loss" in widget.info.text() and "no BatchNorm" in widget.info.text()
+    assert widget.saved_box.count() == 1 and widget.progress.value() == 1000
+    widget.log_scale.setChecked(True)
+    np.testing.assert_allclose(widget.view.heatmap.image.image, np.log10(widget.result.loss.T))
+    png = widget.export_png(tmp_path / "map.png")
+    assert png.stat().st_size > 1000
+    npz = widget.export_npz(tmp_path / "grid.npz")
+    np.testing.assert_array_equal(io.load(npz).loss, widget.result.loss)
+    if not widget.view.surface.available:
+        assert "not available" in widget.view.surface.fallback.text()
+
+
+def test_trajectory_and_one_d_views(qtbot, tab):
+    widget, run_dir = tab
+    widget.select_run(run_dir.name)
+    widget.kind_box.setCurrentIndex(widget.kind_box.findData("trajectory"))
+    widget.resolution.setValue(5)
+    widget.samples.setValue(200)
+    widget.compute()
+    _finish(qtbot, widget)
+    path = widget.view.heatmap.path_item
+    assert len(path.xData) == 4 and "PC 1" in widget.view.heatmap.plot.getAxis("bottom").labelText
+    widget.kind_box.setCurrentIndex(widget.kind_box.findData("1d"))
+    widget.compute()
+    _finish(qtbot, widget)
+    assert widget.view.currentWidget() is widget.view.curves and widget.view.curves.curve_count() == 2
+
+
+def test_cancel_and_errors(qtbot, tab):
+    widget, run_dir = tab
+    widget.select_run(run_dir.name)
+    widget.resolution.setValue(301)
+    widget.samples.setValue(0)
+    widget.compute()
+    qtbot.waitUntil(lambda: widget.job.fraction > 0.01, timeout=60_000)
+    widget.cancel()
+    _finish(qtbot, widget, timeout=20_000)
+    assert widget.status.text() == "Cancelled." and widget.compute_button.isEnabled()
+    errors = []
+    widget.session.error.connect(lambda title, message: errors.append(message))
+    widget.checkpoint_box.addItem("missing", "99999")
+    widget.checkpoint_box.setCurrentIndex(widget.checkpoint_box.count() - 1)
+    widget.resolution.setValue(5)
+    widget.compute()
+    _finish(qtbot, widget)
+    assert errors and "no checkpoint at step 99999" in errors[0]
+    assert multiprocessing.active_children() == []
+
+
+def test_sharpness_button_and_the_logged_curve(qtbot, studio_home):
+    run_dir = train_run(studio_home, SMALL + ["train.sharpness_every=1"])
+    session = Session(RunStore())
+    widget = LandscapeTab(session)
+    qtbot.addWidget(widget)
+    widget.select_run(run_dir.name)
+    assert len(widget.sharp_curve.xData) == 4 and widget.sharp_plot.isVisibleTo(widget)
+    widget.samples.setValue(200)
+    widget.compute_sharpness()
+    _finish(qtbot, widget)
+    assert widget.sharpness is not None and len(widget.sharpness["top_eigenvalues"]) == 3
+    assert "top Hessian eigenvalues" in widget.info.text()
+    session.shutdown(wait_s=2)
