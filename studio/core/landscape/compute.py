@@ -107,7 +107,8 @@ def _one_d(data: RunData, ref: Any, other_run: Any, resolution: int, samples: in
         end = data.load_weights(ref)
         meta.update(start=f"step {steps[0].step}", end=ref.label)
         label = ref.label
-    meta.update(checkpoint=label, batch_norm=_bn_note(data, label) + " (α = 1)")
+    note = _bn_note(data, label)
+    meta.update(checkpoint=label, batch_norm=note + " (α = 1)" if data.has_batch_norm() else note)
     alphas = surface.default_alphas(resolution)
     values: dict[str, np.ndarray] = {}
     splits = ("train", "test")
