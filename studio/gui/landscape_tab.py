@@ -40,6 +40,7 @@ KINDS = [("2-D (random directions)", "2d"), ("1-D (interpolation)", "1d"), ("Tra
                                                                               "trajectory")]
 SPLITS = ("train", "val", "test")
 POLL_MS = 100
+LIVE_MS = 2000
 _STEP = re.compile(r"step_(\d+)\.pt$")
 
 
@@ -63,6 +64,12 @@ class LandscapeTab(QWidget):
         self.timer = QTimer(self)
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self._poll)
+        self.live_timer = QTimer(self)  # a run in training may save live snapshots and sharpness values
+        self.live_timer.setInterval(LIVE_MS)
+        self.live_timer.timeout.connect(self._watch_live)
+        self.live_timer.start()
+        self._seen: set[str] = set()  # saved results already known for the chosen run
+        session.run_ended.connect(self._run_ended)
         session.runs_changed.connect(self.refresh_runs)
         session.selection_changed.connect(self._follow_selection)
         app = QApplication.instance()
@@ -141,6 +148,9 @@ class LandscapeTab(QWidget):
         self.saved_box = QComboBox()
         self.saved_box.setToolTip("Landscapes saved with this run (also the live snapshots taken while training)")
         self.saved_box.activated.connect(self._open_saved)
+        self.follow_live = QCheckBox("Show live snapshots as they arrive")
+        self.follow_live.setChecked(True)
+        self.follow_live.setToolTip("While the run trains with train.landscape_every > 0, open each new snapshot")
         self.log_scale = QCheckBox("Log scale")
         self.log_scale.toggled.connect(self.redraw)
         self.png_button = QPushButton("Export PNG…")
@@ -150,6 +160,7 @@ class LandscapeTab(QWidget):
         view_box = QGroupBox("View")
         view_form = QFormLayout(view_box)
         view_form.addRow("Saved", self.saved_box)
+        view_form.addRow(self.follow_live)
         view_form.addRow(self.log_scale)
         export = QHBoxLayout()
         export.addWidget(self.png_button)
@@ -190,7 +201,7 @@ class LandscapeTab(QWidget):
         self.other_box.clear()
         self.other_box.addItem("its initial weights", None)
         for run in self.session.store.list():
-            if not checkpoint_choices(run.dir):
+            if not checkpoint_choices(run.dir) and run.id not in self.session.jobs:
                 continue
             label = f"{run.name} · {run.id} ({run.status})"
             self.run_box.addItem(label, run.id)
@@ -227,6 +238,7 @@ class LandscapeTab(QWidget):
             for label, value in checkpoint_choices(run_dir):
                 self.checkpoint_box.addItem(label, value)
         self._refresh_saved()
+        self._seen = {self.saved_box.itemData(i) for i in range(self.saved_box.count())}
         self._show_sharpness_curve()
 
     def _refresh_saved(self) -> None:
@@ -236,6 +248,25 @@ class LandscapeTab(QWidget):
             return
         for path in reversed(io.list_results(run_dir)):
             self.saved_box.addItem(path.stem, str(path))
+
+    def _watch_live(self, force: bool = False) -> None:
+        """While the chosen run trains (and once when it ends): pick up new snapshots and sharpness values."""
+        run_id = self.run_box.currentData()
+        if not run_id or (run_id not in self.session.jobs and not force):
+            return
+        fresh = [str(p) for p in io.list_results(self.session.store.get(run_id).dir) if str(p) not in self._seen]
+        self._seen.update(fresh)
+        self._show_sharpness_curve()
+        if not fresh:
+            return
+        self._refresh_saved()
+        if self.follow_live.isChecked() and not self.busy:
+            self.saved_box.setCurrentIndex(self.saved_box.findData(fresh[-1]))
+            self.open_result(fresh[-1])
+
+    def _run_ended(self, run_id: str, _status: str = "", _message: str = "") -> None:
+        if run_id == self.run_box.currentData():
+            self._watch_live(force=True)
 
     def _show_sharpness_curve(self) -> None:
         run_id = self.run_box.currentData()
@@ -331,6 +362,7 @@ class LandscapeTab(QWidget):
         if self.job is not None and not self.job.finished:
             self.job.kill()
         self.timer.stop()
+        self.live_timer.stop()
 
     # --- showing -----------------------------------------------------------------------------
     def open_result(self, path: str | Path) -> None:

@@ -107,3 +107,18 @@ def test_sharpness_button_and_the_logged_curve(qtbot, studio_home):
     assert widget.sharpness is not None and len(widget.sharpness["top_eigenvalues"]) == 3
     assert "top Hessian eigenvalues" in widget.info.text()
     session.shutdown(wait_s=2)
+
+
+def test_live_snapshots_appear_while_training(qtbot, studio_home):
+    from studio.core.config import RunConfig
+
+    session = Session(RunStore())
+    widget = LandscapeTab(session)
+    qtbot.addWidget(widget)
+    session.config = RunConfig().with_overrides(SMALL + ["train.landscape_every=1", "train.epochs=4"])
+    run_id = session.train()
+    assert run_id and widget.run_box.currentData() == run_id  # follows the run just started
+    qtbot.waitUntil(lambda: widget.result is not None and widget.result.meta.get("live"), timeout=90_000)
+    assert widget.result.loss.shape == (21, 21) and widget.saved_box.count() >= 1
+    qtbot.waitUntil(lambda: session.state == "idle", timeout=90_000)
+    session.shutdown(wait_s=2)

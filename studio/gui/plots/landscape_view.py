@@ -75,7 +75,7 @@ class HeatMap(QWidget):
         self.center_item.setZValue(11)
 
     def show(self, x: np.ndarray, y: np.ndarray, loss: np.ndarray, path: np.ndarray | None, log: bool,
-             labels: tuple[str, str] = ("direction 1", "direction 2")) -> None:  # type: ignore[override]
+             labels: tuple[str, str] = ("direction 1", "direction 2"), note: str = "") -> None:  # type: ignore[override]
         values = display_values(loss, log)
         finite = values[np.isfinite(values)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
@@ -100,7 +100,8 @@ class HeatMap(QWidget):
         self.center_item.setData([0.0], [0.0])
         self.plot.setLabel("bottom", labels[0])
         self.plot.setLabel("left", labels[1])
-        self.plot.setTitle("log₁₀ loss" if log else "loss")
+        title = "log₁₀ loss" if log else "loss"
+        self.plot.setTitle(f"{title} · <small>{note}</small>" if note else title)
         self.plot.autoRange()
 
     def image_shape(self) -> tuple[int, ...]:
@@ -226,7 +227,9 @@ class LandscapeView(QTabWidget):
         if kind == "trajectory":
             ev = result.meta.get("explained_variance") or [0.0, 0.0]  # type: ignore[attr-defined]
             labels = (f"PC 1 ({100 * ev[0]:.1f}% of the variance)", f"PC 2 ({100 * ev[1]:.1f}%)")
-        self.heatmap.show(result.x, result.y, result.loss, result.path, log, labels)  # type: ignore[attr-defined]
+        note = str(result.meta.get("batch_norm", ""))  # type: ignore[attr-defined]
+        note = note if note.startswith("BatchNorm") else ""  # say so in the plot when BatchNorm is involved
+        self.heatmap.show(result.x, result.y, result.loss, result.path, log, labels, note)  # type: ignore[attr-defined]
         self.surface.show(result.x, result.y, result.loss, log)  # type: ignore[attr-defined]
         if self.currentWidget() is self.curves:
             self.setCurrentWidget(self.heatmap)
