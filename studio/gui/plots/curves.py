@@ -24,6 +24,11 @@ PLOTS = {
     "lr": ("Learning rate", [("lr", "lr", False, False)]),
     "throughput": ("Throughput (samples/s)", [("throughput", "samples/s", False, False)]),
 }
+# Plots that appear only once a shown run has their metric: the sharpness curve is logged when
+# train.sharpness_every > 0 (engine/landscape_callbacks.py).
+OPTIONAL_PLOTS = {
+    "sharpness": ("Sharpness (top Hessian eigenvalue)", [("sharpness/top_eig", "λmax", False, True)]),
+}
 SMOOTHED = {"train/loss", "train/acc"}
 
 
@@ -55,6 +60,7 @@ class CurvesView(QWidget):
         self.series: dict[str, dict[str, Series]] = {}  # run_id → metric → series
         self.items: dict[tuple[str, str], pg.PlotDataItem] = {}
         self.order: list[str] = []
+        self.labels: dict[str, str] = {}
         self.smoothing = 0.0
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -72,19 +78,32 @@ class CurvesView(QWidget):
         layout.addWidget(self.graphics, 1)
         self.plots: dict[str, pg.PlotItem] = {}
         for i, (key, (title, _)) in enumerate(PLOTS.items()):
-            plot = self.graphics.addPlot(row=i // 2, col=i % 2, title=title)
-            plot.showGrid(x=True, y=True, alpha=0.25)
-            plot.setLabel("bottom", "step")
-            plot.setClipToView(True)
-            plot.setDownsampling(auto=True, mode="peak")
-            plot.addLegend(offset=(-10, 10))
-            if key == "lr":
-                plot.setLogMode(y=True)  # rates span decades (warm-up, decay)
-            self.plots[key] = plot
+            self._add_plot(key, title, row=i // 2, col=i % 2)
         self.timer = QTimer(self)
         self.timer.setInterval(33)
         self.timer.timeout.connect(self.redraw)
         self.timer.start()
+
+    def _add_plot(self, key: str, title: str, row: int, col: int, colspan: int = 1) -> pg.PlotItem:
+        plot = self.graphics.addPlot(row=row, col=col, colspan=colspan, title=title)
+        plot.showGrid(x=True, y=True, alpha=0.25)
+        plot.setLabel("bottom", "step")
+        plot.setClipToView(True)
+        plot.setDownsampling(auto=True, mode="peak")
+        plot.addLegend(offset=(-10, 10))
+        if key == "lr":
+            plot.setLogMode(y=True)  # rates span decades (warm-up, decay)
+        self.plots[key] = plot
+        return plot
+
+    def _ensure_optional_plot(self, metric: str) -> None:
+        """Add an optional plot (and its curves for every shown run) the first time its metric arrives."""
+        for key, (title, metrics) in OPTIONAL_PLOTS.items():
+            if key in self.plots or metric not in {m[0] for m in metrics}:
+                continue
+            self._add_plot(key, title, row=(len(PLOTS) + 1) // 2, col=0, colspan=2)
+            for index, run_id in enumerate(self.order):
+                self._add_items(run_id, self.labels.get(run_id, run_id), index, {key: (title, metrics)})
 
     # --- data --------------------------------------------------------------------------------
     def clear(self) -> None:
@@ -95,6 +114,7 @@ class CurvesView(QWidget):
         self.series.clear()
         self.items.clear()
         self.order.clear()
+        self.labels.clear()
 
     def show_runs(self, data: dict[str, dict[str, tuple[list, list]]], labels: dict[str, str] | None = None) -> None:
         """Replace what is shown with these runs' metrics (``run_id → name → (steps, values)``)."""
@@ -102,6 +122,7 @@ class CurvesView(QWidget):
         for run_id, metrics in data.items():
             self.add_run(run_id, (labels or {}).get(run_id, run_id))
             for name, (steps, values) in metrics.items():
+                self._ensure_optional_plot(name)
                 s = self.series[run_id].setdefault(name, Series())
                 s.steps.extend(steps)
                 s.values.extend(values)
@@ -112,8 +133,13 @@ class CurvesView(QWidget):
             return
         self.series[run_id] = {}
         self.order.append(run_id)
-        colour = run_colour(len(self.order) - 1)
-        for key, (_, metrics) in PLOTS.items():
+        self.labels[run_id] = label
+        plots = {k: v for k, v in {**PLOTS, **OPTIONAL_PLOTS}.items() if k in self.plots}
+        self._add_items(run_id, label, len(self.order) - 1, plots)
+
+    def _add_items(self, run_id: str, label: str, index: int, plots: dict) -> None:
+        colour = run_colour(index)
+        for key, (_, metrics) in plots.items():
             for name, legend, dashed, symbols in metrics:
                 pen = pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
                 kwargs = {"symbol": "o", "symbolSize": 6, "symbolBrush": colour, "symbolPen": colour} if symbols else {}
@@ -126,7 +152,11 @@ class CurvesView(QWidget):
             return
         metrics = self.series[run_id]
         for step, name, value, _wall in rows:
+            if name not in metrics:
+                self._ensure_optional_plot(name)
             s = metrics.setdefault(name, Series())
+            if s.steps and step <= s.steps[-1]:
+                continue  # already loaded from the run store when the run was selected
             s.steps.append(step)
             s.values.append(value)
             s.dirty = True
