@@ -26,8 +26,17 @@ def plan_batches(n_train: int, train: TrainConfig, world_size: int, full_batch: 
             for e in range(train.epochs)]
 
 
+def batch_slices(n: int, batch: int) -> list[slice]:
+    """Consecutive slices of ``batch`` samples covering ``n``; a last batch of a single sample joins the
+    one before it (batch norm cannot normalise one sample)."""
+    starts = list(range(0, n, batch))
+    if len(starts) > 1 and n - starts[-1] == 1:
+        starts.pop()
+    return [slice(start, end) for start, end in zip(starts, [*starts[1:], n], strict=True)]
+
+
 def steps_per_epoch(n_train: int, batch: int, world_size: int) -> int:
-    return math.ceil(math.ceil(n_train / world_size) / batch)
+    return len(batch_slices(math.ceil(n_train / world_size), batch))
 
 
 def lr_scale(train: TrainConfig, global_batch: int) -> float:

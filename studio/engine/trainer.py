@@ -18,7 +18,7 @@ from torch import nn
 
 from studio.core.config import RunConfig
 from studio.engine.augment import attach as attach_augmentation
-from studio.engine.batching import plan_batches, steps_per_epoch
+from studio.engine.batching import batch_slices, plan_batches, steps_per_epoch
 from studio.engine.device_data import DeviceData, epoch_shard
 from studio.engine.distributed import DistContext, all_reduce_sum
 from studio.engine.protocol import Message
@@ -134,8 +134,8 @@ class Trainer:
             self.epoch_sums.zero_()
             order = epoch_shard(len(self.train_data), self.epoch, self.cfg.train.seed, self.ctx)
             order = order.to(self.ctx.device, non_blocking=True)
-            for start in range(0, len(order), self.batch):
-                x, y = self.train_data.batch(order[start:start + self.batch])
+            for part in batch_slices(len(order), self.batch):
+                x, y = self.train_data.batch(order[part])
                 out, loss = self.train_step(x, y)
                 with torch.no_grad():
                     sums = self.task.sums(out.detach(), y, loss.detach())

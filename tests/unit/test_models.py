@@ -1,0 +1,198 @@
+"""Models: shapes and parameter counts against hand counts, the ResNet small-image stem, transfer learning
+(offline weights, freezing), Ghost Batch Norm, and the model summary with its CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from torch import nn
+
+from studio.cli import main as cli_main
+from studio.core.errors import ConfigError, DataError
+from studio.core.models import MODELS
+from studio.core.models.ghost_batch_norm import GhostBatchNorm1d, GhostBatchNorm2d, use_ghost_batch_norm
+from studio.core.models.summary import format_summary, summarize
+from studio.core.models.transfer import TransferNet, weights_path
+
+SHAPES = {"points": (2,), "grey28": (1, 28, 28), "colour32": (3, 32, 32)}
+CASES = [  # (model, params, input kind)
+    ("linear_neuron", {}, "points"), ("linear", {}, "grey28"), ("mlp", {"widths": [16, 8]}, "points"),
+    ("cnn", {"filters": [4, 4, 4], "dense": 16}, "grey28"), ("lenet5", {}, "grey28"), ("lenet5", {}, "colour32"),
+    ("resnet18", {}, "colour32"), ("transfer", {"arch": "shufflenet_v2_x0_5", "pretrained": False}, "grey28"),
+]
+
+
+def build(name: str, shape: tuple[int, ...], classes: int = 10, **values) -> nn.Module:
+    return MODELS.build(name, input_shape=shape, num_classes=classes, **MODELS.resolve(name, values, "model"))
+
+
+def n_params(model: nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())
+
+
+def test_every_model_is_tested_and_explains_itself():
+    assert {name for name, _, _ in CASES} == set(MODELS.names())
+    for entry in MODELS:
+        assert entry.description and entry.info, entry.name
+
+
+@pytest.mark.parametrize("name,values,kind", CASES, ids=[f"{c[0]}-{c[2]}" for c in CASES])
+def test_models_map_a_batch_to_one_score_per_class(name, values, kind):
+    model = build(name, SHAPES[kind], 7, **values)
+    out = model(torch.randn(3, *SHAPES[kind]))
+    assert out.shape == (3, 7)
+    out.sum().backward()
+    assert any(p.grad is not None for p in model.parameters())
+
+
+def test_linear_neuron_is_w_dot_x_plus_b():
+    model = build("linear_neuron", (1,), 1)
+    assert n_params(model) == 2
+    with torch.no_grad():
+        model[1].weight.fill_(2.0)
+        model[1].bias.fill_(-1.0)
+    assert model(torch.tensor([[3.0]])).item() == 5.0
+
+
+def test_lenet5_has_the_classic_parameter_count():
+    # conv1 6·(25+1) + conv2 16·(6·25+1) + fc 400·120+120 + 120·84+84 + 84·10+10 = 61,706 (28 px with padding 2)
+    assert n_params(build("lenet5", (1, 28, 28))) == 61_706
+    assert n_params(build("lenet5", (1, 32, 32))) == 61_706  # 32 px: no padding, same shapes
+    with pytest.raises(ConfigError, match="12×12"):
+        build("lenet5", (1, 8, 8))
+    with pytest.raises(ConfigError, match="image"):
+        build("lenet5", (2,))
+
+
+def test_mlp_depth_activation_batch_norm_and_dropout():
+    model = build("mlp", (4,), 3, widths=[8, 8, 8], activation="gelu", batch_norm=True, dropout=0.5)
+    kinds = [type(m) for m in model]
+    assert kinds.count(nn.Linear) == 4 and kinds.count(nn.GELU) == 3
+    assert kinds.count(nn.BatchNorm1d) == 3 and kinds.count(nn.Dropout) == 3
+
+
+def test_resnet18_small_image_stem():
+    small = build("resnet18", (3, 32, 32))
+    assert small.conv1.kernel_size == (3, 3) and small.conv1.stride == (1, 1)
+    assert isinstance(small.maxpool, nn.Identity)
+    layers = {layer["name"]: layer for layer in summarize(small, (3, 32, 32))["layers"]}
+    assert layers["layer4.1.bn2"]["output_shape"] == [512, 4, 4]  # 32 → 32 → 16 → 8 → 4
+    large = build("resnet18", (3, 96, 96))
+    assert large.conv1.kernel_size == (7, 7) and isinstance(large.maxpool, nn.MaxPool2d)
+    assert n_params(build("resnet18", (3, 224, 224), 1000)) == 11_689_512  # torchvision's ResNet-18
+    grey = build("resnet18", (1, 28, 28))
+    assert grey.conv1.in_channels == 1
+
+
+# --- transfer learning ----------------------------------------------------------------------------------
+ARCH = "shufflenet_v2_x0_5"  # small (1.4 M parameters) with batch norm and a linear head
+
+
+def test_transfer_without_cached_weights_says_what_to_download_and_where(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path))
+    path, url = weights_path(ARCH)
+    assert path.parent == tmp_path / "hub" / "checkpoints"
+    with pytest.raises(DataError) as err:
+        build("transfer", (3, 32, 32), arch=ARCH)
+    assert str(path) in str(err.value) and url in str(err.value) and "pretrained=false" in str(err.value)
+
+
+def test_transfer_rejects_unknown_or_headless_models():
+    with pytest.raises(ConfigError, match="not a torchvision classification model"):
+        build("transfer", (3, 32, 32), arch="resnet1800", pretrained=False)
+    with pytest.raises(ConfigError, match="no linear classification head"):
+        build("transfer", (3, 32, 32), arch="squeezenet1_0", pretrained=False)
+    with pytest.raises(ConfigError, match="images"):
+        build("transfer", (2,), arch=ARCH, pretrained=False)
+
+
+@pytest.fixture()
+def cached_weights(tmp_path, monkeypatch):
+    """A stand-in for the ImageNet weights in a private torch hub cache (Studio never downloads)."""
+    import torchvision
+
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path))
+    torch.manual_seed(1)
+    state = torchvision.models.get_model(ARCH, weights=None).state_dict()
+    path, _ = weights_path(ARCH)
+    path.parent.mkdir(parents=True)
+    torch.save(state, path)
+    return state
+
+
+def test_transfer_loads_cached_weights_and_freezes_the_base(cached_weights):
+    model = build("transfer", (1, 28, 28), 5, arch=ARCH, frozen_epochs=2, base_lr_factor=0.01)
+    assert isinstance(model, TransferNet) and model.base_frozen
+    assert torch.equal(model.net.conv1[0].weight, cached_weights["conv1.0.weight"])  # the cached weights
+    assert model.net.fc.out_features == 5  # a new head
+    head, base = model.head_parameters(), model.base_parameters()
+    assert all(p.requires_grad for p in head) and not any(p.requires_grad for p in base)
+    groups = model.optimizer_groups(0.1)
+    assert [len(g["params"]) for g in groups] == [len(head), len(base)] and groups[1]["lr"] == pytest.approx(1e-3)
+    model.train()
+    bns = [m for m in model.net.modules() if isinstance(m, nn.BatchNorm2d)]
+    assert bns and not any(m.training for m in bns)  # a frozen base keeps its statistics
+    running = bns[0].running_mean.clone()
+    model(torch.randn(4, 1, 28, 28)).sum().backward()
+    assert torch.equal(bns[0].running_mean, running) and all(p.grad is None for p in base)
+    model.freeze_base(False)
+    assert all(p.requires_grad for p in model.parameters()) and all(m.training for m in bns)
+
+
+# --- Ghost Batch Norm -----------------------------------------------------------------------------------
+def test_ghost_batch_norm_normalises_each_virtual_batch():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(1, 3, 3), nn.BatchNorm2d(3), nn.Flatten(), nn.Linear(3 * 4 * 4, 6),
+                          nn.BatchNorm1d(6))
+    keys = list(model.state_dict())
+    assert use_ghost_batch_norm(model, 4) == 2
+    assert isinstance(model[1], GhostBatchNorm2d) and isinstance(model[4], GhostBatchNorm1d)
+    assert list(model.state_dict()) == keys  # checkpoints load into the plain model
+    x = torch.randn(16, 1, 6, 6)
+    feats = model[0](x)
+    want = torch.cat([nn.functional.batch_norm(c, None, None, model[1].weight, model[1].bias, training=True)
+                      for c in feats.chunk(4)])
+    assert torch.allclose(model[1](feats), want, atol=1e-6)
+    whole = nn.functional.batch_norm(feats, None, None, model[1].weight, model[1].bias, training=True)
+    assert not torch.allclose(model[1](feats), whole, atol=1e-3)  # not the full-batch statistics
+    model.eval()
+    plain = nn.BatchNorm2d(3)
+    plain.load_state_dict(model[1].state_dict())
+    plain.eval()
+    assert torch.allclose(model[1](feats), plain(feats))  # evaluation: running statistics as usual
+
+
+# --- summary and CLI ------------------------------------------------------------------------------------
+def test_summary_counts_parameters_shapes_and_flops():
+    s = summarize(build("lenet5", (1, 28, 28)), (1, 28, 28))
+    assert s["total_params"] == s["trainable_params"] == 61_706
+    assert sum(layer["params"] for layer in s["layers"]) == 61_706
+    first = s["layers"][0]
+    assert first["type"] == "Conv2d" and first["output_shape"] == [6, 28, 28]
+    assert first["flops"] == 2 * 6 * 28 * 28 * 25  # a multiply-add per kernel weight per output
+    assert s["output_shape"] == [10]
+    assert s["flops_per_sample"] == sum(layer["flops"] for layer in s["layers"])
+    linear = summarize(build("linear", (1, 28, 28)), (1, 28, 28))
+    assert linear["flops_per_sample"] == 2 * 784 * 10
+    assert "FLOPs per sample" in format_summary(s)
+
+
+def test_summary_reports_frozen_parameters(cached_weights):
+    model = build("transfer", (3, 32, 32), 4, arch=ARCH)
+    s = summarize(model, (3, 32, 32))
+    assert s["trainable_params"] == 1024 * 4 + 4 < s["total_params"]
+    assert "frozen" in format_summary(s)
+
+
+def test_cli_model_summary(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("STUDIO_HOME", str(tmp_path))
+    assert cli_main(["model", "summary", "--set", "model.name=lenet5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["model"] == "lenet5" and out["total_params"] == 61_706 and out["flops_per_sample"] > 0
+    assert cli_main(["model", "summary", "--set", "model.name=mlp", "--set", "model.widths=32"]) == 0
+    text = capsys.readouterr().out
+    assert "parameters: 25,450" in text  # 784·32+32 + 32·10+10
+    assert cli_main(["model", "summary", "--set", "model.name=nope"]) == 2
+    assert "unknown model" in capsys.readouterr().err
