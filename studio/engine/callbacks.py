@@ -44,7 +44,7 @@ class MetricReporter(Callback):
         if not math.isfinite(loss):
             raise Diverged(
                 f"the training loss became {loss} at step {t.step} (learning rate {t.lr():.3g}); "
-                "try a lower learning rate (optimizer.lr) or gradient clipping"
+                "try a lower learning rate (optimizer.lr) or gradient clipping (train.grad_clip)"
             )
         now = time.perf_counter()
         samples = (t.step - self.last_step) * t.batch * t.ctx.world_size
