@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QGroupBox, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGroupBox, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from studio.core.config import train_params
 from studio.gui.forms import PlainForm, RegistryForm
@@ -26,7 +27,14 @@ class SettingsPanels(QScrollArea):
                                ("schedule", "Learning-rate schedule")):
             form = RegistryForm(session, section, registry_for(section))
             self.forms[section] = form
-            layout.addWidget(self._group(title, form))
+            box = self._group(title, form)
+            if section == "model":
+                self.summary_button = QPushButton("Summary…")
+                self.summary_button.setObjectName("model_summary")
+                self.summary_button.setToolTip("Layers, output shapes, parameter counts and FLOPs per sample")
+                self.summary_button.clicked.connect(self.show_model_summary)
+                box.layout().addWidget(self.summary_button)
+            layout.addWidget(box)
         self.train_form = PlainForm(session, "train", train_params())
         layout.addWidget(self._group("Training", self.train_form))
         self.hardware = HardwarePanel(session)
@@ -35,6 +43,14 @@ class SettingsPanels(QScrollArea):
         self.setWidget(inner)
         self.setMinimumWidth(300)
         session.datasets_changed.connect(self.forms["data"].refresh_entries)
+
+    def show_model_summary(self) -> QWidget:
+        from studio.gui.model_summary import ModelSummaryDialog
+
+        dialog = ModelSummaryDialog(self.session.config.copy(), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     @staticmethod
     def _group(title: str, widget: QWidget) -> QGroupBox:

@@ -1,0 +1,42 @@
+from studio.gui.main_window import MainWindow
+from studio.gui.session import Session
+
+
+def test_summary_button_shows_layers_params_and_flops(qtbot):
+    session = Session()
+    window = MainWindow(session, probe_backend=False)
+    qtbot.addWidget(window)
+    session.set_choice("model", "lenet5")
+    dialog = window.settings.show_model_summary()
+    qtbot.waitUntil(lambda: dialog.result is not None or bool(dialog.error), timeout=60_000)
+    assert dialog.result["total_params"] == 61_706
+    assert dialog.table.rowCount() == len(dialog.result["layers"]) > 5
+    assert "61,706 parameters" in dialog.heading.text() and "MFLOPs" in dialog.heading.text()
+    dialog.close()
+    session.shutdown(wait_s=1)
+
+
+def test_summary_of_an_impossible_model_says_why(qtbot):
+    session = Session()
+    window = MainWindow(session, probe_backend=False)
+    qtbot.addWidget(window)
+    session.set_choice("data", "moons")
+    session.set_choice("model", "cnn")
+    dialog = window.settings.show_model_summary()
+    qtbot.waitUntil(lambda: dialog.result is not None or bool(dialog.error), timeout=60_000)
+    assert dialog.result is None and "image data" in dialog.error
+    dialog.close()
+    session.shutdown(wait_s=1)
+
+
+def test_entry_formula_and_paper_are_in_the_form_tooltips(qtbot):
+    session = Session()
+    window = MainWindow(session, probe_backend=False)
+    qtbot.addWidget(window)
+    form = window.settings.forms["optimizer"]
+    form.combo.setCurrentText("momentum_lr_inside")
+    from studio.core.optim import OPTIMIZERS
+
+    info = OPTIMIZERS.get("momentum_lr_inside").info
+    assert info and info in form.about.toolTip() and info in form.combo.toolTip()
+    session.shutdown(wait_s=1)
