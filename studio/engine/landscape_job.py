@@ -34,7 +34,7 @@ def job_main(spec: dict[str, Any]) -> None:
     """The child's entry (spawn target): run the task, report on the queue, honour cancel. Imports torch
     only here, inside the child."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides
-    from studio.core.landscape import compute
+    from studio.engine import landscape_compute as compute
 
     compute.set_threads(spec.get("threads", 0))
     sink = QueueSink(spec["queue"])

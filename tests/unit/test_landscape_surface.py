@@ -5,9 +5,8 @@ import pytest
 import torch
 from torch import nn
 
-from studio.core.landscape import compute, io
+from studio.core.landscape import io
 from studio.core.landscape.directions import normalized_directions, parameters_of
-from studio.core.landscape.run_data import RunData, final_checkpoint, load_checkpoint
 from studio.core.landscape.surface import (
     evaluate_fast,
     evaluate_sequential,
@@ -18,6 +17,8 @@ from studio.core.landscape.surface import (
 )
 from studio.core.models import MODELS
 from studio.core.models.builders import build_cnn, build_mlp
+from studio.engine import landscape_compute as compute
+from studio.engine.landscape_runs import RunData, final_checkpoint, load_checkpoint
 from tests.unit.landscape_runs import SMALL, train_run
 
 

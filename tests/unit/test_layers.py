@@ -37,3 +37,18 @@ def test_gui_and_app_import_without_torch():
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, env={"QT_QPA_PLATFORM": "offscreen",
                                                                    "PATH": "/usr/bin:/bin"})
+
+
+def test_core_never_imports_engine_gui_or_cli():
+    offenders = []
+    for path in (ROOT / "core").rglob("*.py"):
+        for module in imported_modules(path):
+            if module.startswith(("studio.engine", "studio.gui", "studio.cli", "studio.app")):
+                offenders.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert offenders == []
+
+
+def test_engine_never_imports_gui():
+    offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "engine").rglob("*.py")
+                 if any(m.startswith("studio.gui") for m in imported_modules(p))]
+    assert offenders == []

@@ -7,6 +7,8 @@
 - ``curvature``: top Hessian eigenvalues (Lanczos / power iteration on Hessian-vector products),
   Hutchinson's trace, Keskar's ε-sharpness.
 - ``io``: results as .npz with metadata under ``run_dir/landscapes/`` (numpy only: the GUI reads them).
-- ``run_data``: rebuild a run's model and evaluation data from its directory.
-- ``compute``: the jobs the CLI, the background process and the GUI run.
+
+Rebuilding a run's model and data from its directory replays the worker's set-up, so it lives in the
+engine: ``studio/engine/landscape_runs.py``; the jobs the CLI, the background process and the GUI run are
+``studio/engine/landscape_compute.py``.
 """

@@ -20,8 +20,8 @@ from studio.core.errors import ConfigError, StudioError
 from studio.core.landscape import curvature, io, surface
 from studio.core.landscape.directions import normalized_directions
 from studio.core.landscape.io import Landscape
-from studio.core.landscape.run_data import RunData, final_checkpoint, list_checkpoints, resolve_checkpoint
 from studio.core.landscape.trajectory import path_range, pca_plane
+from studio.engine.landscape_runs import RunData, final_checkpoint, list_checkpoints, resolve_checkpoint
 
 Report = Callable[[float, str], None]
 
