@@ -47,13 +47,13 @@ def root(create: bool = True) -> Path:
     return Path(platformdirs.user_data_dir("studio", appauthor=False)) / "datasets"
 
 
-def stamp() -> tuple[str, int]:
-    """Changes whenever an entry is added or removed (the cache folder's path and mtime)."""
+def stamp() -> tuple[str, int, tuple[str, ...]]:
+    """Changes whenever an entry is added, replaced or removed (the cache folder's path, mtime and names)."""
     base = root(create=False)
     try:
-        return str(base), base.stat().st_mtime_ns
+        return str(base), base.stat().st_mtime_ns, tuple(sorted(os.listdir(base)))
     except OSError:
-        return str(base), -1
+        return str(base), -1, ()
 
 
 def sanitise(name: str) -> str:

@@ -27,17 +27,17 @@ class DatasetRegistry(Registry):
 
     def __init__(self) -> None:
         super().__init__("dataset")
-        self._stamp: tuple[str, int] | None = None
+        self._stamp: tuple | None = None
 
-    def sync(self) -> None:
+    def sync(self, force: bool = False) -> None:
         now = cache.stamp()
-        if now != self._stamp:
+        if force or now != self._stamp:
             self._stamp = now
             refresh_imported()
 
     def get(self, name: str) -> Entry:
         if name not in self._entries:
-            self.sync()
+            self.sync(force=True)  # an unknown name may have just been imported
         return super().get(name)
 
     def __contains__(self, name: object) -> bool:

@@ -1,0 +1,281 @@
+"""The Data tab: sample images per class, class counts, size and channels, the train/val/test
+split, and a preview of the augmentation (computed in a background process, which has torch).
+
+Reads the dataset cache's memory-mapped arrays (studio/core/datasets/summary.py); no torch here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.errors import StudioError
+
+MIN_TILE = 40  # small images are shown enlarged to at least this many pixels high
+PREVIEW_COUNT = 16
+
+
+def to_pixmap(images: np.ndarray, min_height: int = MIN_TILE, gap: int = 2) -> QPixmap:
+    """A row of uint8 (k, C, H, W) images as one pixmap, enlarged without smoothing when small."""
+    if len(images) == 0:
+        return QPixmap()
+    k, c, h, w = images.shape
+    strip = np.full((h, k * (w + gap) - gap, 3), 255, np.uint8)
+    for i, img in enumerate(images):
+        rgb = np.repeat(img, 3, axis=0) if c == 1 else img[:3]
+        strip[:, i * (w + gap): i * (w + gap) + w] = rgb.transpose(1, 2, 0)
+    strip = np.ascontiguousarray(strip)
+    qimage = QImage(strip.data, strip.shape[1], strip.shape[0], strip.strides[0], QImage.Format.Format_RGB888).copy()
+    pixmap = QPixmap.fromImage(qimage)
+    if h < min_height:
+        pixmap = pixmap.scaledToHeight(min_height, Qt.TransformationMode.FastTransformation)
+    return pixmap
+
+
+class DataPreview(QWidget):
+    """Shows the dataset chosen in the session's ``[data]`` section."""
+
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.summary: Any = None
+        self._shown: tuple | None = None
+        self._controller: Any = None
+        self.preview_job: Any = None
+
+        self.title = QLabel()
+        self.title.setObjectName("data_title")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.info = QLabel()
+        self.info.setObjectName("data_info")
+        self.info.setWordWrap(True)
+        self.fetch_button = QPushButton("Fetch dataset")
+        self.fetch_button.setToolTip("Put this classic dataset in the cache: from local files, or a download")
+        self.fetch_button.clicked.connect(self.fetch)
+        self.resize_button = QPushButton("Size / channels…")
+        self.resize_button.setToolTip("Import the source again at another image size or channel count")
+        self.resize_button.clicked.connect(self.change_geometry)
+        self.augment_button = QPushButton("Preview augmentation")
+        self.augment_button.setToolTip("Show a batch of training images after the [data] aug_* transforms")
+        self.augment_button.clicked.connect(self.preview_augmentation)
+        buttons = QHBoxLayout()
+        for b in (self.fetch_button, self.resize_button, self.augment_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+
+        self.grid_holder = QWidget()
+        self.grid = QGridLayout(self.grid_holder)
+        self.grid.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.grid_holder)
+        self.counts_plot = pg.PlotWidget(title="Images per class")
+        self.counts_plot.setObjectName("class_counts")
+        self.counts_plot.setMouseEnabled(x=False, y=False)
+        self.bars: pg.BarGraphItem | None = None
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(scroll)
+        split.addWidget(self.counts_plot)
+        split.setSizes([600, 400])
+
+        self.augment_status = QLabel()
+        self.augment_status.setObjectName("augment_status")
+        self.augment_before = QLabel()
+        self.augment_after = QLabel()
+        self.augment_before.setObjectName("augment_before")
+        self.augment_after.setObjectName("augment_after")
+        aug_box = QGridLayout()
+        aug_box.addWidget(self.augment_status, 0, 0, 1, 2)
+        aug_box.addWidget(QLabel("before"), 1, 0)
+        aug_box.addWidget(self.augment_before, 1, 1)
+        aug_box.addWidget(QLabel("after"), 2, 0)
+        aug_box.addWidget(self.augment_after, 2, 1)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.info)
+        layout.addLayout(buttons)
+        layout.addWidget(split, 1)
+        layout.addLayout(aug_box)
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(150)
+        self.timer.timeout.connect(self._poll_preview)
+        session.config_changed.connect(self.refresh)
+        session.datasets_changed.connect(lambda: self.refresh(force=True))
+        self.refresh(force=True)
+
+    # --- showing the dataset ---------------------------------------------------------------
+    def _key(self) -> tuple:
+        data = self.session.config.data
+        split_params = tuple(sorted((k, v) for k, v in data.params.items() if not k.startswith("aug_")))
+        return data.name, split_params, self.session.config.train.val_fraction
+
+    def refresh(self, force: bool = False) -> None:
+        """Re-read the chosen dataset when it (or its split) changed."""
+        from studio.core.datasets.summary import summarise
+
+        key = self._key()
+        if key == self._shown and not force:
+            return
+        self._shown = key
+        name = key[0]
+        try:
+            s = summarise(name, dict(self.session.config.data.params), self.session.config.train.val_fraction)
+        except StudioError as err:
+            s = None
+            self.title.setText(name)
+            self.info.setText(str(err))
+        self.summary = s
+        self._clear_grid()
+        if s is None:
+            self._set_counts([], [])
+            return
+        self.title.setText(f"{name}" + (f" — {s.message}" if s.message else ""))
+        from studio.core.datasets.known import KNOWN
+
+        self.fetch_button.setVisible(name in KNOWN and not s.available)
+        self.resize_button.setVisible(s.available and bool(s.source) and name not in KNOWN
+                                      and s.source != "bundled with Studio")
+        self.augment_button.setEnabled(s.available)
+        if not s.available:
+            self.info.setText(s.message)
+            self._set_counts([], [])
+            return
+        c, h, w = s.shape
+        sp = s.splits
+        lines = [f"{sum(s.counts):,} images, {'grey' if c == 1 else 'colour'} {h}×{w} ({c} channel"
+                 f"{'s' if c != 1 else ''}), {len(s.classes)} classes",
+                 f"split: train {sp['train']:,} · validation {sp['val']:,} · test {sp['test']:,}"]
+        if s.skipped:
+            lines.append(f"{s.skipped} files were skipped when it was imported")
+        lines += s.notes
+        if s.source:
+            lines.append(f"source: {s.source}")
+        self.info.setText("\n".join(lines))
+        for row, (label, images) in enumerate(zip(s.classes, s.samples, strict=False)):
+            name_label = QLabel(f"{label} ({s.counts[row]:,})")
+            strip = QLabel()
+            strip.setPixmap(to_pixmap(images))
+            self.grid.addWidget(name_label, row, 0)
+            self.grid.addWidget(strip, row, 1)
+        if len(s.classes) > len(s.samples):
+            self.grid.addWidget(QLabel(f"… and {len(s.classes) - len(s.samples)} more classes"), len(s.samples), 0,
+                                1, 2)
+        self._set_counts(s.classes, s.counts)
+
+    def _clear_grid(self) -> None:
+        while self.grid.count():
+            item = self.grid.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+
+    def _set_counts(self, classes: list[str], counts: list[int]) -> None:
+        if self.bars is not None:
+            self.counts_plot.removeItem(self.bars)
+            self.bars = None
+        if counts:
+            self.bars = pg.BarGraphItem(x=np.arange(len(counts)), height=np.asarray(counts), width=0.8,
+                                        brush=(80, 130, 200))
+            self.counts_plot.addItem(self.bars)
+            step = max(1, len(classes) // 12)
+            ticks = [(i, classes[i][:10]) for i in range(0, len(classes), step)]
+            self.counts_plot.getAxis("bottom").setTicks([ticks])
+
+    def bar_heights(self) -> list[int]:
+        """The class counts the chart shows (for tests)."""
+        return [] if self.bars is None else [int(v) for v in self.bars.opts["height"]]
+
+    def sample_rows(self) -> int:
+        """How many classes have a row of samples in the grid (for tests)."""
+        return sum(1 for i in range(self.grid.count())
+                   if isinstance(self.grid.itemAt(i).widget(), QLabel) and self.grid.itemAt(i).widget().pixmap()
+                   and not self.grid.itemAt(i).widget().pixmap().isNull())
+
+    # --- actions ---------------------------------------------------------------------------
+    def controller(self) -> Any:
+        if self._controller is None:
+            from studio.gui.data_import import ImportController
+
+            self._controller = ImportController(self.session, self.window())
+        return self._controller
+
+    def fetch(self) -> None:
+        self.controller().fetch(self.session.config.data.name)
+
+    def change_geometry(self) -> None:
+        s = self.summary
+        if s is None or not s.source:
+            return
+        c, h, w = s.shape
+        text, ok = QInputDialog.getText(self, "Image size", "Height, width (pixels):", text=f"{h},{w}")
+        if not ok:
+            return
+        channels, ok = QInputDialog.getItem(self, "Channels", "Channels:", ["1 (grey)", "3 (colour)"],
+                                            0 if c == 1 else 1, False)
+        if not ok:
+            return
+        try:
+            from studio.core.datasets.importers.options import parse_ints
+
+            size = list(parse_ints(text, "the size", (2,)))
+        except StudioError as err:
+            self.session.error.emit("Image size", str(err))
+            return
+        self.controller().import_path(s.source, {"name": s.name, "size": size, "channels": int(channels[0])})
+
+    def preview_augmentation(self) -> None:
+        """Compute a batch after augmentation in a background process (it needs torch)."""
+        from studio.engine.import_job import start_preview
+
+        if self.preview_job is not None:
+            return
+        data = self.session.config.data
+        self.augment_status.setText("Augmenting a batch in a background process…")
+        self.augment_button.setEnabled(False)
+        self.preview_job = start_preview(data.name, dict(data.params), PREVIEW_COUNT,
+                                         self.session.config.train.seed)
+        self.timer.start()
+
+    def _poll_preview(self) -> None:
+        job = self.preview_job
+        if job is None:
+            self.timer.stop()
+            return
+        job.poll()
+        if not job.finished:
+            return
+        self.timer.stop()
+        self.preview_job = None
+        self.augment_button.setEnabled(True)
+        outcome = job.outcome or {}
+        if outcome.get("type") != "done":
+            self.augment_status.setText(f"No preview: {outcome.get('message', 'it was cancelled')}")
+            return
+        result = outcome["result"]
+        active = [k for k, v in self.session.config.data.params.items() if k.startswith("aug_") and v
+                  and k not in ("aug_fill",)]
+        self.augment_status.setText("Augmentation: " + (", ".join(active) if active else
+                                                         "none switched on (set the aug_* options in Data)"))
+        self.augment_before.setPixmap(to_pixmap(result["before"]))
+        self.augment_after.setPixmap(to_pixmap(result["after"]))
+
+    def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        if self.preview_job is not None:
+            self.preview_job.kill()
+        super().closeEvent(event)

@@ -1,0 +1,95 @@
+"""The Data tab and the import controller: samples per class, counts, splits, the augmentation
+preview, catalog fetch offline, a question for an ambiguous CSV, and cancel."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QPushButton
+
+from studio.core.datasets import cache
+from studio.core.datasets.importers import import_path
+from studio.core.runs import RunStore
+from studio.gui.data_import import ImportController
+from studio.gui.data_preview import DataPreview
+from studio.gui.session import Session
+from tests.unit import import_fixtures as fx
+
+
+@pytest.fixture
+def session(qtbot):
+    s = Session(RunStore())
+    yield s
+    s.shutdown(wait_s=5)
+
+
+def test_preview_shows_counts_samples_splits_and_follows_the_config(qtbot, session, tmp_path):
+    import_path(fx.image_folder(tmp_path / "pets", classes=("cat", "dog", "emu", "fox"), per_class=10))
+    fx.image_folder(tmp_path / "more" / "a", per_class=3)
+    tab = DataPreview(session)
+    qtbot.addWidget(tab)
+    heights = tab.bar_heights()  # the bundled subset first: 12,000 images, 10 classes
+    assert tab.summary.name == "fashion_mnist_small" and len(heights) == 10 and sum(heights) == 12_000
+    assert "train 9,000 · validation 1,000 · test 2,000" in tab.info.text()  # bundled: train.val_fraction
+    session.set_choice("data", "pets")
+    assert tab.bar_heights() == [10, 10, 10, 10] and tab.sample_rows() == 4
+    assert "colour 20×24 (3 channels)" in tab.info.text()
+    assert "train 28 · validation 8 · test 4" in tab.info.text()
+    session.set_param("data", "test_fraction", 0.5)
+    assert "test 20" in tab.info.text()
+
+
+def test_augmentation_preview_runs_in_the_background(qtbot, session, tmp_path):
+    import_path(fx.image_folder(tmp_path / "pets", per_class=8))
+    session.set_choice("data", "pets")
+    session.set_param("data", "aug_rotation", 30.0)
+    session.set_param("data", "aug_hflip", True)
+    tab = DataPreview(session)
+    qtbot.addWidget(tab)
+    tab.augment_button.click()
+    assert tab.preview_job is not None and not tab.augment_button.isEnabled()
+    qtbot.waitUntil(lambda: tab.preview_job is None, timeout=120_000)
+    assert "aug_rotation" in tab.augment_status.text() and "aug_hflip" in tab.augment_status.text()
+    assert not tab.augment_after.pixmap().isNull() and not tab.augment_before.pixmap().isNull()
+    assert tab.augment_after.pixmap().width() == tab.augment_before.pixmap().width()
+
+
+def test_catalog_dataset_not_fetched_offline(qtbot, session, monkeypatch):
+    monkeypatch.setenv("STUDIO_OFFLINE", "1")
+    session.set_choice("data", "cifar10")
+    tab = DataPreview(session)
+    qtbot.addWidget(tab)
+    assert not tab.fetch_button.isHidden() and not tab.augment_button.isEnabled()
+    assert "not on this machine" in tab.info.text()
+    errors = []
+    session.error.connect(lambda title, message: errors.append(message))
+    tab.fetch_button.click()
+    qtbot.waitUntil(lambda: bool(errors), timeout=120_000)
+    assert "offline" in errors[0] and "studio data import FOLDER" in errors[0]
+
+
+def test_an_ambiguous_csv_asks_for_the_label_column(qtbot, session, tmp_path):
+    path = tmp_path / "shapes.csv"
+    path.write_text("p1,p2,p3,p4,kind\n" + "\n".join(f"{i},{i},{i},{i},{'ab'[i % 2]}" for i in range(8)))
+    controller = ImportController(session)
+    asked = []
+    controller.ask = lambda title, question, choices: asked.append(choices) or "kind"
+    done = []
+    controller.imported.connect(done.append)
+    controller.import_path(str(path))
+    qtbot.waitUntil(lambda: bool(done), timeout=120_000)
+    assert asked == [["p1", "p2", "p3", "p4", "kind"]]
+    assert done[0]["classes"] == ["a", "b"] and session.config.data.name == "shapes"
+
+
+def test_cancel_from_the_progress_dialog_leaves_nothing(qtbot, session):
+    from studio.engine.import_job import BackgroundJob
+
+    controller = ImportController(session)
+    cancelled = []
+    controller.cancelled.connect(lambda: cancelled.append(True))
+    controller._start(BackgroundJob("tests.unit.slow_import:run").start(), "Importing a lot…")
+    qtbot.waitUntil(lambda: "decoding" in controller.dialog.labelText(), timeout=120_000)
+    controller.dialog.findChild(QPushButton).click()  # the dialog's Cancel button
+    qtbot.waitUntil(lambda: not controller.busy, timeout=60_000)
+    assert cancelled == [True] and controller.dialog is None
+    assert cache.entries() == [] and list(cache.root().iterdir()) == []
