@@ -123,14 +123,23 @@ def fingerprint(path: Path) -> str:
         st = path.stat()
         h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
         return h.hexdigest()
-    for dirpath, dirnames, filenames in os.walk(path):
-        dirnames.sort()
-        for name in sorted(filenames):
+
+    def walk(folder: str, rel: str) -> None:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
             try:
-                st = os.stat(os.path.join(dirpath, name))
+                if entry.is_dir(follow_symlinks=False):
+                    walk(entry.path, f"{rel}{entry.name}/")
+                else:
+                    st = entry.stat(follow_symlinks=False)
+                    h.update(f"{rel}{entry.name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
             except OSError:
                 continue
-            h.update(f"{os.path.relpath(os.path.join(dirpath, name), path)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+
+    walk(str(path), "")
     return h.hexdigest()
 
 

@@ -125,7 +125,8 @@ def import_folder(root: Path, options: ImportOptions, progress: Progress) -> Imp
     root = unwrap(Path(root))
     progress.stage(f"listing images in {root.name}")
     paths, labels, codes, notes = scan(root)
-    names = [os.path.relpath(p, root) for p in paths]
+    prefix = len(str(root)) + 1
+    names = [p[prefix:] for p in paths]  # relative to the dataset's folder, for skip reports
     x, kept, skips, geometry = decode_images(paths, names, progress, options.size, options.channels)
     kept_labels = np.asarray(labels, dtype=object)[kept] if len(kept) else np.zeros(0, dtype=object)
     if len(kept) == 0:
