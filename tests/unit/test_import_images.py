@@ -138,3 +138,18 @@ def test_a_single_image_or_a_random_file_is_not_a_dataset(tmp_path):
         import_path(tmp_path / "notes.docx")
     with pytest.raises(DataError, match="does not exist"):
         import_path(tmp_path / "missing")
+
+
+def test_animated_gifs_and_16_bit_pngs(tmp_path):
+    for name in ("gif", "deep"):
+        (tmp_path / "mixed" / name).mkdir(parents=True)
+    for i in range(3):
+        frames = [Image.new("P", (10, 10), color=(i + f) % 200) for f in range(3)]
+        frames[0].save(tmp_path / "mixed" / "gif" / f"{i}.gif", save_all=True, append_images=frames[1:])
+        deep = Image.fromarray(np.full((10, 10), 30000 + 1000 * i, np.uint16))
+        deep.save(tmp_path / "mixed" / "deep" / f"{i}.png")
+    report = import_path(tmp_path / "mixed")
+    assert report["num_samples"] == 6 and report["skipped"] == 0 and report["shape"][1:] == [10, 10]
+    x, y = cache.load_arrays("mixed")["x"], cache.load_arrays("mixed")["y"]
+    deep_class = report["classes"].index("deep")
+    assert 100 < x[y == deep_class].mean() < 160  # 16-bit values scaled to 0..255 (30000/65535 ≈ 117)
