@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from studio.gui.plots.palette import run_colour
+from studio.gui.theme import curve_colour
 
 # plot title, then (metric name, legend label, dashed?, per-epoch symbols?)
 PLOTS = {
@@ -30,6 +32,8 @@ OPTIONAL_PLOTS = {
     "sharpness": ("Sharpness (top Hessian eigenvalue)", [("sharpness/top_eig", "λmax", False, True)]),
 }
 SMOOTHED = {"train/loss", "train/acc"}
+# Normal and presentation (projector) styles: line width, symbol size, title/axis/tick/legend font sizes.
+STYLES = {False: (2, 6, "11pt", "9pt", 9, "9pt"), True: (4, 11, "20pt", "16pt", 15, "15pt")}
 
 
 def ema(values: np.ndarray, weight: float) -> np.ndarray:
@@ -62,6 +66,7 @@ class CurvesView(QWidget):
         self.order: list[str] = []
         self.labels: dict[str, str] = {}
         self.smoothing = 0.0
+        self.presentation = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         bar = QHBoxLayout()
@@ -94,6 +99,8 @@ class CurvesView(QWidget):
         if key == "lr":
             plot.setLogMode(y=True)  # rates span decades (warm-up, decay)
         self.plots[key] = plot
+        if self.presentation:
+            self._style_plot(key, plot)
         return plot
 
     def _ensure_optional_plot(self, metric: str) -> None:
@@ -138,11 +145,13 @@ class CurvesView(QWidget):
         self._add_items(run_id, label, len(self.order) - 1, plots)
 
     def _add_items(self, run_id: str, label: str, index: int, plots: dict) -> None:
-        colour = run_colour(index)
+        colour = curve_colour(run_colour(index))
+        width, symbol_size = STYLES[self.presentation][:2]
         for key, (_, metrics) in plots.items():
             for name, legend, dashed, symbols in metrics:
-                pen = pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
-                kwargs = {"symbol": "o", "symbolSize": 6, "symbolBrush": colour, "symbolPen": colour} if symbols else {}
+                pen = pg.mkPen(colour, width=width, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
+                kwargs = ({"symbol": "o", "symbolSize": symbol_size, "symbolBrush": colour, "symbolPen": colour}
+                          if symbols else {})
                 item = self.plots[key].plot([], [], pen=pen, name=f"{label} · {legend}", **kwargs)
                 self.items[(run_id, name)] = item
 
@@ -166,6 +175,32 @@ class CurvesView(QWidget):
         for metrics in self.series.values():
             for s in metrics.values():
                 s.dirty = True
+
+    def set_presentation(self, on: bool) -> None:
+        """Projector style: larger titles, axis labels, ticks and legends; thicker lines and bigger symbols."""
+        self.presentation = bool(on)
+        width, symbol_size = STYLES[self.presentation][:2]
+        for key, plot in self.plots.items():
+            self._style_plot(key, plot)
+        for item in self.items.values():
+            pen = pg.mkPen(item.opts["pen"])
+            pen.setWidthF(width)
+            item.setPen(pen)
+            if item.opts.get("symbol"):
+                item.setSymbolSize(symbol_size)
+
+    def _style_plot(self, key: str, plot: pg.PlotItem) -> None:
+        title, label, tick, legend = STYLES[self.presentation][2:]
+        plot.setTitle({**PLOTS, **OPTIONAL_PLOTS}[key][0], size=title)
+        for name in ("bottom", "left"):
+            axis = plot.getAxis(name)
+            axis.labelStyle["font-size"] = label
+            axis.setLabel(axis.labelText, **axis.labelStyle)
+            font = QFont()
+            font.setPointSize(tick)
+            axis.setTickFont(font)
+        if plot.legend is not None:
+            plot.legend.setLabelTextSize(legend)
 
     # --- drawing -----------------------------------------------------------------------------
     def redraw(self) -> None:

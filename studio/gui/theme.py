@@ -1,0 +1,160 @@
+"""Light and dark themes (Fusion style + a palette), following the system by default, and plot colours
+that stay readable in both: pyqtgraph's background, axes, titles and legends are restyled, and the one
+Okabe–Ito colour that vanishes on a dark background (black) is drawn light there.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QGraphicsView, QWidget
+
+INK_ON_LIGHT = "#000000"  # the palette's black (Okabe–Ito's eighth colour)
+INK_ON_DARK = "#e6e6e6"  # what it becomes on a dark background
+
+
+@dataclass(frozen=True)
+class PlotColours:
+    background: str
+    foreground: str
+    legend_fill: str
+
+
+PLOT_COLOURS = {
+    "light": PlotColours(background="#ffffff", foreground="#202020", legend_fill="#ffffffc8"),
+    "dark": PlotColours(background="#1e1f22", foreground="#dcdcdc", legend_fill="#1e1f22c8"),
+}
+
+_current = "light"
+
+
+def current() -> str:
+    """The theme in effect: ``"light"`` or ``"dark"``."""
+    return _current
+
+
+def system_prefers_dark(app: QApplication | None = None) -> bool:
+    """The desktop's colour scheme (Qt ≥ 6.5 reads it from the platform); GTK_THEME=…:dark as a fallback."""
+    app = app or QApplication.instance()
+    if app is not None:
+        scheme = app.styleHints().colorScheme()
+        if scheme == Qt.ColorScheme.Dark:
+            return True
+        if scheme == Qt.ColorScheme.Light:
+            return False
+    return os.environ.get("GTK_THEME", "").lower().endswith(":dark")
+
+
+def resolve(theme: str, app: QApplication | None = None) -> str:
+    """``"system"`` → what the desktop uses; ``"light"``/``"dark"`` as they are."""
+    if theme == "system":
+        return "dark" if system_prefers_dark(app) else "light"
+    if theme not in ("light", "dark"):
+        raise ValueError(f"unknown theme {theme!r}")
+    return theme
+
+
+def palette(name: str) -> QPalette:
+    """A complete Fusion palette for ``"light"`` or ``"dark"`` (contrast ≥ 7:1 for body text)."""
+    r = QPalette.ColorRole
+    g = QPalette.ColorGroup
+    if name == "dark":
+        colours = {r.Window: "#2b2d31", r.WindowText: "#e8e8e8", r.Base: "#1e1f22", r.AlternateBase: "#26282c",
+                   r.ToolTipBase: "#3c3f44", r.ToolTipText: "#f0f0f0", r.PlaceholderText: "#9a9a9a",
+                   r.Text: "#e8e8e8", r.Button: "#35373c", r.ButtonText: "#e8e8e8", r.BrightText: "#ff6b6b",
+                   r.Light: "#4a4d52", r.Midlight: "#3e4146", r.Mid: "#2f3135", r.Dark: "#191a1d",
+                   r.Shadow: "#000000", r.Highlight: "#3d8fd6", r.HighlightedText: "#ffffff",
+                   r.Link: "#6cb6ff", r.LinkVisited: "#c39cf0"}
+        disabled = {r.WindowText: "#7d7d7d", r.Text: "#7d7d7d", r.ButtonText: "#7d7d7d", r.Highlight: "#4a4d52"}
+    else:
+        colours = {r.Window: "#f3f3f3", r.WindowText: "#1a1a1a", r.Base: "#ffffff", r.AlternateBase: "#f5f7fa",
+                   r.ToolTipBase: "#ffffdc", r.ToolTipText: "#1a1a1a", r.PlaceholderText: "#707070",
+                   r.Text: "#1a1a1a", r.Button: "#ececec", r.ButtonText: "#1a1a1a", r.BrightText: "#c00000",
+                   r.Light: "#ffffff", r.Midlight: "#f6f6f6", r.Mid: "#bdbdbd", r.Dark: "#9e9e9e",
+                   r.Shadow: "#6e6e6e", r.Highlight: "#0a64ad", r.HighlightedText: "#ffffff",
+                   r.Link: "#0a58a0", r.LinkVisited: "#6a3d9a"}
+        disabled = {r.WindowText: "#8c8c8c", r.Text: "#8c8c8c", r.ButtonText: "#8c8c8c", r.Highlight: "#c8c8c8"}
+    pal = QPalette()
+    for role, colour in colours.items():
+        pal.setColor(role, QColor(colour))
+    for role, colour in disabled.items():
+        pal.setColor(g.Disabled, role, QColor(colour))
+    return pal
+
+
+def curve_colour(colour: str) -> str:
+    """A run colour as drawn in the current theme (black becomes light grey on dark)."""
+    if _current == "dark" and colour.lower() == INK_ON_LIGHT:
+        return INK_ON_DARK
+    return colour
+
+
+def apply(theme: str, app: QApplication | None = None) -> str:
+    """Apply ``"system"``, ``"light"`` or ``"dark"`` to the application and every plot; returns light/dark."""
+    global _current
+    import pyqtgraph as pg
+
+    app = app or QApplication.instance()
+    name = resolve(theme, app)
+    _current = name
+    if app.style().name().lower() != "fusion":
+        app.setStyle("Fusion")
+    app.setPalette(palette(name))
+    colours = PLOT_COLOURS[name]
+    pg.setConfigOptions(background=colours.background, foreground=colours.foreground)
+    for top in app.topLevelWidgets():
+        restyle_plots(top, name)
+    return name
+
+
+def restyle_plots(root: QWidget, name: str | None = None) -> int:
+    """Restyle every pyqtgraph view under ``root`` for the theme; returns how many views changed."""
+    import pyqtgraph as pg
+
+    name = name or _current
+    colours = PLOT_COLOURS[name]
+    old_ink, new_ink = (INK_ON_LIGHT, INK_ON_DARK) if name == "dark" else (INK_ON_DARK, INK_ON_LIGHT)
+    views = [v for v in root.findChildren(QGraphicsView) if isinstance(v, pg.GraphicsView)]
+    if isinstance(root, pg.GraphicsView):
+        views.append(root)
+    for view in views:
+        view.setBackground(colours.background)
+        scene = view.scene()
+        if scene is None:
+            continue
+        for item in scene.items():
+            if isinstance(item, pg.AxisItem):
+                item.setPen(colours.foreground)
+                item.setTextPen(colours.foreground)
+            elif isinstance(item, pg.LegendItem):
+                item.setLabelTextColor(colours.foreground)
+                item.setBrush(colours.legend_fill)
+                item.setPen(colours.foreground + "60")
+            elif isinstance(item, pg.LabelItem):
+                item.setText(item.text, color=colours.foreground)
+            elif isinstance(item, pg.PlotDataItem):
+                _swap_ink(item, old_ink, new_ink)
+    return len(views)
+
+
+def _swap_ink(item: object, old: str, new: str) -> None:
+    import pyqtgraph as pg
+
+    opts = item.opts  # type: ignore[attr-defined]
+    pen = opts.get("pen")
+    if pen is not None:
+        pen = pg.mkPen(pen)
+        if pen.color().name() == old:
+            pen.setColor(QColor(new))
+            item.setPen(pen)  # type: ignore[attr-defined]
+    for key, setter in (("symbolBrush", "setSymbolBrush"), ("symbolPen", "setSymbolPen")):
+        value = opts.get(key)
+        if value is None:
+            continue
+        made = pg.mkBrush(value) if key == "symbolBrush" else pg.mkPen(value)
+        if made.color().name() == old:
+            made.setColor(QColor(new))
+            getattr(item, setter)(made)
