@@ -169,7 +169,7 @@ class DataPreview(QWidget):
             lines.append(f"source: {s.source}")
         self.info.setText("\n".join(lines))
         for row, (label, images) in enumerate(zip(s.classes, s.samples, strict=False)):
-            name_label = QLabel(f"{label} ({s.counts[row]:,})")
+            name_label = QLabel(f"{row} · {label} ({s.counts[row]:,})")
             strip = QLabel()
             strip.setPixmap(to_pixmap(images))
             self.grid.addWidget(name_label, row, 0)
@@ -194,8 +194,11 @@ class DataPreview(QWidget):
                                         brush=(80, 130, 200))
             self.counts_plot.addItem(self.bars)
             step = max(1, len(classes) // 12)
-            ticks = [(i, classes[i][:10]) for i in range(0, len(classes), step)]
+            # names fit under the bars only when few and short; otherwise class indices (names in the grid)
+            short = len(classes) <= 5 and max(len(c) for c in classes) <= 10
+            ticks = [(i, classes[i] if short else str(i)) for i in range(0, len(classes), step)]
             self.counts_plot.getAxis("bottom").setTicks([ticks])
+            self.counts_plot.setLabel("bottom", "" if short else "class index (names in the grid)")
 
     def bar_heights(self) -> list[int]:
         """The class counts the chart shows (for tests)."""
