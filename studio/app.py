@@ -1,6 +1,7 @@
-"""The ``studio`` entry point: the GUI, or a headless command (``studio train|runs|list|...``).
+"""The ``studio`` entry point: the GUI (``studio [PATH ...]``), or a headless command (``studio train|runs|list|...``).
 
 Torch-free at import: the window must appear before the training back end is loaded.
+``studio --install-desktop`` / ``--uninstall-desktop`` add or remove the launcher for the current user.
 """
 
 from __future__ import annotations
@@ -8,10 +9,37 @@ from __future__ import annotations
 import multiprocessing
 import sys
 
+DESKTOP_FLAGS = ("--install-desktop", "--uninstall-desktop")
+
+
+def _frozen_python(argv: list[str]) -> int | None:
+    """In a PyInstaller bundle ``sys.executable`` is Studio itself, not Python: serve the two ways Studio
+    starts helper processes with it, ``-c CODE`` (the back-end probe) and ``-m studio ARGS``."""
+    if len(argv) >= 2 and argv[0] == "-c":
+        sys.argv = ["-c", *argv[2:]]
+        exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__"})  # noqa: S102 - as `python -c`
+        return 0
+    if len(argv) >= 2 and argv[0] == "-m" and argv[1] == "studio":
+        return main(argv[2:])
+    return None
+
 
 def main(argv: list[str] | None = None) -> int:
     multiprocessing.freeze_support()  # frozen bundles re-enter here in spawned workers
     argv = sys.argv[1:] if argv is None else argv
+    if getattr(sys, "frozen", False):
+        code = _frozen_python(argv)
+        if code is not None:
+            return code
+    if argv[:1] and argv[0] in DESKTOP_FLAGS:
+        from studio.desktop import main as desktop_main
+
+        return desktop_main(argv[0])
+    if argv[:1] == ["--version"]:
+        from studio import __version__
+
+        print(f"studio {__version__}")
+        return 0
     from studio import cli
 
     if argv and (argv[0] in cli.COMMANDS or argv[0] in ("-h", "--help")):

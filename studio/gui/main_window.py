@@ -1,15 +1,22 @@
-"""The main window: settings panels on the left, curves and the run list in tabs, Train/Pause/Stop."""
+"""The main window: settings panels on the left, curves and the run list in tabs, Train/Pause/Stop.
+
+Also the desktop habits: menus and shortcuts, ``open_path`` (``studio PATH``, File > Open run…, a second
+launch handing over a path), remembered geometry/choices/recent files/theme (settings_store.py), light and
+dark themes (theme.py), presentation mode (F11), and ``run_gui`` with the single-instance hand-off.
+"""
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -24,19 +31,43 @@ from PySide6.QtWidgets import (
 )
 
 from studio import __version__
+from studio.core.errors import StudioError
+from studio.core.paths import resource
+from studio.gui import theme
 from studio.gui.panels.hardware import BackendProbe
 from studio.gui.panels.run_list import RunList
 from studio.gui.panels.settings_panels import SettingsPanels
 from studio.gui.plots.curves import CurvesView
 from studio.gui.session import Session
+from studio.gui.settings_store import SettingsStore
 from studio.gui.tabs import EXTRA_TABS
+
+THEME_LABELS = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
+
+
+def app_icon() -> QIcon:
+    """Studio's icon at every size shipped in resources/icons (the SVG scales where QtSvg is present)."""
+    icon = QIcon()
+    for size in (16, 24, 32, 48, 64, 128, 256, 512):
+        path = resource("icons", f"studio-{size}.png")
+        if path.exists():
+            icon.addFile(str(path))
+    return icon
+
+
+def documentation_path() -> Path:
+    """The README that documents Studio (beside resources/ in a checkout and inside the bundle)."""
+    return resource().parent / "README.md"
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, session: Session, probe_backend: bool = True) -> None:
+    def __init__(self, session: Session, probe_backend: bool = True, prefs: SettingsStore | None = None) -> None:
         super().__init__()
         self.session = session
+        self.prefs = prefs or SettingsStore()
+        self.prefs.restore_choices(session)  # the last dataset/model/optimizer, before the forms are built
         self.setWindowTitle("Studio")
+        self.setWindowIcon(app_icon())
         self.resize(1280, 800)
         self.setAcceptDrops(True)
         self.last_error: tuple[str, str] | None = None
@@ -52,10 +83,14 @@ class MainWindow(QMainWindow):
         training.addWidget(self.curves)
         training.addWidget(self.run_list)
         training.setSizes([560, 200])
+        self.training_splitter = training
         self.tabs = QTabWidget()
+        self.tabs.setObjectName("tabs")
         self.tabs.addTab(training, "Training")
+        self.tabs.setTabToolTip(0, "Live training curves and the run list")
         for title, target in EXTRA_TABS:
-            self.tabs.addTab(self._make_tab(target), title)
+            index = self.tabs.addTab(self._make_tab(target), title)
+            self.tabs.setTabToolTip(index, f"The {title} tab")
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.settings)
         self.splitter.addWidget(self.tabs)
@@ -63,8 +98,13 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([340, 940])
         self.setCentralWidget(self.splitter)
 
+        self.presentation = False
+        self._normal_state: Qt.WindowState | None = None
         self._make_actions()
         self._make_status_bar()
+        self.prefs.restore_window(self, self._splitters())
+        self.apply_theme(self.prefs.theme, save=False)
+        session.config_changed.connect(lambda: self.prefs.save_choices(self.session.config))
         session.state_changed.connect(self._on_state)
         session.status_text.connect(self.show_message)
         session.error.connect(self.show_error)
@@ -78,8 +118,9 @@ class MainWindow(QMainWindow):
         if probe_backend:
             self.probe = BackendProbe(self)
             self.probe.ready.connect(self._backend_ready)
-            self.probe.failed.connect(lambda msg: self.show_error("Training back end", msg))
-            self.probe.start_probe()
+            self.probe.failed.connect(self._backend_failed)
+            # started once the window is on screen: the probe imports torch, which would compete for the CPU
+            self._probe_pending = True
 
     # --- building --------------------------------------------------------------------------
     def _make_tab(self, target: str) -> QWidget:
@@ -91,7 +132,8 @@ class MainWindow(QMainWindow):
             label.setWordWrap(True)
             return label
 
-    def _action(self, text: str, shortcut: str | QKeySequence | None, slot: Callable, tip: str) -> QAction:
+    def _action(self, text: str, shortcut: str | QKeySequence | QKeySequence.StandardKey | None, slot: Callable,
+                tip: str) -> QAction:
         action = QAction(text, self)
         if shortcut:
             action.setShortcut(QKeySequence(shortcut))
@@ -108,8 +150,26 @@ class MainWindow(QMainWindow):
         self.stop_action = self._action("Stop", "Esc", self.session.stop, "Stop the run and save a checkpoint")
         self.import_action = self._action("Import data…", "Ctrl+I", self._import_dialog,
                                           "Import a dataset: a folder of images, a zip, CSV, NPZ or IDX file")
+        self.open_action = self._action("Open run…", QKeySequence.StandardKey.Open, self._open_dialog,
+                                        "Load a run's config (its config.toml) or any run config file")
+        self.export_action = self._action("Export metrics…", "Ctrl+E", self._export_dialog,
+                                          "Save the selected runs' metrics as a CSV file")
         self.quit_action = self._action("Quit", QKeySequence.StandardKey.Quit, self.close, "Quit Studio")
-        self.about_action = self._action("About Studio", None, self._about, "Versions and licence")
+        self.presentation_action = self._action("Presentation mode", "F11", self.toggle_presentation,
+                                                "Full screen with large fonts and thick lines, for a projector")
+        self.presentation_action.setCheckable(True)
+        self.docs_action = self._action("Documentation", QKeySequence.StandardKey.HelpContents,
+                                        self.open_documentation, "Open Studio's documentation")
+        self.about_action = self._action("About Studio", None, self._about,
+                                         "Versions of Studio, PyTorch, CUDA and Qt")
+        self.theme_group = QActionGroup(self)
+        self.theme_actions: dict[str, QAction] = {}
+        for name, label in THEME_LABELS.items():
+            action = QAction(label, self, checkable=True)
+            action.setToolTip(f"{label} colours" if name != "system" else "Light or dark, as the desktop is")
+            action.triggered.connect(lambda _checked=False, n=name: self.apply_theme(n))
+            self.theme_group.addAction(action)
+            self.theme_actions[name] = action
         toolbar = QToolBar("Run")
         toolbar.setObjectName("run_toolbar")
         toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
@@ -119,13 +179,29 @@ class MainWindow(QMainWindow):
         menu = self.menuBar()
         file_menu = menu.addMenu("&File")
         file_menu.addAction(self.import_action)
+        file_menu.addAction(self.open_action)
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.setToolTipsVisible(True)
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file_menu.addAction(self.export_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         run_menu = menu.addMenu("&Run")
         for a in (self.train_action, self.pause_action, self.stop_action):
             run_menu.addAction(a)
+        view_menu = menu.addMenu("&View")
+        view_menu.addAction(self.presentation_action)
+        theme_menu = view_menu.addMenu("&Theme")
+        theme_menu.setToolTipsVisible(True)
+        for action in self.theme_actions.values():
+            theme_menu.addAction(action)
         help_menu = menu.addMenu("&Help")
+        help_menu.addAction(self.docs_action)
         help_menu.addAction(self.about_action)
+        self.menus = {"file": file_menu, "run": run_menu, "view": view_menu, "theme": theme_menu,
+                      "help": help_menu}
+        for m in self.menus.values():
+            m.setToolTipsVisible(True)
 
     def _make_status_bar(self) -> None:
         bar = self.statusBar()
@@ -160,6 +236,14 @@ class MainWindow(QMainWindow):
         self.settings.hardware.set_backend(info)
         gpus = len(info.get("gpus", []))
         self.backend_label.setText(f"Back end ready: PyTorch {info.get('torch')}, {gpus} GPU{'s' if gpus != 1 else ''}")
+        if self.status_label.text() == "Ready":
+            self.show_message("The training back end is ready")
+        if os.environ.get("STUDIO_STARTUP_REPORT"):
+            print(f"studio: back end ready: {self.backend_label.text()}", flush=True)
+
+    def _backend_failed(self, message: str) -> None:
+        self.backend_label.setText("Back end: not available")
+        self.show_error("Training back end", message)
 
     def _on_state(self, state: str) -> None:
         self.train_action.setEnabled(state == "idle")
@@ -229,6 +313,95 @@ class MainWindow(QMainWindow):
             self._importer = ImportController(self.session, self)
         self._importer.import_path(path)
 
+    def open_path(self, path: str) -> str:
+        """Open what ``path`` is: a run directory (load its config, select the run), a run config ``.toml``
+        (load it), else a dataset to import. Returns ``"run"``, ``"config"``, ``"import"`` or ``"missing"``."""
+        p = Path(path).expanduser()
+        if not p.exists():
+            self.show_error("Open", f"{p} does not exist. Check the path, or drop the file on the window.")
+            return "missing"
+        self.prefs.add_recent(str(p))
+        if p.is_file() and p.name == "config.toml" and (p.parent / "checkpoints").is_dir():
+            p = p.parent  # a run's own config: open the run
+        if p.is_dir() and (p / "config.toml").is_file():
+            return "run" if self._load_config(p / "config.toml", run_dir=p) else "missing"
+        if p.is_file() and p.suffix.lower() == ".toml":
+            return "config" if self._load_config(p) else "missing"
+        self.import_path(str(p))
+        return "import"
+
+    def open_paths(self, paths: list[str]) -> None:
+        """Paths handed over by a second launch: bring the window forward and open each."""
+        if self.isMinimized():
+            self.showNormal()
+        self.raise_()
+        self.activateWindow()
+        for path in paths:
+            self.open_path(path)
+
+    def _load_config(self, path: Path, run_dir: Path | None = None) -> bool:
+        from studio.core.config import RunConfig
+
+        try:
+            config = RunConfig.load(path)
+            config.validate()
+        except StudioError as err:
+            self.show_error("Cannot load the config", f"{path}: {err}")
+            return False
+        self.session.set_config(config)
+        self.settings.reload()
+        if run_dir is None:
+            self.show_message(f"Loaded the config {path.name}; press Train to run it")
+            return True
+        try:
+            run = self.session.store.resolve(str(run_dir))
+        except StudioError:
+            self.show_message(f"Loaded the config of {run_dir.name} (a run from another run store)")
+            return True
+        self.session.set_selection([run.id])
+        self.show_message(f"Opened run {run.id} ({run.status}); its config is loaded")
+        return True
+
+    def _open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a run or a run config", str(self.session.store.runs_dir),
+                                              "Run configs (*.toml);;All (*)")
+        if path:
+            self.open_path(path)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = self.prefs.recent_files()
+        for path in files:
+            action = self.recent_menu.addAction(Path(path).name or path)
+            action.setToolTip(path)
+            action.triggered.connect(lambda _checked=False, p=path: self.open_path(p))
+        if not files:
+            self.recent_menu.addAction("No recent files").setEnabled(False)
+        else:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear the list", self.prefs.clear_recent)
+
+    def _export_dialog(self) -> None:
+        runs = self.session.selected_runs()
+        if not runs:
+            self.show_error("Export", "Select one or more runs in the run list first.")
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export the selected runs' metrics", "metrics.csv",
+                                              "CSV (*.csv)")
+        if path:
+            self.export_metrics(runs, path)
+
+    def export_metrics(self, run_ids: list[str], path: str) -> int:
+        from studio.gui.run_export import export_metrics_csv
+
+        try:
+            rows = export_metrics_csv(self.session.store, run_ids, path)
+        except (OSError, StudioError) as err:
+            self.show_error("Export", f"Could not write {path}: {err}")
+            return 0
+        self.show_message(f"Exported {rows} metric values of {len(run_ids)} run(s) to {path}")
+        return rows
+
     def dragEnterEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
@@ -236,15 +409,83 @@ class MainWindow(QMainWindow):
     def dropEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         for url in event.mimeData().urls():
             if url.isLocalFile():
-                self.import_path(url.toLocalFile())
+                self.open_path(url.toLocalFile())
         event.acceptProposedAction()
 
-    def _about(self) -> None:
-        from PySide6 import __version__ as qt_version
+    # --- view ------------------------------------------------------------------------------
+    def apply_theme(self, name: str, save: bool = True) -> str:
+        """``"system"``, ``"light"`` or ``"dark"``: restyles the window and every plot; remembered."""
+        app = QApplication.instance()
+        applied = theme.apply(name, app)
+        theme.restyle_plots(self, applied)
+        self.theme_actions[name].setChecked(True)
+        self.theme_name = name
+        if save:
+            self.prefs.theme = name
+        return applied
 
-        QMessageBox.about(self, "About Studio", f"Studio {__version__}\nQt (PySide6) {qt_version}\n"
-                          f"PyTorch {self.settings.hardware.info.get('torch', 'not loaded yet')}\n"
-                          f"Python {sys.version.split()[0]}")
+    def follow_system_theme(self, *_args: Any) -> None:
+        """The desktop switched light/dark: follow it when the theme is "Follow the system"."""
+        if self.theme_name == "system":
+            self.apply_theme("system", save=False)
+
+    def toggle_presentation(self, on: bool | None = None) -> None:
+        """Full screen with large fonts and thick lines (F11); every tab that has ``set_presentation`` follows."""
+        on = (not self.presentation) if on is None else bool(on)
+        self.presentation = on
+        self.presentation_action.setChecked(on)
+        if on:
+            self._normal_state = self.windowState()
+            self.showFullScreen()
+        else:
+            self.showNormal()
+            if self._normal_state is not None and self._normal_state & Qt.WindowState.WindowMaximized:
+                self.showMaximized()
+        for widget in self._presentation_widgets():
+            widget.set_presentation(on)
+
+    def _presentation_widgets(self) -> list[Any]:
+        widgets = [self.curves] + [self.tabs.widget(i) for i in range(self.tabs.count())]
+        seen, out = set(), []
+        for w in widgets:
+            if callable(getattr(w, "set_presentation", None)) and id(w) not in seen:
+                seen.add(id(w))
+                out.append(w)
+        return out
+
+    # --- help ------------------------------------------------------------------------------
+    def open_documentation(self) -> bool:
+        path = documentation_path()
+        if not path.exists():
+            self.show_error("Documentation", f"The documentation ({path.name}) is not installed with this copy.")
+            return False
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+
+    def about_text(self) -> str:
+        from PySide6 import __version__ as pyside_version
+        from PySide6.QtCore import qVersion
+
+        info = self.settings.hardware.info
+        torch_v = info.get("torch") or "still loading (the back end starts in the background)"
+        cuda = info.get("cuda") or ("none (a CPU build)" if info else "–")
+        gpus = ", ".join(info.get("gpus", [])) or "none"
+        return (f"Studio {__version__}\n\nPyTorch {torch_v}\nCUDA {cuda}\nGPUs: {gpus}\n"
+                f"Qt {qVersion()} (PySide6 {pyside_version})\nPython {sys.version.split()[0]}")
+
+    def _about(self) -> None:
+        box = QMessageBox(QMessageBox.Icon.Information, "About Studio", self.about_text(),
+                          QMessageBox.StandardButton.Ok, self)
+        box.setIconPixmap(app_icon().pixmap(64, 64))
+        box.setModal(False)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.show()
+        self.about_box = box
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if getattr(self, "_probe_pending", False):
+            self._probe_pending = False
+            QTimer.singleShot(50, self.probe.start_probe)
 
     # --- closing ---------------------------------------------------------------------------
     def _ask_close(self) -> bool:
@@ -257,6 +498,11 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.show_message("Stopping runs…")
+        if self.presentation:
+            self.toggle_presentation(False)
+        self.prefs.save_window(self, self._splitters())
+        self.prefs.save_choices(self.session.config)
+        self.prefs.sync()
         self.session.shutdown()
         if self.probe is not None and self.probe.state() != self.probe.ProcessState.NotRunning:
             self.probe.kill()
@@ -264,11 +510,45 @@ class MainWindow(QMainWindow):
         event.accept()
 
 
+    def _splitters(self) -> dict[str, QSplitter]:
+        return {"main": self.splitter, "training": self.training_splitter}
+
+
 def run_gui(argv: list[str]) -> int:
-    """Open the main window (``studio`` with no command)."""
-    app = QApplication.instance() or QApplication([sys.argv[0], *argv])
+    """Open the main window (``studio [PATH ...]``); with a Studio already open, hand PATHs to it and exit."""
+    from studio.gui.single_instance import InstanceServer, send_to_running
+
+    started = time.perf_counter()
+    app = QApplication.instance() or QApplication([sys.argv[0], *argv])  # Qt takes its own options (-style …)
     app.setApplicationName("Studio")
     app.setOrganizationName("Studio")
-    window = MainWindow(Session())
+    app.setDesktopFileName("studio")
+    app.setWindowIcon(app_icon())
+    args = [a for a in app.arguments()[1:] if a in argv]
+    new_instance = "--new-instance" in args
+    paths = [a for a in args if not a.startswith("-")]
+    if not new_instance and send_to_running(paths):
+        print("studio: handed over to the Studio window already open", file=sys.stderr)
+        return 0
+    server = InstanceServer(parent=app)
+    if not new_instance:
+        server.listen()
+    prefs = SettingsStore()
+    theme.apply(prefs.theme, app)
+    window = MainWindow(Session(), prefs=prefs)
+    server.received.connect(window.open_paths)
+    app.styleHints().colorSchemeChanged.connect(window.follow_system_theme)
     window.show()
-    return app.exec()
+    for path in paths:
+        QTimer.singleShot(0, lambda p=path: window.open_path(p))
+    if os.environ.get("STUDIO_STARTUP_REPORT"):  # tests/benchmarks/bench_startup.py and the bundle smoke test
+        def report() -> None:
+            print(f"studio: window shown {time.perf_counter() - started:.3f} s after run_gui; "
+                  f"torch imported: {'torch' in sys.modules}", flush=True)
+            if os.environ["STUDIO_STARTUP_REPORT"] == "quit":
+                window.close()
+
+        QTimer.singleShot(0, report)
+    code = app.exec()
+    server.close()
+    return code

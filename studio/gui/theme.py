@@ -66,7 +66,7 @@ def palette(name: str) -> QPalette:
                    r.ToolTipBase: "#3c3f44", r.ToolTipText: "#f0f0f0", r.PlaceholderText: "#9a9a9a",
                    r.Text: "#e8e8e8", r.Button: "#35373c", r.ButtonText: "#e8e8e8", r.BrightText: "#ff6b6b",
                    r.Light: "#4a4d52", r.Midlight: "#3e4146", r.Mid: "#2f3135", r.Dark: "#191a1d",
-                   r.Shadow: "#000000", r.Highlight: "#3d8fd6", r.HighlightedText: "#ffffff",
+                   r.Shadow: "#000000", r.Highlight: "#2f6db5", r.HighlightedText: "#ffffff",
                    r.Link: "#6cb6ff", r.LinkVisited: "#c39cf0"}
         disabled = {r.WindowText: "#7d7d7d", r.Text: "#7d7d7d", r.ButtonText: "#7d7d7d", r.Highlight: "#4a4d52"}
     else:
