@@ -14,7 +14,7 @@ from typing import Any
 
 from studio.core.errors import StudioError
 
-LISTABLE = ("datasets", "models", "optimizers", "schedules")
+LISTABLE = ("datasets", "models", "optimizers", "schedules", "demos")
 
 
 def _clean(value: Any) -> Any:
@@ -147,10 +147,12 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 def registries() -> dict[str, Any]:
     from studio.core.datasets import DATASETS
+    from studio.core.demos import DEMOS
     from studio.core.models import MODELS
     from studio.core.optim import OPTIMIZERS, SCHEDULES
 
-    return {"datasets": DATASETS, "models": MODELS, "optimizers": OPTIMIZERS, "schedules": SCHEDULES}
+    return {"datasets": DATASETS, "models": MODELS, "optimizers": OPTIMIZERS, "schedules": SCHEDULES,
+            "demos": DEMOS}
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -189,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Further commands live in their own modules, each with ``add_parser(subparsers)`` that registers
 # its sub-command (``set_defaults(func=...)``) and a module-level ``COMMANDS`` tuple of its names.
-EXTENSIONS: tuple[str, ...] = ("studio.cli_model", "studio.cli_landscape", "studio.cli_data")
+EXTENSIONS: tuple[str, ...] = ("studio.cli_model", "studio.cli_landscape", "studio.cli_data", "studio.cli_demo")
 
 COMMANDS = ("train", "runs", "list") + tuple(
     name for module in EXTENSIONS for name in importlib.import_module(module).COMMANDS

@@ -1,0 +1,153 @@
+"""The large-batch lab: one model trained at several batch sizes on the same data from the same start.
+
+Per batch size: the steps until the test accuracy first reaches a target (Shallue et al. 2019: perfect
+scaling, then diminishing returns), and at the end of training the top eigenvalue of the training loss's
+Hessian and the train–test gap (Keskar et al. 2017: large batches find sharper minima that generalise
+worse). The linear-scaling rule (η = η₀·B/B₀) and a linear warm-up (Goyal et al. 2017) are switches.
+Finally the loss along the straight line between the smallest- and the largest-batch solutions.
+
+Every batch size trains the same number of epochs (Keskar et al.'s protocol). The curvature comes from
+``studio.core.landscape.curvature`` (Lanczos on Hessian-vector products) and the interpolation from
+``studio.core.landscape.surface.interpolate_1d``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from studio.core.demos.common import Emit, Progress, finite_or_none, parse_ints, pick_device, report, send
+from studio.core.demos.training import Batches, Data, build_model, evaluate, load_data, steps_for
+from studio.core.errors import ConfigError
+from studio.core.landscape import curvature, surface
+from studio.core.optim.catalog import OPTIMIZERS
+
+MODELS_ALLOWED = ("mlp", "linear", "lenet5", "cnn")
+
+
+def model_params(model: str, widths: str) -> dict[str, Any]:
+    return {"widths": parse_ints(widths, "widths")} if model == "mlp" else {}
+
+
+def lr_for(batch: int, lr: float, linear_scaling: bool, base_batch: int) -> float:
+    """The linear-scaling rule (Goyal et al. 2017): η = η₀ · B / B₀ when switched on."""
+    return lr * batch / base_batch if linear_scaling else lr
+
+
+def top_eigenvalue(model: nn.Module, x: torch.Tensor, y: torch.Tensor, seed: int = 0) -> float:
+    """The largest eigenvalue of the Hessian of the mean cross-entropy on (x, y) at the model's weights."""
+    params = {n: p.detach() for n, p in model.named_parameters()}
+    loss = curvature.LossFunction(model, params, x, y, surface.cross_entropy_sum, batch_size=1024)
+    eig = curvature.lanczos(loss.matvec, loss.dim, k=1, iters=40, tol=1e-3, seed=seed, device=x.device)[0]
+    model.train()
+    return float(eig)
+
+
+def train_one(data: Data, batch: int, model_name: str, mparams: dict[str, Any], optimizer: str, lr: float,
+              epochs: float, warmup_epochs: float, target_acc: float, evals: int, seed: int,
+              device: torch.device, hessian_x: torch.Tensor, hessian_y: torch.Tensor,
+              progress: Progress | None = None) -> tuple[dict[str, Any], nn.Module]:
+    """Train at batch size ``batch`` (learning rate ``lr`` already scaled); the run's curves and numbers."""
+    started = time.perf_counter()
+    model = build_model(model_name, data, seed, device, **mparams)
+    opt = OPTIMIZERS.build(optimizer, params=model.parameters(),
+                           **OPTIMIZERS.resolve(optimizer, {"lr": lr}, "optimizer"))
+    n = len(data.train)
+    batches = Batches(n, batch, seed + 1, device)
+    total = steps_for(epochs, n, batch)
+    warmup = int(round(warmup_epochs * batches.per_epoch))
+    every = max(1, total // evals)
+    steps, test_accs, train_losses = [0], [evaluate(model, data.test)[1]], [evaluate(model, data.train)[0]]
+    reached = 0 if test_accs[0] >= target_acc else None
+    running, count = 0.0, 0
+    for step in range(1, total + 1):
+        if warmup:
+            for group in opt.param_groups:
+                group["lr"] = lr * min(1.0, step / warmup)
+        idx = batches.next()
+        loss = nn.functional.cross_entropy(model(data.train.x[idx]), data.train.y[idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        running, count = running + float(loss.detach()), count + 1
+        if step % every == 0 or step == total:
+            acc = evaluate(model, data.test)[1]
+            steps.append(step)
+            test_accs.append(acc)
+            train_losses.append(running / count)
+            running, count = 0.0, 0
+            if reached is None and acc >= target_acc:
+                reached = step
+            report(progress, step / total, f"batch {batch}: step {step}/{total}")
+    train_loss, train_acc = evaluate(model, data.train)
+    test_loss, test_acc = evaluate(model, data.test)
+    eig = top_eigenvalue(model, hessian_x, hessian_y, seed)
+    return {
+        "batch_size": batch, "lr": lr, "steps": total, "steps_to_target": reached, "top_eigenvalue": eig,
+        "train_loss": train_loss, "train_acc": train_acc, "test_loss": test_loss, "test_acc": test_acc,
+        "gap": train_acc - test_acc, "loss_gap": test_loss - train_loss,
+        "seconds": round(time.perf_counter() - started, 2),
+        "curve": {"step": np.asarray(steps), "test_acc": np.asarray(test_accs), "train_loss": np.asarray(train_losses)},
+    }, model
+
+
+def run(dataset: str = "fashion_mnist_small", model: str = "mlp", widths: str = "128", optimizer: str = "adam",
+        batch_sizes: str = "16,64,256,1024", lr: float = 1e-3, linear_scaling: bool = False, base_batch: int = 16,
+        warmup: bool = False, warmup_epochs: float = 1.0, epochs: float = 20.0, target_acc: float = 0.8,
+        train_samples: int = 4000, test_samples: int = 1000, hessian_samples: int = 1000,
+        interpolation: bool = True, evals: int = 40, seed: int = 0, device: str = "auto", threads: int = 0,
+        progress: Progress | None = None, emit: Emit | None = None) -> dict[str, Any]:
+    """The batch-size sweep; emits each batch size's result as it finishes."""
+    if model not in MODELS_ALLOWED:
+        raise ConfigError(f"the large-batch lab trains one of {', '.join(MODELS_ALLOWED)}; got {model!r}")
+    sizes = sorted(set(parse_ints(batch_sizes, "batch_sizes")))
+    dev = pick_device(device)
+    if threads > 0:
+        torch.set_num_threads(threads)
+    report(progress, 0.0, f"loading {dataset}")
+    data = load_data(dataset, train_samples, test_samples, seed, dev)
+    mparams = model_params(model, widths)
+    hx, hy = data.train.x[:hessian_samples], data.train.y[:hessian_samples]
+    runs: list[dict[str, Any]] = []
+    models: list[nn.Module] = []
+    share = 0.92 if interpolation and len(sizes) > 1 else 1.0
+    for i, batch in enumerate(sizes):
+        lo, hi = share * i / len(sizes), share * (i + 1) / len(sizes)
+        sub = None if progress is None else (lambda f, t, lo=lo, hi=hi: progress(lo + (hi - lo) * f, t))
+        result, net = train_one(data, batch, model, mparams, optimizer, lr_for(batch, lr, linear_scaling, base_batch),
+                                epochs, warmup_epochs if warmup else 0.0, target_acc, evals, seed, dev, hx, hy, sub)
+        runs.append(result)
+        models.append(net)
+        send(emit, {"run": result})
+    interp = None
+    if interpolation and len(sizes) > 1:
+        report(progress, share, "interpolating between the smallest- and largest-batch solutions")
+        interp = interpolate(models[0], models[-1], data, hx, hy)
+        send(emit, {"interpolation": interp})
+    report(progress, 1.0, "done")
+    summary = {
+        "dataset": dataset, "model": model, "optimizer": optimizer, "epochs": epochs, "target_acc": target_acc,
+        "linear_scaling": linear_scaling, "warmup": warmup,
+        "runs": {str(r["batch_size"]): {"steps_to_target": r["steps_to_target"], "top_eigenvalue":
+                                        finite_or_none(r["top_eigenvalue"]), "gap": r["gap"], "lr": r["lr"],
+                                        "train_acc": r["train_acc"], "test_acc": r["test_acc"], "steps": r["steps"]}
+                 for r in runs},
+    }
+    return {"summary": summary, "runs": runs, "interpolation": interp}
+
+
+def interpolate(small: nn.Module, large: nn.Module, data: Data, x: torch.Tensor, y: torch.Tensor,
+                resolution: int = 41) -> dict[str, Any]:
+    """Loss and accuracy along (1 − α)·θ_small + α·θ_large, α ∈ [−0.5, 1.5], on train and test data."""
+    start = {n: p.detach() for n, p in small.named_parameters()}
+    end = {n: p.detach() for n, p in large.named_parameters()}
+    alphas = surface.default_alphas(resolution)
+    out: dict[str, Any] = {"alpha": alphas}
+    for split, (xs, ys) in (("train", (x, y)), ("test", (data.test.x, data.test.y))):
+        values = surface.interpolate_1d(large, start, end, xs, ys, alphas)
+        out[f"{split}_loss"], out[f"{split}_acc"] = values["loss"], values["acc"]
+    return out

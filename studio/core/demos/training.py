@@ -1,0 +1,134 @@
+"""Small training helpers the dataset demos share (large-batch lab, noise scale, regularisation).
+
+Data come from the dataset registry, held as normalised float tensors on one device (per-channel mean/std
+of the training inputs, as the engine does); a batch is an index gather. The model is a catalog model.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import nn
+
+from studio.core.config import Choice
+from studio.core.datasets.catalog import DATASETS
+from studio.core.datasets.loading import load_dataset
+from studio.core.errors import DataError
+from studio.core.models.catalog import MODELS
+
+
+@dataclass
+class Split:
+    x: torch.Tensor  # normalised float inputs
+    y: torch.Tensor
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+
+@dataclass
+class Data:
+    train: Split
+    test: Split
+    input_shape: tuple[int, ...]
+    num_classes: int
+    is_image: bool
+
+
+def _normalise(x: torch.Tensor, mean: torch.Tensor, std: torch.Tensor) -> torch.Tensor:
+    return (x.float() * (1 / 255 if x.dtype == torch.uint8 else 1.0) - mean) / std
+
+
+def _stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-channel mean/std shaped to broadcast (the engine's normalisation; core does not import it)."""
+    xf = x.float() * (1 / 255 if x.dtype == torch.uint8 else 1.0)
+    dims, shape = ((0, 2, 3), (1, -1, 1, 1)) if xf.dim() == 4 else ((0,), (1, -1))
+    return xf.mean(dim=dims).reshape(shape), xf.std(dim=dims).clamp_min(1e-6).reshape(shape)
+
+
+def _subset(x: torch.Tensor, y: torch.Tensor, n: int, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    if n <= 0 or n >= len(y):
+        return x, y
+    idx = torch.randperm(len(y), generator=gen)[:n]
+    return x[idx], y[idx]
+
+
+def load_data(dataset: str, train_samples: int = 0, test_samples: int = 0, seed: int = 0,
+              device: torch.device | str = "cpu") -> Data:
+    """A classification dataset from the registry: seeded subsets (0: all), normalised, on ``device``."""
+    entry = DATASETS.get(dataset)
+    if "regression" in entry.tags:
+        raise DataError(f"{dataset} is a regression dataset; this demo needs classes (e.g. fashion_mnist_small)")
+    data = load_dataset(Choice(dataset, DATASETS.resolve(dataset, {}, "demo.dataset")), seed)
+    if data.meta.get("task") == "regression":
+        raise DataError(f"{dataset} is a regression dataset; this demo needs classes (e.g. fashion_mnist_small)")
+    gen = torch.Generator().manual_seed(seed)
+    xtr, ytr = _subset(data.x_train, data.y_train, train_samples, gen)
+    xte, yte = _subset(data.x_test, data.y_test, test_samples, gen)
+    mean, std = _stats(xtr)
+    return Data(Split(_normalise(xtr, mean, std).to(device), ytr.long().to(device)),
+                Split(_normalise(xte, mean, std).to(device), yte.long().to(device)),
+                tuple(data.input_shape), data.num_classes, data.is_image)
+
+
+def build_model(name: str, data: Data, seed: int, device: torch.device | str = "cpu", **params: Any) -> nn.Module:
+    """A catalog model for ``data``, initialised from ``seed``."""
+    torch.manual_seed(seed)
+    return MODELS.build(name, input_shape=data.input_shape, num_classes=data.num_classes, **params).to(device)
+
+
+def evaluate(model: nn.Module, split: Split, batch: int = 2048) -> tuple[float, float]:
+    """(mean cross-entropy, accuracy) over ``split`` in eval mode."""
+    was = model.training
+    model.eval()
+    loss, correct = 0.0, 0.0
+    with torch.no_grad():
+        for i in range(0, len(split), batch):
+            out = model(split.x[i:i + batch])
+            loss += float(nn.functional.cross_entropy(out, split.y[i:i + batch], reduction="sum"))
+            correct += float((out.argmax(1) == split.y[i:i + batch]).sum())
+    model.train(was)
+    n = max(len(split), 1)
+    return loss / n, correct / n
+
+
+class Batches:
+    """Shuffled mini-batches of indices, a new permutation each epoch; ``batch`` ≥ n means the full set."""
+
+    def __init__(self, n: int, batch: int, seed: int, device: torch.device | str = "cpu") -> None:
+        self.n, self.batch = n, min(batch, n)
+        self.gen = torch.Generator().manual_seed(seed)
+        self.device = device
+        self.per_epoch = n // self.batch  # drop the ragged end: every step sees a full batch
+        self._order, self._cursor = self._perm(), 0
+
+    def _perm(self) -> torch.Tensor:
+        return torch.randperm(self.n, generator=self.gen).to(self.device)
+
+    def next(self) -> torch.Tensor:
+        if self._cursor + self.batch > self.n:
+            self._order, self._cursor = self._perm(), 0
+        idx = self._order[self._cursor:self._cursor + self.batch]
+        self._cursor += self.batch
+        return idx
+
+
+def random_shift_flip(x: torch.Tensor, shift: float, flip: bool, gen: torch.Generator | None = None) -> torch.Tensor:
+    """Random translations by up to ``shift`` of the image size and left–right flips of an image batch (N, C, H, W),
+    as one ``affine_grid``/``grid_sample`` call (a local helper: core does not import the engine's Augmenter)."""
+    n = len(x)
+    theta = torch.zeros(n, 2, 3, device=x.device)
+    sx = torch.ones(n, device=x.device)
+    if flip:
+        sx = torch.where(torch.rand(n, generator=gen).to(x.device) < 0.5, -1.0, 1.0)
+    theta[:, 0, 0], theta[:, 1, 1] = sx, 1.0
+    theta[:, :, 2] = ((torch.rand(n, 2, generator=gen) * 2 - 1) * 2 * shift).to(x.device)
+    grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
+    return nn.functional.grid_sample(x, grid, padding_mode="border", align_corners=False)
+
+
+def steps_for(epochs: float, n: int, batch: int) -> int:
+    return max(1, math.ceil(epochs * max(n // min(batch, n), 1)))
