@@ -20,12 +20,11 @@ INK_ON_DARK = "#e6e6e6"  # what it becomes on a dark background
 class PlotColours:
     background: str
     foreground: str
-    legend_fill: str
 
 
 PLOT_COLOURS = {
-    "light": PlotColours(background="#ffffff", foreground="#202020", legend_fill="#ffffffc8"),
-    "dark": PlotColours(background="#1e1f22", foreground="#dcdcdc", legend_fill="#1e1f22c8"),
+    "light": PlotColours(background="#ffffff", foreground="#202020"),
+    "dark": PlotColours(background="#1e1f22", foreground="#dcdcdc"),
 }
 
 _current = "light"
@@ -130,9 +129,7 @@ def restyle_plots(root: QWidget, name: str | None = None) -> int:
                 item.setPen(colours.foreground)
                 item.setTextPen(colours.foreground)
             elif isinstance(item, pg.LegendItem):
-                item.setLabelTextColor(colours.foreground)
-                item.setBrush(colours.legend_fill)
-                item.setPen(colours.foreground + "60")
+                item.setLabelTextColor(colours.foreground)  # no frame or fill: an empty legend stays invisible
             elif isinstance(item, pg.LabelItem):
                 item.setText(item.text, color=colours.foreground)
             elif isinstance(item, pg.PlotDataItem):

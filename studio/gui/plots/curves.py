@@ -33,7 +33,7 @@ OPTIONAL_PLOTS = {
 }
 SMOOTHED = {"train/loss", "train/acc"}
 # Normal and presentation (projector) styles: line width, symbol size, title/axis/tick/legend font sizes.
-STYLES = {False: (2, 6, "11pt", "9pt", 9, "9pt"), True: (4, 11, "20pt", "16pt", 15, "15pt")}
+STYLES = {False: (2, 6, "11pt", "9pt", 9, "9pt"), True: (4, 11, "20pt", "16pt", 15, "12pt")}
 
 
 def ema(values: np.ndarray, weight: float) -> np.ndarray:
@@ -201,6 +201,8 @@ class CurvesView(QWidget):
             axis.setTickFont(font)
         if plot.legend is not None:
             plot.legend.setLabelTextSize(legend)
+            for _sample, text in plot.legend.items:  # setLabelTextSize only records the size: redraw
+                text.setText(text.text)
 
     # --- drawing -----------------------------------------------------------------------------
     def redraw(self) -> None:
