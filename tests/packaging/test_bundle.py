@@ -4,7 +4,8 @@ train one epoch headless through the frozen executable (its spawned worker is th
     python -m pytest -m packaging tests/packaging -s      # builds with packaging/build.sh (~2–5 min)
     STUDIO_BUNDLE_REUSE=1 python -m pytest -m packaging tests/packaging -s   # reuse dist/studio if built
 
-Needs Xvfb and ImageMagick's `import` for the window part (apt-get install xvfb imagemagick).
+Needs Xvfb and ImageMagick's `import` for the window part, and xdotool to press Ctrl+Return in it
+(apt-get install xvfb imagemagick xdotool).
 """
 
 from __future__ import annotations
@@ -80,8 +81,20 @@ def wait_for(lines: queue.Queue, marker: str, timeout: float) -> str:
     raise AssertionError(f"no {marker!r} from the bundle within {timeout:.0f} s")
 
 
+def xdotool(display: str, *args: str) -> str:
+    done = subprocess.run(["xdotool", *args], env=dict(os.environ, DISPLAY=display), capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
 @pytest.mark.skipif(not (shutil.which("Xvfb") and shutil.which("import")), reason="needs Xvfb and ImageMagick")
 def test_bundle_window_under_xvfb(bundle, tmp_path):
+    """The window appears before torch loads, the frozen back-end probe answers, a second launch hands its
+    config to the open window, Ctrl+Return trains from the GUI (workers spawned from the frozen executable)."""
+    from studio.core.config import RunConfig
+    from studio.core.runs import RunStore
+
     xvfb = subprocess.Popen(["Xvfb", "-displayfd", "1", "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
                             stdout=subprocess.PIPE, text=True)
     app = None
@@ -97,12 +110,39 @@ def test_bundle_window_under_xvfb(bundle, tmp_path):
         assert "torch imported: False" in shown
         ready = wait_for(lines, "back end ready", timeout=120)  # the frozen `-c` probe imported torch
         assert "PyTorch 2." in ready
-        time.sleep(1.0)  # let the status bar repaint
+        ready_s = time.monotonic() - t0
+
+        config = tmp_path / "two_epochs.toml"
+        RunConfig().with_overrides(["train.epochs=2", "optimizer.name=sgd", "optimizer.lr=0.05"]).save(config)
+        second = subprocess.run([str(bundle), str(config)], cwd=tmp_path, env=env, capture_output=True,
+                                text=True, timeout=60)
+        assert second.returncode == 0 and "handed over" in second.stderr, second.stderr
+
+        trained = None
+        if shutil.which("xdotool"):
+            window = xdotool(display, "search", "--onlyvisible", "--name", "^Studio$").split()[0]
+            xdotool(display, "windowfocus", "--sync", window)
+            xdotool(display, "key", "--clearmodifiers", "ctrl+Return")
+            store = RunStore(tmp_path / "home")
+            deadline = time.monotonic() + 180
+            while time.monotonic() < deadline:
+                runs = store.list()
+                if runs and runs[0].status in ("finished", "failed", "stopped"):
+                    trained = runs[0]
+                    break
+                time.sleep(0.5)
+            assert trained is not None, "Ctrl+Return started no run that ended"
+            assert trained.status == "finished", trained.message
+            assert trained.summary["epochs"] == 2 and trained.run_config.optimizer.name == "sgd"  # the handed config
+            time.sleep(1.5)  # the curves redraw on a timer
+        else:
+            print("\n(xdotool not installed: training from the GUI not exercised)")
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["import", "-display", display, "-window", "root", "-crop", "1280x800+0+0",
                         str(SCREENSHOT)], check=True, timeout=60)
-        print(f"\nbundle window shown {shown_s:.2f} s after launch; back end ready after "
-              f"{time.monotonic() - t0:.1f} s; screenshot {SCREENSHOT.relative_to(ROOT)}")
+        print(f"\nbundle window shown {shown_s:.2f} s after launch; back end ready after {ready_s:.1f} s; "
+              + (f"GUI run {trained.id} finished, test acc {trained.summary.get('test_acc'):.3f}; " if trained else "")
+              + f"screenshot {SCREENSHOT.relative_to(ROOT)}")
         from PIL import Image
 
         image = Image.open(SCREENSHOT).convert("RGB")
