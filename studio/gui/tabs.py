@@ -6,4 +6,5 @@ Each class is built as ``Cls(session, parent)``; its module must not import torc
 EXTRA_TABS: list[tuple[str, str]] = [
     ("Landscape", "studio.gui.landscape_tab:LandscapeTab"),
     ("Data", "studio.gui.data_preview:DataPreview"),
+    ("Teaching lab", "studio.gui.demos.lab:TeachingLab"),
 ]

@@ -173,7 +173,7 @@ _add(Entry(
     "Keskar et al. 2017, 'On Large-Batch Training for Deep Learning: Generalization Gap and Sharp Minima'; "
     "Goyal et al. 2017, 'Accurate, Large Minibatch SGD'; Shallue et al. 2019, 'Measuring the Effects of Data "
     "Parallelism on Neural Network Training'.",
-    "the eigenvalue bars rise with the batch size; steps to target stop halving; in the interpolation the "
+    "the top eigenvalue rises with the batch size; steps to target stop halving; in the interpolation the "
     "large-batch end (α = 1) sits in the narrower valley.",
     basic=("batch_sizes", "linear_scaling", "warmup", "epochs"),
 ))

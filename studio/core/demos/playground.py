@@ -103,6 +103,8 @@ def run(dataset: str = "spiral", noise: float = 0.1, n_samples: int = 400, train
         frames.append(frame)
         send(emit, frame)
 
+    send(emit, {"setup": {"x_train": xtr.numpy(), "y_train": ytr.numpy(), "x_test": xte.numpy(),
+                          "y_test": yte.numpy(), "box": box}})  # the points, before any frame
     snapshot(0)
     for step in range(1, steps + 1):
         if cursor + batch > n:

@@ -1,0 +1,300 @@
+"""The frame of every demo view: the explanation panel, the parameters, compute/stop, progress, the
+player, and presentation mode. A view subclass draws: ``build_plots``, ``clear_data``, ``on_frame``,
+``on_result``, ``frame_count`` and ``show_frame``.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QApplication,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.demos.catalog import DEMOS, EXPLANATIONS
+from studio.core.errors import StudioError
+from studio.gui.demos import style
+from studio.gui.demos.job import DemoTask, DemoWorker, shared_worker
+from studio.gui.demos.player import Player
+from studio.gui.forms import param_widget
+
+POLL_MS = 40
+RERUN_DELAY_MS = 400
+
+
+class DemoView(QWidget):
+    demo = ""  # the DEMOS entry this view shows
+    rate = 20.0  # frames a second at 1× speed
+    auto_rerun = False  # recompute (debounced) when a parameter changes: for demos that take a second
+
+    def __init__(self, worker: DemoWorker | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.entry = DEMOS.get(self.demo)
+        self.explanation = EXPLANATIONS[self.demo]
+        self.params: dict[str, Any] = self.entry.defaults()
+        self.worker = worker
+        self.task: DemoTask | None = None
+        self.result: dict[str, Any] | None = None
+        self.presentation = False
+        self.error_text = ""
+        self._build()
+        self.poll_timer = QTimer(self)
+        self.poll_timer.setInterval(POLL_MS)
+        self.poll_timer.timeout.connect(self._poll)
+        self.rerun_timer = QTimer(self)
+        self.rerun_timer.setSingleShot(True)
+        self.rerun_timer.setInterval(RERUN_DELAY_MS)
+        self.rerun_timer.timeout.connect(self.compute)
+        app = QApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.stop)
+
+    # --- layout ------------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.title = QLabel(self.entry.description)
+        self.title.setObjectName("demo_title")
+        self.title.setWordWrap(True)
+        font = self.title.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        self.title.setFont(font)
+
+        self.about = QLabel(self._explanation_html())
+        self.about.setObjectName("explanation")
+        self.about.setWordWrap(True)
+        self.about.setTextFormat(Qt.TextFormat.RichText)
+        self.about.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.form_widget = QWidget()
+        self.form = QFormLayout(self.form_widget)
+        self.form.setContentsMargins(0, 0, 0, 0)
+        self.param_widgets: dict[str, QWidget] = {}
+        for param in self.entry.params:
+            w = param_widget(param, self.params[param.name], lambda v, k=param.name: self.set_param(k, v))
+            label = QLabel(param.name.replace("_", " "))
+            label.setToolTip(param.help)
+            self.form.addRow(label, w)
+            self.param_widgets[param.name] = w
+        self.compute_button = QPushButton("Compute")
+        self.compute_button.setObjectName("compute")
+        self.compute_button.setToolTip("Run the demo's computation with these settings (in the background)")
+        self.compute_button.clicked.connect(self.compute)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("stop")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.status = QLabel("Press Play to compute and animate the demo.")
+        self.status.setObjectName("status")
+        self.status.setWordWrap(True)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.compute_button)
+        buttons.addWidget(self.stop_button)
+
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.addWidget(self.about)
+        side_layout.addWidget(self.form_widget)
+        side_layout.addLayout(buttons)
+        side_layout.addWidget(self.progress)
+        side_layout.addWidget(self.status)
+        side_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(side)
+        scroll.setWidgetResizable(True)
+        scroll.setMinimumWidth(260)
+        self.side = scroll
+
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setObjectName("demo_plots")
+        self.build_plots()
+        self.player = Player(self.rate)
+        self.player.frame.connect(self.show_frame)
+        self.player.play_requested.connect(self.compute)
+        centre = QWidget()
+        centre_layout = QVBoxLayout(centre)
+        centre_layout.setContentsMargins(0, 0, 0, 0)
+        self.build_extra_controls(centre_layout)
+        self.caption = QLabel("")
+        self.caption.setObjectName("caption")
+        self.caption.setWordWrap(True)
+        centre_layout.addWidget(self.caption)
+        centre_layout.addWidget(self.graphics, 1)
+        centre_layout.addWidget(self.player)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.side)
+        self.splitter.addWidget(centre)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([330, 900])
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.splitter, 1)
+        self.restyle()
+
+    def _explanation_html(self) -> str:
+        e = self.explanation
+        formula = html.escape(e.formula).replace("\n", "<br>")
+        return (f"<p><b>The claim.</b> {html.escape(e.claim)}</p>"
+                f"<p style='font-family: monospace'>{formula}</p>"
+                f"<p><b>Watch:</b> {html.escape(e.watch)}</p>"
+                f"<p><i>{html.escape(e.paper)}</i></p>")
+
+    # --- what subclasses provide -------------------------------------------------------------
+    def build_plots(self) -> None:
+        raise NotImplementedError
+
+    def build_extra_controls(self, layout: QVBoxLayout) -> None:
+        """Controls above the plots (e.g. a batch-size slider); none by default."""
+
+    def clear_data(self) -> None:
+        """Forget the last computation (a new one starts)."""
+
+    def on_frame(self, frame: dict[str, Any]) -> None:
+        """A live frame arrived."""
+
+    def on_result(self, result: dict[str, Any]) -> None:
+        """The computation finished."""
+
+    def frame_count(self) -> int:
+        return 0
+
+    def show_frame(self, index: int) -> None:
+        raise NotImplementedError
+
+    def data_items(self) -> list[Any]:
+        """Plot items that hold data once a frame is shown (tests and screenshots check them)."""
+        return []
+
+    def restyle(self) -> None:
+        """Apply pens and fonts for the current mode to every plot item."""
+
+    # --- parameters --------------------------------------------------------------------------
+    def set_param(self, key: str, value: Any) -> None:
+        try:
+            self.params[key] = self.entry.param(key).coerce(value, key)
+        except StudioError as err:
+            self.show_status(str(err), error=True)
+            return
+        if self.auto_rerun and self.result is not None:
+            self.rerun_timer.start()
+
+    def set_params(self, values: dict[str, Any]) -> None:
+        """Set several parameters and show them in the form (no recompute)."""
+        for key, value in values.items():
+            self.params[key] = self.entry.param(key).coerce(value, key)
+            w = self.param_widgets[key]
+            w.blockSignals(True)
+            if hasattr(w, "setChecked"):
+                w.setChecked(bool(self.params[key]))
+            elif hasattr(w, "setCurrentText"):
+                w.setCurrentText(str(self.params[key]))
+            elif hasattr(w, "setValue"):
+                w.setValue(self.params[key])
+            else:
+                w.setText(str(self.params[key]))
+            w.blockSignals(False)
+
+    # --- computing ---------------------------------------------------------------------------
+    def compute(self) -> None:
+        """Start the computation in the background process (replacing one in progress)."""
+        if self.worker is None:
+            self.worker = shared_worker()
+        if self.task is not None and not self.task.done:
+            self.worker.cancel(self.task)
+        self.result = None
+        self.error_text = ""
+        self.set_caption("")
+        self.clear_data()
+        self.player.reset()
+        self.task = self.worker.submit(self.demo, self.params)
+        self.progress.setValue(0)
+        busy = self.worker.busy_with()
+        waiting = f" (waiting for the {busy.name.replace('_', ' ')} demo to finish)" if busy else ""
+        self.show_status("Computing…" + waiting)
+        self.stop_button.setEnabled(True)
+        self.player.play(request=False)
+        self.poll_timer.start()
+
+    def stop(self) -> None:
+        if self.task is not None and not self.task.done and self.worker is not None:
+            self.worker.cancel(self.task)
+            self.show_status("Stopping…")
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None and not self.task.done
+
+    def _poll(self) -> None:
+        if self.worker is None or self.task is None:
+            return
+        self.worker.poll()
+        for kind, payload in self.task.take():
+            if kind == "started":
+                self.show_status("Computing…")
+            elif kind == "progress":
+                fraction, text = payload
+                self.progress.setValue(int(fraction * 1000))
+                self.show_status(text)
+            elif kind == "frame":
+                self.on_frame(payload)
+                self.player.set_count(self.frame_count())
+            elif kind == "result":
+                self.result = payload
+                self.on_result(payload)
+                self.player.set_count(self.frame_count())
+                self.progress.setValue(1000)
+                self.show_status("Done — play, pause, step or drag the slider.")
+            elif kind == "error":
+                self.error_text = str(payload)
+                self.show_status(self.error_text.split("\n")[0], error=True)
+            elif kind == "cancelled":
+                self.show_status("Stopped.")
+        if self.task.done:
+            self.poll_timer.stop()
+            self.stop_button.setEnabled(False)
+
+    def set_caption(self, text: str) -> None:
+        """The line above the plots that says what the current frame shows (plot titles stay short)."""
+        self.caption.setText(text)
+
+    def show_status(self, text: str, error: bool = False) -> None:
+        self.status.setText(text)
+        self.status.setStyleSheet("color: #c00000" if error else "")
+
+    # --- presentation ------------------------------------------------------------------------
+    def set_presentation(self, on: bool) -> None:
+        """Projector mode: large fonts, thick lines, black on white, only the basic parameters."""
+        self.presentation = bool(on)
+        font = QFont(self.font())
+        font.setPointSize(16 if on else QApplication.font().pointSize())
+        self.setFont(font)
+        title = self.title.font()
+        title.setPointSize(26 if on else int(QApplication.font().pointSize() * 1.3))
+        self.title.setFont(title)
+        for row, param in enumerate(self.entry.params):
+            self.form.setRowVisible(row, not on or param.name in self.explanation.basic)
+        self.compute_button.setVisible(True)
+        self.splitter.setSizes([380, 1200] if on else [330, 900])
+        caption = QFont(self.caption.font())
+        caption.setPointSize(20 if on else QApplication.font().pointSize() + 1)
+        caption.setBold(on)
+        self.caption.setFont(caption)
+        style.style_view(self.graphics, on)
+        self.restyle()
+        if self.player.position >= 0:
+            self.show_frame(self.player.position)

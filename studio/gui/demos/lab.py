@@ -1,0 +1,96 @@
+"""The Teaching lab tab: the list of demos on the left, the chosen demo's view on the right.
+
+Views are built when first chosen; all share one background process (``job.shared_worker``), so PyTorch
+is imported once, by that process, never by the GUI.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QListWidget, QListWidgetItem, QStackedWidget, QWidget
+
+from studio.core.demos.catalog import DEMOS
+from studio.gui.demos.base import DemoView
+from studio.gui.demos.job import DemoWorker
+from studio.gui.demos.large_batch_view import LargeBatchView
+from studio.gui.demos.linear_neuron_view import LinearNeuronView
+from studio.gui.demos.noise_scale_view import NoiseScaleView
+from studio.gui.demos.playground_view import PlaygroundView
+from studio.gui.demos.race_view import RaceView
+from studio.gui.demos.regularisation_view import RegularisationView
+
+VIEWS: dict[str, type[DemoView]] = {
+    "optimizer_race": RaceView,
+    "linear_neuron": LinearNeuronView,
+    "playground": PlaygroundView,
+    "large_batch": LargeBatchView,
+    "noise_scale": NoiseScaleView,
+    "regularisation": RegularisationView,
+}
+TITLES = {
+    "optimizer_race": "Optimizer race",
+    "linear_neuron": "The linear neuron",
+    "playground": "Classification playground",
+    "large_batch": "Large-batch lab",
+    "noise_scale": "Gradient noise scale",
+    "regularisation": "Overfitting & regularisation",
+}
+
+
+class TeachingLab(QWidget):
+    """The tab (``EXTRA_TABS``): ``TeachingLab(session, parent)``; ``set_presentation`` reaches every view."""
+
+    def __init__(self, session: Any = None, parent: QWidget | None = None, worker: DemoWorker | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.worker = worker
+        self.presentation = False
+        self.views: dict[str, DemoView] = {}
+        self.list = QListWidget()
+        self.list.setObjectName("demo_list")
+        self.list.setMaximumWidth(260)
+        for name in VIEWS:
+            item = QListWidgetItem(TITLES[name])
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            item.setToolTip(DEMOS.get(name).description)
+            self.list.addItem(item)
+        self.stack = QStackedWidget()
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.list)
+        layout.addWidget(self.stack, 1)
+        self.list.currentItemChanged.connect(self._chosen)
+        self.list.setCurrentRow(0)
+
+    def _chosen(self, item: QListWidgetItem | None, _previous: Any = None) -> None:
+        if item is not None:
+            self.open(item.data(Qt.ItemDataRole.UserRole))
+
+    def open(self, name: str) -> DemoView:
+        """Show the view of demo ``name`` (built the first time)."""
+        view = self.views.get(name)
+        if view is None:
+            view = VIEWS[name](self.worker)
+            view.setObjectName(f"demo_{name}")
+            if self.presentation:
+                view.set_presentation(True)
+            self.views[name] = view
+            self.stack.addWidget(view)
+        self.stack.setCurrentWidget(view)
+        row = list(VIEWS).index(name)
+        if self.list.currentRow() != row:
+            self.list.setCurrentRow(row)
+        return view
+
+    def set_presentation(self, on: bool) -> None:
+        """Large fonts, thick lines, high contrast and only the basic controls, in every demo view."""
+        self.presentation = bool(on)
+        font = QFont(self.list.font())
+        font.setPointSize(18 if on else QApplication.font().pointSize())
+        self.list.setFont(font)
+        self.list.setMaximumWidth(330 if on else 260)
+        for view in self.views.values():
+            view.set_presentation(on)

@@ -1,0 +1,129 @@
+"""Play / pause / step / speed controls over a growing list of frames (a demo's steps or snapshots)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QWidget
+
+SPEEDS = (("¼×", 0.25), ("½×", 0.5), ("1×", 1.0), ("2×", 2.0), ("4×", 4.0), ("8×", 8.0), ("32×", 32.0))
+TICK_MS = 33
+
+
+class Player(QWidget):
+    """Advances ``position`` through ``count`` frames at ``rate`` × speed frames a second while playing.
+
+    More frames may arrive while it plays (a live computation): it waits at the newest one. Emits
+    ``frame(index)`` whenever the shown frame changes and ``play_requested()`` when Play is pressed with
+    nothing to play (the view then starts the computation).
+    """
+
+    frame = Signal(int)
+    play_requested = Signal()
+
+    def __init__(self, rate: float = 20.0, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rate = rate
+        self.count = 0
+        self.position = -1
+        self.playing = False
+        self._carry = 0.0
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.play_button = QPushButton("Play")
+        self.play_button.setObjectName("play")
+        self.play_button.setToolTip("Play or pause the animation (computes the demo first if needed)")
+        self.play_button.clicked.connect(self.toggle)
+        self.step_button = QPushButton("Step")
+        self.step_button.setObjectName("step")
+        self.step_button.setToolTip("Show the next frame")
+        self.step_button.clicked.connect(self.step)
+        self.restart_button = QPushButton("Restart")
+        self.restart_button.setObjectName("restart")
+        self.restart_button.setToolTip("Back to the first frame")
+        self.restart_button.clicked.connect(lambda: self.seek(0))
+        self.speed = QComboBox()
+        self.speed.setObjectName("speed")
+        self.speed.setToolTip("Animation speed")
+        for text, value in SPEEDS:
+            self.speed.addItem(text, value)
+        self.speed.setCurrentIndex(2)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setObjectName("position")
+        self.slider.setRange(0, 0)
+        self.slider.valueChanged.connect(self._slid)
+        self.label = QLabel("–")
+        self.label.setMinimumWidth(90)
+        for w in (self.restart_button, self.play_button, self.step_button, QLabel("Speed"), self.speed):
+            layout.addWidget(w)
+        layout.addWidget(self.slider, 1)
+        layout.addWidget(self.label)
+        self.timer = QTimer(self)
+        self.timer.setInterval(TICK_MS)
+        self.timer.timeout.connect(self._tick)
+
+    # --- frames ------------------------------------------------------------------------------
+    def reset(self) -> None:
+        self.count, self.position, self._carry = 0, -1, 0.0
+        self._sync()
+
+    def set_count(self, count: int) -> None:
+        """Frames available now (grows during a live computation)."""
+        self.count = count
+        if self.position < 0 and count:
+            self.seek(0)
+        self._sync()
+
+    def seek(self, index: int) -> None:
+        if not self.count:
+            return
+        index = max(0, min(index, self.count - 1))
+        if index != self.position:
+            self.position = index
+            self._sync()
+            self.frame.emit(index)
+
+    def step(self) -> None:
+        self.pause()
+        self.seek(self.position + 1)
+
+    # --- playing -----------------------------------------------------------------------------
+    def play(self, request: bool = True) -> None:
+        """Start playing; with nothing to play and ``request``, ask the view to compute (``play_requested``)."""
+        if not self.count and request:
+            self.play_requested.emit()
+        if self.count and self.position >= self.count - 1:
+            self.seek(0)
+        self.playing = True
+        self._carry = 0.0
+        self.timer.start()
+        self._sync()
+
+    def pause(self) -> None:
+        self.playing = False
+        self.timer.stop()
+        self._sync()
+
+    def toggle(self) -> None:
+        self.pause() if self.playing else self.play()
+
+    def _tick(self) -> None:
+        if not self.count:
+            return
+        self._carry += self.rate * float(self.speed.currentData()) * TICK_MS / 1000
+        advance = int(self._carry)
+        if advance:
+            self._carry -= advance
+            self.seek(min(self.position + advance, self.count - 1))
+
+    # --- display -----------------------------------------------------------------------------
+    def _slid(self, value: int) -> None:
+        if value != self.position:
+            self.seek(value)
+
+    def _sync(self) -> None:
+        self.play_button.setText("Pause" if self.playing else "Play")
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, max(self.count - 1, 0))
+        self.slider.setValue(max(self.position, 0))
+        self.slider.blockSignals(False)
+        self.label.setText(f"{self.position + 1} / {self.count}" if self.count else "–")

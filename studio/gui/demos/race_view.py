@@ -1,0 +1,127 @@
+"""The optimizer race: paths animated on the contour of a 2-D function, f − f* against the step beside."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+
+from studio.gui.demos import style
+from studio.gui.demos.base import DemoView
+from studio.gui.demos.contour import ContourMap
+
+FLOOR = 1e-16  # f − f* shown on a log axis
+
+
+def last_finite(path: np.ndarray, upto: int) -> np.ndarray | None:
+    """The last finite point of ``path[:upto + 1]`` (a diverged racer stops where it left)."""
+    ok = np.isfinite(path[:upto + 1]).all(axis=1)
+    idx = np.nonzero(ok)[0]
+    return path[idx[-1]] if len(idx) else None
+
+
+class RaceView(DemoView):
+    demo = "optimizer_race"
+    rate = 25.0
+    auto_rerun = True
+
+    def build_plots(self) -> None:
+        self.map_title = "paths on the contour"
+        self.map = self.graphics.addPlot(row=0, col=0)
+        self.map.setAspectLocked(False)
+        self.map.addLegend(offset=(-10, -10))
+        self.contour = ContourMap(self.map)
+        self.minima = pg.ScatterPlotItem(symbol="star", brush="#000000", pen="#ffffff")
+        self.minima.setZValue(5)
+        self.map.addItem(self.minima)
+        self.curves = self.graphics.addPlot(row=0, col=1)
+        self.curves.setLogMode(y=True)
+        self.curves.showGrid(x=True, y=True, alpha=0.25)
+        self.graphics.ci.layout.setColumnStretchFactor(0, 3)
+        self.graphics.ci.layout.setColumnStretchFactor(1, 2)
+        self.path_items: list[pg.PlotDataItem] = []
+        self.heads: list[pg.ScatterPlotItem] = []
+        self.curve_items: list[pg.PlotDataItem] = []
+
+    def clear_data(self) -> None:
+        for item in self.path_items + self.heads:
+            self.map.removeItem(item)
+        for item in self.curve_items:
+            self.curves.removeItem(item)
+        for plot in (self.map, self.curves):
+            if plot.legend is not None:
+                plot.legend.clear()
+        self.path_items, self.heads, self.curve_items = [], [], []
+
+    def on_result(self, result: dict[str, Any]) -> None:
+        grid = result["grid"]
+        self.contour.show(grid["x"], grid["y"], grid["z"], grid["levels"])
+        self.minima.setData(result["minima"][:, 0], result["minima"][:, 1], size=14)
+        for i, label in enumerate(result["labels"]):
+            path = pg.PlotDataItem([], [], name=label, connect="finite")
+            path.setZValue(10 + i)
+            head = pg.ScatterPlotItem(symbol="o")
+            head.setZValue(30 + i)
+            curve = pg.PlotDataItem([], [], connect="finite")  # colours as in the map's legend
+            self.map.addItem(path)
+            self.map.addItem(head)
+            self.curves.addItem(curve)
+            self.path_items.append(path)
+            self.heads.append(head)
+            self.curve_items.append(curve)
+        x0, x1, y0, y1 = result["bounds"]
+        self.map.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
+        self.map.disableAutoRange()
+        gaps = result["gaps"]
+        finite = gaps[np.isfinite(gaps)]
+        hi = min(float(finite.max()), 1e6 * max(float(gaps[:, 0].max()), 1.0)) if finite.size else 1.0
+        self.curves.setRange(xRange=(0, gaps.shape[1] - 1), yRange=(np.log10(max(float(finite.min()), FLOOR)) if
+                             finite.size else -16, np.log10(max(hi, 1e-12)) + 0.3))
+        self.curves.disableAutoRange()
+        self.restyle()
+
+    def frame_count(self) -> int:
+        return 0 if self.result is None else self.result["paths"].shape[1]
+
+    def show_frame(self, index: int) -> None:
+        if self.result is None:
+            return
+        paths, gaps = self.result["paths"], self.result["gaps"]
+        steps = np.arange(index + 1)
+        for i, (path_item, head, curve) in enumerate(zip(self.path_items, self.heads, self.curve_items, strict=True)):
+            path_item.setData(paths[i, :index + 1, 0], paths[i, :index + 1, 1])
+            point = last_finite(paths[i], index)
+            head.setData([point[0]], [point[1]]) if point is not None else head.setData([], [])
+            curve.setData(steps, np.maximum(gaps[i, :index + 1], FLOOR))
+        self.set_caption(f"{self.result['formula']} — step {index}: " + " · ".join(
+            self._standing(i, index) for i in range(len(self.path_items))))
+
+    def _standing(self, i: int, index: int) -> str:
+        r = self.result
+        label = r["labels"][i]
+        outcome = r["summary"]["optimizers"][label]
+        if outcome["diverged_at"] is not None and index >= outcome["diverged_at"]:
+            return f"{label} diverged"
+        reached = outcome["steps_to_tol"]
+        if isinstance(reached, int) and index >= reached:
+            return f"{label} arrived at step {reached}"
+        return f"{label} f − f* = {r['gaps'][i, index]:.2g}"
+
+    def data_items(self) -> list[pg.GraphicsObject]:
+        """The items that hold data once a frame is shown (for tests and screenshots)."""
+        return [*self.path_items, *self.curve_items, *self.heads]
+
+    def restyle(self) -> None:
+        on = self.presentation
+        width, marker = style.metrics(on)[:2]
+        for i, (path_item, head, curve) in enumerate(zip(self.path_items, self.heads, self.curve_items, strict=True)):
+            c = style.colour(i)
+            path_item.setPen(style.pen(c, on))
+            head.setSize(marker)
+            head.setBrush(pg.mkBrush(c))
+            head.setPen(pg.mkPen("#000000" if on else "#ffffff", width=1.5))
+            curve.setPen(style.pen(c, on))
+        self.contour.restyle(on)
+        style.style_plot(self.map, self.map_title, on, "x", "y")
+        style.style_plot(self.curves, "f − f* (log scale)", on, "step", "f − f*")

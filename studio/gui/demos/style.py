@@ -1,0 +1,79 @@
+"""How demo plots look, normally and in presentation mode (projector: large fonts, thick lines, high
+contrast: black on white whatever the theme)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+
+from studio.gui import theme
+from studio.gui.plots.palette import OKABE_ITO
+
+# line width, marker size, title size, axis label size, tick point size
+NORMAL = (2.0, 8, "11pt", "10pt", 9)
+PRESENTATION = (5.0, 16, "22pt", "18pt", 16)
+HIGH_CONTRAST = ("#ffffff", "#000000")  # background, ink
+
+
+def _theme_colours() -> tuple[str, str]:
+    """(background, ink) of the application's plot theme (light defaults if the theme module lacks them)."""
+    colours = getattr(theme, "PLOT_COLOURS", {}).get(getattr(theme, "current", lambda: "light")())
+    return (getattr(colours, "background", "#ffffff"), getattr(colours, "foreground", "#202020"))
+
+
+def colour(i: int) -> str:
+    """The i-th series colour (Okabe–Ito, black drawn light on a dark theme)."""
+    c = OKABE_ITO[i % len(OKABE_ITO)]
+    return theme.curve_colour(c) if hasattr(theme, "curve_colour") else c
+
+
+def metrics(presentation: bool) -> tuple:
+    return PRESENTATION if presentation else NORMAL
+
+
+def pen(c: str, presentation: bool, dashed: bool = False, scale: float = 1.0) -> pg.QtGui.QPen:
+    p = pg.mkPen(c, width=metrics(presentation)[0] * scale)
+    if dashed:
+        p.setStyle(Qt.PenStyle.DashLine)
+    return p
+
+
+def ink(presentation: bool) -> str:
+    return HIGH_CONTRAST[1] if presentation else _theme_colours()[1]
+
+
+def style_view(view: pg.GraphicsView, presentation: bool) -> None:
+    """Background of a pyqtgraph view: white in presentation, the theme's otherwise."""
+    view.setBackground(HIGH_CONTRAST[0] if presentation else _theme_colours()[0])
+
+
+def style_plot(plot: pg.PlotItem, title: str, presentation: bool, x_label: str = "", y_label: str = "") -> None:
+    """Title, axis labels and ticks at the mode's sizes, in the mode's ink."""
+    _, _, title_size, label_size, tick = metrics(presentation)
+    colour_ = ink(presentation)
+    plot.setTitle(title, size=title_size, color=colour_)
+    font = QFont()
+    font.setPointSize(tick)
+    if presentation:
+        font.setBold(True)
+    for name, text in (("bottom", x_label), ("left", y_label)):
+        axis = plot.getAxis(name)
+        axis.setPen(pg.mkPen(colour_, width=2 if presentation else 1))
+        axis.setTextPen(colour_)
+        axis.setTickFont(font)
+        axis.enableAutoSIPrefix(False)  # "gap (x0.001)" confuses an audience
+        axis.setLabel(text, **{"font-size": label_size, "color": colour_})
+    if plot.legend is not None:
+        plot.legend.setLabelTextSize(label_size)
+        plot.legend.setLabelTextColor(colour_)
+        for _, text in plot.legend.items:  # setAttr alone does not re-render existing labels
+            text.setText(text.text, size=label_size, color=colour_)
+        plot.legend.setBrush((HIGH_CONTRAST[0] if presentation else _theme_colours()[0]) + "c8")
+
+
+def batch_axis(plot: pg.PlotItem, batches: list[int]) -> None:
+    """An x axis in log₂(batch size) with the batch sizes as tick labels (pyqtgraph's log axis crowds them)."""
+    ticks = [(float(np.log2(b)), str(int(b))) for b in sorted(set(batches))]
+    plot.getAxis("bottom").setTicks([ticks, []])

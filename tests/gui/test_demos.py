@@ -1,0 +1,133 @@
+"""The Teaching lab: each demo computes in the background process, animates, and draws data; presentation mode."""
+
+from __future__ import annotations
+
+import multiprocessing
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from studio.gui.demos.job import shared_worker
+from studio.gui.demos.lab import VIEWS, TeachingLab
+from studio.gui.tabs import EXTRA_TABS
+
+# small settings: the point is the plumbing, the numbers are tested in tests/unit/test_demos_*.py
+SMALL = {
+    "optimizer_race": {"steps": 60},
+    "linear_neuron": {"steps": 60},
+    "playground": {"steps": 120, "frame_every": 20, "n_samples": 200, "resolution": 24},
+    "large_batch": {"batch_sizes": "32,256", "epochs": 1, "train_samples": 512, "test_samples": 200,
+                    "hessian_samples": 128, "widths": "16", "evals": 4, "threads": 1},
+    "noise_scale": {"dataset": "moons", "batch_size": 64, "small_batch": 8, "epochs": 2, "widths": "16",
+                    "frame_every": 1, "threads": 1},
+    "regularisation": {"dataset": "moons", "epochs": 3, "train_samples": 100, "val_samples": 100, "widths": "16",
+                       "batch_size": 32, "threads": 1},
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def worker():
+    """One background process for the module (PyTorch imported once), gone afterwards."""
+    w = shared_worker()
+    yield w
+    w.shutdown()
+    assert multiprocessing.active_children() == []
+
+
+@pytest.fixture
+def lab(qtbot, worker):
+    tab = TeachingLab(None, worker=worker)
+    tab.resize(1400, 850)
+    qtbot.addWidget(tab)
+    tab.show()
+    return tab
+
+
+def computed(qtbot, lab, name):
+    view = lab.open(name)
+    view.set_params(SMALL[name])
+    view.compute()
+    qtbot.waitUntil(lambda: not view.busy, timeout=120_000)
+    assert view.task.state == "finished", view.error_text
+    return view
+
+
+def points(item) -> int:
+    data = item.getData() if hasattr(item, "getData") else (item.data["x"], item.data["y"])
+    return 0 if data[0] is None else int(np.count_nonzero(np.isfinite(np.asarray(data[0], dtype=float))))
+
+
+@pytest.mark.parametrize("name", list(VIEWS))
+def test_each_demo_runs_a_few_frames_and_its_plots_hold_data(qtbot, lab, name):
+    view = computed(qtbot, lab, name)
+    count = view.frame_count()
+    assert count >= 2
+    view.player.pause()
+    view.player.seek(0)
+    for _ in range(3):
+        view.player.step()
+    assert view.player.position == min(3, count - 1)
+    view.player.seek(count - 1)
+    items = view.data_items()
+    assert items and all(points(item) > 0 for item in items), [points(i) for i in items]
+    assert view.caption.text()
+
+
+def test_play_advances_the_animation(qtbot, lab):
+    view = computed(qtbot, lab, "optimizer_race")
+    view.player.seek(0)
+    view.player.play()
+    qtbot.waitUntil(lambda: view.player.position >= 5, timeout=5_000)
+    view.player.pause()
+    shown = view.player.position
+    assert points(view.path_items[0]) == shown + 1  # the path is drawn up to the current step
+
+
+def test_a_parameter_change_recomputes_the_race(qtbot, lab):
+    view = computed(qtbot, lab, "optimizer_race")
+    view.param_widgets["function"].setCurrentText("rosenbrock")  # the form edits the parameter
+    qtbot.waitUntil(lambda: view.result is not None and view.result["summary"]["function"] == "rosenbrock",
+                    timeout=60_000)
+
+
+def test_stop_cancels_a_long_computation(qtbot, lab):
+    view = lab.open("large_batch")
+    view.set_params({**SMALL["large_batch"], "epochs": 500})
+    view.compute()
+    qtbot.waitUntil(lambda: view.task.state == "running" and view.progress.value() > 0, timeout=60_000)
+    view.stop()
+    qtbot.waitUntil(lambda: not view.busy, timeout=30_000)
+    assert view.task.state == "cancelled" and view.status.text() == "Stopped."
+
+
+def test_errors_reach_the_view_not_a_traceback(qtbot, lab):
+    view = lab.open("optimizer_race")
+    view.set_params({"optimizers": "gd(speed=3)"})
+    view.compute()
+    qtbot.waitUntil(lambda: not view.busy, timeout=60_000)
+    assert view.task.state == "failed" and "speed" in view.status.text()
+
+
+def test_presentation_mode_enlarges_hides_advanced_controls_and_goes_black_on_white(qtbot, lab):
+    view = lab.open("large_batch")
+    normal_size = view.font().pointSize()
+    lab.set_presentation(True)
+    assert view.font().pointSize() > normal_size
+    hidden = [p.name for row, p in enumerate(view.entry.params) if not view.form.isRowVisible(row)]
+    assert "hessian_samples" in hidden and "batch_sizes" not in hidden
+    assert view.graphics.backgroundBrush().color().name() == "#ffffff"
+    later = lab.open("playground")  # built after the switch: presentation too
+    assert later.presentation and later.font().pointSize() > normal_size
+    lab.set_presentation(False)
+    assert view.font().pointSize() == normal_size
+    assert all(view.form.isRowVisible(row) for row in range(len(view.entry.params)))
+
+
+def test_the_lab_is_a_main_window_tab_and_imports_without_torch():
+    assert ("Teaching lab", "studio.gui.demos.lab:TeachingLab") in EXTRA_TABS
+    code = "import sys, studio.gui.demos.lab; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={"QT_QPA_PLATFORM": "offscreen", "PATH": ""})
+    assert out.stdout.strip() == "False"
