@@ -85,7 +85,7 @@ def chunk_gradients(model: nn.Module, x: torch.Tensor, y: torch.Tensor, chunks: 
 
 
 def run(dataset: str = "fashion_mnist_small", widths: str = "128", optimizer: str = "sgd", lr: float = 0.1,
-        batch_size: int = 512, small_batch: int = 32, epochs: float = 10.0, train_samples: int = 0,
+        batch_size: int = 128, small_batch: int = 16, epochs: float = 10.0, train_samples: int = 0,
         decay: float = 0.95, frame_every: int = 2, seed: int = 0, device: str = "auto", threads: int = 0,
         progress: Progress | None = None, emit: Emit | None = None) -> dict[str, Any]:
     """Train an MLP at ``batch_size``, estimating B_simple from its ``small_batch`` chunks every step."""

@@ -51,7 +51,7 @@ class TeachingLab(QWidget):
         self.views: dict[str, DemoView] = {}
         self.list = QListWidget()
         self.list.setObjectName("demo_list")
-        self.list.setMaximumWidth(260)
+        self.list.setFixedWidth(220)
         for name in VIEWS:
             item = QListWidgetItem(TITLES[name])
             item.setData(Qt.ItemDataRole.UserRole, name)
@@ -91,6 +91,6 @@ class TeachingLab(QWidget):
         font = QFont(self.list.font())
         font.setPointSize(18 if on else QApplication.font().pointSize())
         self.list.setFont(font)
-        self.list.setMaximumWidth(330 if on else 260)
+        self.list.setFixedWidth(360 if on else 220)
         for view in self.views.values():
             view.set_presentation(on)

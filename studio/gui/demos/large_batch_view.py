@@ -21,8 +21,6 @@ class LargeBatchView(DemoView):
         self.eig_plot = self.graphics.addPlot(row=0, col=1)
         self.gap_plot = self.graphics.addPlot(row=1, col=0)
         self.interp_plot = self.graphics.addPlot(row=1, col=1)
-        self.steps_plot.setLogMode(y=True)
-        self.steps_plot.getAxis("left").setStyle(maxTextLevel=0)
         for plot in (self.steps_plot, self.eig_plot, self.gap_plot):
             plot.showGrid(x=True, y=True, alpha=0.25)
         for plot in (self.steps_plot, self.interp_plot):
@@ -75,8 +73,11 @@ class LargeBatchView(DemoView):
         reached = [(b, r["steps_to_target"]) for b, r in zip(batch, shown, strict=True) if r["steps_to_target"]]
         if reached:
             rb, rs = np.array(reached, dtype=float).T
-            self.steps_item.setData(np.log2(rb), rs)
-            self.ideal_item.setData(lb, rs[0] * rb[0] / batch)
+            ideal = rs[0] * rb[0] / batch
+            self.steps_item.setData(np.log2(rb), style.log_values(rs))
+            self.ideal_item.setData(lb, style.log_values(ideal))
+            both = style.log_values(np.concatenate([rs, ideal]))
+            style.log_axis(self.steps_plot, "left", float(np.nanmin(both)), float(np.nanmax(both)))
         else:
             self.steps_item.setData([], [])
             self.ideal_item.setData([], [])

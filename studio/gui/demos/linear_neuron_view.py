@@ -57,8 +57,6 @@ class LinearNeuronView(DemoView):
         self.optimum.setZValue(5)
         self.map.addItem(self.optimum)
         self.loss_plot = self.graphics.addPlot(row=1, col=0)
-        self.loss_plot.setLogMode(y=True)
-        self.loss_plot.getAxis("left").setStyle(maxTextLevel=0)  # decades only: minor labels crowd
         self.loss_plot.showGrid(x=True, y=True, alpha=0.25)
         self.graphics.ci.layout.setColumnStretchFactor(1, 2)
         self.lines = [pg.PlotDataItem([], [], name=n) for n in ("GD fit", "SGD fit")]
@@ -89,8 +87,9 @@ class LinearNeuronView(DemoView):
         self.map.setRange(xRange=(grid["x"][0], grid["x"][-1]), yRange=(grid["y"][0], grid["y"][-1]), padding=0)
         floor = max(result["summary"]["least_squares"]["loss"] * 0.9, 1e-12)
         top = float(np.nanmax(result["losses"]))
-        self.loss_plot.setRange(xRange=(0, result["losses"].shape[1] - 1),
-                                yRange=(np.log10(floor), np.log10(max(top, floor * 10))))
+        lo, hi = np.log10(floor), np.log10(max(top, floor * 10))
+        self.loss_plot.setRange(xRange=(0, result["losses"].shape[1] - 1), yRange=(lo, hi))
+        style.log_axis(self.loss_plot, "left", lo, hi)
         self.loss_plot.disableAutoRange()
         self.restyle()
 
@@ -107,7 +106,7 @@ class LinearNeuronView(DemoView):
             self.lines[i].setData(xs, w * xs + b)
             self.paths[i].setData(self.result["paths"][i, :index + 1, 0], self.result["paths"][i, :index + 1, 1])
             self.heads[i].setData([w], [b])
-            self.losses[i].setData(steps, self.result["losses"][i, :index + 1])
+            self.losses[i].setData(steps, style.log_values(self.result["losses"][i, :index + 1]))
         stopped = self.result["stopped_at"]
         note = (f" GD stopped at step {stopped}: the loss changed by less than the tolerance."
                 if stopped and index >= stopped else "")
@@ -134,4 +133,4 @@ class LinearNeuronView(DemoView):
         self.contour.restyle(on)
         style.style_plot(self.data_plot, "data and fits", on, "x", "y")
         style.style_plot(self.map, "loss over (w, b)", on, "w", "b")
-        style.style_plot(self.loss_plot, "loss", on, "step", "MSE")
+        style.style_plot(self.loss_plot, "loss (log scale)", on, "step", "MSE")

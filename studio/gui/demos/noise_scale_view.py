@@ -19,10 +19,8 @@ class NoiseScaleView(DemoView):
 
     def build_plots(self) -> None:
         self.scale_plot = self.graphics.addPlot(row=0, col=0)
-        self.scale_plot.setLogMode(y=True)
-        self.scale_plot.getAxis("left").setStyle(maxTextLevel=1)
         self.scale_plot.showGrid(x=True, y=True, alpha=0.25)
-        self.scale_plot.addLegend(offset=(-10, 10))
+        self.scale_plot.addLegend(offset=(-10, -10))
         self.loss_plot = self.graphics.addPlot(row=0, col=1)
         self.loss_plot.showGrid(x=True, y=True, alpha=0.25)
         self.graphics.ci.layout.setColumnStretchFactor(0, 3)
@@ -55,9 +53,11 @@ class NoiseScaleView(DemoView):
             return
         scale = np.asarray(self.rows["b_simple"][:n])
         scale = np.where(scale > 0, scale, np.nan)  # an early negative estimate has no log
-        self.scale_item.setData(steps, scale, connect="finite")
         batch = float(self.params["batch_size"])
-        self.batch_item.setData([steps[0], steps[-1]], [batch, batch])
+        self.scale_item.setData(steps, style.log_values(scale), connect="finite")
+        self.batch_item.setData([steps[0], steps[-1]], style.log_values(np.array([batch, batch])))
+        shown = style.log_values(np.concatenate([scale, [batch]]))
+        style.log_axis(self.scale_plot, "left", float(np.nanmin(shown)), float(np.nanmax(shown)))
         self.loss_item.setData(steps, np.asarray(self.rows["train_loss"][:n]))
         last = scale[-1]
         verdict = ("larger batches would still pay" if last > batch else "larger batches would pay little") \

@@ -77,3 +77,29 @@ def batch_axis(plot: pg.PlotItem, batches: list[int]) -> None:
     """An x axis in log₂(batch size) with the batch sizes as tick labels (pyqtgraph's log axis crowds them)."""
     ticks = [(float(np.log2(b)), str(int(b))) for b in sorted(set(batches))]
     plot.getAxis("bottom").setTicks([ticks, []])
+    if ticks:
+        plot.setXRange(ticks[0][0] - 0.4, ticks[-1][0] + 0.4, padding=0)
+
+
+def log_values(values: np.ndarray) -> np.ndarray:
+    """log₁₀ of positive values (others NaN), for plots with :func:`log_axis` ticks."""
+    v = np.asarray(values, dtype=float)
+    out = np.full(v.shape, np.nan)
+    np.log10(v, out=out, where=v > 0)
+    return out
+
+
+def log_axis(plot: pg.PlotItem, name: str, lo: float, hi: float) -> None:
+    """Ticks 1, 2, 5 × 10ᵏ (labels on the decades, and on 2 and 5 when the range is under two decades) for an
+    axis whose data are log₁₀ values (pyqtgraph's own log axis labels every minor tick and they overlap)."""
+    if not (np.isfinite(lo) and np.isfinite(hi)) or hi < lo:
+        return
+    decades = range(int(np.floor(lo)) - 1, int(np.ceil(hi)) + 1)
+    short = hi - lo < 2
+    major, minor = [], []
+    for k in decades:
+        for m in (1, 2, 5):
+            value = m * 10.0**k
+            text = f"{value:g}"
+            (major if m == 1 or short else minor).append((np.log10(value), text if m == 1 or short else ""))
+    plot.getAxis(name).setTicks([major, minor])
