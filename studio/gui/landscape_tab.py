@@ -89,6 +89,8 @@ class LandscapeTab(QWidget):
         for label, value in KINDS:
             self.kind_box.addItem(label, value)
         self.kind_box.currentIndexChanged.connect(self._kind_changed)
+        self.kind_box.setToolTip("1-D: interpolation between two weight vectors; 2-D: a filter-normalised surface "
+                                 "around a checkpoint; trajectory: the path on the PCA plane of the checkpoints")
         self.other_box = QComboBox()
         self.other_box.setToolTip("1-D: interpolate from this run's checkpoint to another run's final weights "
                                   "(e.g. small- vs large-batch, Keskar et al. 2017)")
@@ -104,6 +106,7 @@ class LandscapeTab(QWidget):
         self.samples.setToolTip("Examples evaluated at each point (a seeded subset; 0: the whole split)")
         self.split_box = QComboBox()
         self.split_box.addItems(SPLITS)
+        self.split_box.setToolTip("Which split the loss and accuracy are measured on")
         self.span = QDoubleSpinBox()
         self.span.setRange(0.01, 100.0)
         self.span.setValue(1.0)
@@ -112,6 +115,7 @@ class LandscapeTab(QWidget):
         self.bias_bn.setToolTip("Li et al. keep them fixed by default")
         self.compute_button = QPushButton("Compute")
         self.compute_button.clicked.connect(self.compute)
+        self.compute_button.setToolTip("Compute the landscape in a background process")
         self.sharpness_button = QPushButton("Sharpness")
         self.sharpness_button.setToolTip("Top Hessian eigenvalues, Hutchinson trace and Keskar's ε-sharpness "
                                          "at the checkpoint")
@@ -119,6 +123,7 @@ class LandscapeTab(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.setToolTip("Stop the computation; nothing half-done is saved")
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
@@ -153,10 +158,13 @@ class LandscapeTab(QWidget):
         self.follow_live.setToolTip("While the run trains with train.landscape_every > 0, open each new snapshot")
         self.log_scale = QCheckBox("Log scale")
         self.log_scale.toggled.connect(self.redraw)
+        self.log_scale.setToolTip("Show log₁₀ of the loss: sharp walls and flat floors both stay visible")
         self.png_button = QPushButton("Export PNG…")
         self.png_button.clicked.connect(lambda: self._export_dialog("png"))
+        self.png_button.setToolTip("Save the plot as a PNG image")
         self.npz_button = QPushButton("Export .npz…")
         self.npz_button.clicked.connect(lambda: self._export_dialog("npz"))
+        self.npz_button.setToolTip("Save the raw grid (coordinates, loss, accuracy, metadata) as .npz")
         view_box = QGroupBox("View")
         view_form = QFormLayout(view_box)
         view_form.addRow("Saved", self.saved_box)
