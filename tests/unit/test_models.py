@@ -196,3 +196,21 @@ def test_cli_model_summary(capsys, tmp_path, monkeypatch):
     assert "parameters: 25,450" in text  # 784·32+32 + 32·10+10
     assert cli_main(["model", "summary", "--set", "model.name=nope"]) == 2
     assert "unknown model" in capsys.readouterr().err
+
+
+def test_models_needing_torchvision_say_so_when_it_is_missing(monkeypatch):
+    import builtins
+
+    from studio.core.errors import ConfigError
+    from studio.core.models.vision import torchvision_module
+
+    real_import = builtins.__import__
+
+    def no_torchvision(name, *args, **kwargs):
+        if name == "torchvision":
+            raise ImportError("No module named 'torchvision'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_torchvision)
+    with pytest.raises(ConfigError, match="resnet18 model needs torchvision"):
+        torchvision_module("resnet18")

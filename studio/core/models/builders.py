@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from studio.core.errors import ConfigError
+from studio.core.models.vision import torchvision_module
 
 _ACT = {"relu": nn.ReLU, "gelu": nn.GELU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid}
 
@@ -91,7 +92,7 @@ def build_resnet18(input_shape: tuple[int, ...], num_classes: int, small_input: 
                    zero_init_residual: bool = False) -> nn.Module:
     """torchvision's ResNet-18; for small images (≤ 64 px when ``small_input`` is auto) a 3×3 stride-1
     stem and no max-pool, so a 32×32 image still has 4×4 features in the last stage."""
-    import torchvision
+    torchvision = torchvision_module("resnet18")
 
     channels, height, width = _image_shape(input_shape, "resnet18")
     net = torchvision.models.resnet18(num_classes=num_classes, zero_init_residual=zero_init_residual)

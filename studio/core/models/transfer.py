@@ -17,11 +17,12 @@ import torch
 from torch import nn
 
 from studio.core.errors import ConfigError, DataError
+from studio.core.models.vision import torchvision_module
 
 
 def weights_path(arch: str) -> tuple[Path, str]:
     """Where the torch hub cache keeps ``arch``'s default pretrained weights, and their download URL."""
-    import torchvision
+    torchvision = torchvision_module("transfer")
 
     weights = torchvision.models.get_model_weights(arch).DEFAULT
     name = os.path.basename(urlparse(weights.url).path)
@@ -29,7 +30,7 @@ def weights_path(arch: str) -> tuple[Path, str]:
 
 
 def _torchvision_model(arch: str, pretrained: bool) -> nn.Module:
-    import torchvision
+    torchvision = torchvision_module("transfer")
 
     names = torchvision.models.list_models(module=torchvision.models)
     if arch not in names:
