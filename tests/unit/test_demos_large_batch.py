@@ -29,7 +29,15 @@ def test_largest_batch_has_a_larger_top_eigenvalue_than_the_smallest():
 def test_linear_scaling_and_warmup():
     assert large_batch.lr_for(256, 0.1, True, 64) == 0.4
     assert large_batch.lr_for(256, 0.1, False, 64) == 0.1
+    common = dict(dataset="moons", batch_sizes="8,64", epochs=1, train_samples=256, test_samples=64,
+                  hessian_samples=64, widths="8", optimizer="sgd", lr=0.05, base_batch=8, interpolation=False,
+                  evals=2, threads=1)
+    scaled = large_batch.run(linear_scaling=True, **common)["summary"]["runs"]
+    assert scaled["8"]["lr"] == 0.05 and scaled["64"]["lr"] == 0.4
     data = large_batch.load_data("moons", 200, 100, 0)
-    result, _ = large_batch.train_one(data, 20, "mlp", {"widths": [8]}, "sgd", 0.1, 2, 1.0, 0.99, 5, 0, "cpu",
-                                      data.train.x, data.train.y)
-    assert result["steps"] == 20 and len(result["curve"]["step"]) == 6
+    args = (data, 20, "mlp", {"widths": [8]}, "sgd", 0.1, 2)
+    tail = (0.99, 5, 0, "cpu", data.train.x, data.train.y)
+    cold, _ = large_batch.train_one(*args, 0.0, *tail)
+    warm, _ = large_batch.train_one(*args, 1.0, *tail)  # one epoch of warm-up: 10 smaller first steps
+    assert cold["steps"] == warm["steps"] == 20 and len(cold["curve"]["step"]) == 6
+    assert warm["curve"]["train_loss"][1] != cold["curve"]["train_loss"][1]  # same start, different steps
