@@ -150,6 +150,9 @@ class MainWindow(QMainWindow):
         self.stop_action = self._action("Stop", "Esc", self.session.stop, "Stop the run and save a checkpoint")
         self.import_action = self._action("Import data…", "Ctrl+I", self._import_dialog,
                                           "Import a dataset: a folder of images, a zip, CSV, NPZ or IDX file")
+        self.import_folder_action = self._action("Import folder…", "Ctrl+Shift+I", self._import_folder_dialog,
+                                                 "Import a folder of images (one subfolder per class, or "
+                                                 "train/ and test/ folders of that layout), or of IDX files")
         self.open_action = self._action("Open run…", QKeySequence.StandardKey.Open, self._open_dialog,
                                         "Load a run's config (its config.toml) or any run config file")
         self.export_action = self._action("Export metrics…", "Ctrl+E", self._export_dialog,
@@ -179,6 +182,7 @@ class MainWindow(QMainWindow):
         menu = self.menuBar()
         file_menu = menu.addMenu("&File")
         file_menu.addAction(self.import_action)
+        file_menu.addAction(self.import_folder_action)
         file_menu.addAction(self.open_action)
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.setToolTipsVisible(True)
@@ -300,6 +304,11 @@ class MainWindow(QMainWindow):
     def _import_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Import a dataset", "",
                                               "Datasets (*.zip *.tar.gz *.tgz *.csv *.npz *.npy *.gz *.idx*);;All (*)")
+        if path:
+            self.import_path(path)
+
+    def _import_folder_dialog(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Import a folder of images")
         if path:
             self.import_path(path)
 
