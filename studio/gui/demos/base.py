@@ -93,6 +93,7 @@ class DemoView(QWidget):
         self.compute_button.clicked.connect(self.compute)
         self.stop_button = QPushButton("Stop")
         self.stop_button.setObjectName("stop")
+        self.stop_button.setToolTip("Cancel the computation running in the background")
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
         self.progress = QProgressBar()

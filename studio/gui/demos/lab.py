@@ -51,6 +51,7 @@ class TeachingLab(QWidget):
         self.views: dict[str, DemoView] = {}
         self.list = QListWidget()
         self.list.setObjectName("demo_list")
+        self.list.setToolTip("The demonstrations: pick one, then Compute and Play")
         self.list.setFixedWidth(220)
         for name in VIEWS:
             item = QListWidgetItem(TITLES[name])

@@ -49,6 +49,7 @@ class Player(QWidget):
         self.speed.setCurrentIndex(2)
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setObjectName("position")
+        self.slider.setToolTip("Drag to any frame of the animation")
         self.slider.setRange(0, 0)
         self.slider.valueChanged.connect(self._slid)
         self.label = QLabel("–")
