@@ -14,8 +14,6 @@ from typing import Any
 
 from studio.core.errors import StudioError
 
-LISTABLE = ("datasets", "models", "optimizers", "schedules", "demos")
-
 
 def _clean(value: Any) -> Any:
     """JSON has no NaN: a missing number is null."""
@@ -181,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--json", action="store_true")
     runs.set_defaults(func=cmd_runs)
     lst = sub.add_parser("list", help="list a registry")
-    lst.add_argument("what", choices=LISTABLE)
+    lst.add_argument("what", choices=tuple(registries()))
     lst.add_argument("--json", action="store_true")
     lst.set_defaults(func=cmd_list)
     for module in EXTENSIONS:
