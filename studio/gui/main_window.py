@@ -450,6 +450,7 @@ class MainWindow(QMainWindow):
             self.showNormal()
             if self._normal_state is not None and self._normal_state & Qt.WindowState.WindowMaximized:
                 self.showMaximized()
+        self.settings.setVisible(not on)  # the class sees the plots; the settings come back with F11
         for widget in self._presentation_widgets():
             widget.set_presentation(on)
 

@@ -95,7 +95,8 @@ class CurvesView(QWidget):
         plot.setLabel("bottom", "step")
         plot.setClipToView(True)
         plot.setDownsampling(auto=True, mode="peak")
-        plot.addLegend(offset=(-10, 10))
+        # a translucent legend: the curves under it stay visible when several runs overlay
+        plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(128, 128, 128, 40))
         if key == "lr":
             plot.setLogMode(y=True)  # rates span decades (warm-up, decay)
         self.plots[key] = plot
