@@ -8,7 +8,6 @@ are trained into a throw-away run store and overlaid, so the plots show what a p
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import tempfile
