@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import importlib
 import multiprocessing
-import queue as queue_mod
 import time
 import traceback
 from typing import Any
 
 from studio.core.datasets import cache
+from studio.engine.queues import drain
 
 CANCEL_GRACE_S = 5.0  # after Cancel, the import has this long to stop by itself before it is killed
 
@@ -73,15 +73,9 @@ class BackgroundJob:
             self._cancel_at = time.monotonic()
 
     def poll(self, timeout: float = 0.0) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
         if self.finished:
-            return out
-        try:
-            out.append(self.messages.get(timeout=timeout) if timeout else self.messages.get_nowait())
-            while True:
-                out.append(self.messages.get_nowait())
-        except (queue_mod.Empty, EOFError, OSError):
-            pass
+            return []
+        out: list[dict[str, Any]] = drain(self.messages, timeout)
         for message in out:
             if message["type"] in ("done", "error", "cancelled"):
                 self._finish(message)
@@ -95,12 +89,7 @@ class BackgroundJob:
 
     def poll_remaining(self) -> list[dict[str, Any]]:
         """After the process exited: what it left on the queue, or an error if it died silently."""
-        out: list[dict[str, Any]] = []
-        try:
-            while True:
-                out.append(self.messages.get(timeout=0.2))
-        except (queue_mod.Empty, EOFError, OSError):
-            pass
+        out: list[dict[str, Any]] = drain(self.messages, 0.2, each_timeout=0.2)
         for message in out:
             if message["type"] in ("done", "error", "cancelled"):
                 self._finish(message)

@@ -23,6 +23,7 @@ from typing import Any
 from studio.core.errors import StudioError
 from studio.engine import protocol
 from studio.engine.protocol import Message
+from studio.engine.queues import drain
 from studio.engine.sinks import QueueSink
 
 TASKS = ("landscape", "sharpness")
@@ -120,15 +121,9 @@ class LandscapeJob:
 
     def poll(self, timeout: float = 0.0) -> list[Message]:
         """Messages since the last call (waiting up to ``timeout`` for the first); notices the end."""
-        out: list[Message] = []
         if self.finished:
-            return out
-        try:
-            out.append(self.messages.get(timeout=timeout) if timeout else self.messages.get_nowait())
-            while True:
-                out.append(self.messages.get_nowait())
-        except (queue_mod.Empty, EOFError, OSError):
-            pass
+            return []
+        out: list[Message] = drain(self.messages, timeout)
         for message in out:
             self._observe(message)
         if self.process is not None and not self.process.is_alive():
@@ -152,12 +147,7 @@ class LandscapeJob:
 
     def _end(self, forced: str | None = None) -> list[Message]:
         self.process.join(timeout=5)
-        tail: list[Message] = []
-        try:
-            while True:
-                tail.append(self.messages.get(timeout=0.05))
-        except (queue_mod.Empty, EOFError, OSError):
-            pass
+        tail: list[Message] = drain(self.messages, 0.05, each_timeout=0.05)
         for message in tail:
             self._observe(message)
         self.finished = True

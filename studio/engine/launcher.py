@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import queue as queue_mod
 import socket
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from studio.core.runs import ENDED, RunInfo, RunStore
 from studio.engine import protocol
 from studio.engine.entry import rank_main
 from studio.engine.protocol import Message
+from studio.engine.queues import drain
 
 STOP_GRACE_S = 8.0  # after Stop, ranks have this long to checkpoint and exit before being killed
 
@@ -100,15 +100,9 @@ class Job:
     # --- following -------------------------------------------------------------------------
     def poll(self, timeout: float = 0.1, max_messages: int = 5000) -> list[Message]:
         """Messages received since the last call (waits up to ``timeout`` for the first one)."""
-        out: list[Message] = []
         if self.finished:
-            return out
-        try:
-            out.append(self.messages.get(timeout=timeout) if timeout else self.messages.get_nowait())
-            while len(out) < max_messages:
-                out.append(self.messages.get_nowait())
-        except (queue_mod.Empty, EOFError, OSError):
-            pass
+            return []
+        out: list[Message] = drain(self.messages, timeout, limit=max_messages)
         for message in out:
             self._observe(message)
         out.extend(self._watch())
@@ -149,12 +143,7 @@ class Job:
         """All ranks are gone: drain what they left and settle the final status."""
         for proc in self.processes:
             proc.join(timeout=5)
-        tail: list[Message] = []
-        try:
-            while True:
-                tail.append(self.messages.get(timeout=0.05))
-        except (queue_mod.Empty, EOFError, OSError):
-            pass
+        tail: list[Message] = drain(self.messages, 0.05, each_timeout=0.05)
         for message in tail:
             self._observe(message)
         self.finished = True

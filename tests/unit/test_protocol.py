@@ -38,3 +38,14 @@ def test_queue_sink_survives_a_closed_queue():
     sink = QueueSink(q)
     sink.send(protocol.log("r", "hello"))
     assert sink.broken
+
+
+def test_drain_takes_everything_waiting_up_to_a_limit():
+    from studio.engine.queues import drain
+
+    q = multiprocessing.get_context("spawn").Queue()
+    assert drain(q) == []
+    for i in range(5):
+        q.put(i)
+    assert drain(q, first_timeout=5, each_timeout=1, limit=3) == [0, 1, 2]
+    assert drain(q, first_timeout=5, each_timeout=0.5) == [3, 4]
