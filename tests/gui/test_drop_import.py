@@ -3,27 +3,13 @@ background, selects the new dataset, and it trains for one epoch."""
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from studio.core.datasets import DATASETS
-from studio.core.runs import RunStore
 from studio.gui.main_window import MainWindow
-from studio.gui.session import Session
 from tests.unit import import_fixtures as fx
-
-
-@pytest.fixture
-def window(qtbot):
-    session = Session(RunStore())
-    win = MainWindow(session, probe_backend=False)
-    win.confirm_close = lambda: True
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    session.shutdown(wait_s=10)
 
 
 def drop(win: MainWindow, path) -> bool:

@@ -5,24 +5,9 @@ from __future__ import annotations
 import multiprocessing
 import time
 
-import pytest
 from PySide6.QtCore import Qt
 
 from studio.core.config import RunConfig
-from studio.core.runs import RunStore
-from studio.gui.main_window import MainWindow
-from studio.gui.session import Session
-
-
-@pytest.fixture
-def window(qtbot):
-    session = Session(RunStore())
-    win = MainWindow(session, probe_backend=False)
-    win.confirm_close = lambda: True
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    session.shutdown(wait_s=10)
 
 
 def press(qtbot, win, action):

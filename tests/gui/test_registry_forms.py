@@ -4,18 +4,7 @@ one catalog optimizer trains end to end from the window."""
 import pytest
 
 from studio.core.config import RunConfig
-from studio.gui.main_window import MainWindow
-from studio.gui.session import Session, registry_for
-
-
-@pytest.fixture
-def window(qtbot):
-    session = Session()
-    win = MainWindow(session, probe_backend=False)
-    win.confirm_close = lambda: True
-    qtbot.addWidget(win)
-    yield win
-    session.shutdown(wait_s=10)
+from studio.gui.session import registry_for
 
 
 @pytest.mark.parametrize("section", ["model", "optimizer", "schedule", "data"])

@@ -26,6 +26,14 @@ def _trust_ratio(numerator: torch.Tensor, denominator: torch.Tensor) -> torch.Te
     return torch.where(ok, numerator / torch.where(ok, denominator, 1.0), torch.ones_like(numerator))
 
 
+def evaluate(closure: Closure) -> torch.Tensor | None:
+    """The loss from an optimizer's closure (with gradients on, as torch.optim does), or None."""
+    if closure is None:
+        return None
+    with torch.enable_grad():
+        return closure()
+
+
 class MomentumLrInside(Optimizer):
     """Heavy-ball momentum, learning rate inside: v ← βv + η(g + λw);  w ← w − v."""
 
@@ -34,10 +42,7 @@ class MomentumLrInside(Optimizer):
 
     @torch.no_grad()
     def step(self, closure: Closure = None) -> torch.Tensor | None:
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
+        loss = evaluate(closure)
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
@@ -64,10 +69,7 @@ class Lamb(Optimizer):
 
     @torch.no_grad()
     def step(self, closure: Closure = None) -> torch.Tensor | None:
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
+        loss = evaluate(closure)
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
             for p in group["params"]:
@@ -105,10 +107,7 @@ class Lars(Optimizer):
 
     @torch.no_grad()
     def step(self, closure: Closure = None) -> torch.Tensor | None:
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
+        loss = evaluate(closure)
         for group in self.param_groups:
             wd = group["weight_decay"]
             for p in group["params"]:

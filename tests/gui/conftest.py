@@ -1,0 +1,19 @@
+"""GUI fixtures: the real main window on a fresh session (each test has its own STUDIO_HOME)."""
+
+import pytest
+
+from studio.core.runs import RunStore
+from studio.gui.main_window import MainWindow
+from studio.gui.session import Session
+
+
+@pytest.fixture
+def window(qtbot):
+    """A shown main window that closes without asking; its runs are stopped afterwards."""
+    session = Session(RunStore())
+    win = MainWindow(session, probe_backend=False)
+    win.confirm_close = lambda: True
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    session.shutdown(wait_s=10)
