@@ -68,6 +68,23 @@ def test_vmap_grid_equals_the_sequential_grid(kind):
         assert np.ptp(ref_loss) > 0.05 and np.ptp(ref_acc) > 0  # the grid varies
 
 
+@pytest.mark.parametrize("affine", [True, False])
+def test_bf16_autocast_grid_is_close_to_the_fp32_grid(affine):
+    """The GPU's default path (bf16 autocast) run on the CPU: same grid to bf16 precision, really in bf16."""
+    torch.manual_seed(0)
+    model = build_mlp((1, 8, 8), 5, widths=[64, 32]).eval()
+    x, y = torch.randn(300, 1, 8, 8), torch.randint(0, 5, (300,))
+    w = parameters_of(model)
+    dirs = normalized_directions(w, 2, seed=3)
+    coeffs = grid_coefficients(np.linspace(-1, 1, 5), np.linspace(-1, 1, 5))
+    ref, _ = evaluate_sequential(model, w, dirs, coeffs, x, y)
+    loss, acc = evaluate_fast(model, w, dirs, coeffs, x, y, bf16=True, affine_first_layer=affine)
+    assert np.isfinite(loss).all() and ((acc >= 0) & (acc <= 1)).all()
+    np.testing.assert_allclose(loss, ref, rtol=5e-3)
+    assert np.abs(loss - ref).max() > 1e-6  # it did compute in bf16, not silently in fp32
+    assert np.ptp(ref) > 0.05
+
+
 def test_interpolation_ends_are_the_two_weight_sets():
     torch.manual_seed(0)
     a, b = build_mlp((4,), 3, widths=[8]), build_mlp((4,), 3, widths=[8])

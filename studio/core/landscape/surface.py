@@ -13,7 +13,8 @@ Two evaluators give the same numbers:
   3. ``affine_first_layer``: the first weighted layer of an ``nn.Sequential`` (Linear/Conv after
      parameter-free modules) is linear in its weights, so its output at every point is
      ``A(W₀) + Σ c_i A(D_i)``: computed K+1 times per data batch instead of once per point (exact);
-  4. the evaluation data stays on the device; ``torch.inference_mode``; bf16 autocast on CUDA.
+  4. the evaluation data stays on the device; ``torch.inference_mode``; bf16 autocast (on by default on
+     CUDA; on the CPU only when asked, where it is slower but lets the tests run the GPU's code path).
 
 The model is evaluated in eval mode: BatchNorm uses the running statistics of the loaded checkpoint.
 """
@@ -145,7 +146,8 @@ def evaluate_fast(model: nn.Module, base: Params, directions: list[Params], coef
     """Mean loss and accuracy at each row of ``coeffs`` (P, K), many points per pass (see the module doc).
 
     ``chunk``/``data_batch`` override the sizes picked from ``memory_bytes`` (default: 64 MiB on the
-    CPU, a quarter of the free memory on a GPU). ``bf16`` defaults to True on CUDA.
+    CPU, a quarter of the free memory on a GPU). ``bf16`` (autocast to bfloat16; losses are still summed
+    in float32/float64) defaults to True on CUDA and False elsewhere.
     """
     device = x.device
     bf16 = device.type == "cuda" if bf16 is None else bf16
@@ -177,7 +179,8 @@ def _evaluate_fast(model, base, directions, coeffs, x, y, loss_fn, correct_fn, b
     rest_moving = [name for name in moving if name not in first_keys]
     own = {name for name, _ in network.named_parameters()} | {name for name, _ in network.named_buffers()}
     fixed = {name: t for name, t in fixed.items() if name in own}
-    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16 and device.type == "cuda")
+    autocast = torch.autocast(device.type if device.type in ("cuda", "cpu") else "cpu", dtype=torch.bfloat16,
+                              enabled=bf16 and device.type in ("cuda", "cpu"))
 
     def inputs(xb: torch.Tensor) -> torch.Tensor:
         """What ``network`` sees, as a (K+1, B, ...) basis to combine, or (1, B, ...) when it is the same at
