@@ -52,14 +52,25 @@ def download_urls(name: str) -> list[str]:
     return [cls.url]
 
 
-def offline_message(name: str, why: str) -> str:
-    known = _known(name)
-    hint = ("Download the files on a machine with internet access and drop the folder that holds them on "
+def _import_hint(name: str, lead: str = "") -> str:
+    hint = (f"{lead}download the files on a machine with internet access and drop the folder that holds them on "
             "Studio's window (or run `studio data import FOLDER`): Studio recognises torchvision's raw folders, "
             "the IDX files and the CIFAR/SVHN files themselves.")
     if name == "fashion_mnist":
         hint += " On Debian or Ubuntu, `apt install dataset-fashion-mnist` puts them in /usr/share/datasets."
-    return f"{known.title} is not on this machine and cannot be downloaded: this machine is offline ({why}). {hint}"
+    return hint[0].upper() + hint[1:]
+
+
+def offline_message(name: str, why: str) -> str:
+    title = _known(name).title
+    return f"{title} is not on this machine and cannot be downloaded: this machine is offline ({why}). " \
+        + _import_hint(name)
+
+
+def failed_download_message(name: str, why: str) -> str:
+    """The host answered but the files did not arrive whole (an HTTP error, a broken or corrupted file)."""
+    return f"{_known(name).title} could not be downloaded ({why}); nothing was saved. " \
+        + _import_hint(name, "try again later, or ")
 
 
 def check_online(name: str, urls: list[str] | None = None) -> None:
@@ -151,7 +162,7 @@ def download(name: str, progress: Any = None) -> dict[str, Any]:
             else:
                 parts = [cls(root, train=t, download=True, **kwargs) for t in (True, False)]
         except (OSError, RuntimeError) as err:
-            raise DataError(offline_message(name, f"the download failed: {err}")) from None
+            raise DataError(failed_download_message(name, " ".join(str(err).split()) or type(err).__name__)) from None
         prog.stage(f"converting {known.title}")
         (xt, yt), (xs, ys) = (_arrays(p, name) for p in parts)
         imported = Imported(np.concatenate([xt, xs]), np.concatenate([yt, ys]),

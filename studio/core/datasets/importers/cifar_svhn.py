@@ -97,8 +97,8 @@ def import_svhn(files: dict[int, Path], source: str, progress: Progress) -> Impo
     for code, path in sorted(files.items()):
         try:
             mat = loadmat(path)
-        except (OSError, ValueError, TypeError, NotImplementedError) as err:
-            raise DataError(f"{path.name} is not a readable SVHN .mat file ({err})") from None
+        except Exception as err:  # noqa: BLE001 - scipy raises IndexError, MatReadError, … on a broken file
+            raise DataError(f"{path.name} is not a readable SVHN .mat file ({err or type(err).__name__})") from None
         if "X" not in mat or "y" not in mat or mat["X"].ndim != 4:
             raise DataError(f"{path.name} is not an SVHN file (it needs arrays X (32, 32, 3, N) and y)")
         x = np.ascontiguousarray(mat["X"].transpose(3, 2, 0, 1)).astype(np.uint8)
