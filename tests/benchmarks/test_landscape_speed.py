@@ -80,6 +80,7 @@ def test_fast_grid_against_the_sequential_reference_cpu():
         "sequential": evaluate_sequential,
         "fast (vmap + affine)": evaluate_fast,
         "fast (vmap only)": lambda *a: evaluate_fast(*a, affine_first_layer=False),
+        "fast (bf16 autocast)": lambda *a: evaluate_fast(*a, bf16=True),
     })
     _report(device, results)
     assert np.abs(results["fast (vmap + affine)"][1] - results["sequential"][1]).max() < 1e-4
