@@ -92,6 +92,20 @@ def test_a_parameter_change_recomputes_the_race(qtbot, lab):
                     timeout=60_000)
 
 
+def test_the_add_menu_puts_a_catalog_optimizer_in_the_race(qtbot, lab):
+    view = computed(qtbot, lab, "optimizer_race")
+    assert view.params["optimizers"] == "auto"
+    names = [a.text() for a in view.add_menu.actions() if a.text()]
+    assert "lamb" in names and "newton" in names and names[-1].startswith("auto")
+    next(a for a in view.add_menu.actions() if a.text() == "nadam").trigger()
+    field = view.param_widgets["optimizers"]
+    assert field.text().endswith("; nadam(lr=0.3)") and field.text().startswith("gd(lr=1.9)")
+    assert view.params["optimizers"] == field.text()
+    qtbot.waitUntil(lambda: view.result is not None and "nadam(lr=0.3)" in view.result["labels"], timeout=60_000)
+    view.add_menu.actions()[-1].trigger()  # back to the preset
+    assert field.text() == "auto" and view.params["optimizers"] == "auto"
+
+
 def test_stop_cancels_a_long_computation(qtbot, lab):
     view = lab.open("large_batch")
     view.set_params({**SMALL["large_batch"], "epochs": 500})

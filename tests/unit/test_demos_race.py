@@ -61,3 +61,30 @@ def test_optimizer_specs_are_parsed_and_bad_ones_refused():
         parse_optimizer_specs("gd(lr)")
     with pytest.raises(ConfigError):
         race.run(optimizers="gd(speed=2)", steps=2)
+
+
+def test_an_added_optimizer_takes_the_preset_setting_or_the_catalog_learning_rate():
+    from studio.core.demos.race_presets import PRESETS, add_to_line_up, suggested_spec
+
+    assert suggested_spec("adam", "quadratic") == "adam(lr=0.3)"  # the quadratic preset's Adam
+    assert suggested_spec("momentum", "rosenbrock") == "momentum(lr=0.001, momentum=0.9)"
+    assert suggested_spec("nadam", "quadratic") == "nadam(lr=0.3)"  # not in the preset: Adam's lr there
+    assert suggested_spec("nesterov", "beale") == "nesterov(lr=0.005)"  # momentum's lr on Beale
+    assert suggested_spec("lamb", "quadratic") == "lamb(lr=0.001)"  # no relative: the catalog's default
+    assert suggested_spec("newton", "beale") == "newton"
+    assert add_to_line_up("auto", "saddle", "rmsprop") == PRESETS["saddle"] + "; rmsprop(lr=0.001)"
+    assert add_to_line_up("gd(lr=1.9);", "quadratic", "adam") == "gd(lr=1.9); adam(lr=0.3)"
+    assert add_to_line_up(" ", "quadratic", "lars") == "lars(lr=0.1)"
+
+
+def test_every_catalog_optimizer_added_to_the_race_runs():
+    """What the GUI's Add menu writes is a line-up the race accepts, for every optimizer in the catalog."""
+    from studio.core.demos.race_presets import add_to_line_up
+    from studio.core.optim.catalog import OPTIMIZERS
+
+    line_up = "gd(lr=0.5)"
+    for name in OPTIMIZERS.names():
+        line_up = add_to_line_up(line_up, "quadratic", name)
+    result = race.run(function="quadratic", optimizers=line_up, steps=20)
+    assert len(result["labels"]) == len(OPTIMIZERS.names()) + 1
+    assert np.isfinite(result["paths"][:, 1]).all()  # every racer took its first step

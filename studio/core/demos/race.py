@@ -23,18 +23,10 @@ from studio.core.demos.common import (
     spec_label,
 )
 from studio.core.demos.functions import TestFunction, get_function
+from studio.core.demos.race_presets import line_up
 from studio.core.errors import ConfigError
 from studio.core.optim.catalog import OPTIMIZERS
 
-# What the race runs when ``optimizers`` is "auto": chosen to show each function's lesson.
-PRESETS = {
-    "quadratic": "gd(lr=1.9); gd(lr=2.1); momentum(lr=0.3, momentum=0.8); adam(lr=0.3); newton",
-    "rosenbrock": "gd(lr=0.001); momentum(lr=0.001, momentum=0.9); adam(lr=0.05); rmsprop(lr=0.01); newton",
-    "beale": "gd(lr=0.01); momentum(lr=0.005, momentum=0.9); adam(lr=0.05); adagrad(lr=0.5); newton",
-    "himmelblau": "gd(lr=0.01); momentum(lr=0.005, momentum=0.9); adam(lr=0.1); rmsprop(lr=0.05); newton",
-    "saddle": "gd(lr=0.1); momentum(lr=0.1, momentum=0.9); adam(lr=0.05); newton(damping=0.0)",
-    "rastrigin": "gd(lr=0.002); momentum(lr=0.002, momentum=0.9); adam(lr=0.1); rmsprop(lr=0.05); newton",
-}
 DIVERGE_FACTOR = 1e4  # stopped when f − f* exceeds this × (its start value + 1)
 
 
@@ -94,7 +86,7 @@ def run(function: str = "quadratic", condition: float = 10.0, optimizers: str = 
         emit: Emit | None = None) -> dict[str, Any]:
     """Race the optimizers of ``optimizers`` ("auto": the function's preset) on ``function``."""
     fn = get_function(function, condition)
-    specs = parse_optimizer_specs(PRESETS[function] if optimizers.strip() == "auto" else optimizers)
+    specs = parse_optimizer_specs(line_up(optimizers, function))
     origin = parse_start(start, fn)
     racers, labels = [], []
     for i, (name, options) in enumerate(specs):

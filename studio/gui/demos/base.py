@@ -85,7 +85,7 @@ class DemoView(QWidget):
             w = param_widget(param, self.params[param.name], lambda v, k=param.name: self.set_param(k, v))
             label = QLabel(param.name.replace("_", " "))
             label.setToolTip(param.help)
-            self.form.addRow(label, w)
+            self.form.addRow(label, self.decorate_param(param.name, w))
             self.param_widgets[param.name] = w
         self.compute_button = QPushButton("Compute")
         self.compute_button.setObjectName("compute")
@@ -145,6 +145,7 @@ class DemoView(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addWidget(self.splitter, 1)
+        style.style_view(self.graphics, self.presentation)  # the ink of restyle() needs its background
         self.restyle()
 
     def _explanation_html(self) -> str:
@@ -158,6 +159,10 @@ class DemoView(QWidget):
     # --- what subclasses provide -------------------------------------------------------------
     def build_plots(self) -> None:
         raise NotImplementedError
+
+    def decorate_param(self, name: str, widget: QWidget) -> QWidget:
+        """What the form shows for parameter ``name``: its widget, or a row around it (e.g. with a menu button)."""
+        return widget
 
     def build_extra_controls(self, layout: QVBoxLayout) -> None:
         """Controls above the plots (e.g. a batch-size slider); none by default."""

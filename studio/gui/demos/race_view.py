@@ -6,7 +6,10 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QMenu, QToolButton, QWidget
 
+from studio.core.demos.race_presets import add_to_line_up, suggested_spec
+from studio.core.optim.catalog import OPTIMIZERS
 from studio.gui.demos import style
 from studio.gui.demos.base import DemoView
 from studio.gui.demos.contour import ContourMap
@@ -25,6 +28,45 @@ class RaceView(DemoView):
     demo = "optimizer_race"
     rate = 25.0
     auto_rerun = True
+
+    def decorate_param(self, name: str, widget: QWidget) -> QWidget:
+        """The optimizers field gets an "Add" menu of the catalog's optimizers (so nobody has to know the names)."""
+        if name != "optimizers":
+            return widget
+        self.add_menu = QMenu(self)
+        self.add_menu.setToolTipsVisible(True)
+        for entry in OPTIMIZERS:
+            action = self.add_menu.addAction(entry.name)
+            action.setToolTip(entry.description)
+            action.triggered.connect(lambda _=False, n=entry.name: self.add_optimizer(n))
+        self.add_menu.addSeparator()
+        reset = self.add_menu.addAction("auto (the function's preset)")
+        reset.setToolTip("Race the line-up chosen for the current function")
+        reset.triggered.connect(lambda: self._set_optimizers("auto"))
+        button = QToolButton()
+        button.setObjectName("add_optimizer")
+        button.setText("Add")
+        button.setToolTip("Add a catalog optimizer to the race (with a learning rate that suits the function); "
+                          "edit its settings in the text")
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        button.setMenu(self.add_menu)
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(widget, 1)
+        layout.addWidget(button)
+        return row
+
+    def add_optimizer(self, name: str) -> None:
+        """Append ``name`` (as :func:`suggested_spec` writes it) to the race's line-up and recompute."""
+        self._set_optimizers(add_to_line_up(self.params["optimizers"], self.params["function"], name))
+        self.show_status(f"Added {suggested_spec(name, self.params['function'])}.")
+
+    def _set_optimizers(self, text: str) -> None:
+        field = self.param_widgets["optimizers"]
+        assert isinstance(field, QLineEdit)
+        field.setText(text)
+        self.set_param("optimizers", text)
 
     def build_plots(self) -> None:
         self.map_title = "paths on the contour"
