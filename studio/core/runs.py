@@ -17,8 +17,8 @@ from studio.core.config import RunConfig
 from studio.core.errors import ConfigError
 from studio.core.paths import studio_home
 
-STATUSES = ("queued", "running", "paused", "finished", "failed", "stopped")
-ENDED = ("finished", "failed", "stopped")
+STATUSES = ("queued", "running", "paused", "finished", "failed", "stopped", "cancelled")
+ENDED = ("finished", "failed", "stopped", "cancelled")  # cancelled: taken out of the queue before it started
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -148,11 +148,12 @@ class RunStore:
         return self._info(row)
 
     def resolve(self, id_or_dir: str) -> RunInfo:
-        """A run by id, by unique id prefix, or by its directory."""
+        """A run by id, by unique id prefix or suffix (``…-2c47``), or by its directory."""
         path = Path(id_or_dir)
         if path.is_dir() and (path / "config.toml").exists():
             return self.get(path.resolve().name)
-        rows = self._db.execute("SELECT id FROM runs WHERE id LIKE ?", (id_or_dir + "%",)).fetchall()
+        rows = self._db.execute("SELECT id FROM runs WHERE id LIKE ? OR id LIKE ?",
+                                (id_or_dir + "%", "%" + id_or_dir)).fetchall()
         if len(rows) == 1:
             return self.get(rows[0][0])
         if len(rows) > 1:

@@ -35,11 +35,12 @@ def free_port() -> int:
 class Job:
     """A run in progress: its processes, queues and what they have said so far."""
 
-    def __init__(self, config: RunConfig, store: RunStore, name: str = "", spare_cores: int = 0) -> None:
+    def __init__(self, config: RunConfig, store: RunStore, name: str = "", spare_cores: int = 0,
+                 run: RunInfo | None = None) -> None:
         config.validate()
         self.config = config
         self.store = store
-        self.info: RunInfo = store.create_run(config, name)
+        self.info: RunInfo = run or store.create_run(config, name)  # `run`: a queued run already in the store
         self.run_id = self.info.id
         self.world_size = config.hardware.processes
         self.state = "queued"
@@ -202,9 +203,10 @@ class Job:
         return self.state
 
 
-def launch(config: RunConfig, store: RunStore | None = None, name: str = "", spare_cores: int = 0) -> Job:
-    """Create the run in the store and start its rank processes."""
-    job = Job(config, store or RunStore(), name, spare_cores)
+def launch(config: RunConfig, store: RunStore | None = None, name: str = "", spare_cores: int = 0,
+           run: RunInfo | None = None) -> Job:
+    """Create the run in the store (or take ``run``, one the queue created) and start its rank processes."""
+    job = Job(config, store or RunStore(), name, spare_cores, run)
     try:
         return job.start()
     except Exception as err:

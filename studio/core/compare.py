@@ -1,0 +1,98 @@
+"""What differs between runs: the settings whose values are not the same in every run, a two-run config
+diff, and the compare table (differing settings plus final metrics) that the GUI and ``studio compare`` show.
+
+One place for "what differs": the run list's names and the compare table both use ``differing_keys``.
+Settings are the flat ``section.key`` params of the run store (``RunStore.params``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# Settings that never describe a run (how many CPU threads ran it); left out of "what differs".
+IGNORED_KEYS = frozenset({"hardware.threads"})
+MISSING = None  # a setting a run does not have (another model's parameter)
+NOT_METRICS = frozenset({"world_size"})  # summary numbers that restate a setting
+# Final metrics from a run's summary, in this order first; other numeric summary values follow.
+METRIC_ORDER = ("test_acc", "val_acc", "test_loss", "val_loss", "train_loss", "epochs", "steps", "seconds")
+SECTION_ORDER = ("data", "model", "optimizer", "schedule", "train", "hardware")
+
+
+def _key_order(key: str) -> tuple[int, str]:
+    section = key.split(".", 1)[0]
+    return (SECTION_ORDER.index(section) if section in SECTION_ORDER else len(SECTION_ORDER), key)
+
+
+def differing_keys(params: Sequence[dict[str, Any]], ignore: frozenset[str] = IGNORED_KEYS) -> list[str]:
+    """The settings whose value is not the same in all runs (missing in some counts as different),
+    in section order (data, model, optimizer, schedule, train, hardware). One run: nothing differs."""
+    if len(params) < 2:
+        return []
+    keys = set().union(*params) - ignore
+    out = [k for k in keys if len({_hashable(p.get(k, MISSING)) for p in params}) > 1]
+    # a registry entry's name first: "optimizer.name" explains why "optimizer.momentum" differs
+    return sorted(out, key=lambda k: (_key_order(k)[0], not k.endswith(".name"), k))
+
+
+def _hashable(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def format_value(value: Any) -> str:
+    """A setting or metric as a person reads it: 0.001, [256, 256], true, — for missing."""
+    if value is MISSING:
+        return "—"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return "—" if not math.isfinite(value) else f"{value:.6g}"
+    if isinstance(value, list):
+        return "[" + ", ".join(format_value(v) for v in value) + "]"
+    return str(value)
+
+
+@dataclass
+class DiffRow:
+    key: str
+    left: Any
+    right: Any
+
+    @property
+    def same(self) -> bool:
+        return _hashable(self.left) == _hashable(self.right)
+
+
+def config_diff(left: dict[str, Any], right: dict[str, Any], only_different: bool = False) -> list[DiffRow]:
+    """Every setting of two runs side by side, in section order (``only_different``: just the changes)."""
+    keys = sorted(set(left) | set(right), key=_key_order)
+    rows = [DiffRow(k, left.get(k, MISSING), right.get(k, MISSING)) for k in keys]
+    return [r for r in rows if not r.same] if only_different else rows
+
+
+def final_metrics(summary: dict[str, Any]) -> dict[str, float]:
+    """The numeric values of a run's summary (its final metrics), known ones first."""
+    numbers = {k: v for k, v in summary.items()
+               if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in NOT_METRICS}
+    ordered = [k for k in METRIC_ORDER if k in numbers] + sorted(k for k in numbers if k not in METRIC_ORDER)
+    return {k: float(numbers[k]) for k in ordered}
+
+
+def compare_runs(store: Any, run_ids: Sequence[str]) -> dict[str, Any]:
+    """The compare table of some runs of a ``RunStore``: for each run its id, name, status, the value of
+    every differing setting and its final metrics; plus the lists of differing settings and metrics."""
+    infos = [store.get(r) for r in run_ids]
+    params = [store.params(i.id) for i in infos]
+    keys = differing_keys(params)
+    finals = [final_metrics(i.summary) for i in infos]
+    metric_names: list[str] = []
+    for f in finals:
+        metric_names += [m for m in f if m not in metric_names]
+    metric_names.sort(key=lambda m: (METRIC_ORDER.index(m) if m in METRIC_ORDER else len(METRIC_ORDER), m))
+    runs = [{"run_id": i.id, "name": i.name, "status": i.status,
+             "settings": {k: p.get(k, MISSING) for k in keys},
+             "metrics": {m: f.get(m) for m in metric_names}}
+            for i, p, f in zip(infos, params, finals, strict=True)]
+    return {"differing": keys, "metric_names": metric_names, "runs": runs}

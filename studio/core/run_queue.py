@@ -1,0 +1,350 @@
+"""The run queue, kept in the run store's SQLite database so it outlives the GUI and any one scheduler.
+
+A queued run is a normal run in ``runs`` (status ``queued``) plus a row in ``queue``:
+``waiting`` → ``running`` (claimed by a scheduler, with the devices it was given) → ``done``, or
+``waiting`` → ``cancelled`` (the run's status becomes ``cancelled``; it never starts).
+
+Starting exactly once: ``claim_next`` reads the devices in use, picks the next run that fits and marks it
+``running`` inside one ``BEGIN IMMEDIATE`` transaction, so two schedulers racing (two GUIs, a GUI and a
+``studio queue run``) serialise on SQLite's write lock and can never claim the same run or the same GPU.
+A lease row (``queue_lease``: pid and heartbeat) lets a scheduler see that another one is already serving.
+
+Devices: a CPU run takes one of ``Inventory.cpu_slots`` (1 by default: CPU runs go one at a time); a CUDA run
+takes the GPUs in ``hardware.gpus`` if it lists them, else any ``hardware.processes`` free GPUs (one per
+rank: one for a single-process run, several for DDP).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from studio.core.config import RunConfig
+from studio.core.errors import ConfigError, StudioError
+from studio.core.runs import RunInfo, RunStore
+
+QUEUE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS queue (
+    run_id TEXT PRIMARY KEY, position INTEGER NOT NULL, state TEXT NOT NULL DEFAULT 'waiting',
+    devices TEXT NOT NULL DEFAULT '[]', owner INTEGER NOT NULL DEFAULT 0, cancel INTEGER NOT NULL DEFAULT 0,
+    added REAL, started REAL, ended REAL
+);
+CREATE TABLE IF NOT EXISTS queue_lease (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER, beat REAL);
+"""
+WAITING, RUNNING, DONE, CANCELLED = "waiting", "running", "done", "cancelled"
+LEASE_STALE_S = 15.0  # a scheduler that has not beaten for this long is gone
+
+
+# --- devices ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Inventory:
+    """The devices a scheduler may hand out: GPU indices and how many CPU runs may run at once."""
+
+    gpus: tuple[int, ...] = ()
+    cpu_slots: int = 1
+
+
+@dataclass(frozen=True)
+class Request:
+    device: str  # "cpu" or "cuda"
+    count: int = 1  # GPUs wanted (one per rank); a CPU run takes one slot whatever its processes
+    gpus: tuple[int, ...] = ()  # exactly these GPUs, when the config lists them
+
+    @classmethod
+    def of(cls, config: RunConfig) -> Request:
+        hw = config.hardware
+        if hw.device == "cuda":
+            return cls("cuda", hw.processes, tuple(hw.gpus))
+        return cls("cpu", 1)
+
+
+def devices_needed_error(request: Request, inventory: Inventory) -> str | None:
+    """Why a request can never be served by this inventory (None when it can, once devices are free)."""
+    if request.device != "cuda":
+        return None if inventory.cpu_slots > 0 else "this scheduler runs no CPU runs (cpu slots = 0)"
+    have = set(inventory.gpus)
+    if request.gpus:
+        missing = sorted(set(request.gpus) - have)
+        if missing:
+            return f"the run asks for GPU {missing[0]}, which this machine does not have ({len(have)} GPUs)"
+        return None
+    if request.count > len(have):
+        return f"the run asks for {request.count} GPUs; this machine has {len(have)}"
+    return None
+
+
+def allocate(request: Request, inventory: Inventory, busy: Sequence[Sequence[str]]) -> list[str] | None:
+    """The devices to give a run now (``["cpu"]`` or ``["cuda:0", "cuda:1"]``), or None if they are taken.
+
+    ``busy`` holds the device lists of the runs already running."""
+    taken = [d for devices in busy for d in devices]
+    if request.device != "cuda":
+        return ["cpu"] if taken.count("cpu") < inventory.cpu_slots else None
+    free = [g for g in inventory.gpus if f"cuda:{g}" not in taken]
+    if request.gpus:
+        return [f"cuda:{g}" for g in request.gpus] if set(request.gpus) <= set(free) else None
+    return [f"cuda:{g}" for g in free[: request.count]] if len(free) >= request.count else None
+
+
+def gpu_indices(devices: Sequence[str]) -> list[int]:
+    return [int(d.split(":", 1)[1]) for d in devices if d.startswith("cuda:")]
+
+
+# --- sweeps ----------------------------------------------------------------------------------
+def sweep_values(spec: str) -> list[Any]:
+    """Values of one swept setting: ``0.01,0.1,1`` (a list), ``16:64:16`` (start:stop:step, stop included)
+    or ``1e-4:1e-1:log4`` (4 log-spaced values from start to stop)."""
+    from studio.core.config import _parse_scalar
+
+    text = spec.strip()
+    if ":" not in text:
+        values = [_parse_scalar(v.strip()) for v in text.split(",") if v.strip()]
+        if not values:
+            raise ConfigError(f"a sweep needs at least one value; got {spec!r}")
+        return values
+    parts = [p.strip() for p in text.split(":")]
+    if len(parts) != 3:
+        raise ConfigError(f"a sweep range is start:stop:step or start:stop:logN; got {spec!r}")
+    try:
+        start, stop = float(parts[0]), float(parts[1])
+        if parts[2].lower().startswith("log"):
+            n = int(parts[2][3:])
+            if n < 2 or start <= 0 or stop <= 0:
+                raise ValueError
+            ratio = (stop / start) ** (1 / (n - 1))
+            values: list[Any] = [float(f"{start * ratio**i:.6g}") for i in range(n)]
+        else:
+            step = float(parts[2])
+            if step <= 0 or stop < start:
+                raise ValueError
+            n = int(math.floor((stop - start) / step + 1e-9)) + 1
+            values = [start + i * step for i in range(n)]
+            if all(float(p).is_integer() for p in parts):
+                values = [int(v) for v in values]
+            else:
+                values = [float(f"{v:.10g}") for v in values]
+    except ValueError:
+        raise ConfigError(f"cannot read the sweep range {spec!r}: use e.g. 16:64:16 or 1e-4:1e-1:log4") from None
+    if len(values) > 1000:
+        raise ConfigError(f"the sweep {spec!r} has {len(values)} values; 1000 at most")
+    return values
+
+
+def sweep_grid(axes: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """Every combination of the swept settings' values (the first setting varies slowest)."""
+    keys = list(axes)
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(axes[k] for k in keys))]
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return repr(value)
+
+
+def sweep_configs(base: RunConfig, axes: dict[str, list[Any]]) -> list[tuple[RunConfig, str]]:
+    """A validated config and a name for every point of the sweep (a bad value fails before anything is queued)."""
+    out = []
+    for point in sweep_grid(axes):
+        config = base.with_overrides([f"{k}={_toml_value(v)}" for k, v in point.items()])
+        name = " · ".join(f"{k.split('.', 1)[-1]}={_format(v)}" for k, v in point.items())
+        out.append((config, name))
+    return out
+
+
+def _format(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+# --- the queue -------------------------------------------------------------------------------
+@dataclass
+class QueueEntry:
+    run_id: str
+    name: str
+    state: str
+    position: int  # 1, 2, … among waiting runs; 0 when running or over
+    devices: list[str] = field(default_factory=list)
+    status: str = ""
+    added: float = 0.0
+    started: float | None = None
+    ended: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "name": self.name, "state": self.state, "position": self.position,
+                "devices": self.devices, "status": self.status, "added": self.added, "started": self.started,
+                "ended": self.ended}
+
+
+@dataclass
+class Claim:
+    info: RunInfo
+    config: RunConfig
+    devices: list[str]
+
+
+class RunQueue:
+    """The queue of a run store. Opens its own SQLite connection (autocommit, explicit transactions)."""
+
+    def __init__(self, store: RunStore) -> None:
+        self.store = store
+        self._db = sqlite3.connect(store.db_path, timeout=60, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA busy_timeout=60000")
+        self._db.executescript(QUEUE_SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction that holds SQLite's write lock from its first statement."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # --- adding and cancelling ---------------------------------------------------------------
+    def add(self, config: RunConfig, name: str = "") -> RunInfo:
+        """Create the run (status queued) and put it at the end of the queue."""
+        config.validate()
+        info = self.store.create_run(config, name)
+        try:
+            with self._write() as db:
+                last = db.execute("SELECT COALESCE(MAX(position), 0) FROM queue").fetchone()[0]
+                db.execute("INSERT INTO queue (run_id, position, added) VALUES (?,?,?)",
+                           (info.id, last + 1, time.time()))
+        except BaseException:
+            self.store.delete(info.id)
+            raise
+        return info
+
+    def cancel(self, run_id: str) -> str:
+        """Cancel a waiting run (it never starts: ``cancelled``) or ask a running one to stop (``stopping``)."""
+        with self._write() as db:
+            row = db.execute("SELECT state FROM queue WHERE run_id=?", (run_id,)).fetchone()
+            if row is None:
+                raise ConfigError(f"run {run_id} is not in the queue; `studio queue list` shows it")
+            state = row[0]
+            if state == WAITING:
+                db.execute("UPDATE queue SET state=?, ended=? WHERE run_id=?", (CANCELLED, time.time(), run_id))
+                db.execute("UPDATE runs SET status='cancelled', message=?, updated=? WHERE id=?",
+                           ("cancelled in the queue before it started", time.time(), run_id))
+                return "cancelled"
+            if state == RUNNING:
+                db.execute("UPDATE queue SET cancel=1 WHERE run_id=?", (run_id,))
+                return "stopping"
+        raise ConfigError(f"run {run_id} has already {'ended' if state == DONE else 'been cancelled'}")
+
+    # --- reading -----------------------------------------------------------------------------
+    def entries(self, include_over: bool = False) -> list[QueueEntry]:
+        """Waiting runs in queue order after the running ones (and, if asked, those that are over)."""
+        where = "" if include_over else "WHERE q.state IN ('waiting', 'running')"
+        rows = self._db.execute(
+            "SELECT q.run_id, r.name, q.state, q.devices, r.status, q.added, q.started, q.ended "
+            f"FROM queue q JOIN runs r ON r.id = q.run_id {where} ORDER BY q.position").fetchall()
+        order = {RUNNING: 0, WAITING: 1, DONE: 2, CANCELLED: 2}
+        rows.sort(key=lambda r: order[r[2]])  # stable: queue order within each state
+        out, n = [], 0
+        for run_id, name, state, devices, status, added, started, ended in rows:
+            n += state == WAITING
+            out.append(QueueEntry(run_id, name, state, n if state == WAITING else 0, json.loads(devices), status,
+                                  added, started, ended))
+        return out
+
+    def positions(self) -> dict[str, int]:
+        """Queue position (1 = next) of every waiting run."""
+        return {e.run_id: e.position for e in self.entries() if e.state == WAITING}
+
+    def running(self) -> list[tuple[str, int, bool]]:
+        """``(run_id, owner pid, cancel requested)`` of the claimed runs."""
+        return self._db.execute("SELECT run_id, owner, cancel FROM queue WHERE state='running'").fetchall()
+
+    def pending(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM queue q JOIN runs r ON r.id = q.run_id "
+                                "WHERE q.state='waiting'").fetchone()[0]
+
+    # --- scheduling --------------------------------------------------------------------------
+    def claim_next(self, owner: int, inventory: Inventory) -> Claim | None:
+        """Atomically pick the first waiting run whose devices are free, mark it running with them and
+        return it. A run that waits for busy devices holds back the later runs of its kind (no starvation
+        of a DDP run by single-GPU runs). A run that can never start is failed with the reason."""
+        with self._write() as db:
+            busy = [json.loads(d) for (d,) in db.execute("SELECT devices FROM queue WHERE state='running'")]
+            blocked: set[str] = set()
+            for run_id, config_text in db.execute(
+                    "SELECT q.run_id, r.config FROM queue q JOIN runs r ON r.id = q.run_id "
+                    "WHERE q.state='waiting' ORDER BY q.position").fetchall():
+                try:
+                    config = RunConfig.from_toml(config_text)
+                    request = Request.of(config)
+                    reason = devices_needed_error(request, inventory)
+                except StudioError as err:
+                    reason = str(err)
+                if reason:
+                    self._fail_locked(db, run_id, f"cannot start from the queue: {reason}")
+                    continue
+                if request.device in blocked:
+                    continue
+                devices = allocate(request, inventory, busy)
+                if devices is None:
+                    blocked.add(request.device)
+                    continue
+                db.execute("UPDATE queue SET state='running', devices=?, owner=?, started=? "
+                           "WHERE run_id=? AND state='waiting'", (json.dumps(devices), owner, time.time(), run_id))
+                if gpu_indices(devices):
+                    config.hardware.gpus = gpu_indices(devices)
+                return Claim(self.store.get(run_id), config, devices)
+        return None
+
+    def _fail_locked(self, db: sqlite3.Connection, run_id: str, message: str) -> None:
+        now = time.time()
+        db.execute("UPDATE queue SET state='done', ended=? WHERE run_id=?", (now, run_id))
+        db.execute("UPDATE runs SET status='failed', message=?, updated=? WHERE id=?", (message, now, run_id))
+
+    def finish(self, run_id: str, failed_message: str | None = None) -> None:
+        """The run ended (its status is in the runs table): free its devices. With ``failed_message``, a
+        run that did not record an end is marked failed with it."""
+        with self._write() as db:
+            db.execute("UPDATE queue SET state='done', ended=? WHERE run_id=?", (time.time(), run_id))
+            if failed_message:
+                db.execute("UPDATE runs SET status='failed', message=?, updated=? "
+                           "WHERE id=? AND status IN ('queued', 'running', 'paused')",
+                           (failed_message, time.time(), run_id))
+
+    # --- the scheduler's lease ---------------------------------------------------------------
+    def take_lease(self, pid: int, now: float | None = None) -> bool:
+        """Become the serving scheduler unless another one has beaten within ``LEASE_STALE_S``."""
+        now = time.time() if now is None else now
+        with self._write() as db:
+            row = db.execute("SELECT pid, beat FROM queue_lease WHERE id=1").fetchone()
+            if row and row[0] != pid and now - row[1] < LEASE_STALE_S:
+                return False
+            db.execute("INSERT OR REPLACE INTO queue_lease (id, pid, beat) VALUES (1, ?, ?)", (pid, now))
+            return True
+
+    def beat(self, pid: int) -> bool:
+        """Renew the lease; False if another scheduler has taken it over."""
+        with self._write() as db:
+            return db.execute("UPDATE queue_lease SET beat=? WHERE id=1 AND pid=?", (time.time(), pid)).rowcount == 1
+
+    def release_lease(self, pid: int) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM queue_lease WHERE id=1 AND pid=?", (pid,))
+
+    def lease_holder(self) -> int | None:
+        """The pid of the scheduler serving the queue now, if any."""
+        row = self._db.execute("SELECT pid, beat FROM queue_lease WHERE id=1").fetchone()
+        return row[0] if row and time.time() - row[1] < LEASE_STALE_S else None

@@ -1,0 +1,192 @@
+"""The queue's scheduler: a process of its own that starts queued runs when their devices are free.
+
+``studio queue run`` runs it in the foreground; ``ensure_scheduler`` starts it detached (its own session,
+output to ``STUDIO_HOME/queue.log``) so the runs keep going when the GUI or the terminal closes. It serves
+while runs wait or run, then exits after a short idle time. Torch-free at import (the GUI imports this);
+it imports torch only to count the GPUs (``probe_inventory``).
+
+Runs start through ``engine/launcher.launch``, like ``studio train``; the scheduler drains their messages
+(a rank's queue must be read) and settles the queue row when a run ends. Two schedulers cannot start a run
+twice: claims are SQLite transactions (``core/run_queue.py``); the lease only saves a second one the work.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from studio.core.errors import StudioError
+from studio.core.run_queue import Inventory, RunQueue
+from studio.core.runs import RunStore
+
+IDLE_EXIT_S = 3.0  # an idle scheduler lingers this long for a next run before it exits
+CPU_SLOTS_ENV = "STUDIO_QUEUE_CPU_SLOTS"  # CPU runs at once (default 1)
+
+
+def probe_inventory(cpu_slots: int | None = None) -> Inventory:
+    """The GPUs torch sees (``CUDA_VISIBLE_DEVICES`` applies) and the CPU slots."""
+    slots = cpu_slots if cpu_slots is not None else int(os.environ.get(CPU_SLOTS_ENV, "1") or 1)
+    try:
+        import torch
+
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    except Exception:  # noqa: BLE001 - a broken CUDA set-up means: no GPUs to schedule
+        count = 0
+    return Inventory(tuple(range(count)), max(0, slots))
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (on this machine)."""
+    if pid <= 0:
+        return False
+    if os.name == "nt":
+        import ctypes
+
+        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return False
+        code = ctypes.c_ulong()
+        ctypes.windll.kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+        ctypes.windll.kernel32.CloseHandle(handle)
+        return code.value == 259  # STILL_ACTIVE
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Scheduler:
+    """Serve a store's queue: claim, launch, follow and settle runs until nothing is left to do."""
+
+    def __init__(self, store: RunStore, inventory: Inventory, idle_exit_s: float = IDLE_EXIT_S,
+                 log: Callable[[str], None] | None = None, launch: Callable[..., Any] | None = None) -> None:
+        self.store = store
+        self.queue = RunQueue(store)
+        self.inventory = inventory
+        self.idle_exit_s = idle_exit_s
+        self.pid = os.getpid()
+        self.jobs: dict[str, Any] = {}
+        self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+        self._launch = launch
+        self._stopping = False
+
+    def request_stop(self, *_args: Any) -> None:
+        """Stop the runs in progress (they checkpoint) and exit; waiting runs stay queued."""
+        self._stopping = True
+
+    def serve(self) -> int:
+        """Run until the queue is empty (0), or return 0 at once if another scheduler holds the lease."""
+        if not self.queue.take_lease(self.pid):
+            self.log(f"another scheduler (pid {self.queue.lease_holder()}) is serving the queue")
+            return 0
+        self.log(f"scheduler {self.pid}: serving {self.store.db_path} with {self._describe()}")
+        idle_since: float | None = None
+        try:
+            while True:
+                leased = self.queue.beat(self.pid)
+                self._recover_orphans()
+                self._follow()
+                if self._stopping:
+                    self._stop_all()
+                    return 0
+                if leased:
+                    self._start_what_fits()
+                if self.jobs or (leased and self.queue.pending()):
+                    idle_since = None
+                else:
+                    idle_since = idle_since or time.monotonic()
+                    if time.monotonic() - idle_since >= self.idle_exit_s:
+                        return 0
+                time.sleep(0.05 if self.jobs else 0.25)
+        finally:
+            for job in self.jobs.values():
+                job.kill()
+                self.queue.finish(job.run_id, "the queue's scheduler ended while the run was in progress")
+            self.queue.release_lease(self.pid)
+            self.queue.close()
+
+    def _describe(self) -> str:
+        gpus = f"GPUs {list(self.inventory.gpus)}" if self.inventory.gpus else "no GPU"
+        return f"{gpus}, {self.inventory.cpu_slots} CPU run(s) at a time"
+
+    def _start_what_fits(self) -> None:
+        while (claim := self.queue.claim_next(self.pid, self.inventory)) is not None:
+            launch = self._launch
+            if launch is None:
+                from studio.engine.launcher import launch
+            try:
+                job = launch(claim.config, self.store, run=claim.info)
+            except StudioError as err:
+                self.queue.finish(claim.info.id, str(err))
+                self.log(f"{claim.info.id}: could not start: {err}")
+                continue
+            self.jobs[job.run_id] = job
+            self.log(f"{job.run_id}: started on {', '.join(claim.devices)} ({claim.info.name})")
+
+    def _follow(self) -> None:
+        cancels = {run_id for run_id, owner, cancel in self.queue.running() if owner == self.pid and cancel}
+        for run_id, job in list(self.jobs.items()):
+            if run_id in cancels:
+                job.stop()
+            job.poll(timeout=0)
+            if job.finished:
+                del self.jobs[run_id]
+                self.queue.finish(run_id)
+                self.log(f"{run_id}: {job.state}")
+
+    def _recover_orphans(self) -> None:
+        """Free the devices of runs whose scheduler died (killed, machine rebooted)."""
+        for run_id, owner, _ in self.queue.running():
+            if owner != self.pid and not pid_alive(owner):
+                self.queue.finish(run_id, "the queue's scheduler stopped while the run was in progress")
+                self.log(f"{run_id}: its scheduler (pid {owner}) is gone; devices freed")
+
+    def _stop_all(self, wait_s: float = 15.0) -> None:
+        for job in self.jobs.values():
+            job.stop()
+        deadline = time.monotonic() + wait_s
+        while self.jobs and time.monotonic() < deadline:
+            self._follow()
+            time.sleep(0.05)
+
+
+def serve(home: str | Path | None = None, cpu_slots: int | None = None, idle_exit_s: float = IDLE_EXIT_S) -> int:
+    """Serve the queue of the store at ``home`` in this process (``studio queue run``)."""
+    store = RunStore(home)
+    scheduler = Scheduler(store, probe_inventory(cpu_slots), idle_exit_s)
+    old = {s: signal.signal(s, scheduler.request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return scheduler.serve()
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+        store.close()
+
+
+def ensure_scheduler(store: RunStore) -> int | None:
+    """Start a detached scheduler for ``store`` unless one is serving; returns the new process's pid."""
+    queue = RunQueue(store)
+    try:
+        if queue.lease_holder() is not None or not queue.pending():
+            return None
+    finally:
+        queue.close()
+    env = dict(os.environ, STUDIO_HOME=str(store.home))
+    kwargs: dict[str, Any] = {}
+    if os.name == "nt":
+        kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+    else:
+        kwargs["start_new_session"] = True  # the terminal's Ctrl+C and the GUI's exit do not reach it
+    with open(store.home / "queue.log", "ab") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "studio", "queue", "run"], env=env, stdin=subprocess.DEVNULL,
+                                stdout=log, stderr=subprocess.STDOUT, close_fds=True, **kwargs)
+    return proc.pid

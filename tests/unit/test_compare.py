@@ -1,0 +1,45 @@
+"""What differs between runs, the two-run diff and the compare table (core/compare.py)."""
+
+from studio.core.compare import compare_runs, config_diff, differing_keys, final_metrics, format_value
+from studio.core.config import RunConfig
+from studio.core.runs import RunStore
+
+
+def test_differing_keys_orders_sections_and_counts_missing_as_different():
+    a = {"optimizer.name": "sgd", "optimizer.lr": 0.1, "optimizer.momentum": 0.9, "train.epochs": 5,
+         "hardware.threads": 1, "model.widths": [16]}
+    b = {"optimizer.name": "adam", "optimizer.lr": 0.1, "train.epochs": 3, "hardware.threads": 2,
+         "model.widths": [16]}
+    assert differing_keys([a, b]) == ["optimizer.name", "optimizer.momentum", "train.epochs"]
+    assert differing_keys([a]) == [] and differing_keys([a, dict(a)]) == []
+    assert differing_keys([a, dict(a, **{"model.widths": [32]})]) == ["model.widths"]  # lists compare by value
+
+
+def test_config_diff_and_formatting():
+    rows = config_diff({"train.epochs": 5, "optimizer.lr": 0.1}, {"train.epochs": 5, "data.name": "moons"})
+    assert [(r.key, r.same) for r in rows] == [("data.name", False), ("optimizer.lr", False), ("train.epochs", True)]
+    assert [r.key for r in config_diff({"a.x": 1}, {"a.x": 2, "a.y": 3}, only_different=True)] == ["a.x", "a.y"]
+    assert [format_value(v) for v in (None, True, 0.0010000, [256, 256], float("nan"), "sgd")] == \
+        ["—", "true", "0.001", "[256, 256]", "—", "sgd"]
+
+
+def test_final_metrics_keeps_numbers_known_first():
+    assert list(final_metrics({"seconds": 2.0, "val_acc": 0.5, "test_acc": 0.7, "zeta": 1, "device": "cpu",
+                               "world_size": 1, "flag": True})) == ["test_acc", "val_acc", "seconds", "zeta"]
+
+
+def test_compare_runs_from_the_store(tmp_path):
+    store = RunStore(tmp_path)
+    base = RunConfig().with_overrides(["train.epochs=1"])
+    a = store.create_run(base.with_overrides(["optimizer.lr=0.01"]))
+    b = store.create_run(base.with_overrides(["optimizer.name=sgd", "optimizer.lr=0.1"]))
+    store.set_status(a.id, "finished", summary={"test_acc": 0.8, "train_loss": 0.5})
+    store.set_status(b.id, "failed", "diverged", summary={"train_loss": 9.0})
+    table = compare_runs(store, [a.id, b.id])
+    assert table["differing"][0] == "optimizer.name"
+    assert {"optimizer.lr", "optimizer.beta1", "optimizer.momentum"} <= set(table["differing"])  # adam's vs sgd's
+    assert table["metric_names"] == ["test_acc", "train_loss"]
+    first, second = table["runs"]
+    assert first["settings"]["optimizer.lr"] == 0.01 and second["settings"]["optimizer.name"] == "sgd"
+    assert first["metrics"] == {"test_acc": 0.8, "train_loss": 0.5}
+    assert second["metrics"] == {"test_acc": None, "train_loss": 9.0} and second["status"] == "failed"

@@ -1,0 +1,162 @@
+"""The run queue in the store and its scheduler, without training: devices from a fake GPU list,
+two schedulers racing for the same runs, cancel, sweeps, and the scheduler loop with a fake launcher."""
+
+import threading
+
+import pytest
+
+from studio.core.config import RunConfig
+from studio.core.errors import ConfigError
+from studio.core.run_queue import Inventory, Request, RunQueue, allocate, sweep_configs, sweep_values
+from studio.core.runs import RunStore
+from studio.engine.scheduler import Scheduler
+
+CPU = Request("cpu")
+
+
+def test_cpu_runs_one_at_a_time_unless_more_slots():
+    assert allocate(CPU, Inventory(), []) == ["cpu"]
+    assert allocate(CPU, Inventory(), [["cpu"]]) is None
+    assert allocate(CPU, Inventory(cpu_slots=2), [["cpu"]]) == ["cpu"]
+    assert allocate(Request("cpu"), Inventory(gpus=(0, 1)), [["cuda:0"]]) == ["cpu"]  # GPUs do not block CPU
+
+
+def test_gpu_runs_take_free_gpus_one_per_rank():
+    four = Inventory(gpus=(0, 1, 2, 3))
+    assert allocate(Request("cuda", 1), four, []) == ["cuda:0"]
+    assert allocate(Request("cuda", 1), four, [["cuda:0"], ["cuda:2"]]) == ["cuda:1"]
+    assert allocate(Request("cuda", 4), four, []) == ["cuda:0", "cuda:1", "cuda:2", "cuda:3"]  # DDP: all
+    assert allocate(Request("cuda", 4), four, [["cuda:3"]]) is None
+    assert allocate(Request("cuda", 2, (2, 3)), four, [["cuda:0"]]) == ["cuda:2", "cuda:3"]  # the listed ones
+    assert allocate(Request("cuda", 2, (2, 3)), four, [["cuda:3"]]) is None
+
+
+def queue_of(tmp_path, *overrides: list[str]) -> tuple[RunQueue, list[str]]:
+    queue = RunQueue(RunStore(tmp_path))
+    ids = [queue.add(RunConfig().with_overrides(o)).id for o in overrides]
+    return queue, ids
+
+
+def test_claims_follow_queue_order_and_devices(tmp_path):
+    gpu, ddp = ["hardware.device=cuda"], ["hardware.device=cuda", "hardware.processes=2"]
+    queue, (a, b, c, d, e) = queue_of(tmp_path, gpu, [], ddp, gpu, [])
+    two = Inventory(gpus=(0, 1))
+    assert queue.positions() == {a: 1, b: 2, c: 3, d: 4, e: 5}
+    first = queue.claim_next(100, two)
+    assert first.info.id == a and first.devices == ["cuda:0"] and first.config.hardware.gpus == [0]
+    assert queue.claim_next(100, two).info.id == b  # CPU, beside the GPU run
+    # the DDP run needs both GPUs: it waits, and the later single-GPU run waits behind it (no starvation);
+    # the later CPU run waits for the CPU slot
+    assert queue.claim_next(100, two) is None
+    queue.finish(a)
+    ddp_claim = queue.claim_next(100, two)
+    assert ddp_claim.info.id == c and ddp_claim.config.hardware.gpus == [0, 1]
+    assert queue.positions() == {d: 1, e: 2}
+    assert [x.state for x in queue.entries()] == ["running", "running", "waiting", "waiting"]
+
+
+def test_a_run_the_machine_can_never_serve_fails_with_the_reason(tmp_path):
+    queue, (a, b) = queue_of(tmp_path, ["hardware.device=cuda", "hardware.processes=4"], [])
+    assert queue.claim_next(1, Inventory(gpus=(0, 1))).info.id == b
+    run = queue.store.get(a)
+    assert run.status == "failed" and "asks for 4 GPUs; this machine has 2" in run.message
+
+
+def test_cancel_waiting_never_starts_running_is_asked_to_stop(tmp_path):
+    queue, (a, b) = queue_of(tmp_path, [], [])
+    assert queue.claim_next(7, Inventory()).info.id == a
+    assert queue.cancel(b) == "cancelled" and queue.store.get(b).status == "cancelled"
+    assert queue.cancel(a) == "stopping" and queue.running() == [(a, 7, 1)]
+    queue.finish(a)
+    assert queue.claim_next(7, Inventory()) is None  # b never starts
+    with pytest.raises(ConfigError, match="already been cancelled"):
+        queue.cancel(b)
+    with pytest.raises(ConfigError, match="already ended"):
+        queue.cancel(a)
+
+
+def test_two_schedulers_racing_claim_each_run_exactly_once(tmp_path):
+    queue, ids = queue_of(tmp_path, *([["train.epochs=1"]] * 12))
+    claimed: dict[int, list[str]] = {1: [], 2: []}
+    many = Inventory(cpu_slots=100)
+    barrier = threading.Barrier(2)
+
+    def scheduler(owner: int) -> None:
+        own = RunQueue(RunStore(tmp_path))  # its own connections, as another process would have
+        barrier.wait()
+        while (claim := own.claim_next(owner, many)) is not None:
+            claimed[owner].append(claim.info.id)
+
+    threads = [threading.Thread(target=scheduler, args=(n,)) for n in (1, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(claimed[1] + claimed[2]) == sorted(ids)  # all claimed, none twice
+    assert queue.pending() == 0
+
+
+def test_lease_one_scheduler_at_a_time(tmp_path):
+    queue = RunQueue(RunStore(tmp_path))
+    assert queue.take_lease(11) and not queue.take_lease(22) and queue.lease_holder() == 11
+    assert queue.take_lease(22, now=10**12)  # a stale lease is taken over
+    assert not queue.beat(11) and queue.beat(22)
+    queue.release_lease(22)
+    assert queue.lease_holder() is None
+
+
+def test_sweep_values_and_configs():
+    assert sweep_values("0.001, 0.01,0.1") == [0.001, 0.01, 0.1]
+    assert sweep_values("16:64:16") == [16, 32, 48, 64]
+    assert sweep_values("0.1:0.3:0.1") == [0.1, 0.2, 0.3]
+    assert sweep_values("1e-4:1e-1:log4") == [1e-4, 1e-3, 1e-2, 1e-1]
+    for bad in ("", "1:2", "5:1:1", "1:2:0", "0:1:log3", "a:b:c"):
+        with pytest.raises(ConfigError):
+            sweep_values(bad)
+    points = sweep_configs(RunConfig(), {"optimizer.lr": [0.01, 0.1], "train.batch_size": [32, 64]})
+    assert [(c.optimizer.params["lr"], c.train.batch_size) for c, _ in points] == \
+        [(0.01, 32), (0.01, 64), (0.1, 32), (0.1, 64)]
+    assert points[1][1] == "lr=0.01 · batch_size=64"
+    with pytest.raises(ConfigError):
+        sweep_configs(RunConfig(), {"train.epochs": [0]})
+
+
+class FakeJob:
+    """Finishes after a few polls, as a real run reports "finished" into the store."""
+
+    def __init__(self, store: RunStore, run_id: str, log: list) -> None:
+        self.store, self.run_id, self.log = store, run_id, log
+        self.polls, self.finished, self.state = 0, False, "running"
+
+    def poll(self, timeout: float = 0) -> list:
+        self.polls += 1
+        if self.polls >= 3 and not self.finished:
+            self.finished, self.state = True, "finished"
+            self.store.set_status(self.run_id, "finished")
+            self.log.append(("end", self.run_id))
+        return []
+
+    def stop(self) -> None:
+        self.log.append(("stop", self.run_id))
+
+    def kill(self) -> None:
+        pass
+
+
+def test_scheduler_loop_with_fake_gpus_runs_everything_in_turn(tmp_path):
+    gpu = ["hardware.device=cuda"]
+    queue, (a, b, c, d) = queue_of(tmp_path, gpu, gpu, gpu, ["hardware.device=cuda", "hardware.processes=2"])
+    events: list = []
+
+    def fake_launch(config, store, run):
+        events.append(("start", run.id, tuple(config.hardware.gpus)))
+        return FakeJob(store, run.id, events)
+
+    sched = Scheduler(queue.store, Inventory(gpus=(0, 1)), idle_exit_s=0.1, log=lambda _: None, launch=fake_launch)
+    assert sched.serve() == 0
+    starts = [e for e in events if e[0] == "start"]
+    assert starts[:2] == [("start", a, (0,)), ("start", b, (1,))]  # two GPUs: two runs at once
+    assert ("start", c, (0,)) in starts and ("start", d, (0, 1)) in starts  # DDP run gets both
+    assert events.index(("start", d, (0, 1))) > events.index(("end", c))  # only when both are free
+    assert all(queue.store.get(r).status == "finished" for r in (a, b, c, d))
+    assert queue.entries() == [] and queue.lease_holder() is None
