@@ -173,6 +173,11 @@ class RunStore:
             values.append(value)
         return out
 
+    def metric_rows(self, run_id: str) -> list[tuple[str, int, float, float]]:
+        """Every metric row of a run as ``(name, step, value, wall_time)``, in logging order."""
+        return self._db.execute("SELECT name, step, value, wall FROM metrics WHERE run_id=? ORDER BY rowid",
+                                (run_id,)).fetchall()
+
     def params(self, run_id: str) -> dict[str, Any]:
         rows = self._db.execute("SELECT key, value FROM params WHERE run_id=?", (run_id,)).fetchall()
         return {k: json.loads(v) for k, v in rows}

@@ -19,6 +19,7 @@ from studio.core.config import RunConfig
 from studio.core.errors import ConfigError, DataError
 from studio.core.landscape.directions import Params
 from studio.core.landscape.surface import task_losses
+from studio.engine.device_data import DeviceData
 
 SPLITS = ("train", "val", "test")
 _STEP = re.compile(r"step_(\d+)\.pt$")
@@ -108,12 +109,16 @@ class RunData:
         self.config = RunConfig.load(config_path)
         self.device = device if isinstance(device, torch.device) else pick_device(device)
         from studio.core.datasets.loading import load_dataset
+        from studio.engine.augment import attach
         from studio.engine.tasks import task_for
         from studio.engine.worker import build_model, device_splits
 
         cfg = self.config
         data = load_dataset(cfg.data, seed=cfg.train.seed)
         self._splits = dict(zip(SPLITS, device_splits(data, cfg, torch.device("cpu")), strict=True))
+        attach(cfg.data.params, *self._splits.values())  # sample-wise centering, as the trainer does
+        self.classes = list(data.classes)
+        self.is_image = data.is_image
         self.input_shape, self.num_classes = data.input_shape, data.num_classes
         self.task = task_for(data.meta)
         self.model = build_model(cfg, data, self.device).eval()
@@ -143,6 +148,12 @@ class RunData:
 
     def has_batch_norm(self) -> bool:
         return any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in self.model.modules())
+
+    def split(self, split: str) -> DeviceData:
+        """The split as the trainer built it (raw ``x``, ``y``; ``normalise`` applies the training statistics)."""
+        if split not in SPLITS:
+            raise ConfigError(f"unknown data split {split!r}; choose one of {', '.join(SPLITS)}")
+        return self._splits[split]
 
     def split_size(self, split: str) -> int:
         return len(self._splits[split])

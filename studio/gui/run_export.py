@@ -1,27 +1,6 @@
-"""Export runs' metrics as one CSV (File > Export…): a row per (run, metric, step). Qt-free."""
+"""File > Export metrics… writes the selected runs' curves with ``core/run_export.py`` (shared with
+``studio export``)."""
 
-from __future__ import annotations
+from studio.core.run_export import COLUMNS, export_metrics_csv
 
-import csv
-from pathlib import Path
-from typing import Any
-
-COLUMNS = ("run_id", "run_name", "metric", "step", "value")
-
-
-def export_metrics_csv(store: Any, run_ids: list[str], path: str | Path) -> int:
-    """Write the runs' metrics to ``path`` (via a temp file, then renamed); returns the rows written."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".part")
-    rows = 0
-    with tmp.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(COLUMNS)
-        for run_id in run_ids:
-            name = store.get(run_id).name
-            for metric, (steps, values) in sorted(store.metrics(run_id).items()):
-                for step, value in zip(steps, values, strict=True):
-                    writer.writerow((run_id, name, metric, step, repr(float(value))))
-                    rows += 1
-    tmp.replace(path)
-    return rows
+__all__ = ["COLUMNS", "export_metrics_csv"]

@@ -1,0 +1,56 @@
+"""Runs' curves as a PNG image: the app's own curves view, rendered off screen (``studio export --png`` and
+the Evaluation tab's export buttons)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+SIZE = (1200, 800)
+
+
+def render_curves_png(store: Any, run_ids: list[str], path: str | Path, size: tuple[int, int] = SIZE) -> int:
+    """Draw the runs' metrics as the Curves view does and save them to ``path``; returns the file's bytes.
+    Needs a QApplication (``ensure_app`` makes an off-screen one for the CLI)."""
+    from studio.core.errors import DataError
+    from studio.gui.plots.curves import CurvesView
+
+    data = {rid: store.metrics(rid) for rid in run_ids}
+    if not any(data.values()):
+        raise DataError("the run has no logged metrics to draw yet")
+    view = CurvesView()
+    view.resize(*size)
+    view.show_runs(data, {rid: store.get(rid).name or rid for rid in run_ids})
+    view.redraw()
+    from PySide6.QtWidgets import QApplication
+
+    view.layout().activate()
+    view.resize(size[0], 2 * size[1] - view.graphics.height())  # the plots alone are ``size``, not the smoothing bar
+    view.layout().activate()
+    for _ in range(2):  # a first paint measures the tick labels; the axes widen to fit them before the second
+        view.graphics.grab()
+        QApplication.processEvents()
+    path = Path(path)
+    tmp = path.with_name(f"{path.stem}.part{path.suffix}")
+    if not view.graphics.grab().save(str(tmp), "PNG"):
+        raise DataError(f"cannot write {path}")
+    tmp.replace(path)
+    view.timer.stop()
+    view.deleteLater()
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # gone now, not at interpreter exit
+    return path.stat().st_size
+
+
+def ensure_app() -> Any:
+    """The running QApplication, or a new off-screen one on a light background (headless export)."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        import pyqtgraph as pg
+
+        app = QApplication(["studio", "-platform", "offscreen"])
+        pg.setConfigOptions(background="w", foreground="k", antialias=True)
+    return app
