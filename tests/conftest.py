@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -24,3 +26,52 @@ def run_cli(*args: str, timeout: float = 240, **kwargs) -> subprocess.CompletedP
     """Run ``python -m studio ARGS`` as a user would, capturing output."""
     return subprocess.run([sys.executable, "-m", "studio", *args], capture_output=True, text=True,
                           timeout=timeout, **kwargs)
+
+
+# A run of a second or two: 300 moons points, an MLP with one hidden layer of 16, 2 epochs.
+TINY_CONFIG = ('[data]\nname = "moons"\nn_samples = 300\n[model]\nname = "mlp"\nwidths = [16]\n'
+               '[train]\nepochs = 2\nbatch_size = 32\n')
+
+
+def wait_for(predicate, timeout: float, what: str) -> None:
+    """Poll ``predicate`` until it holds, or fail naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.2)
+
+
+def last_json(stdout: str) -> dict:
+    """The last stdout line of a ``--json`` command."""
+    return json.loads(stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def queued_runs(tmp_path_factory):
+    """Real tiny runs, shared by the queue, compare and Compare-tab tests: a sweep over the learning rate
+    (0.003, 0.3 — cancelled at once, 0.03) and one more run with 1 epoch, all queued through the CLI and
+    served by the detached scheduler that `studio queue add` starts. Returns (home, env, store, run ids)."""
+    from studio.core.run_queue import RunQueue
+    from studio.core.runs import RunStore
+
+    home = tmp_path_factory.mktemp("queue_home")
+    config = home / "tiny.toml"
+    config.write_text(TINY_CONFIG)
+    env = dict(os.environ, STUDIO_HOME=str(home))
+    proc = run_cli("queue", "sweep", "--config", str(config), "--vary", "optimizer.lr=0.003,0.3,0.03",
+                   "--no-start", "--json", env=env)
+    assert proc.returncode == 0, proc.stderr
+    ids = last_json(proc.stdout)["run_ids"]
+    assert run_cli("queue", "cancel", ids[1], env=env).returncode == 0
+    listing = last_json(run_cli("queue", "list", "--json", env=env).stdout)["queue"]
+    assert [(e["run_id"], e["position"]) for e in listing] == [(ids[0], 1), (ids[2], 2)]
+    proc = run_cli("queue", "add", "--config", str(config), "--set", "train.epochs=1", "--json", env=env)
+    assert proc.returncode == 0, proc.stderr  # this one starts the detached scheduler
+    ids.append(last_json(proc.stdout)["run_id"])
+    store = RunStore(home)
+    wait_for(lambda: all(store.get(i).status in ("finished", "failed") for i in ids[:1] + ids[2:]), 180, "the queue")
+    wait_for(lambda: RunQueue(store).lease_holder() is None, 30, "the scheduler to exit")
+    return home, env, store, ids
+
+

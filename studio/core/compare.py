@@ -96,3 +96,48 @@ def compare_runs(store: Any, run_ids: Sequence[str]) -> dict[str, Any]:
              "metrics": {m: f.get(m) for m in metric_names}}
             for i, p, f in zip(infos, params, finals, strict=True)]
     return {"differing": keys, "metric_names": metric_names, "runs": runs}
+
+
+@dataclass
+class Axis:
+    """One axis of a parallel-coordinates plot: values mapped to 0…1, with tick labels."""
+
+    name: str
+    positions: list[float | None]  # per run; None: the run has no value (missing metric)
+    ticks: list[tuple[float, str]]
+    log: bool = False
+
+
+def _numeric(values: list[Any]) -> bool:
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+               for v in values if v is not None)
+
+
+def make_axis(name: str, values: list[Any]) -> Axis:
+    """Numbers on a linear axis (log when all positive and spanning ×20 or more); anything else as evenly
+    spaced categories in sorted order. Equal values sit in the middle."""
+    present = [v for v in values if v is not None]
+    if present and _numeric(present):
+        lo, hi = min(present), max(present)
+        log = lo > 0 and hi / lo >= 20
+        f = math.log10 if log else float
+        a, b = f(lo), f(hi)
+
+        def pos(v: float) -> float:
+            return 0.5 if b == a else (f(v) - a) / (b - a)
+
+        ticks = sorted({(pos(v), format_value(v)) for v in present})
+        return Axis(name, [None if v is None else pos(v) for v in values], ticks, log)
+    cats = sorted({format_value(v) for v in values}, key=str)
+    step = 1 / (len(cats) - 1) if len(cats) > 1 else 0.0
+    where = {c: (i * step if len(cats) > 1 else 0.5) for i, c in enumerate(cats)}
+    return Axis(name, [where[format_value(v)] for v in values], [(where[c], c) for c in cats])
+
+
+def parallel_axes(table: dict[str, Any], metric: str) -> list[Axis]:
+    """The axes of a parallel-coordinates view of a ``compare_runs`` table: one per differing setting, then
+    the chosen metric."""
+    runs = table["runs"]
+    axes = [make_axis(k, [r["settings"][k] for r in runs]) for k in table["differing"]]
+    axes.append(make_axis(metric, [r["metrics"].get(metric) for r in runs]))
+    return axes

@@ -272,6 +272,13 @@ class RunQueue:
         """``(run_id, owner pid, cancel requested)`` of the claimed runs."""
         return self._db.execute("SELECT run_id, owner, cancel FROM queue WHERE state='running'").fetchall()
 
+    def changes_token(self) -> tuple:
+        """Something that changes whenever a run is added, changes status or moves in the queue (cheap to poll)."""
+        runs = self._db.execute("SELECT COUNT(*), MAX(updated) FROM runs").fetchone()
+        queue = self._db.execute("SELECT COUNT(*), SUM(state='waiting'), SUM(state='running'), MAX(ended) "
+                                 "FROM queue").fetchone()
+        return (*runs, *queue)
+
     def pending(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM queue q JOIN runs r ON r.id = q.run_id "
                                 "WHERE q.state='waiting'").fetchone()[0]

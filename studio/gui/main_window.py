@@ -148,6 +148,9 @@ class MainWindow(QMainWindow):
         self.train_action = self._action("Train", "Ctrl+Return", self.session.train, "Start training")
         self.pause_action = self._action("Pause", "Space", self._toggle_pause, "Pause or resume the run")
         self.stop_action = self._action("Stop", "Esc", self.session.stop, "Stop the run and save a checkpoint")
+        self.queue_action = self._action("Add to queue", "Ctrl+Shift+Return", lambda: self.session.enqueue(),
+                                         "Queue a run with these settings: it starts when the devices are free "
+                                         "and keeps going after Studio closes (Queue tab)")
         self.import_action = self._action("Import data…", "Ctrl+I", self._import_dialog,
                                           "Import a dataset: a folder of images, a zip, CSV, NPZ or IDX file")
         self.import_folder_action = self._action("Import folder…", "Ctrl+Shift+I", self._import_folder_dialog,
@@ -176,7 +179,7 @@ class MainWindow(QMainWindow):
         toolbar = QToolBar("Run")
         toolbar.setObjectName("run_toolbar")
         toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        for a in (self.train_action, self.pause_action, self.stop_action):
+        for a in (self.train_action, self.pause_action, self.stop_action, self.queue_action):
             toolbar.addAction(a)
         self.addToolBar(toolbar)
         menu = self.menuBar()
@@ -191,7 +194,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         run_menu = menu.addMenu("&Run")
-        for a in (self.train_action, self.pause_action, self.stop_action):
+        for a in (self.train_action, self.pause_action, self.stop_action, self.queue_action):
             run_menu.addAction(a)
         view_menu = menu.addMenu("&View")
         view_menu.addAction(self.presentation_action)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from studio.core.config import CHOICE_SECTIONS, Choice, RunConfig
 from studio.core.errors import StudioError
@@ -49,6 +49,13 @@ class Session(QObject):
         self.bridge = Bridge()
         self.bridge.batch.connect(self._on_batch)
         self.bridge.start()
+        self._queue: Any = None
+        self._store_token: tuple | None = None
+        # Runs the queue's scheduler starts are not this window's jobs: notice them through the store.
+        self.store_watch = QTimer(self)
+        self.store_watch.setInterval(1000)
+        self.store_watch.timeout.connect(self._check_store)
+        self.store_watch.start()
 
     # --- config edits ----------------------------------------------------------------------
     def set_choice(self, section: str, name: str) -> None:
@@ -128,6 +135,54 @@ class Session(QObject):
         self.bridge.shutdown()
         for job in self.jobs.values():
             job.kill()
+        self.store_watch.stop()  # queued runs are not stopped: their scheduler is a process of its own
+
+    # --- the queue (core/run_queue.py; a detached scheduler starts the runs) ------------------
+    @property
+    def queue(self) -> Any:
+        if self._queue is None:
+            from studio.core.run_queue import RunQueue
+
+            self._queue = RunQueue(self.store)
+        return self._queue
+
+    def enqueue(self, configs: list[tuple[RunConfig, str]] | None = None) -> list[str]:
+        """Queue runs (default: the current config) and make sure a scheduler serves them; returns their ids.
+        They keep going after the window closes."""
+        from studio.engine.scheduler import ensure_scheduler
+
+        try:
+            configs = configs or [(RunConfig.from_dict(self.config.to_dict()), "")]
+            ids = [self.queue.add(config, name).id for config, name in configs]
+            ensure_scheduler(self.store)
+        except (StudioError, OSError) as err:
+            self.error.emit("Cannot queue the run", str(err))
+            return []
+        self.runs_changed.emit()
+        where = self.queue.positions().get(ids[-1])
+        self.status_text.emit(f"Queued {len(ids)} run{'s' if len(ids) != 1 else ''}"
+                              + (f" (last at position {where})" if where else ""))
+        return ids
+
+    def cancel_queued(self, run_id: str) -> None:
+        try:
+            result = self.queue.cancel(run_id)
+        except StudioError as err:
+            self.error.emit("Cannot cancel", str(err))
+            return
+        self.status_text.emit(f"Run {run_id}: {'cancelled' if result == 'cancelled' else 'stopping'}")
+        self.runs_changed.emit()
+
+    def queue_positions(self) -> dict[str, int]:
+        return self.queue.positions()
+
+    def _check_store(self) -> None:
+        token = self.queue.changes_token()
+        if token != self._store_token:
+            changed = self._store_token is not None
+            self._store_token = token
+            if changed:
+                self.runs_changed.emit()
 
     # --- selection -------------------------------------------------------------------------
     def set_selection(self, run_ids: list[str]) -> None:

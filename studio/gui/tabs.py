@@ -7,4 +7,6 @@ EXTRA_TABS: list[tuple[str, str]] = [
     ("Landscape", "studio.gui.landscape_tab:LandscapeTab"),
     ("Data", "studio.gui.data_preview:DataPreview"),
     ("Teaching lab", "studio.gui.demos.lab:TeachingLab"),
+    ("Compare", "studio.gui.compare_tab:CompareTab"),
+    ("Queue", "studio.gui.queue_tab:QueueTab"),
 ]

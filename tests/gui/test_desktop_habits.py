@@ -155,16 +155,16 @@ def test_menus_hold_the_actions_with_their_shortcuts(window):
 
     assert texts(window.menus["file"]) == ["Import data…", "Import folder…", "Open run…", "Open &recent",
                                            "Export metrics…", "Quit"]
-    assert texts(window.menus["run"]) == ["Train", "Pause", "Stop"]
+    assert texts(window.menus["run"]) == ["Train", "Pause", "Stop", "Add to queue"]
     assert texts(window.menus["view"]) == ["Presentation mode", "&Theme"]
     assert texts(window.menus["theme"]) == ["Follow the system", "Light", "Dark"]
     assert texts(window.menus["help"]) == ["Documentation", "About Studio"]
     shortcuts = {a: a.shortcut() for a in (window.train_action, window.stop_action, window.pause_action,
                                             window.presentation_action, window.open_action,
                                             window.export_action, window.import_action,
-                                            window.import_folder_action)}
+                                            window.import_folder_action, window.queue_action)}
     assert [s.toString() for s in shortcuts.values()] == ["Ctrl+Return", "Esc", "Space", "F11", "Ctrl+O",
-                                                          "Ctrl+E", "Ctrl+I", "Ctrl+Shift+I"]
+                                                          "Ctrl+E", "Ctrl+I", "Ctrl+Shift+I", "Ctrl+Shift+Return"]
     assert window.quit_action.shortcut() == QKeySequence(QKeySequence.StandardKey.Quit)
     assert window.docs_action.shortcut() == QKeySequence(QKeySequence.StandardKey.HelpContents)
     everything = [a for m in window.menus.values() for a in m.actions() if not a.isSeparator() and not a.menu()]

@@ -1,60 +1,23 @@
-"""The queue and the compare table on real short runs: a sweep of three tiny CPU runs plus one cancelled,
-served by the detached scheduler that `studio queue sweep` starts; `studio compare` on the result."""
+"""The queue and the compare table on real short runs (the shared ``queued_runs`` fixture: three tiny CPU runs
+from a sweep, one cancelled, one more added): order, one at a time, cancel; `studio compare` on the result; and a
+queue that outlives the process that filled it."""
 
-import json
 import os
-import time
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from studio.core.run_queue import RunQueue
-from studio.core.runs import RunStore
-from tests.conftest import run_cli
-
-TINY = ('[data]\nname = "moons"\nn_samples = 300\n[model]\nname = "mlp"\nwidths = [16]\n'
-        '[train]\nepochs = 2\nbatch_size = 32\n')
+from studio.core.runs import ENDED, RunStore
+from tests.conftest import TINY_CONFIG, last_json, run_cli, wait_for
 
 
-def wait_for(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
-
-
-def last_json(stdout: str) -> dict:
-    return json.loads(stdout.strip().splitlines()[-1])
-
-
-@pytest.fixture(scope="module")
-def swept(tmp_path_factory):
-    """Four tiny runs queued by a sweep over the learning rate; the second is cancelled at once."""
-    home = tmp_path_factory.mktemp("queue_home")
-    config = home / "tiny.toml"
-    config.write_text(TINY)
-    env = dict(os.environ, STUDIO_HOME=str(home))
-    proc = run_cli("queue", "sweep", "--config", str(config), "--vary", "optimizer.lr=0.003,0.3,0.03,0.01",
-                   "--no-start", "--json", env=env)
-    assert proc.returncode == 0, proc.stderr
-    ids = last_json(proc.stdout)["run_ids"]
-    assert run_cli("queue", "cancel", ids[1], env=env).returncode == 0
-    listing = last_json(run_cli("queue", "list", "--json", env=env).stdout)["queue"]
-    assert [(e["run_id"], e["position"]) for e in listing] == [(ids[0], 1), (ids[2], 2), (ids[3], 3)]
-    proc = run_cli("queue", "add", "--config", str(config), "--set", "train.epochs=1", "--json", env=env)
-    assert proc.returncode == 0, proc.stderr  # this one starts the detached scheduler
-    ids.append(last_json(proc.stdout)["run_id"])
-    store = RunStore(home)
-    wait_for(lambda: all(store.get(i).status in ("finished", "failed") for i in ids[:1] + ids[2:]), 180, "the queue")
-    wait_for(lambda: RunQueue(store).lease_holder() is None, 30, "the scheduler to exit")
-    return home, env, store, ids
-
-
-def test_queue_runs_one_after_another_and_cancelled_never_starts(swept):
-    home, env, store, ids = swept
+def test_queue_runs_one_after_another_and_cancelled_never_starts(queued_runs):
+    home, env, store, ids = queued_runs
     ran = ids[:1] + ids[2:]
-    assert [store.get(i).status for i in ran] == ["finished"] * 4
+    assert [store.get(i).status for i in ran] == ["finished"] * 3
     entries = {e.run_id: e for e in RunQueue(store).entries(include_over=True)}
     spans = sorted((entries[i].started, entries[i].ended) for i in ran)
     assert all(prev[1] <= nxt[0] for prev, nxt in zip(spans, spans[1:], strict=False))  # one at a time on CPU
@@ -65,9 +28,9 @@ def test_queue_runs_one_after_another_and_cancelled_never_starts(swept):
     assert "started on cpu" in (home / "queue.log").read_text()
 
 
-def test_compare_table_and_diff_of_real_runs(swept):
-    _, env, store, ids = swept
-    proc = run_cli("compare", ids[0], ids[2], ids[4], "--json", env=env)
+def test_compare_table_and_diff_of_real_runs(queued_runs):
+    _, env, store, ids = queued_runs
+    proc = run_cli("compare", ids[0], ids[2], ids[3], "--json", env=env)
     assert proc.returncode == 0, proc.stderr
     table = last_json(proc.stdout)
     assert table["differing"] == ["optimizer.lr", "train.epochs"]
@@ -81,3 +44,28 @@ def test_compare_table_and_diff_of_real_runs(swept):
     assert sum(not d["same"] for d in full) == 1 and len(full) > 20
     bad = run_cli("compare", ids[0], env=env)
     assert bad.returncode == 2 and "at least two runs" in bad.stderr
+
+
+GUI_THEN_EXIT = """
+import os, sys
+from studio.core.config import RunConfig
+from studio.gui.session import Session
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+session = Session()
+session.set_config(RunConfig.from_toml(sys.argv[1]))
+print(session.enqueue()[0], flush=True)
+os._exit(0)  # the window's process ends abruptly: no clean-up of any kind
+"""
+
+
+def test_the_queue_outlives_the_process_that_filled_it(studio_home):
+    proc = subprocess.run([sys.executable, "-c", GUI_THEN_EXIT, TINY_CONFIG.replace("epochs = 2", "epochs = 1")],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
+    assert proc.returncode == 0, proc.stderr
+    run_id = proc.stdout.strip().splitlines()[-1]
+    store = RunStore(studio_home)
+    wait_for(lambda: store.get(run_id).status in ENDED, 120, "the queued run")
+    assert store.get(run_id).status == "finished"
+    wait_for(lambda: RunQueue(store).lease_holder() is None, 30, "the scheduler to exit")

@@ -1,5 +1,7 @@
 """What differs between runs, the two-run diff and the compare table (core/compare.py)."""
 
+import pytest
+
 from studio.core.compare import compare_runs, config_diff, differing_keys, final_metrics, format_value
 from studio.core.config import RunConfig
 from studio.core.runs import RunStore
@@ -43,3 +45,20 @@ def test_compare_runs_from_the_store(tmp_path):
     assert first["settings"]["optimizer.lr"] == 0.01 and second["settings"]["optimizer.name"] == "sgd"
     assert first["metrics"] == {"test_acc": 0.8, "train_loss": 0.5}
     assert second["metrics"] == {"test_acc": None, "train_loss": 9.0} and second["status"] == "failed"
+
+
+def test_parallel_axes_numeric_log_and_categorical():
+    from studio.core.compare import make_axis, parallel_axes
+
+    lin = make_axis("train.epochs", [1, 3, 2])
+    assert lin.positions == [0.0, 1.0, 0.5] and not lin.log and lin.ticks[0] == (0.0, "1")
+    log = make_axis("optimizer.lr", [0.001, 0.1, 0.01])
+    assert log.log and log.positions == pytest.approx([0.0, 1.0, 0.5])
+    cat = make_axis("optimizer.name", ["sgd", "adam", None])
+    assert cat.positions == [0.5, 0.0, 1.0] and [t[1] for t in cat.ticks] == ["adam", "sgd", "—"]
+    assert make_axis("x", [5, 5]).positions == [0.5, 0.5]
+    table = {"differing": ["optimizer.lr"], "runs": [
+        {"settings": {"optimizer.lr": 0.1}, "metrics": {"test_acc": 0.8}},
+        {"settings": {"optimizer.lr": 0.2}, "metrics": {"test_acc": None}}]}
+    axes = parallel_axes(table, "test_acc")
+    assert [a.name for a in axes] == ["optimizer.lr", "test_acc"] and axes[1].positions == [0.5, None]

@@ -35,13 +35,15 @@ class RunList(QWidget):
         selected = self.session.selected_runs()
         self.tree.blockSignals(True)
         self.tree.clear()
+        positions = self.session.queue_positions()
         for run in self.session.store.list():
             def num(key: str, summary: dict = run.summary) -> str:
                 v = summary.get(key)
                 return f"{v:.4f}" if isinstance(v, (int, float)) and v == v else ""
 
+            status = f"queued #{positions[run.id]}" if run.id in positions else run.status
             item = QTreeWidgetItem([
-                run.name, run.status, num("test_acc"), num("val_acc"), str(run.summary.get("steps", "")),
+                run.name, status, num("test_acc"), num("val_acc"), str(run.summary.get("steps", "")),
                 time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created)),
             ])
             item.setData(0, Qt.ItemDataRole.UserRole, run.id)

@@ -1,0 +1,97 @@
+"""The Compare tab on real short runs (the shared ``queued_runs``), and the Queue tab: Add to queue, a sweep,
+cancel, then the window closes and the queued runs still finish (a detached scheduler runs them)."""
+
+import pytest
+from PySide6.QtCore import Qt
+
+from studio.core.config import RunConfig
+from studio.core.run_queue import RunQueue
+from studio.core.runs import RunStore
+from studio.gui.main_window import MainWindow
+from studio.gui.session import Session
+from tests.conftest import TINY_CONFIG, wait_for
+
+
+def column(table, title: str) -> int:
+    return [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())].index(title)
+
+
+def test_compare_tab_table_parallel_coordinates_and_diff(qtbot, queued_runs):
+    home, _, store, ids = queued_runs
+    session = Session(RunStore(home))
+    win = MainWindow(session, probe_backend=False)
+    qtbot.addWidget(win)
+    win.show()
+    tab = next(win.tabs.widget(i) for i in range(win.tabs.count()) if win.tabs.tabText(i) == "Compare")
+    win.tabs.setCurrentWidget(tab)
+    assert "Select two or more runs" in tab.summary.text()
+    chosen = [ids[0], ids[2], ids[3]]
+    session.set_selection(chosen)
+    assert tab.summary.text() == "3 runs · 2 settings differ"
+    table = tab.table
+    assert table.rowCount() == 3
+    lr, acc = column(table, "optimizer.lr"), column(table, "test_acc")
+    assert column(table, "train.epochs") < acc
+    table.sortByColumn(acc, Qt.SortOrder.DescendingOrder)
+    shown = [float(table.item(r, acc).text()) for r in range(3)]
+    assert shown == sorted(shown, reverse=True)
+    by_id = {table.item(r, 0).data(Qt.ItemDataRole.UserRole): table.item(r, lr).text() for r in range(3)}
+    assert by_id == {ids[0]: "0.003", ids[2]: "0.03", ids[3]: "0.001"}
+    table.sortByColumn(lr, Qt.SortOrder.AscendingOrder)  # numbers sort as numbers, not as text
+    assert [table.item(r, lr).text() for r in range(3)] == ["0.001", "0.003", "0.03"]
+
+    assert tab.metric.currentText() == "test_acc" and len(tab.parallel.lines) == 3
+    assert {t.toPlainText() for t in tab.parallel.labels} >= {"optimizer.lr (log)", "train.epochs", "test_acc"}
+    tab.metric.setCurrentText("train_loss")
+    assert any(t.toPlainText() == "train_loss" for t in tab.parallel.labels)
+
+    tab.views.setCurrentIndex(1)
+    assert tab.left.currentData() == ids[0] and tab.right.currentData() == ids[2]
+    full = tab.diff.rowCount()
+    tab.only_changed.setChecked(True)
+    assert tab.diff.rowCount() == 1 and tab.diff.item(0, 0).text() == "optimizer.lr"
+    assert [tab.diff.item(0, c).text() for c in (1, 2)] == ["0.003", "0.03"] and full > 20
+    win.close()
+    session.shutdown()
+
+
+def test_queue_from_the_gui_survives_closing_the_window(qtbot, window, studio_home):
+    session = window.session
+    session.set_config(RunConfig.from_toml(TINY_CONFIG).with_overrides(["train.epochs=1"]))
+    tab = next(window.tabs.widget(i) for i in range(window.tabs.count()) if window.tabs.tabText(i) == "Queue")
+    window.tabs.setCurrentWidget(tab)
+    tab.values[0].setText("0.5, 0.05")
+    assert tab.preview.text().startswith("2 runs: lr=0.5, lr=0.05") and tab.sweep_button.isEnabled()
+    swept = tab.queue_sweep()  # queued first, then cancelled below: they never start
+    for run_id in swept:
+        session.cancel_queued(run_id)
+    window.queue_action.trigger()
+    tab.add_button.click()
+    queued = [r.id for r in session.store.list() if r.id not in swept]
+    assert len(queued) == 2
+    window.run_list.refresh()
+    tree = window.run_list.tree
+    status = {tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole): tree.topLevelItem(i).text(1)
+              for i in range(tree.topLevelItemCount())}
+    assert status[queued[0]] in ("queued #1", "queued #2")  # the last one added waits behind the first
+    assert status[swept[0]] == status[swept[1]] == "cancelled"
+    tab.values[0].setText("0:1:0")
+    assert tab.preview.text().startswith("⚠") and not tab.sweep_button.isEnabled()
+
+    window.close()  # the window and its session go; the queue does not
+    session.shutdown()
+    store = RunStore(studio_home)
+    wait_for(lambda: all(store.get(r).status in ("finished", "failed") for r in queued), 120, "the queued runs")
+    assert [store.get(r).status for r in queued] == ["finished", "finished"]
+    assert [store.get(r).status for r in swept] == ["cancelled", "cancelled"]
+    assert all(store.metrics(r) == {} for r in swept)
+    wait_for(lambda: RunQueue(store).lease_holder() is None, 30, "the scheduler to exit")
+
+
+@pytest.fixture(autouse=True)
+def _no_error_dialogs(monkeypatch):
+    """An error here is a test failure, not a dialog."""
+    def fail(self, title, message):
+        raise AssertionError(f"{title}: {message}")
+
+    monkeypatch.setattr(MainWindow, "show_error", fail)
