@@ -105,7 +105,7 @@ def sweep_values(spec: str) -> list[Any]:
 
     text = spec.strip()
     if ":" not in text:
-        values = [_parse_scalar(v.strip()) for v in text.split(",") if v.strip()]
+        values = [_parse_scalar(v.strip()) for v in _split_top_level(text) if v.strip()]
         if not values:
             raise ConfigError(f"a sweep needs at least one value; got {spec!r}")
         return values
@@ -137,6 +137,18 @@ def sweep_values(spec: str) -> list[Any]:
     return values
 
 
+def _split_top_level(text: str) -> list[str]:
+    """Split on the commas outside brackets: ``[16],[64, 64]`` → ``["[16]", "[64, 64]"]``."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return parts + [text[start:]]
+
+
 def sweep_grid(axes: dict[str, list[Any]]) -> list[dict[str, Any]]:
     """Every combination of the swept settings' values (the first setting varies slowest)."""
     keys = list(axes)
@@ -157,10 +169,17 @@ def sweep_configs(base: RunConfig, axes: dict[str, list[Any]]) -> list[tuple[Run
     """A validated config and a name for every point of the sweep (a bad value fails before anything is queued)."""
     out = []
     for point in sweep_grid(axes):
-        config = base.with_overrides([f"{k}={_toml_value(v)}" for k, v in point.items()])
-        name = " · ".join(f"{k.split('.', 1)[-1]}={_format(v)}" for k, v in point.items())
+        # a registry entry's name is taken as written (with_overrides does not parse it)
+        config = base.with_overrides([f"{k}={v if k.endswith('.name') else _toml_value(v)}" for k, v in point.items()])
+        name = " · ".join(f"{_label(k)}={_format(v)}" for k, v in point.items())
         out.append((config, name))
     return out
+
+
+def _label(key: str) -> str:
+    """``optimizer.lr`` → ``lr``; ``optimizer.name`` → ``optimizer``."""
+    section, _, name = key.partition(".")
+    return section if name == "name" else name
 
 
 def _format(value: Any) -> str:

@@ -51,6 +51,7 @@ def _table(name: str) -> QTableWidget:
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.verticalHeader().setVisible(False)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)  # compact rows
     table.setAlternatingRowColors(True)
     return table
 
@@ -235,5 +236,7 @@ class CompareTab(QWidget):
                     if c == 0:
                         item.setToolTip("differs")
                 table.setItem(r, c, item)
-        table.resizeColumnsToContents()
-        table.horizontalHeader().setStretchLastSection(True)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        for c in (1, 2):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)

@@ -110,8 +110,10 @@ class QueueTab(QWidget):
         self.sweep_button.setToolTip("Queue one run per value (or pair of values) with the other settings as on "
                                      "the left")
         self.sweep_button.clicked.connect(self.queue_sweep)
-        grid.addWidget(self.preview, 2, 0, 1, 3)
-        grid.addWidget(self.sweep_button, 2, 3, Qt.AlignmentFlag.AlignRight)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.preview, 1)
+        bottom.addWidget(self.sweep_button)
+        grid.addLayout(bottom, 2, 0, 1, 4)
         self._fill_keys()
         self.keys[0].setCurrentText("optimizer.lr")
         self.keys[1].setCurrentText("train.batch_size")

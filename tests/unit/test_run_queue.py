@@ -119,6 +119,12 @@ def test_sweep_values_and_configs():
     assert points[1][1] == "lr=0.01 · batch_size=64"
     with pytest.raises(ConfigError):
         sweep_configs(RunConfig(), {"train.epochs": [0]})
+    assert sweep_values("[16],[64, 64]") == [[16], [64, 64]]
+    points = sweep_configs(RunConfig(), {"optimizer.name": sweep_values("sgd, adam"),
+                                         "model.widths": sweep_values("[16],[64, 64]")})
+    assert [(c.optimizer.name, c.model.params["widths"]) for c, _ in points] == \
+        [("sgd", [16]), ("sgd", [64, 64]), ("adam", [16]), ("adam", [64, 64])]
+    assert points[1][1] == "optimizer=sgd · widths=[64, 64]"
 
 
 class FakeJob:

@@ -41,7 +41,8 @@ class RunList(QWidget):
                 v = summary.get(key)
                 return f"{v:.4f}" if isinstance(v, (int, float)) and v == v else ""
 
-            status = f"queued #{positions[run.id]}" if run.id in positions else run.status
+            status = run.status if run.status != "queued" else "starting"  # created, ranks not yet up
+            status = f"queued #{positions[run.id]}" if run.id in positions else status
             item = QTreeWidgetItem([
                 run.name, status, num("test_acc"), num("val_acc"), str(run.summary.get("steps", "")),
                 time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created)),

@@ -36,7 +36,9 @@ class ParallelCoordinates(pg.PlotWidget):
         for i, axis in enumerate(axes):
             self.addItem(pg.InfiniteLine(pos=i, angle=90, pen=pg.mkPen(ink, width=1)))
             title = axis.name + (" (log)" if axis.log else "")
-            self._text(title, i, 1.04, ink, anchor=(0.5, 1.0), bold=i == n - 1)
+            # the first title starts at its axis (centred, it would be cut off at the plot's left edge)
+            self._text(title, i - (0.08 if i == 0 else 0), 1.04, ink, anchor=(0.0 if i == 0 else 0.5, 1.0),
+                       bold=i == n - 1)
             for pos, label in _thin(axis.ticks):
                 self._text(label, i, pos, ink, anchor=(0, 0.5))
         finite = [v for v in metric_values if v is not None and math.isfinite(v)]
@@ -53,7 +55,7 @@ class ParallelCoordinates(pg.PlotWidget):
                              symbol="o", symbolSize=6, symbolBrush=colour, symbolPen=None, name=name)
             line.setToolTip(name)
             self.lines.append(line)
-        self.setXRange(-0.15, max(n - 1, 1) + 0.6, padding=0)
+        self.setXRange(-0.12, max(n - 1, 1) + 0.6, padding=0)
         self.setYRange(-0.08, 1.12, padding=0)
 
     def _text(self, text: str, x: float, y: float, colour: str, anchor: tuple[float, float], bold: bool = False):
@@ -62,16 +64,23 @@ class ParallelCoordinates(pg.PlotWidget):
             font = item.textItem.font()
             font.setBold(True)
             item.setFont(font)
-        item.setPos(x + (0.03 if anchor[0] == 0 else 0), y)
+        item.setPos(x + (0.03 if anchor == (0, 0.5) else 0), y)
         self.addItem(item)
         self.labels.append(item)
         return item
 
 
-def _thin(ticks: list[tuple[float, str]], most: int = 9) -> list[tuple[float, str]]:
-    """At most ``most`` tick labels, spread over the axis (ends kept)."""
-    if len(ticks) <= most:
-        return ticks
-    step = (len(ticks) - 1) / (most - 1)
-    return [ticks[round(i * step)] for i in range(most)]
-
+def _thin(ticks: list[tuple[float, str]], most: int = 9, gap: float = 0.045) -> list[tuple[float, str]]:
+    """At most ``most`` tick labels, none closer than ``gap`` (in axis units) to another; the ends are kept."""
+    ticks = sorted(ticks)
+    if len(ticks) > most:
+        step = (len(ticks) - 1) / (most - 1)
+        ticks = [ticks[round(i * step)] for i in range(most)]
+    kept: list[tuple[float, str]] = []
+    for i, tick in enumerate(ticks):
+        if kept and tick[0] - kept[-1][0] < gap:
+            if i != len(ticks) - 1:
+                continue
+            kept.pop()  # the last (highest) tick wins over its close neighbour
+        kept.append(tick)
+    return kept
