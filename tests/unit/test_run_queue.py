@@ -166,3 +166,26 @@ def test_scheduler_loop_with_fake_gpus_runs_everything_in_turn(tmp_path):
     assert events.index(("start", d, (0, 1))) > events.index(("end", c))  # only when both are free
     assert all(queue.store.get(r).status == "finished" for r in (a, b, c, d))
     assert queue.entries() == [] and queue.lease_holder() is None
+
+
+def test_cancelling_a_running_run_stops_it_and_a_dead_schedulers_runs_are_freed(tmp_path):
+    queue, (a, b) = queue_of(tmp_path, [], [])
+    assert queue.claim_next(999_999_999, Inventory()).info.id == a  # a scheduler pid that does not exist
+    events: list = []
+
+    class StopsWhenAsked(FakeJob):
+        def poll(self, timeout: float = 0) -> list:
+            if ("stop", self.run_id) in self.log and not self.finished:
+                self.finished, self.state = True, "stopped"
+                self.store.set_status(self.run_id, "stopped")
+            return []
+
+    def fake_launch(config, store, run):
+        events.append(("start", run.id))
+        queue.cancel(run.id)  # the user cancels it as soon as it runs
+        return StopsWhenAsked(store, run.id, events)
+
+    sched = Scheduler(queue.store, Inventory(), idle_exit_s=0.1, log=lambda _: None, launch=fake_launch)
+    assert sched.serve() == 0
+    assert queue.store.get(a).status == "failed" and "scheduler stopped" in queue.store.get(a).message
+    assert events == [("start", b), ("stop", b)] and queue.store.get(b).status == "stopped"
