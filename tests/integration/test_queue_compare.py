@@ -69,3 +69,12 @@ def test_the_queue_outlives_the_process_that_filled_it(studio_home):
     wait_for(lambda: store.get(run_id).status in ENDED, 120, "the queued run")
     assert store.get(run_id).status == "finished"
     wait_for(lambda: RunQueue(store).lease_holder() is None, 30, "the scheduler to exit")
+
+
+def test_queue_user_errors_exit_2_with_one_line_and_queue_nothing(studio_home):
+    for args in (["add", "--set", "model.name=nope"], ["cancel", "nope"], ["sweep", "--vary", "optimizer.lr"],
+                 ["sweep", "--vary", "optimizer.lr=1:0:1"], ["sweep", "--vary", "train.epochs=2,0"]):
+        proc = run_cli("queue", *args, "--no-start") if args[0] != "cancel" else run_cli("queue", *args)
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("studio: error:"), (args, proc.stderr)
+    assert RunStore(studio_home).list() == []  # a sweep with one bad value queues none of its runs
