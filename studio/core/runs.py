@@ -178,6 +178,14 @@ class RunStore:
         return self._db.execute("SELECT name, step, value, wall FROM metrics WHERE run_id=? ORDER BY rowid",
                                 (run_id,)).fetchall()
 
+    def last_metric_rowid(self, run_id: str) -> int:
+        return self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM metrics WHERE run_id=?", (run_id,)).fetchone()[0]
+
+    def metric_rows_after(self, run_id: str, rowid: int) -> list[tuple[int, int, str, float, float]]:
+        """The rows logged after ``rowid`` as ``(rowid, step, name, value, wall_time)`` (to follow a live run)."""
+        return self._db.execute("SELECT rowid, step, name, value, wall FROM metrics WHERE run_id=? AND rowid>? "
+                                "ORDER BY rowid", (run_id, rowid)).fetchall()
+
     def params(self, run_id: str) -> dict[str, Any]:
         rows = self._db.execute("SELECT key, value FROM params WHERE run_id=?", (run_id,)).fetchall()
         return {k: json.loads(v) for k, v in rows}

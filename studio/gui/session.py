@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from studio.core.config import CHOICE_SECTIONS, Choice, RunConfig
 from studio.core.errors import StudioError
 from studio.core.runs import RunStore
 from studio.gui.bridge import Bridge
+from studio.gui.store_follow import StoreFollower
 
 SECTION_REGISTRIES = {"data": "DATASETS", "model": "MODELS", "optimizer": "OPTIMIZERS", "schedule": "SCHEDULES"}
 
@@ -50,12 +51,8 @@ class Session(QObject):
         self.bridge.batch.connect(self._on_batch)
         self.bridge.start()
         self._queue: Any = None
-        self._store_token: tuple | None = None
-        # Runs the queue's scheduler starts are not this window's jobs: notice them through the store.
-        self.store_watch = QTimer(self)
-        self.store_watch.setInterval(1000)
-        self.store_watch.timeout.connect(self._check_store)
-        self.store_watch.start()
+        # runs the queue's scheduler starts are not this window's jobs: follow them through the store
+        self.follower = StoreFollower(self)
 
     # --- config edits ----------------------------------------------------------------------
     def set_choice(self, section: str, name: str) -> None:
@@ -135,7 +132,7 @@ class Session(QObject):
         self.bridge.shutdown()
         for job in self.jobs.values():
             job.kill()
-        self.store_watch.stop()  # queued runs are not stopped: their scheduler is a process of its own
+        self.follower.stop()  # queued runs are not stopped: their scheduler is a process of its own
 
     # --- the queue (core/run_queue.py; a detached scheduler starts the runs) ------------------
     @property
@@ -175,14 +172,6 @@ class Session(QObject):
 
     def queue_positions(self) -> dict[str, int]:
         return self.queue.positions()
-
-    def _check_store(self) -> None:
-        token = self.queue.changes_token()
-        if token != self._store_token:
-            changed = self._store_token is not None
-            self._store_token = token
-            if changed:
-                self.runs_changed.emit()
 
     # --- selection -------------------------------------------------------------------------
     def set_selection(self, run_ids: list[str]) -> None:

@@ -95,3 +95,28 @@ def _no_error_dialogs(monkeypatch):
         raise AssertionError(f"{title}: {message}")
 
     monkeypatch.setattr(MainWindow, "show_error", fail)
+
+
+def test_runs_started_elsewhere_appear_and_their_curves_grow(qtbot, window):
+    """A run the scheduler (another process) runs: the list notices it, and once selected its new metric rows
+    reach the curves without it being one of the window's jobs."""
+    session, store = window.session, window.session.store
+    follower = session.follower
+    follower.check()
+    other = RunStore(store.home)  # the scheduler's own connection
+    run = other.create_run(RunConfig.from_toml(TINY_CONFIG))
+    with qtbot.waitSignal(session.runs_changed, timeout=3000):
+        follower.check()
+    assert run.id in window.run_list.run_ids()
+    other.set_status(run.id, "running")
+    other.log_metrics(run.id, [(1, "train/loss", 1.0, 0.0), (2, "train/loss", 0.8, 0.0)])
+    session.set_selection([run.id])
+    assert window.curves.series[run.id]["train/loss"].values == [1.0, 0.8]  # loaded on selection
+    other.log_metrics(run.id, [(3, "train/loss", 0.5, 0.0), (4, "train/loss", 0.4, 0.0)])
+    with qtbot.waitSignal(session.metrics, timeout=3000) as got:
+        follower.check()
+    assert got.args[0] == run.id and [r[0] for r in got.args[1]] == [3, 4]
+    assert window.curves.series[run.id]["train/loss"].steps == [1, 2, 3, 4]
+    other.set_status(run.id, "finished")
+    follower.check()
+    assert run.id not in follower._seen  # an ended run is no longer followed
