@@ -26,6 +26,7 @@ from studio.core.run_queue import Inventory, RunQueue
 from studio.core.runs import RunStore
 
 IDLE_EXIT_S = 3.0  # an idle scheduler lingers this long for a next run before it exits
+HOUSEKEEPING_S = 1.0  # heartbeat, orphan check and new claims this often (and at once when a run ends)
 CPU_SLOTS_ENV = "STUDIO_QUEUE_CPU_SLOTS"  # CPU runs at once (default 1)
 
 
@@ -68,7 +69,8 @@ class Scheduler:
     """Serve a store's queue: claim, launch, follow and settle runs until nothing is left to do."""
 
     def __init__(self, store: RunStore, inventory: Inventory, idle_exit_s: float = IDLE_EXIT_S,
-                 log: Callable[[str], None] | None = None, launch: Callable[..., Any] | None = None) -> None:
+                 log: Callable[[str], None] | None = None, launch: Callable[..., Any] | None = None,
+                 housekeeping_s: float = HOUSEKEEPING_S) -> None:
         self.store = store
         self.queue = RunQueue(store)
         self.inventory = inventory
@@ -77,7 +79,9 @@ class Scheduler:
         self.jobs: dict[str, Any] = {}
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self._launch = launch
+        self.housekeeping_s = housekeeping_s
         self._stopping = False
+        self._cancelled: set[str] = set()
 
     def request_stop(self, *_args: Any) -> None:
         """Stop the runs in progress (they checkpoint) and exit; waiting runs stay queued."""
@@ -89,30 +93,37 @@ class Scheduler:
             self.log(f"another scheduler (pid {self.queue.lease_holder()}) is serving the queue")
             return 0
         self.log(f"scheduler {self.pid}: serving {self.store.db_path} with {self._describe()}")
+        began = time.monotonic()
         idle_since: float | None = None
+        last_look = -self.housekeeping_s
+        leased = True
         try:
             while True:
-                leased = self.queue.beat(self.pid)
-                self._recover_orphans()
-                self._follow()
+                ended = self._follow()  # every tick: a rank's message queue must not fill up
                 if self._stopping:
                     self._stop_all()
                     return 0
-                if leased:
-                    self._start_what_fits()
-                if self.jobs or (leased and self.queue.pending()):
-                    idle_since = None
-                else:
-                    idle_since = idle_since or time.monotonic()
-                    if time.monotonic() - idle_since >= self.idle_exit_s:
-                        return 0
-                time.sleep(0.05 if self.jobs else 0.25)
+                if ended or time.monotonic() - last_look >= self.housekeeping_s:  # the store, about once a second
+                    last_look = time.monotonic()
+                    leased = self.queue.beat(self.pid)
+                    self._recover_orphans()
+                    if leased:
+                        self._start_what_fits()
+                    if self.jobs or (leased and self.queue.pending()):
+                        idle_since = None
+                    else:
+                        idle_since = idle_since or time.monotonic()
+                        if time.monotonic() - idle_since >= self.idle_exit_s:
+                            return 0
+                time.sleep(min(0.1, self.housekeeping_s))
         finally:
             for job in self.jobs.values():
                 job.kill()
                 self.queue.finish(job.run_id, "the queue's scheduler ended while the run was in progress")
             self.queue.release_lease(self.pid)
             self.queue.close()
+            self.log(f"scheduler {self.pid}: done after {time.monotonic() - began:.1f} s "
+                     f"({time.process_time():.2f} s of CPU of its own)")
 
     def _describe(self) -> str:
         gpus = f"GPUs {list(self.inventory.gpus)}" if self.inventory.gpus else "no GPU"
@@ -132,16 +143,23 @@ class Scheduler:
             self.jobs[job.run_id] = job
             self.log(f"{job.run_id}: started on {', '.join(claim.devices)} ({claim.info.name})")
 
-    def _follow(self) -> None:
+    def _follow(self) -> bool:
+        """Drain the jobs' messages, pass on cancel requests, settle the runs that ended (True if any did)."""
+        if not self.jobs:
+            return False
         cancels = {run_id for run_id, owner, cancel in self.queue.running() if owner == self.pid and cancel}
+        ended = False
         for run_id, job in list(self.jobs.items()):
-            if run_id in cancels:
+            if run_id in cancels and run_id not in self._cancelled:
+                self._cancelled.add(run_id)
                 job.stop()
             job.poll(timeout=0)
             if job.finished:
                 del self.jobs[run_id]
                 self.queue.finish(run_id)
                 self.log(f"{run_id}: {job.state}")
+                ended = True
+        return ended
 
     def _recover_orphans(self) -> None:
         """Free the devices of runs whose scheduler died (killed, machine rebooted)."""

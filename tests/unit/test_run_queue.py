@@ -158,7 +158,8 @@ def test_scheduler_loop_with_fake_gpus_runs_everything_in_turn(tmp_path):
         events.append(("start", run.id, tuple(config.hardware.gpus)))
         return FakeJob(store, run.id, events)
 
-    sched = Scheduler(queue.store, Inventory(gpus=(0, 1)), idle_exit_s=0.1, log=lambda _: None, launch=fake_launch)
+    sched = Scheduler(queue.store, Inventory(gpus=(0, 1)), idle_exit_s=0.1, log=lambda _: None, launch=fake_launch,
+                      housekeeping_s=0.02)
     assert sched.serve() == 0
     starts = [e for e in events if e[0] == "start"]
     assert starts[:2] == [("start", a, (0,)), ("start", b, (1,))]  # two GPUs: two runs at once
@@ -185,7 +186,8 @@ def test_cancelling_a_running_run_stops_it_and_a_dead_schedulers_runs_are_freed(
         queue.cancel(run.id)  # the user cancels it as soon as it runs
         return StopsWhenAsked(store, run.id, events)
 
-    sched = Scheduler(queue.store, Inventory(), idle_exit_s=0.1, log=lambda _: None, launch=fake_launch)
+    sched = Scheduler(queue.store, Inventory(), idle_exit_s=0.1, log=lambda _: None, launch=fake_launch,
+                      housekeeping_s=0.02)
     assert sched.serve() == 0
     assert queue.store.get(a).status == "failed" and "scheduler stopped" in queue.store.get(a).message
     assert events == [("start", b), ("stop", b)] and queue.store.get(b).status == "stopped"
