@@ -113,7 +113,7 @@ class Scheduler:
                         idle_since = None
                     else:
                         idle_since = idle_since or time.monotonic()
-                        if time.monotonic() - idle_since >= self.idle_exit_s:
+                        if time.monotonic() - idle_since >= self.idle_exit_s and self._leave():
                             return 0
                 time.sleep(min(0.1, self.housekeeping_s))
         finally:
@@ -124,6 +124,14 @@ class Scheduler:
             self.queue.close()
             self.log(f"scheduler {self.pid}: done after {time.monotonic() - began:.1f} s "
                      f"({time.process_time():.2f} s of CPU of its own)")
+
+    def _leave(self) -> bool:
+        """Give up the lease, then look once more: a run added while the lease still looked held (so nobody
+        started a new scheduler for it) is served by this one after all."""
+        self.queue.release_lease(self.pid)
+        if self.queue.pending() and self.queue.take_lease(self.pid):
+            return False
+        return True
 
     def _describe(self) -> str:
         gpus = f"GPUs {list(self.inventory.gpus)}" if self.inventory.gpus else "no GPU"

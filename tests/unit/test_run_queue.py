@@ -191,3 +191,14 @@ def test_cancelling_a_running_run_stops_it_and_a_dead_schedulers_runs_are_freed(
     assert sched.serve() == 0
     assert queue.store.get(a).status == "failed" and "scheduler stopped" in queue.store.get(a).message
     assert events == [("start", b), ("stop", b)] and queue.store.get(b).status == "stopped"
+
+
+def test_a_run_added_while_the_scheduler_leaves_is_not_stranded(tmp_path):
+    """ensure_scheduler starts no scheduler while the lease looks held; the leaving one must look again."""
+    queue, _ = queue_of(tmp_path)
+    sched = Scheduler(queue.store, Inventory(), log=lambda _: None)
+    assert queue.take_lease(sched.pid)
+    late = queue.add(RunConfig()).id  # added while the lease is still held
+    assert not sched._leave() and queue.lease_holder() == sched.pid  # it stays to serve the late run
+    assert queue.claim_next(sched.pid, Inventory()).info.id == late
+    assert sched._leave() and queue.lease_holder() is None
