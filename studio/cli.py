@@ -12,7 +12,7 @@ import sys
 import time
 from typing import Any
 
-from studio.core.errors import StudioError
+from studio.core.errors import ConfigError, StudioError
 
 
 def _clean(value: Any) -> Any:
@@ -71,9 +71,19 @@ def cmd_train(args: argparse.Namespace) -> int:
     from studio.core.runs import RunStore
     from studio.engine.launcher import launch
 
-    cfg = RunConfig.load(args.config) if args.config else RunConfig()
-    cfg = cfg.with_overrides(args.set)
-    job = launch(cfg, RunStore(), name=args.name or "")
+    store = RunStore()
+    plan = None
+    if args.resume:
+        from studio.engine.resume_plan import plan_resume
+
+        if args.config:
+            raise ConfigError("--resume continues a run with its own config; drop --config")
+        plan = plan_resume(store, args.resume, args.set)
+        cfg = plan.config
+    else:
+        cfg = RunConfig.load(args.config) if args.config else RunConfig()
+        cfg = cfg.with_overrides(args.set)
+    job = launch(cfg, store, name=args.name or "", resume=plan)
     print(f"run {job.run_id}: {job.run_dir}", file=sys.stderr)
     interrupts = []
 
@@ -108,14 +118,14 @@ def cmd_train(args: argparse.Namespace) -> int:
               "val_loss": None, "val_acc": None, "test_acc": None, "world_size": job.world_size,
               "device": cfg.hardware.device, "seconds": None, **job.summary, "run_dir": str(job.run_dir)}
     result["status"] = job.state
-    if job.errors:
-        result["error"] = job.errors[0]["message"]
+    if job.state == "failed":
+        result["error"] = job.failure or (job.errors[0]["message"] if job.errors else "the run failed")
     if args.json:
         emit_json(result)
     else:
         print(_format_summary(result), file=sys.stderr)
     if job.state == "failed":
-        print(f"studio: error: {result.get('error') or job.store.get(job.run_id).message}", file=sys.stderr)
+        print(f"studio: error: {result['error']}", file=sys.stderr)
     return job.exit_code
 
 
@@ -172,6 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                        help="override one setting, e.g. --set optimizer.lr=0.01 (repeatable)")
     train.add_argument("--name", help="a name for the run")
+    train.add_argument("--resume", metavar="RUN", help="continue a stopped, interrupted or finished run from its "
+                       "last checkpoint (same run; --set train.epochs=N extends it)")
     train.add_argument("--json", action="store_true", help="print the result as one JSON line on stdout")
     train.add_argument("--quiet", action="store_true", help="no progress on stderr")
     train.set_defaults(func=cmd_train)

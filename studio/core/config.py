@@ -8,6 +8,7 @@ section, so ``--set model.widths=256,256`` and ``[model] widths = [256, 256]`` r
 from __future__ import annotations
 
 import copy
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -51,6 +52,8 @@ class TrainConfig:
     batch_growth_every: int = 0
     landscape_every: int = 0  # epochs between live 2-D landscape snapshots; 0: off
     sharpness_every: int = 0  # epochs between logging sharpness/top_eig; 0: off
+    keep_checkpoints: int = 3  # keep the last N step checkpoints (final.pt is always kept); 0: keep all
+    stall_timeout: int = 600  # seconds without progress (not paused) before a stalled rank fails the run; 0: off
 
 
 @dataclass
@@ -86,7 +89,13 @@ TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
     "landscape_every": ("epochs between live 2-D loss-landscape snapshots (0: off)", 0, 100_000),
     "sharpness_every": ("epochs between logging the top Hessian eigenvalue, sharpness/top_eig (0: off)",
                         0, 100_000),
+    "keep_checkpoints": ("keep the newest N step checkpoints; older ones are deleted (0: keep all)", 0, 100_000),
+    "stall_timeout": ("seconds a process may make no progress (while not paused) before the run fails, naming "
+                      "the stalled process (0: never)", 0, 7 * 24 * 3600),
 }
+
+# Limits of the [hardware] counts (what the machine has is checked at launch: engine/machine_check.py).
+HARDWARE_LIMITS: dict[str, tuple[int, int]] = {"processes": (1, 1024), "threads": (0, 1024)}
 
 
 def train_params() -> list[Param]:
@@ -175,6 +184,8 @@ class RunConfig:
             text = path.read_text(encoding="utf-8")
         except OSError as err:
             raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"config file {path} is not a TOML text file (it holds binary data)") from None
         return cls.from_toml(text)
 
     def save(self, path: str | Path) -> None:
@@ -207,8 +218,9 @@ class RunConfig:
         hw = self.hardware
         if hw.device not in DEVICES:
             raise ConfigError(f"hardware.device must be one of {', '.join(DEVICES)}; got {hw.device!r}")
-        if hw.processes < 1:
-            raise ConfigError("hardware.processes must be at least 1")
+        for key, (low, high) in HARDWARE_LIMITS.items():
+            if not low <= getattr(hw, key) <= high:
+                raise ConfigError(f"hardware.{key} must be between {low} and {high}; got {getattr(hw, key)}")
         if hw.device == "cuda" and hw.gpus and len(hw.gpus) != hw.processes:
             raise ConfigError(
                 f"hardware.gpus lists {len(hw.gpus)} GPUs but hardware.processes is {hw.processes}; "
@@ -251,13 +263,15 @@ def _plain_section(kind: type, values: Any, section: str) -> Any:
                 value = int(value)
             elif isinstance(default, float):
                 value = float(value)
+                if not math.isfinite(value):
+                    raise ConfigError(f"{where} must be a finite number; got {value}")
             elif isinstance(default, list):
                 if isinstance(value, (int, str)):
                     value = [int(v) for v in str(value).split(",") if v.strip()]
                 value = [int(v) for v in value]
             elif isinstance(default, str):
                 value = str(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ConfigError(f"{where} must be of type {type(default).__name__}; got {value!r}") from None
         _, low, high = TRAIN_HELP.get(key, ("", None, None)) if section == "train" else ("", None, None)
         if (low is not None and value < low) or (high is not None and value > high):

@@ -27,3 +27,11 @@ class RunFailed(StudioError):
 
 class Diverged(RunFailed):
     """The loss became NaN or infinite."""
+
+
+class StoreError(StudioError):
+    """The run store (STUDIO_HOME) cannot be read or written: a read-only folder, a full disk."""
+
+
+class DiskFull(RunFailed):
+    """A file of a running run could not be written (no space left); the run is failed, not lost."""

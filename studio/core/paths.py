@@ -17,7 +17,13 @@ def studio_home() -> Path:
         import platformdirs
 
         home = Path(platformdirs.user_data_dir("studio", appauthor=False))
-    home.mkdir(parents=True, exist_ok=True)
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        from studio.core.errors import StoreError
+
+        raise StoreError(f"cannot create Studio's folder {home}: {err.strerror}; "
+                         "set STUDIO_HOME to a folder you can write") from None
     return home
 
 

@@ -49,6 +49,8 @@ class Param:
                 value = int(value)
             elif self.kind == "float":
                 value = float(value)
+                if value != value or value in (float("inf"), float("-inf")):
+                    raise ConfigError(f"{where} must be a finite number, not {value}")
             elif self.kind == "ints":
                 if isinstance(value, int):
                     value = [value]
@@ -57,7 +59,7 @@ class Param:
                 value = [int(v) for v in value]
             elif self.kind in ("choice", "str"):
                 value = str(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ConfigError(f"{where} must be {self._describe()}, not {value!r}") from None
         if self.kind == "choice" and value not in self.choices:
             raise ConfigError(f"{where} must be one of {', '.join(self.choices)}; got {value!r}")

@@ -1,34 +1,38 @@
-"""The run store: one directory per run (config.toml, checkpoints/, landscapes/) and one SQLite
+"""The run store: one directory per run (config.toml, run.json, checkpoints/, landscapes/) and one SQLite
 database (runs, params, metrics) in WAL mode, written by rank 0 and read by the GUI and the CLI.
+
+A run whose processes are all gone while it still says running or paused (the whole group was killed) is
+settled as ``interrupted`` the next time the store is read: its rank pids (with start times, so a reused
+pid does not count) and rank 0's heartbeat are recorded while it runs. Opening, migrations and recovery
+of a damaged database live in core/store_db.py.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from studio.core import procs
 from studio.core.config import RunConfig
-from studio.core.errors import ConfigError
+from studio.core.errors import ConfigError, StoreError
 from studio.core.paths import studio_home
+from studio.core.run_record import write_record
+from studio.core.store_db import connect, describe_sqlite
 
-STATUSES = ("queued", "running", "paused", "finished", "failed", "stopped", "cancelled")
-ENDED = ("finished", "failed", "stopped", "cancelled")  # cancelled: taken out of the queue before it started
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    id TEXT PRIMARY KEY, name TEXT, created REAL, updated REAL, status TEXT,
-    config TEXT, summary TEXT DEFAULT '{}', message TEXT DEFAULT '', dir TEXT
-);
-CREATE TABLE IF NOT EXISTS params (run_id TEXT, key TEXT, value TEXT, PRIMARY KEY (run_id, key));
-CREATE TABLE IF NOT EXISTS metrics (run_id TEXT, step INTEGER, name TEXT, value REAL, wall REAL);
-CREATE INDEX IF NOT EXISTS metrics_by_run ON metrics (run_id, name, step);
-"""
+STATUSES = ("queued", "running", "paused", "finished", "failed", "stopped", "cancelled", "interrupted")
+ENDED = ("finished", "failed", "stopped", "cancelled")  # what a job reaches by itself; cancelled: taken out of
+# the queue before it started
+RESUMABLE = ("stopped", "interrupted", "finished", "failed")  # with a checkpoint: `studio train --resume`
+LIVE = ("running", "paused")
+STALE_S = 3600.0  # a live run with no known processes and no heartbeat for this long is interrupted
 
 
 @dataclass
@@ -42,10 +46,23 @@ class RunInfo:
     dir: Path
     summary: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    heartbeat: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
+        ckpt = self.last_checkpoint
         return {"run_id": self.id, "name": self.name, "status": self.status, "created": self.created,
-                "updated": self.updated, "dir": str(self.dir), "message": self.message, **self.summary}
+                "updated": self.updated, "dir": str(self.dir), "message": self.message,
+                "last_checkpoint": str(ckpt) if ckpt else None, **self.summary}
+
+    @property
+    def last_checkpoint(self) -> Path | None:
+        """The newest ``checkpoints/step_*.pt`` (by step), or None."""
+        files = sorted((self.dir / "checkpoints").glob("step_*.pt"))
+        return files[-1] if files else None
+
+    @property
+    def resumable(self) -> bool:
+        return self.status in RESUMABLE and self.last_checkpoint is not None
 
     @property
     def run_config(self) -> RunConfig:
@@ -68,52 +85,126 @@ class RunStore:
     def __init__(self, home: str | Path | None = None) -> None:
         self.home = Path(home) if home else studio_home()
         self.runs_dir = self.home / "runs"
-        self.runs_dir.mkdir(parents=True, exist_ok=True)
         self.db_path = self.home / "runs.db"
-        self._db = sqlite3.connect(self.db_path, timeout=60, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(SCHEMA)
+        try:
+            self.runs_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise StoreError(f"cannot use the run store {self.home}: {err.strerror}; "
+                             "set STUDIO_HOME to a folder you can write") from None
+        self._db = connect(self.db_path, self.runs_dir)
 
     def close(self) -> None:
         self._db.close()
 
+    @contextmanager
+    def _writing(self, what: str) -> Iterator[None]:
+        """A transaction whose SQLite/OS failures become one StoreError line."""
+        try:
+            with self._db:
+                yield
+        except sqlite3.Error as err:
+            raise StoreError(f"cannot {what}: {describe_sqlite(err, self.db_path)}") from None
+        except OSError as err:
+            raise StoreError(f"cannot {what}: {err.strerror} ({err.filename or self.home})") from None
+
     # --- writing ---------------------------------------------------------------------------
+    def new_run_id(self) -> str:
+        """A fresh id: the local time to the second and 8 random hex digits (collisions are retried)."""
+        return time.strftime("%Y%m%d-%H%M%S", time.localtime()) + "-" + secrets.token_hex(4)
+
     def create_run(self, config: RunConfig, name: str = "") -> RunInfo:
-        """Register a new run (status queued) and write its directory with config.toml."""
-        now = time.time()
-        run_id = time.strftime("%Y%m%d-%H%M%S", time.localtime(now)) + "-" + secrets.token_hex(2)
-        run_dir = self.runs_dir / run_id
-        (run_dir / "checkpoints").mkdir(parents=True)
+        """Register a new run (status queued) and write its directory with config.toml.
+
+        The id is claimed by creating its folder (``mkdir`` fails if it exists), so ids never collide
+        however fast runs are created. On any failure (a full disk) nothing is left behind."""
+        import shutil
+
         text = config.to_toml()
-        (run_dir / "config.toml").write_text(text, encoding="utf-8")
         name = name or f"{config.model.name} · {config.optimizer.name} · {config.data.name}"
-        with self._db:
-            self._db.execute(
-                "INSERT INTO runs (id, name, created, updated, status, config, dir) VALUES (?,?,?,?,?,?,?)",
-                (run_id, name, now, now, "queued", text, str(run_dir)),
-            )
-            self._db.executemany(
-                "INSERT INTO params VALUES (?,?,?)",
-                [(run_id, k, json.dumps(v)) for k, v in flatten(config.to_dict()).items()],
-            )
+        for _ in range(100):
+            run_id = self.new_run_id()
+            run_dir = self.runs_dir / run_id
+            try:
+                run_dir.mkdir(parents=True)
+                break
+            except FileExistsError:
+                continue
+            except OSError as err:
+                raise StoreError(f"cannot create a run in {self.runs_dir}: {err.strerror}") from None
+        else:  # pragma: no cover - 100 collisions of 32 random bits
+            raise StoreError(f"cannot find a free run id in {self.runs_dir}")
+        now = time.time()
+        try:
+            (run_dir / "checkpoints").mkdir()
+            (run_dir / "config.toml").write_text(text, encoding="utf-8")
+            with self._writing("create the run"):
+                self._db.execute(
+                    "INSERT INTO runs (id, name, created, updated, status, config, dir) VALUES (?,?,?,?,?,?,?)",
+                    (run_id, name, now, now, "queued", text, str(run_dir)),
+                )
+                self._db.executemany(
+                    "INSERT INTO params VALUES (?,?,?)",
+                    [(run_id, k, json.dumps(v)) for k, v in flatten(config.to_dict()).items()],
+                )
+        except OSError as err:
+            shutil.rmtree(run_dir, ignore_errors=True)
+            raise StoreError(f"cannot create the run in {self.runs_dir}: {err.strerror}") from None
+        except StoreError:
+            shutil.rmtree(run_dir, ignore_errors=True)
+            raise
+        write_record(run_dir, id=run_id, name=name, created=now, status="queued")
         return self.get(run_id)
+
+    def update_config(self, run_id: str, config: RunConfig) -> None:
+        """Replace a run's config (resuming with more epochs): the database, its params and config.toml."""
+        text = config.to_toml()
+        info = self.get(run_id)
+        with self._writing("update the run's config"):
+            self._db.execute("UPDATE runs SET config=? WHERE id=?", (text, run_id))
+            self._db.executemany("INSERT OR REPLACE INTO params VALUES (?,?,?)",
+                                 [(run_id, k, json.dumps(v)) for k, v in flatten(config.to_dict()).items()])
+        tmp = info.dir / ".config.toml.tmp"
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, info.dir / "config.toml")
+        except OSError as err:
+            raise StoreError(f"cannot write {info.dir / 'config.toml'}: {err.strerror}") from None
 
     def set_status(self, run_id: str, status: str, message: str | None = None,
                    summary: dict[str, Any] | None = None) -> None:
         if status not in STATUSES:
             raise ValueError(status)
-        with self._db:
+        with self._writing("record the run's status"):
             self._db.execute("UPDATE runs SET status=?, updated=? WHERE id=?", (status, time.time(), run_id))
             if message is not None:
                 self._db.execute("UPDATE runs SET message=? WHERE id=?", (message, run_id))
             if summary is not None:
                 old = json.loads(self._db.execute("SELECT summary FROM runs WHERE id=?", (run_id,)).fetchone()[0])
                 self._db.execute("UPDATE runs SET summary=? WHERE id=?", (json.dumps({**old, **summary}), run_id))
+        row = self._db.execute("SELECT dir, message, summary FROM runs WHERE id=?", (run_id,)).fetchone()
+        if row:
+            write_record(Path(row[0]), status=status, message=row[1] or "", summary=json.loads(row[2] or "{}"))
+
+    def set_procs(self, run_id: str, pids: list[int], semaphores: list[str] | None = None) -> None:
+        """Record the run's rank processes (and the launcher's queue semaphores, freed if it is interrupted)."""
+        procs_json = json.dumps({"host": procs.host(), "pids": [procs.identity(p) for p in pids],
+                                 "sems": semaphores or []})
+        with self._writing("record the run's processes"):
+            self._db.execute("UPDATE runs SET procs=?, heartbeat=? WHERE id=?", (procs_json, time.time(), run_id))
+
+    def beat(self, run_id: str) -> None:
+        """Rank 0's sign of life (every few seconds while a run trains)."""
+        with self._writing("record the run's heartbeat"):
+            self._db.execute("UPDATE runs SET heartbeat=? WHERE id=?", (time.time(), run_id))
+
+    def truncate_metrics(self, run_id: str, after_step: int) -> None:
+        """Drop a run's metric rows past ``after_step`` (resuming from an earlier checkpoint)."""
+        with self._writing("trim the run's metrics"):
+            self._db.execute("DELETE FROM metrics WHERE run_id=? AND step>?", (run_id, after_step))
 
     def log_metrics(self, run_id: str, rows: Iterable[tuple[int, str, float, float]]) -> None:
         """Append ``(step, name, value, wall_time)`` rows in one transaction."""
-        with self._db:
+        with self._writing("record metrics"):
             self._db.executemany(
                 "INSERT INTO metrics (run_id, step, name, value, wall) VALUES (?,?,?,?,?)",
                 [(run_id, int(s), n, float(v), float(w)) for s, n, v, w in rows],
@@ -130,11 +221,44 @@ class RunStore:
 
     # --- reading ---------------------------------------------------------------------------
     def _info(self, row: tuple) -> RunInfo:
-        rid, name, created, updated, status, config, summary, message, rdir = row
-        return RunInfo(rid, name, created, updated, status, config, Path(rdir), json.loads(summary or "{}"),
-                       message or "")
+        rid, name, created, updated, status, config, summary, message, rdir, heartbeat, procs_json = row
+        info = RunInfo(rid, name, created, updated, status, config, Path(rdir), json.loads(summary or "{}"),
+                       message or "", heartbeat or 0.0)
+        if status in LIVE and self._gone(info, procs_json):
+            self._settle_interrupted(info, procs_json)
+        return info
 
-    _COLS = "id, name, created, updated, status, config, summary, message, dir"
+    _COLS = "id, name, created, updated, status, config, summary, message, dir, heartbeat, procs"
+
+    @staticmethod
+    def _gone(info: RunInfo, procs_json: str | None) -> bool:
+        """A live-looking run none of whose processes runs (or, off this host, silent for STALE_S)."""
+        try:
+            recorded = json.loads(procs_json) if procs_json else {}
+        except ValueError:
+            recorded = {}
+        if recorded.get("pids") and recorded.get("host") == procs.host():
+            return not any(procs.alive(p) for p in recorded["pids"])
+        return time.time() - max(info.heartbeat, info.updated) > STALE_S
+
+    def _settle_interrupted(self, info: RunInfo, procs_json: str | None) -> None:
+        ckpt = info.last_checkpoint
+        where = f"; its last checkpoint is {ckpt.name}" if ckpt else ""
+        info.status = "interrupted"
+        info.message = ("interrupted: its training processes ended without a word (killed, or the machine "
+                        f"stopped){where}; `studio train --resume {info.id}` continues it")
+        try:
+            with self._db:
+                self._db.execute("UPDATE runs SET status='interrupted', message=?, updated=? WHERE id=? AND "
+                                 "status IN ('running', 'paused')", (info.message, time.time(), info.id))
+            write_record(info.dir, status="interrupted", message=info.message)
+        except sqlite3.Error:  # a read-only store still shows the run as interrupted
+            pass
+        try:
+            sems = json.loads(procs_json or "{}").get("sems", [])
+        except ValueError:
+            sems = []
+        _unlink_semaphores(sems)
 
     def list(self) -> list[RunInfo]:
         """All runs, newest first."""
@@ -189,3 +313,18 @@ class RunStore:
     def params(self, run_id: str) -> dict[str, Any]:
         rows = self._db.execute("SELECT key, value FROM params WHERE run_id=?", (run_id,)).fetchall()
         return {k: json.loads(v) for k, v in rows}
+
+
+def _unlink_semaphores(names: list[str]) -> None:
+    """Free the POSIX semaphores of a launcher that was killed before it could (they stay in /dev/shm)."""
+    if not names:
+        return
+    try:
+        from _multiprocessing import sem_unlink  # type: ignore[attr-defined]
+    except ImportError:  # pragma: no cover - Windows
+        return
+    for name in names:
+        try:
+            sem_unlink(name)
+        except OSError:
+            pass

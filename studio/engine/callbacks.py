@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import math
-import os
 import queue as queue_mod
 import time
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from studio.core.errors import Diverged
 from studio.engine import protocol
-from studio.engine.distributed import broadcast_code
+from studio.engine.distributed import agree
 from studio.engine.trainer import Callback, Trainer
 
 
@@ -98,66 +95,91 @@ class Evaluator(Callback):
 
 
 class Checkpointer(Callback):
-    """Saves the weights at the start (step 0), every N epochs, on request, and at the end.
+    """Saves the run's state at the start (step 0), every N epochs, on request, and at the end.
 
-    Files are written to a temporary name and renamed, and load with ``weights_only=True``.
+    Files are written atomically and load with ``weights_only=True``; only the newest ``keep`` step
+    files are kept (engine/checkpoints.py). Every rank calls ``save`` (the RNG states are gathered);
+    rank 0 writes.
     """
 
-    def __init__(self, run_dir: Path, every_epochs: int) -> None:
+    def __init__(self, run_dir: Path, every_epochs: int, keep: int = 0) -> None:
         self.dir = Path(run_dir) / "checkpoints"
         self.every = every_epochs
+        self.keep = keep
 
-    def save(self, t: Trainer, name: str | None = None) -> Path | None:
+    def save(self, t: Trainer, name: str | None = None, rng: Any = None) -> Path | None:
+        from studio.engine.checkpoints import atomic_save, prune
+        from studio.engine.resume import training_state
+
+        rng = rng if rng is not None else t.capture_rng()
         if not t.ctx.is_main:
             return None
         self.dir.mkdir(parents=True, exist_ok=True)
         path = self.dir / (name or f"step_{t.step:07d}.pt")
         state: dict[str, Any] = {
             "model": t.net.state_dict(), "step": t.step, "epoch": t.epochs_done,
-            "config": t.cfg.to_dict(),
+            "config": t.cfg.to_dict(), "resume": training_state(t, rng),
         }
         if t.step > 0:
             state["optimizer"] = t.optimizer.state_dict()
-        tmp = path.with_suffix(".tmp")
-        torch.save(state, tmp)
-        os.replace(tmp, path)
+        atomic_save(state, path)
+        if name is None:
+            prune(self.dir, self.keep)
         t.emit(protocol.artifact(t.run_id, "checkpoint", str(path), step=t.step))
         return path
 
     def on_train_start(self, t: Trainer) -> None:
-        self.save(t)
+        if not t.resumed:
+            self.save(t)
 
     def on_epoch_end(self, t: Trainer) -> None:
         if self.every and (t.epoch + 1) % self.every == 0 and t.epoch + 1 < t.cfg.train.epochs:
             self.save(t)
 
     def on_train_end(self, t: Trainer) -> None:
-        self.save(t)
-        self.save(t, "final.pt")
+        rng = t.rng_at_stop  # as the loop left it: the end-of-run evaluation must not shift a resume
+        self.save(t, rng=rng)
+        self.save(t, "final.pt", rng=rng)
 
 
 class Control(Callback):
     """Stop, pause, resume and checkpoint requests from the parent, agreed by all ranks.
 
-    Rank 0 reads its control queue; one broadcast shares the command, so every rank stops at the
-    same step and nobody waits forever in a collective. On CUDA the broadcast is a host sync, so
-    it happens only every ``interval`` steps.
+    Rank 0 reads its control queue; one collective shares the command, together with whether any rank
+    was asked to stop by its own means (``guard``: SIGTERM, its parent gone; engine/rank_watch.py), so
+    every rank stops at the same step and nobody waits forever in a collective. On CUDA the collective
+    is a host sync, so it happens only every ``interval`` steps.
     """
 
-    def __init__(self, control_queue: Any, interval: int, checkpointer: Checkpointer) -> None:
+    def __init__(self, control_queue: Any, interval: int, checkpointer: Checkpointer, guard: Any = None,
+                 beats: Any = None) -> None:
         self.queue = control_queue
         self.interval = interval
         self.checkpointer = checkpointer
+        self.guard = guard
+        self.beats = beats
+        self.reason = "stopped by the user"
 
     def _poll(self, t: Trainer, block: float = 0.0) -> int:
         code = 0
-        if t.ctx.is_main and self.queue is not None:
+        if t.ctx.is_main and self.queue is not None and not (self.guard and self.guard.parent_gone):
             try:
                 command = self.queue.get(timeout=block) if block else self.queue.get_nowait()
                 code = protocol.CONTROL_CODES.get(command, 0)
             except (queue_mod.Empty, OSError, EOFError, ValueError):
                 code = 0
-        return broadcast_code(t.ctx, code)
+        elif block:
+            time.sleep(block)
+        local = self.guard.reason if self.guard else ""
+        code, stop = agree(t.ctx, code, bool(local))
+        if self.beats is not None:
+            self.beats.beat(t.step)
+        if stop and code != protocol.CONTROL_CODES["stop"]:
+            self.reason = local or "stopped: another training process was asked to stop (SIGTERM)"
+            return protocol.CONTROL_CODES["stop"]
+        if code == protocol.CONTROL_CODES["stop"]:
+            self.reason = "stopped by the user"
+        return code
 
     def on_step_end(self, t: Trainer) -> None:
         if t.step % self.interval == 0:
@@ -169,7 +191,7 @@ class Control(Callback):
     def _handle(self, t: Trainer, code: int) -> None:
         command = protocol.CODE_NAMES.get(code)
         if command == "stop":
-            t.request_stop("stopped by the user", by_user=True)
+            t.request_stop(self.reason, by_user=True)
         elif command == "checkpoint":
             self.checkpointer.save(t)
         elif command == "pause":
@@ -183,6 +205,6 @@ class Control(Callback):
                     self.checkpointer.save(t)
             t.started += time.perf_counter() - paused_at  # a pause is not training time
             if command == "stop":
-                t.request_stop("stopped by the user", by_user=True)
+                t.request_stop(self.reason, by_user=True)
             else:
                 t.emit(protocol.status(t.run_id, "running", step=t.step))

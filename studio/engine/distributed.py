@@ -56,3 +56,12 @@ def broadcast_code(ctx: DistContext, code: int) -> int:
     t = torch.tensor([code], dtype=torch.int64, device=ctx.device)
     dist.broadcast(t, src=0)
     return int(t.item())
+
+
+def agree(ctx: DistContext, code: int, stop: bool) -> tuple[int, bool]:
+    """Rank 0's command code, and whether ANY rank wants to stop (SIGTERM, its parent gone): one collective."""
+    if not ctx.distributed:
+        return code, stop
+    t = torch.tensor([code if ctx.is_main else 0, int(stop)], dtype=torch.int64, device=ctx.device)
+    dist.all_reduce(t, op=dist.ReduceOp.SUM)
+    return int(t[0].item()), bool(t[1].item())

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.config import RunConfig
-from studio.core.errors import RunFailed
+from studio.core.errors import RunFailed, StudioError
 from studio.core.runs import ENDED, RunInfo, RunStore
-from studio.engine import protocol
+from studio.engine import protocol, rank_watch
 from studio.engine.entry import rank_main
+from studio.engine.machine_check import check_machine
 from studio.engine.protocol import Message
 from studio.engine.queues import drain
 
@@ -36,11 +37,21 @@ class Job:
     """A run in progress: its processes, queues and what they have said so far."""
 
     def __init__(self, config: RunConfig, store: RunStore, name: str = "", spare_cores: int = 0,
-                 run: RunInfo | None = None) -> None:
+                 run: RunInfo | None = None, resume: Any = None) -> None:
+        """``run``: a queued run already in the store (the queue made it); ``resume``: a ResumePlan
+        (engine/resume_plan.py): continue that run in place from its checkpoint."""
+        self.resume_from: str | None = None
         config.validate()
+        check_machine(config)  # before anything is created: a config this machine cannot run never starts
         self.config = config
         self.store = store
-        self.info: RunInfo = run or store.create_run(config, name)  # `run`: a queued run already in the store
+        if resume is not None:
+            store.update_config(resume.info.id, config)
+            store.set_status(resume.info.id, "queued", f"resuming from {resume.checkpoint.name}")
+            self.info = store.get(resume.info.id)
+            self.resume_from = str(resume.checkpoint)
+        else:
+            self.info = run or store.create_run(config, name)
         self.run_id = self.info.id
         self.world_size = config.hardware.processes
         self.state = "queued"
@@ -54,6 +65,9 @@ class Job:
         self.control = self._ctx.Queue()
         self.processes: list[Any] = []
         self.finished = False
+        self.failure = ""  # the failed run's message, in words (also in --json's "error")
+        self.beats = self._ctx.RawArray("d", 2 * self.world_size)  # per rank (step, time): stall watch
+        self._oom_before = rank_watch.oom_kills()
         # CPU threads per rank when the config says 0 (auto): the cores, less those the parent needs
         # (the GUI keeps one: torch's busy-waiting threads slow down badly when a core is taken).
         cores = os.cpu_count() or 1
@@ -68,7 +82,8 @@ class Job:
             "run_id": self.run_id, "world_size": self.world_size, "config": self.config.to_dict(),
             "run_dir": str(self.info.dir), "home": str(self.store.home), "queue": self.messages,
             "init_method": f"tcp://127.0.0.1:{free_port()}" if self.world_size > 1 else None,
-            "threads": self.threads,
+            "threads": self.threads, "parent_pid": os.getpid(), "beats": self.beats,
+            "resume_from": self.resume_from,
         }
         for rank in range(self.world_size):
             rank_spec = dict(spec, control=self.control if rank == 0 else None)
@@ -77,6 +92,7 @@ class Job:
             proc.start()
             self.processes.append(proc)
         self.started_at = time.time()
+        self.store.set_procs(self.run_id, [p.pid for p in self.processes], _semaphores(self.messages, self.control))
         return self
 
     # --- control ---------------------------------------------------------------------------
@@ -132,6 +148,12 @@ class Job:
         if failed:
             self._teardown()
             return self._end()
+        stall = "" if self.state == "paused" else rank_watch.find_stall(
+            self.beats, self.world_size, [p.pid for p in self.processes], self.config.train.stall_timeout)
+        if stall:
+            self.errors.insert(0, protocol.error(self.run_id, stall, rank=-1))
+            self._teardown()
+            return self._end()
         if self._stop_requested_at and time.monotonic() - self._stop_requested_at > STOP_GRACE_S:
             self._teardown()
             if self.state not in ENDED:
@@ -150,20 +172,15 @@ class Job:
         self.finished = True
         if self.errors or self.state not in ENDED:
             self.state = "failed"
-            message = self.errors[0]["message"] if self.errors else self._death_note()
-            self.store.set_status(self.run_id, "failed", message)
+            message = rank_watch.first_failure(self.errors, [p.exitcode for p in self.processes], self._oom_before)
+            self.failure = message
+            try:
+                self.store.set_status(self.run_id, "failed", message)
+            except StudioError:  # the store cannot be written (a full disk): the CLI still says why
+                pass
             tail.append(protocol.status(self.run_id, "failed", message=message))
         self._close_queues()
         return tail
-
-    def _death_note(self) -> str:
-        for rank, proc in enumerate(self.processes):
-            code = proc.exitcode
-            if code is None or code == 0:
-                continue
-            how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
-            return f"training process rank {rank} {how} without reporting an error (out of memory?)"
-        return "the training processes ended without reporting a result"
 
     def _teardown(self) -> None:
         for proc in self.processes:
@@ -192,7 +209,10 @@ class Job:
         """0 finished or stopped, 2 a user-fixable error, 3 a failed run (the CLI's contract)."""
         if self.state in ("finished", "stopped"):
             return 0
-        return int(self.errors[0].get("exit_code", 3)) if self.errors else 3
+        for error in self.errors:
+            if error.get("message") == self.failure:
+                return int(error.get("exit_code", 3))
+        return 3
 
     def wait(self, timeout: float | None = None) -> str:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -203,10 +223,22 @@ class Job:
         return self.state
 
 
+def _semaphores(*queues: Any) -> list[str]:
+    """The POSIX semaphore names behind multiprocessing queues (freed by core/runs.py if the launcher is killed)."""
+    names = []
+    for q in queues:
+        for lock in (getattr(q, "_rlock", None), getattr(q, "_wlock", None), getattr(q, "_sem", None)):
+            name = getattr(getattr(lock, "_semlock", None), "name", None)
+            if name:
+                names.append(name)
+    return names
+
+
 def launch(config: RunConfig, store: RunStore | None = None, name: str = "", spare_cores: int = 0,
-           run: RunInfo | None = None) -> Job:
-    """Create the run in the store (or take ``run``, one the queue created) and start its rank processes."""
-    job = Job(config, store or RunStore(), name, spare_cores, run)
+           run: RunInfo | None = None, resume: Any = None) -> Job:
+    """Create the run in the store (or take ``run``, one the queue created; or continue ``resume``, a
+    ResumePlan) and start its rank processes."""
+    job = Job(config, store or RunStore(), name, spare_cores, run, resume)
     try:
         return job.start()
     except Exception as err:

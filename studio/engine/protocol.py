@@ -37,8 +37,11 @@ def log(run_id: str, text: str, level: str = "info") -> Message:
     return _msg("log", run_id, text=text, level=level)
 
 
-def error(run_id: str, message: str, *, rank: int = 0, detail: str = "", exit_code: int = 3) -> Message:
-    return _msg("error", run_id, message=message, rank=rank, detail=detail, exit_code=exit_code)
+def error(run_id: str, message: str, *, rank: int = 0, detail: str = "", exit_code: int = 3,
+          peer_lost: bool = False) -> Message:
+    """``peer_lost``: this rank only lost contact with another (which is the one that failed)."""
+    return _msg("error", run_id, message=message, rank=rank, detail=detail, exit_code=exit_code,
+                peer_lost=peer_lost)
 
 
 def artifact(run_id: str, kind: str, path: str, **info: Any) -> Message:

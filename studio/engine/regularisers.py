@@ -30,9 +30,18 @@ class GradientNoise(Callback):
     def __init__(self, eta: float, seed: int) -> None:
         self.eta, self.seed = eta, seed
         self.generator: torch.Generator | None = None
+        self._saved: torch.Tensor | None = None  # a resumed run's generator state
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        return {"generator": self.generator.get_state()} if self.generator is not None else {}
+
+    def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
+        self._saved = state.get("generator")
 
     def on_train_start(self, t: Trainer) -> None:
         self.generator = torch.Generator(device=t.ctx.device).manual_seed(self.seed + 7919)
+        if self._saved is not None:
+            self.generator.set_state(self._saved)
 
     def sigma(self, step: int) -> float:
         return (self.eta / (1 + step) ** self.gamma) ** 0.5

@@ -30,6 +30,15 @@ class QueueSink(Sink):
         except (OSError, ValueError, EOFError, BrokenPipeError):
             self.broken = True
 
+    def abandon(self) -> None:
+        """The reader is gone: send nothing more, and let the process exit without flushing the queue
+        (its feeder thread would wait forever on a full pipe nobody reads)."""
+        self.broken = True
+        try:
+            self.queue.cancel_join_thread()
+        except (AttributeError, OSError, ValueError):
+            pass
+
 
 class StoreSink(Sink):
     """Records metrics, status and errors in the RunStore (SQLite), so a run outlives the GUI."""

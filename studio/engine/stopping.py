@@ -17,6 +17,12 @@ class EarlyStopping(Callback):
         self.best = math.inf
         self.waited = 0
 
+    def state_dict(self) -> dict[str, float]:
+        return {"best": self.best, "waited": self.waited}
+
+    def load_state_dict(self, state: dict[str, float]) -> None:
+        self.best, self.waited = float(state["best"]), int(state["waited"])
+
     def on_epoch_end(self, t: Trainer) -> None:
         val = t.summary.get("val_loss", math.nan)
         name, value = ("validation loss", val) if not math.isnan(val) else ("training loss", t.summary["train_loss"])
@@ -35,6 +41,12 @@ class ConvergenceCheck(Callback):
     def __init__(self, tolerance: float) -> None:
         self.tolerance = tolerance
         self.previous: float | None = None
+
+    def state_dict(self) -> dict[str, float | None]:
+        return {"previous": self.previous}
+
+    def load_state_dict(self, state: dict[str, float | None]) -> None:
+        self.previous = state.get("previous")
 
     def on_epoch_end(self, t: Trainer) -> None:
         loss_sum, _, count = t.reduce(t.epoch_sums).tolist()

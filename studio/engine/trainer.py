@@ -57,6 +57,13 @@ class Trainer:
         self.step = 0
         self.epoch = 0
         self.epochs_done = 0
+        # where the loop starts (a resumed run: engine/resume.py) and how far into the epoch it is
+        self.start_epoch = 0
+        self.skip_batches = 0
+        self.batch_in_epoch = 0
+        self.resumed = False
+        self.rng_at_stop: Any = None  # RNG states when the loop left (before the end-of-run callbacks)
+        self.restore_rng: Any = None  # set by a resume: puts the saved RNG states back after on_train_start
         self.should_stop = False
         self.stopped_by_user = False
         self.stop_reason = ""
@@ -124,17 +131,25 @@ class Trainer:
     def fit(self) -> dict[str, Any]:
         self.started = time.perf_counter()
         self._call("on_train_start")
-        for epoch in range(self.cfg.train.epochs):
+        if self.restore_rng is not None:
+            self.restore_rng()
+        for epoch in range(self.start_epoch, self.cfg.train.epochs):
             if self.should_stop:
                 break
             self.epoch = epoch
             self.batch = self.batches[self.epoch]
+            skip = self.skip_batches if epoch == self.start_epoch else 0  # batches a resumed run already did
             self._call("on_epoch_start")
             self.model.train()
-            self.epoch_sums.zero_()
+            if not skip:
+                self.epoch_sums.zero_()
+            self.batch_in_epoch = skip
             order = epoch_shard(len(self.train_data), self.epoch, self.cfg.train.seed, self.ctx)
             order = order.to(self.ctx.device, non_blocking=True)
-            for part in batch_slices(len(order), self.batch):
+            for index, part in enumerate(batch_slices(len(order), self.batch)):
+                if index < skip:
+                    continue
+                self.batch_in_epoch = index + 1
                 x, y = self.train_data.batch(order[part])
                 out, loss = self.train_step(x, y)
                 with torch.no_grad():
@@ -148,8 +163,15 @@ class Trainer:
             else:
                 self.epochs_done = self.epoch + 1
                 self._call("on_epoch_end")
+        self.rng_at_stop = self.capture_rng()
         self._call("on_train_end")
         return self.summary
+
+    def capture_rng(self) -> Any:
+        """Every rank's RNG states (a collective; see engine/checkpoints.py)."""
+        from studio.engine.checkpoints import gather_rng
+
+        return gather_rng(self.ctx)
 
     @property
     def seconds(self) -> float:

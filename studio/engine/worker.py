@@ -7,6 +7,7 @@ Also the entry point for clusters: ``torchrun --nproc-per-node N -m studio.engin
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import sys
@@ -29,6 +30,7 @@ from studio.engine.callbacks import Checkpointer, Control, Evaluator, MetricRepo
 from studio.engine.device_data import DeviceData, stats
 from studio.engine.fine_tuning import TwoStageFineTune, wrap_model
 from studio.engine.landscape_callbacks import live_callbacks
+from studio.engine.rank_watch import Beats, RankGuard, is_peer_loss
 from studio.engine.regularisers import GradientClipping, GradientNoise
 from studio.engine.sinks import MultiSink, NullSink, QueueSink, Sink, StoreSink
 from studio.engine.stopping import ConvergenceCheck, EarlyStopping
@@ -50,8 +52,10 @@ def pick_device(cfg: RunConfig, rank: int) -> torch.device:
 
 
 def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_id: str, run_dir: str,
-                  control_queue: Any, data: ArrayData | None = None) -> Trainer:
-    """Everything a run needs, from its config (``data`` replaces loading the config's dataset)."""
+                  control_queue: Any, data: ArrayData | None = None, guard: Any = None, beats: Any = None,
+                  resume_from: str | None = None) -> Trainer:
+    """Everything a run needs, from its config (``data`` replaces loading the config's dataset); with
+    ``resume_from``, the state of that checkpoint (engine/resume.py)."""
     torch.manual_seed(cfg.train.seed)
     data = data if data is not None else load_dataset(cfg.data, seed=cfg.train.seed)
     train, val, test = device_splits(data, cfg, ctx.device)
@@ -67,9 +71,15 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
                              **cfg.schedule.params)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
     callbacks = build_callbacks(cfg, ctx, net, run_dir, control_queue,
-                                cfg.optimizer.params.get("tolerance", 0.0) if full_batch else 0.0)
-    return Trainer(wrap_model(net, ctx), net, optimizer, scheduler, train, val, test, cfg, ctx, sink, run_id,
-                   callbacks, task=task_for(data.meta, cfg.train.label_smoothing), batches=batches)
+                                cfg.optimizer.params.get("tolerance", 0.0) if full_batch else 0.0, guard, beats)
+    trainer = Trainer(wrap_model(net, ctx), net, optimizer, scheduler, train, val, test, cfg, ctx, sink, run_id,
+                      callbacks, task=task_for(data.meta, cfg.train.label_smoothing), batches=batches)
+    if resume_from:
+        from studio.engine.checkpoints import load_checkpoint
+        from studio.engine.resume import restore
+
+        restore(trainer, load_checkpoint(resume_from))
+    return trainer
 
 
 def device_splits(data: ArrayData, cfg: RunConfig, device: torch.device) -> tuple[DeviceData, DeviceData, DeviceData]:
@@ -109,12 +119,12 @@ def build_optimizer(cfg: RunConfig, net: torch.nn.Module, global_batch: int, sin
 
 
 def build_callbacks(cfg: RunConfig, ctx: distributed.DistContext, net: torch.nn.Module, run_dir: str,
-                    control_queue: Any, tolerance: float) -> list[Callback]:
+                    control_queue: Any, tolerance: float, guard: Any = None, beats: Any = None) -> list[Callback]:
     """The run's features, in the order the loop calls them."""
     tr = cfg.train
-    checkpointer = Checkpointer(run_dir, tr.checkpoint_every)
+    checkpointer = Checkpointer(run_dir, tr.checkpoint_every, tr.keep_checkpoints)
     callbacks: list[Callback] = [
-        Control(control_queue, tr.metric_interval if ctx.device.type == "cuda" else 1, checkpointer),
+        Control(control_queue, tr.metric_interval if ctx.device.type == "cuda" else 1, checkpointer, guard, beats),
         MetricReporter(tr.metric_interval),
     ]
     if tr.grad_clip > 0:
@@ -136,6 +146,10 @@ def describe_failure(err: BaseException, cfg: RunConfig | None) -> tuple[str, in
     """A sentence a person can act on, and the CLI exit code (2: fix your input; 3: the run failed)."""
     if isinstance(err, StudioError):
         return str(err), err.exit_code
+    if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the disk is full ({err.filename or 'a run file'}); free some space and resume the run", 3
+    if is_peer_loss({"message": str(err)}):
+        return f"lost contact with another training process ({str(err).splitlines()[0][:200]})", 3
     if isinstance(err, torch.cuda.OutOfMemoryError):
         batch = cfg.train.batch_size if cfg else "?"
         return (f"the GPU ran out of memory with batch size {batch}; lower train.batch_size or pick a "
@@ -150,17 +164,26 @@ def run_rank(rank: int, spec: dict[str, Any]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; Ctrl+C reaches the whole group
     run_id, world = spec["run_id"], spec["world_size"]
     queue_sink = QueueSink(spec["queue"]) if spec.get("queue") is not None else NullSink()
-    store = RunStore(spec["home"]) if rank == 0 and spec.get("home") else None
-    sink: Sink = MultiSink(queue_sink, StoreSink(store) if store else None) if rank == 0 else queue_sink
+    guard = RankGuard(spec.get("parent_pid"), on_parent_gone=getattr(queue_sink, "abandon", None))
     cfg = None
     code = 0
+    store = None
+    sink: Sink = queue_sink
     try:
+        store = RunStore(spec["home"]) if rank == 0 and spec.get("home") else None
+        sink = MultiSink(queue_sink, StoreSink(store) if store else None) if rank == 0 else queue_sink
         cfg = RunConfig.from_dict(spec["config"])
         threads = spec.get("threads") or cfg.hardware.threads or max(1, (os.cpu_count() or 1) // world)
         torch.set_num_threads(threads)
         device = pick_device(cfg, spec.get("local_rank", rank))
         ctx = distributed.init(rank, world, spec.get("init_method"), device)
-        trainer = build_trainer(cfg, ctx, sink, run_id, spec["run_dir"], spec.get("control") if rank == 0 else None)
+        trainer = build_trainer(cfg, ctx, sink, run_id, spec["run_dir"], spec.get("control") if rank == 0 else None,
+                                guard=guard, beats=Beats(spec.get("beats"), rank),
+                                resume_from=spec.get("resume_from"))
+        if trainer.resumed and store:
+            store.truncate_metrics(run_id, trainer.step)  # rows past the checkpoint are redone
+        if store:
+            trainer.callbacks.insert(0, StoreHeartbeat(store, run_id))
         if rank == 0:
             sink.send(protocol.status(run_id, "running", total_steps=trainer.total_steps,
                                       epochs=cfg.train.epochs, world_size=world, device=device.type))
@@ -171,18 +194,45 @@ def run_rank(rank: int, spec: dict[str, Any]) -> None:
     except BaseException as err:  # noqa: BLE001 - every failure is reported, then the rank exits non-zero
         message, code = describe_failure(err, cfg)
         queue_sink.send(protocol.error(run_id, message, rank=rank, detail=traceback.format_exc(),
-                                       exit_code=code))
+                                       exit_code=code, peer_lost=is_peer_loss({"message": message})))
         if store:
-            store.set_status(run_id, "failed", message)
+            try:
+                store.set_status(run_id, "failed", message)
+            except StudioError:  # the store itself is what failed (a full disk): the launcher retries
+                pass
         code = code or 1
     finally:
+        if guard.parent_gone:
+            abandon = getattr(queue_sink, "abandon", None)
+            if abandon:
+                abandon()
         try:
             distributed.shutdown()
         except Exception:  # noqa: BLE001 - a broken group cannot be shut down cleanly
             pass
-        sink.close()
+        try:
+            sink.close()
+        except Exception:  # noqa: BLE001 - closing a broken store must not hide the run's result
+            pass
     if code:
         sys.exit(code)
+
+
+class StoreHeartbeat(Callback):
+    """Rank 0 records a sign of life in the run store every ``every`` seconds (core/runs.py uses it to tell
+    a live run from an interrupted one where the rank pids cannot be checked)."""
+
+    def __init__(self, store: RunStore, run_id: str, every: float = 10.0) -> None:
+        self.store, self.run_id, self.every = store, run_id, every
+        self.last = 0.0
+
+    def on_step_end(self, t: Trainer) -> None:
+        import time
+
+        now = time.monotonic()
+        if now - self.last >= self.every:
+            self.last = now
+            self.store.beat(self.run_id)
 
 
 def main(argv: list[str] | None = None) -> None:

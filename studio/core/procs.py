@@ -1,0 +1,57 @@
+"""Which processes are alive, robust against pid reuse (pure Python, no Qt, no torch).
+
+A process is named by ``pid:start`` where ``start`` is its start time in clock ticks since boot
+(field 22 of ``/proc/PID/stat``): a pid the kernel hands to another program later has another start
+time. Where ``/proc`` does not exist the start is 0 and only the pid is checked.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rfind(")") + 2:].split()  # the command name may hold spaces and parentheses
+
+
+def identity(pid: int) -> str:
+    """``pid:start`` of a running process (``pid:0`` where the start time cannot be read)."""
+    fields = _stat_fields(pid)
+    return f"{pid}:{fields[19] if fields else 0}"
+
+
+def state(pid: int) -> str:
+    """The kernel's one-letter state (R, S, D, T stopped, t traced, Z zombie), '' when unknown/gone."""
+    fields = _stat_fields(pid)
+    return fields[0] if fields else ""
+
+
+def alive(ident: str) -> bool:
+    """Whether the process named by ``identity()`` still runs (a zombie does not)."""
+    pid_text, _, start = ident.partition(":")
+    try:
+        pid = int(pid_text)
+    except ValueError:
+        return False
+    fields = _stat_fields(pid)
+    if fields is not None:
+        return fields[0] not in ("Z", "X") and (start in ("", "0") or fields[19] == start)
+    if Path("/proc/self/stat").exists():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def host() -> str:
+    return socket.gethostname()
