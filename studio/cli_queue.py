@@ -54,7 +54,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     from studio.cli import emit_json
     from studio.core.errors import ConfigError
-    from studio.core.run_queue import sweep_configs, sweep_values
+    from studio.core.sweep import sweep_configs, sweep_values
 
     axes = {}
     for item in args.vary:

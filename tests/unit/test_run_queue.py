@@ -1,5 +1,5 @@
 """The run queue in the store and its scheduler, without training: devices from a fake GPU list,
-two schedulers racing for the same runs, cancel, sweeps, and the scheduler loop with a fake launcher."""
+two schedulers racing for the same runs, cancel, and the scheduler loop with a fake launcher."""
 
 import threading
 
@@ -7,7 +7,7 @@ import pytest
 
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError
-from studio.core.run_queue import Inventory, Request, RunQueue, allocate, sweep_configs, sweep_values
+from studio.core.run_queue import Inventory, Request, RunQueue, allocate
 from studio.core.runs import RunStore
 from studio.engine.scheduler import Scheduler
 
@@ -103,28 +103,6 @@ def test_lease_one_scheduler_at_a_time(tmp_path):
     assert not queue.beat(11) and queue.beat(22)
     queue.release_lease(22)
     assert queue.lease_holder() is None
-
-
-def test_sweep_values_and_configs():
-    assert sweep_values("0.001, 0.01,0.1") == [0.001, 0.01, 0.1]
-    assert sweep_values("16:64:16") == [16, 32, 48, 64]
-    assert sweep_values("0.1:0.3:0.1") == [0.1, 0.2, 0.3]
-    assert sweep_values("1e-4:1e-1:log4") == [1e-4, 1e-3, 1e-2, 1e-1]
-    for bad in ("", "1:2", "5:1:1", "1:2:0", "0:1:log3", "a:b:c"):
-        with pytest.raises(ConfigError):
-            sweep_values(bad)
-    points = sweep_configs(RunConfig(), {"optimizer.lr": [0.01, 0.1], "train.batch_size": [32, 64]})
-    assert [(c.optimizer.params["lr"], c.train.batch_size) for c, _ in points] == \
-        [(0.01, 32), (0.01, 64), (0.1, 32), (0.1, 64)]
-    assert points[1][1] == "lr=0.01 · batch_size=64"
-    with pytest.raises(ConfigError):
-        sweep_configs(RunConfig(), {"train.epochs": [0]})
-    assert sweep_values("[16],[64, 64]") == [[16], [64, 64]]
-    points = sweep_configs(RunConfig(), {"optimizer.name": sweep_values("sgd, adam"),
-                                         "model.widths": sweep_values("[16],[64, 64]")})
-    assert [(c.optimizer.name, c.model.params["widths"]) for c, _ in points] == \
-        [("sgd", [16]), ("sgd", [64, 64]), ("adam", [16]), ("adam", [64, 64])]
-    assert points[1][1] == "optimizer=sgd · widths=[64, 64]"
 
 
 class FakeJob:
