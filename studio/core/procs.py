@@ -44,6 +44,8 @@ def alive(ident: str) -> bool:
         return fields[0] not in ("Z", "X") and (start in ("", "0") or fields[19] == start)
     if Path("/proc/self/stat").exists():
         return False
+    if os.name == "nt":  # os.kill(pid, 0) would send CTRL_C_EVENT there
+        return _windows_alive(pid)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -51,6 +53,19 @@ def alive(ident: str) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _windows_alive(pid: int) -> bool:
+    import ctypes
+
+    kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+    handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+    if not handle:
+        return False
+    code = ctypes.c_ulong()
+    kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+    kernel32.CloseHandle(handle)
+    return code.value == 259  # STILL_ACTIVE
 
 
 def host() -> str:

@@ -11,7 +11,8 @@ A lease row (``queue_lease``: pid and heartbeat) lets a scheduler see that anoth
 
 Devices: a CPU run takes one of ``Inventory.cpu_slots`` (1 by default: CPU runs go one at a time); a CUDA run
 takes the GPUs in ``hardware.gpus`` if it lists them, else any ``hardware.processes`` free GPUs (one per
-rank: one for a single-process run, several for DDP).
+rank: one for a single-process run, several for DDP). Live runs started outside the queue (``studio train``, the
+GUI's Train) count as using their devices, so a queued CPU run waits for an interactive one.
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ from typing import Any
 
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError, StudioError
-from studio.core.runs import RunInfo, RunStore
+from studio.core.runs import LIVE, RunInfo, RunStore
 
 QUEUE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS queue (
     run_id TEXT PRIMARY KEY, position INTEGER NOT NULL, state TEXT NOT NULL DEFAULT 'waiting',
-    devices TEXT NOT NULL DEFAULT '[]', owner INTEGER NOT NULL DEFAULT 0, cancel INTEGER NOT NULL DEFAULT 0,
+    devices TEXT NOT NULL DEFAULT '[]', owner TEXT NOT NULL DEFAULT '', cancel INTEGER NOT NULL DEFAULT 0,
     added REAL, started REAL, ended REAL
 );
 CREATE TABLE IF NOT EXISTS queue_lease (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER, beat REAL);
@@ -89,6 +90,14 @@ def allocate(request: Request, inventory: Inventory, busy: Sequence[Sequence[str
     if request.gpus:
         return [f"cuda:{g}" for g in request.gpus] if set(request.gpus) <= set(free) else None
     return [f"cuda:{g}" for g in free[: request.count]] if len(free) >= request.count else None
+
+
+def devices_of(config: RunConfig) -> list[str]:
+    """The devices a run started outside the queue occupies (``studio train``, the GUI's Train)."""
+    hw = config.hardware
+    if hw.device == "cuda":
+        return [f"cuda:{g}" for g in (hw.gpus or range(hw.processes))]
+    return ["cpu"]
 
 
 def gpu_indices(devices: Sequence[str]) -> list[int]:
@@ -196,8 +205,9 @@ class RunQueue:
         """Queue position (1 = next) of every waiting run."""
         return {e.run_id: e.position for e in self.entries() if e.state == WAITING}
 
-    def running(self) -> list[tuple[str, int, bool]]:
-        """``(run_id, owner pid, cancel requested)`` of the claimed runs."""
+    def running(self) -> list[tuple[str, str, bool]]:
+        """``(run_id, owner, cancel requested)`` of the claimed runs; the owner is the scheduler's
+        ``procs.identity`` (``pid:start``)."""
         return self._db.execute("SELECT run_id, owner, cancel FROM queue WHERE state='running'").fetchall()
 
     def changes_token(self) -> tuple:
@@ -212,12 +222,14 @@ class RunQueue:
                                 "WHERE q.state='waiting'").fetchone()[0]
 
     # --- scheduling --------------------------------------------------------------------------
-    def claim_next(self, owner: int, inventory: Inventory) -> Claim | None:
+    def claim_next(self, owner: str, inventory: Inventory) -> Claim | None:
         """Atomically pick the first waiting run whose devices are free, mark it running with them and
         return it. A run that waits for busy devices holds back the later runs of its kind (no starvation
         of a DDP run by single-GPU runs). A run that can never start is failed with the reason."""
+        outside = self._busy_outside()
         with self._write() as db:
             busy = [json.loads(d) for (d,) in db.execute("SELECT devices FROM queue WHERE state='running'")]
+            busy += outside
             blocked: set[str] = set()
             for run_id, config_text in db.execute(
                     "SELECT q.run_id, r.config FROM queue q JOIN runs r ON r.id = q.run_id "
@@ -243,6 +255,22 @@ class RunQueue:
                     config.hardware.gpus = gpu_indices(devices)
                 return Claim(self.store.get(run_id), config, devices)
         return None
+
+    def _busy_outside(self) -> list[list[str]]:
+        """Devices of live runs the queue did not start. Read through the store first, which settles a run whose
+        processes are gone as interrupted (so a crashed run never blocks the queue); outside the claim's
+        transaction, because settling writes through the store's own connection."""
+        rows = self._db.execute("SELECT id FROM runs WHERE status IN ('running', 'paused') AND id NOT IN "
+                                "(SELECT run_id FROM queue WHERE state='running')").fetchall()
+        busy = []
+        for (run_id,) in rows:
+            info = self.store.get(run_id)
+            if info.status in LIVE:
+                try:
+                    busy.append(devices_of(info.run_config))
+                except StudioError:
+                    continue
+        return busy
 
     def _fail_locked(self, db: sqlite3.Connection, run_id: str, message: str) -> None:
         now = time.time()

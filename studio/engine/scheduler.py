@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from studio.core import procs
 from studio.core.errors import StudioError
 from studio.core.run_queue import Inventory, RunQueue
 from studio.core.runs import RunStore
@@ -42,29 +43,6 @@ def probe_inventory(cpu_slots: int | None = None) -> Inventory:
     return Inventory(tuple(range(count)), max(0, slots))
 
 
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this id exists (on this machine)."""
-    if pid <= 0:
-        return False
-    if os.name == "nt":
-        import ctypes
-
-        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
-        if not handle:
-            return False
-        code = ctypes.c_ulong()
-        ctypes.windll.kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
-        ctypes.windll.kernel32.CloseHandle(handle)
-        return code.value == 259  # STILL_ACTIVE
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class Scheduler:
     """Serve a store's queue: claim, launch, follow and settle runs until nothing is left to do."""
 
@@ -76,6 +54,7 @@ class Scheduler:
         self.inventory = inventory
         self.idle_exit_s = idle_exit_s
         self.pid = os.getpid()
+        self.me = procs.identity(self.pid)  # pid:start, so a reused pid is not taken for this scheduler
         self.jobs: dict[str, Any] = {}
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self._launch = launch
@@ -138,7 +117,7 @@ class Scheduler:
         return f"{gpus}, {self.inventory.cpu_slots} CPU run(s) at a time"
 
     def _start_what_fits(self) -> None:
-        while (claim := self.queue.claim_next(self.pid, self.inventory)) is not None:
+        while (claim := self.queue.claim_next(self.me, self.inventory)) is not None:
             launch = self._launch
             if launch is None:
                 from studio.engine.launcher import launch
@@ -155,7 +134,7 @@ class Scheduler:
         """Drain the jobs' messages, pass on cancel requests, settle the runs that ended (True if any did)."""
         if not self.jobs:
             return False
-        cancels = {run_id for run_id, owner, cancel in self.queue.running() if owner == self.pid and cancel}
+        cancels = {run_id for run_id, owner, cancel in self.queue.running() if owner == self.me and cancel}
         ended = False
         for run_id, job in list(self.jobs.items()):
             if run_id in cancels and run_id not in self._cancelled:
@@ -172,9 +151,9 @@ class Scheduler:
     def _recover_orphans(self) -> None:
         """Free the devices of runs whose scheduler died (killed, machine rebooted)."""
         for run_id, owner, _ in self.queue.running():
-            if owner != self.pid and not pid_alive(owner):
+            if owner != self.me and not procs.alive(str(owner)):
                 self.queue.finish(run_id, "the queue's scheduler stopped while the run was in progress")
-                self.log(f"{run_id}: its scheduler (pid {owner}) is gone; devices freed")
+                self.log(f"{run_id}: its scheduler ({owner}) is gone; devices freed")
 
     def _stop_all(self, wait_s: float = 15.0) -> None:
         for job in self.jobs.values():

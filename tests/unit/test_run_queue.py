@@ -1,6 +1,7 @@
 """The run queue in the store and its scheduler, without training: devices from a fake GPU list,
 two schedulers racing for the same runs, cancel, and the scheduler loop with a fake launcher."""
 
+import os
 import threading
 
 import pytest
@@ -42,14 +43,14 @@ def test_claims_follow_queue_order_and_devices(tmp_path):
     queue, (a, b, c, d, e) = queue_of(tmp_path, gpu, [], ddp, gpu, [])
     two = Inventory(gpus=(0, 1))
     assert queue.positions() == {a: 1, b: 2, c: 3, d: 4, e: 5}
-    first = queue.claim_next(100, two)
+    first = queue.claim_next("100:1", two)
     assert first.info.id == a and first.devices == ["cuda:0"] and first.config.hardware.gpus == [0]
-    assert queue.claim_next(100, two).info.id == b  # CPU, beside the GPU run
+    assert queue.claim_next("100:1", two).info.id == b  # CPU, beside the GPU run
     # the DDP run needs both GPUs: it waits, and the later single-GPU run waits behind it (no starvation);
     # the later CPU run waits for the CPU slot
-    assert queue.claim_next(100, two) is None
+    assert queue.claim_next("100:1", two) is None
     queue.finish(a)
-    ddp_claim = queue.claim_next(100, two)
+    ddp_claim = queue.claim_next("100:1", two)
     assert ddp_claim.info.id == c and ddp_claim.config.hardware.gpus == [0, 1]
     assert queue.positions() == {d: 1, e: 2}
     assert [x.state for x in queue.entries()] == ["running", "running", "waiting", "waiting"]
@@ -57,18 +58,18 @@ def test_claims_follow_queue_order_and_devices(tmp_path):
 
 def test_a_run_the_machine_can_never_serve_fails_with_the_reason(tmp_path):
     queue, (a, b) = queue_of(tmp_path, ["hardware.device=cuda", "hardware.processes=4"], [])
-    assert queue.claim_next(1, Inventory(gpus=(0, 1))).info.id == b
+    assert queue.claim_next("1:1", Inventory(gpus=(0, 1))).info.id == b
     run = queue.store.get(a)
     assert run.status == "failed" and "asks for 4 GPUs; this machine has 2" in run.message
 
 
 def test_cancel_waiting_never_starts_running_is_asked_to_stop(tmp_path):
     queue, (a, b) = queue_of(tmp_path, [], [])
-    assert queue.claim_next(7, Inventory()).info.id == a
+    assert queue.claim_next("7:1", Inventory()).info.id == a
     assert queue.cancel(b) == "cancelled" and queue.store.get(b).status == "cancelled"
-    assert queue.cancel(a) == "stopping" and queue.running() == [(a, 7, 1)]
+    assert queue.cancel(a) == "stopping" and queue.running() == [(a, "7:1", 1)]
     queue.finish(a)
-    assert queue.claim_next(7, Inventory()) is None  # b never starts
+    assert queue.claim_next("7:1", Inventory()) is None  # b never starts
     with pytest.raises(ConfigError, match="already been cancelled"):
         queue.cancel(b)
     with pytest.raises(ConfigError, match="already ended"):
@@ -77,22 +78,22 @@ def test_cancel_waiting_never_starts_running_is_asked_to_stop(tmp_path):
 
 def test_two_schedulers_racing_claim_each_run_exactly_once(tmp_path):
     queue, ids = queue_of(tmp_path, *([["train.epochs=1"]] * 12))
-    claimed: dict[int, list[str]] = {1: [], 2: []}
+    claimed: dict[str, list[str]] = {"1:1": [], "2:1": []}
     many = Inventory(cpu_slots=100)
     barrier = threading.Barrier(2)
 
-    def scheduler(owner: int) -> None:
+    def scheduler(owner: str) -> None:
         own = RunQueue(RunStore(tmp_path))  # its own connections, as another process would have
         barrier.wait()
         while (claim := own.claim_next(owner, many)) is not None:
             claimed[owner].append(claim.info.id)
 
-    threads = [threading.Thread(target=scheduler, args=(n,)) for n in (1, 2)]
+    threads = [threading.Thread(target=scheduler, args=(n,)) for n in claimed]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert sorted(claimed[1] + claimed[2]) == sorted(ids)  # all claimed, none twice
+    assert sorted(claimed["1:1"] + claimed["2:1"]) == sorted(ids)  # all claimed, none twice
     assert queue.pending() == 0
 
 
@@ -148,8 +149,10 @@ def test_scheduler_loop_with_fake_gpus_runs_everything_in_turn(tmp_path):
 
 
 def test_cancelling_a_running_run_stops_it_and_a_dead_schedulers_runs_are_freed(tmp_path):
-    queue, (a, b) = queue_of(tmp_path, [], [])
-    assert queue.claim_next(999_999_999, Inventory()).info.id == a  # a scheduler pid that does not exist
+    queue, (a, reused, b) = queue_of(tmp_path, [], [], [])
+    assert queue.claim_next("999999999:1", Inventory()).info.id == a  # a scheduler pid that does not exist
+    # a pid that lives, but with another start time: the kernel gave a dead scheduler's pid to a new process
+    assert queue.claim_next(f"{os.getpid()}:1", Inventory(cpu_slots=2)).info.id == reused
     events: list = []
 
     class StopsWhenAsked(FakeJob):
@@ -167,7 +170,8 @@ def test_cancelling_a_running_run_stops_it_and_a_dead_schedulers_runs_are_freed(
     sched = Scheduler(queue.store, Inventory(), idle_exit_s=0.1, log=lambda _: None, launch=fake_launch,
                       housekeeping_s=0.02)
     assert sched.serve() == 0
-    assert queue.store.get(a).status == "failed" and "scheduler stopped" in queue.store.get(a).message
+    for orphan in (a, reused):
+        assert queue.store.get(orphan).status == "failed" and "scheduler stopped" in queue.store.get(orphan).message
     assert events == [("start", b), ("stop", b)] and queue.store.get(b).status == "stopped"
 
 
@@ -178,5 +182,22 @@ def test_a_run_added_while_the_scheduler_leaves_is_not_stranded(tmp_path):
     assert queue.take_lease(sched.pid)
     late = queue.add(RunConfig()).id  # added while the lease is still held
     assert not sched._leave() and queue.lease_holder() == sched.pid  # it stays to serve the late run
-    assert queue.claim_next(sched.pid, Inventory()).info.id == late
+    assert queue.claim_next(sched.me, Inventory()).info.id == late
     assert sched._leave() and queue.lease_holder() is None
+
+
+def test_live_runs_started_outside_the_queue_hold_their_devices(tmp_path):
+    queue, (q,) = queue_of(tmp_path, [])
+    store = queue.store
+    interactive = store.create_run(RunConfig())  # the GUI's Train: not in the queue
+    store.set_status(interactive.id, "running")
+    store.set_procs(interactive.id, [os.getpid()])  # its processes are alive
+    crashed = store.create_run(RunConfig().with_overrides(["hardware.device=cuda"]))
+    store.set_status(crashed.id, "running")
+    store.set_procs(crashed.id, [999_999_999])  # killed long ago: settled as interrupted, holds nothing
+    gpu = queue.add(RunConfig().with_overrides(["hardware.device=cuda"])).id
+    claim = queue.claim_next("1:1", Inventory(gpus=(0,)))
+    assert claim.info.id == gpu and claim.devices == ["cuda:0"]  # the CPU run waits; the GPU is free
+    assert store.get(crashed.id).status == "interrupted"
+    store.set_status(interactive.id, "finished")
+    assert queue.claim_next("1:1", Inventory(gpus=(0,))).info.id == q
