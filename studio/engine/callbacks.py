@@ -178,7 +178,7 @@ class Control(Callback):
             self.reason = local or "stopped: another training process was asked to stop (SIGTERM)"
             return protocol.CONTROL_CODES["stop"]
         if code == protocol.CONTROL_CODES["stop"]:
-            self.reason = "stopped by the user"
+            self.reason = local or "stopped by the user"  # a SIGTERM to the group reaches the CLI too
         return code
 
     def on_step_end(self, t: Trainer) -> None:

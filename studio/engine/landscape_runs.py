@@ -76,13 +76,10 @@ def resolve_checkpoint(run_dir: str | Path, which: str | None) -> CheckpointRef:
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except (OSError, RuntimeError, EOFError) as err:
-        raise DataError(f"cannot read checkpoint {path}: {err}") from None
-    if not isinstance(state, dict) or "model" not in state:
-        raise DataError(f"{path} is not a Studio checkpoint (no model weights)")
-    return state
+    """A checkpoint, loaded safely (engine/checkpoints.py: weights only; one DataError naming a bad file)."""
+    from studio.engine.checkpoints import load_checkpoint as load
+
+    return load(path)
 
 
 def pick_device(device: str = "auto") -> torch.device:

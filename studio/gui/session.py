@@ -97,13 +97,35 @@ class Session(QObject):
         except StudioError as err:
             self.error.emit("Cannot start training", str(err))
             return None
+        return self._follow_started(job, config)
+
+    def resume_run(self, run_id: str, overrides: list[str] | None = None) -> str | None:
+        """Continue a stopped, interrupted or finished run from its last checkpoint, in the same run (its
+        curves continue); ``overrides`` like ``["train.epochs=20"]`` extend it. Returns its id (None if refused)."""
+        if self.jobs:
+            self.status_text.emit("A run is already in progress")
+            return None
+        from studio.engine.launcher import launch
+        from studio.engine.resume_plan import plan_resume
+
+        try:
+            plan = plan_resume(self.store, run_id, overrides)
+            job = launch(plan.config, self.store, spare_cores=1, resume=plan)
+        except StudioError as err:
+            self.error.emit("Cannot resume the run", str(err))
+            return None
+        self.set_selection([])  # the curves reload from the store: rows past the checkpoint are redone
+        return self._follow_started(job, plan.config, f"Resuming run {job.run_id} from {plan.checkpoint.name}…")
+
+    def _follow_started(self, job: Any, config: RunConfig, text: str = "") -> str:
         self.jobs[job.run_id] = job
         self.bridge.follow(job)
         self._set_state("running")
         self.run_started.emit(job.run_id)
         self.runs_changed.emit()
         self.set_selection([job.run_id])
-        self.status_text.emit(f"Starting run {job.run_id} ({config.hardware.processes}× {config.hardware.device})…")
+        self.status_text.emit(text or f"Starting run {job.run_id} ({config.hardware.processes}× "
+                                      f"{config.hardware.device})…")
         return job.run_id
 
     def stop(self) -> None:

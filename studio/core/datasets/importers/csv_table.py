@@ -15,6 +15,8 @@ from studio.core.errors import DataError
 
 LABEL_NAMES = ("label", "labels", "class", "target", "y", "category")
 CHUNK_LINES = 4096
+MAX_LINE_CHARS = 16 << 20  # a longer row is refused after reading this much, not after reading it all
+MAX_COLUMNS = 1 << 20  # a 1024×1024 grey image, or 590×590 in colour
 
 
 def _is_number(text: str) -> bool:
@@ -29,7 +31,14 @@ def _read_header(path: Path) -> tuple[list[str], bool]:
     """(column names, whether the first line is a header). Without one, columns are numbered."""
     try:
         with open(path, newline="", encoding="utf-8-sig") as fh:
-            first = next(csv.reader(fh), None)
+            line = fh.readline(MAX_LINE_CHARS + 1)
+        if len(line) > MAX_LINE_CHARS:
+            raise DataError(f"{path.name}: row 1 is longer than {MAX_LINE_CHARS >> 20} M characters; not a table "
+                            "of images Studio can read")
+        if line.count(",") + 1 > MAX_COLUMNS:
+            raise DataError(f"{path.name} has {line.count(',') + 1:,} columns; Studio reads at most {MAX_COLUMNS:,} "
+                            "(one per pixel)")
+        first = next(csv.reader([line]), None)
     except UnicodeDecodeError:
         raise DataError(f"{path.name} is not a text CSV file") from None
     except (OSError, csv.Error) as err:
@@ -128,6 +137,11 @@ def read_csv(path: Path, options: ImportOptions, progress: Progress) -> tuple[np
 
 
 def _numeric_labels(labels: np.ndarray) -> np.ndarray:
+    lowered = np.char.lower(labels.astype(str))
+    bad = np.isin(lowered, ("nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "-infinity"))
+    if bad.any():
+        raise DataError(f"label {labels[int(np.argmax(bad))]!r} (sample {int(np.argmax(bad)) + 1}) is not a class: "
+                        "labels must be finite numbers or names")
     try:
         values = labels.astype(np.float64)
     except ValueError:
