@@ -148,9 +148,9 @@ def _salvage_metrics(db: sqlite3.Connection, damaged: Path) -> None:
     except sqlite3.Error:
         return
     known = {row[0] for row in db.execute("SELECT id FROM runs")}
+    batch: list[tuple] = []
     try:
         rows = old.execute("SELECT run_id, step, name, value, wall FROM metrics")
-        batch: list[tuple] = []
         for row in rows:
             if row[0] in known:
                 batch.append(row)

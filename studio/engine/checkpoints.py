@@ -92,7 +92,7 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
-    except OSError as err:
+    except (FileNotFoundError, PermissionError, IsADirectoryError) as err:
         raise DataError(f"cannot read checkpoint {path}: {err.strerror or err}") from None
     except Exception as err:  # noqa: BLE001 - unpickling errors of every kind: refuse, never execute
         text = str(err)

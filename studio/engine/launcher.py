@@ -45,7 +45,9 @@ class Job:
         check_machine(config)  # before anything is created: a config this machine cannot run never starts
         self.config = config
         self.store = store
+        self._before_resume = None
         if resume is not None:
+            self._before_resume = (resume.info.status, resume.info.message, resume.info.run_config)
             store.update_config(resume.info.id, config)
             store.set_status(resume.info.id, "queued", f"resuming from {resume.checkpoint.name}")
             self.info = store.get(resume.info.id)
@@ -65,6 +67,7 @@ class Job:
         self.control = self._ctx.Queue()
         self.processes: list[Any] = []
         self.finished = False
+        self.state_reached_running = False
         self.failure = ""  # the failed run's message, in words (also in --json's "error")
         self.beats = self._ctx.RawArray("d", 2 * self.world_size)  # per rank (step, time): stall watch
         self._oom_before = rank_watch.oom_kills()
@@ -125,10 +128,17 @@ class Job:
         out.extend(self._watch())
         return out
 
+    def _undo_resume(self) -> None:
+        status, message, config = self._before_resume
+        self.store.update_config(self.run_id, config)
+        self.store.set_status(self.run_id, status, message)
+
     def _observe(self, message: Message) -> None:
         kind = message.get("type")
         if kind == "status":
             self.state = message["status"]
+            if self.state == "running":
+                self.state_reached_running = True
             if message.get("summary"):
                 self.summary = message["summary"]
             if "total_steps" in message:
@@ -175,7 +185,10 @@ class Job:
             message = rank_watch.first_failure(self.errors, [p.exitcode for p in self.processes], self._oom_before)
             self.failure = message
             try:
-                self.store.set_status(self.run_id, "failed", message)
+                if self._before_resume and self.state_reached_running is False:
+                    self._undo_resume()  # a resume that never started leaves the run as it was
+                else:
+                    self.store.set_status(self.run_id, "failed", message)
             except StudioError:  # the store cannot be written (a full disk): the CLI still says why
                 pass
             tail.append(protocol.status(self.run_id, "failed", message=message))
