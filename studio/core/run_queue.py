@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+import tomllib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -216,6 +217,17 @@ class RunQueue:
         queue = self._db.execute("SELECT COUNT(*), SUM(state='waiting'), SUM(state='running'), MAX(ended) "
                                  "FROM queue").fetchone()
         return (*runs, *queue)
+
+    def wants_gpu(self) -> bool:
+        """Whether a waiting run asks for CUDA (read from the TOML alone: cheap)."""
+        for (text,) in self._db.execute("SELECT r.config FROM queue q JOIN runs r ON r.id = q.run_id "
+                                        "WHERE q.state='waiting'"):
+            try:
+                if tomllib.loads(text).get("hardware", {}).get("device") == "cuda":
+                    return True
+            except tomllib.TOMLDecodeError:
+                continue
+        return False
 
     def pending(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM queue q JOIN runs r ON r.id = q.run_id "

@@ -3,7 +3,7 @@
 ``studio queue run`` runs it in the foreground; ``ensure_scheduler`` starts it detached (its own session,
 output to ``STUDIO_HOME/queue.log``) so the runs keep going when the GUI or the terminal closes. It serves
 while runs wait or run, then exits after a short idle time. Torch-free at import (the GUI imports this);
-it imports torch only to count the GPUs (``probe_inventory``).
+it never imports torch (``count_gpus`` asks a short-lived process, and only once a run wants a GPU).
 
 Runs start through ``engine/launcher.launch``, like ``studio train``; the scheduler drains their messages
 (a rank's queue must be read) and settles the queue row when a run ends. Two schedulers cannot start a run
@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,16 +32,20 @@ HOUSEKEEPING_S = 1.0  # heartbeat, orphan check and new claims this often (and a
 CPU_SLOTS_ENV = "STUDIO_QUEUE_CPU_SLOTS"  # CPU runs at once (default 1)
 
 
-def probe_inventory(cpu_slots: int | None = None) -> Inventory:
-    """The GPUs torch sees (``CUDA_VISIBLE_DEVICES`` applies) and the CPU slots."""
-    slots = cpu_slots if cpu_slots is not None else int(os.environ.get(CPU_SLOTS_ENV, "1") or 1)
-    try:
-        import torch
+def cpu_slots_setting(cpu_slots: int | None = None) -> int:
+    """CPU runs at a time: the argument, else ``STUDIO_QUEUE_CPU_SLOTS``, else 1."""
+    return max(0, cpu_slots if cpu_slots is not None else int(os.environ.get(CPU_SLOTS_ENV, "1") or 1))
 
-        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    except Exception:  # noqa: BLE001 - a broken CUDA set-up means: no GPUs to schedule
-        count = 0
-    return Inventory(tuple(range(count)), max(0, slots))
+
+def count_gpus() -> int:
+    """The CUDA GPUs torch sees (``CUDA_VISIBLE_DEVICES`` applies), asked in a short-lived process so the
+    scheduler itself never holds torch (hundreds of MB for the life of the queue)."""
+    code = "import torch; print(torch.cuda.device_count() if torch.cuda.is_available() else 0)"
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        return int(out.stdout.strip().splitlines()[-1])
+    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+        return 0  # no torch, a broken CUDA set-up: no GPUs to schedule
 
 
 class Scheduler:
@@ -48,7 +53,8 @@ class Scheduler:
 
     def __init__(self, store: RunStore, inventory: Inventory, idle_exit_s: float = IDLE_EXIT_S,
                  log: Callable[[str], None] | None = None, launch: Callable[..., Any] | None = None,
-                 housekeeping_s: float = HOUSEKEEPING_S) -> None:
+                 housekeeping_s: float = HOUSEKEEPING_S, gpu_counter: Callable[[], int] | None = None) -> None:
+        """``gpu_counter``: called once, when a waiting run first asks for CUDA, to fill ``inventory.gpus``."""
         self.store = store
         self.queue = RunQueue(store)
         self.inventory = inventory
@@ -59,6 +65,7 @@ class Scheduler:
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self._launch = launch
         self.housekeeping_s = housekeeping_s
+        self._gpu_counter = gpu_counter
         self._stopping = False
         self._cancelled: set[str] = set()
 
@@ -117,6 +124,10 @@ class Scheduler:
         return f"{gpus}, {self.inventory.cpu_slots} CPU run(s) at a time"
 
     def _start_what_fits(self) -> None:
+        if self._gpu_counter is not None and self.queue.wants_gpu():
+            self.inventory = replace(self.inventory, gpus=tuple(range(self._gpu_counter())))
+            self._gpu_counter = None
+            self.log(f"scheduler {self.pid}: {self._describe()}")
         while (claim := self.queue.claim_next(self.me, self.inventory)) is not None:
             launch = self._launch
             if launch is None:
@@ -167,7 +178,8 @@ class Scheduler:
 def serve(home: str | Path | None = None, cpu_slots: int | None = None, idle_exit_s: float = IDLE_EXIT_S) -> int:
     """Serve the queue of the store at ``home`` in this process (``studio queue run``)."""
     store = RunStore(home)
-    scheduler = Scheduler(store, probe_inventory(cpu_slots), idle_exit_s)
+    scheduler = Scheduler(store, Inventory(cpu_slots=cpu_slots_setting(cpu_slots)), idle_exit_s,
+                          gpu_counter=count_gpus)
     old = {s: signal.signal(s, scheduler.request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         return scheduler.serve()

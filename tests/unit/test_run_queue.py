@@ -201,3 +201,37 @@ def test_live_runs_started_outside_the_queue_hold_their_devices(tmp_path):
     assert store.get(crashed.id).status == "interrupted"
     store.set_status(interactive.id, "finished")
     assert queue.claim_next("1:1", Inventory(gpus=(0,))).info.id == q
+
+
+def test_gpus_are_counted_only_once_a_run_wants_one(tmp_path):
+    queue, (cpu,) = queue_of(tmp_path, [])
+    counted: list = []
+    started: list = []
+
+    def fake_launch(config, store, run):
+        started.append((run.id, tuple(config.hardware.gpus)))
+        return FakeJob(store, run.id, [])
+
+    def counter() -> int:
+        counted.append(1)
+        return 2
+
+    def scheduler() -> Scheduler:
+        return Scheduler(queue.store, Inventory(), idle_exit_s=0.05, log=lambda _: None, launch=fake_launch,
+                         housekeeping_s=0.02, gpu_counter=counter)
+
+    scheduler().serve()
+    assert counted == [] and started == [(cpu, ())]  # CPU runs only: torch is never asked
+    gpus = [queue.add(RunConfig().with_overrides(["hardware.device=cuda"])).id for _ in range(3)]
+    scheduler().serve()
+    assert counted == [1]  # once per scheduler
+    assert started[1:] == [(gpus[0], (0,)), (gpus[1], (1,)), (gpus[2], (0,))]
+
+
+@pytest.mark.slow  # imports torch twice (here and in the probe): seconds on a busy machine
+def test_count_gpus_asks_a_separate_process():
+    import torch
+
+    from studio.engine.scheduler import count_gpus
+
+    assert count_gpus() == (torch.cuda.device_count() if torch.cuda.is_available() else 0)
