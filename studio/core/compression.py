@@ -1,0 +1,11 @@
+"""Compression options shared by the CLI, the GUI and the engine (``engine/compression.py`` does the work).
+
+Torch-free, so the GUI and the CLI's parser can read them.
+"""
+
+from __future__ import annotations
+
+# ``int8``: static quantisation (calibrated activations) for models with convolutions, dynamic otherwise
+QUANTIZE: tuple[str, ...] = ("none", "int8", "int8-dynamic", "int8-static")
+# the sweep's target sparsities (fractions of the prunable weights set to zero)
+SWEEP_SPARSITIES: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)

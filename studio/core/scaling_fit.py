@@ -1,0 +1,123 @@
+"""Scaling-law fits: L(x) = a·x^(−b) + c, with an uncertainty band and an extrapolation.
+
+Pure maths (numpy + scipy.optimize.curve_fit). ``x`` is steps, samples seen or parameter count; ``L`` a loss.
+The fit runs on x / x_max (so ``a`` stays well conditioned) and reports ``a`` in the original units. The band
+is the 2.5–97.5 % range of the curve over parameter draws from the fit's covariance (a Gaussian
+approximation of the parameters' uncertainty), so it widens where the data stop, as an extrapolation should.
+numpy and scipy are imported when used, so the CLI's parser and the GUI stay light.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+from studio.core.errors import DataError
+
+AGAINST = ("steps", "samples", "params")  # what x can be
+MIN_POINTS = 4  # three parameters need at least one point more to say anything about the fit
+BAND_DRAWS = 400
+
+
+def power_law(x: np.ndarray, a: float, b: float, c: float) -> np.ndarray:
+    import numpy as np
+
+    return a * np.power(x, -b) + c
+
+
+@dataclass
+class PowerLawFit:
+    a: float
+    b: float
+    c: float
+    r2: float
+    points: int
+    x_min: float
+    x_max: float
+    stderr: dict[str, float] = field(default_factory=dict)  # one standard error of a, b, c (NaN: unknown)
+    _cov: Any = field(default=None, repr=False)  # covariance of (A, b, c) with A = a·x_max^(−b)
+
+    def predict(self, x: np.ndarray | float) -> np.ndarray:
+        import numpy as np
+
+        return power_law(np.asarray(x, dtype=float), self.a, self.b, self.c)
+
+    def band(self, x: np.ndarray | float, level: float = 0.95, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Lower and upper edges of the ``level`` band of the fitted curve at ``x``."""
+        import numpy as np
+
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        mid = self.predict(x)
+        cov = self._cov
+        if cov is None or not np.all(np.isfinite(cov)):
+            return mid, mid
+        amp = self.a * self.x_max ** (-self.b)
+        rng = np.random.default_rng(seed)
+        draws = rng.multivariate_normal([amp, self.b, self.c], cov, size=BAND_DRAWS, check_valid="ignore")
+        curves = draws[:, :1] * np.power(x[None, :] / self.x_max, -draws[:, 1:2]) + draws[:, 2:3]
+        tail = (1 - level) / 2 * 100
+        low, high = np.nanpercentile(curves, [tail, 100 - tail], axis=0)
+        return np.minimum(low, mid), np.maximum(high, mid)
+
+    def summary(self, extrapolate: float = 4.0) -> dict[str, Any]:
+        """The JSON: a, b, c, r², standard errors, and the predicted loss (with its band) at ``extrapolate``
+        times the largest x."""
+        at = self.x_max * extrapolate
+        low, high = self.band(at)
+        out = {k: v for k, v in asdict(self).items() if not k.startswith("_")}
+        out["predicted"] = {"x": at, "factor": extrapolate, "loss": float(self.predict(at)),
+                            "low": float(low[0]), "high": float(high[0])}
+        return out
+
+
+def fit_power_law(x: np.ndarray | list[float], y: np.ndarray | list[float]) -> PowerLawFit:
+    """Least-squares fit of L(x) = a·x^(−b) + c with a ≥ 0, 0 ≤ b ≤ 10 and 0 ≤ c ≤ min(L) (a loss has a
+    floor at or below its smallest value). Points with x ≤ 0 or a non-finite value are left out."""
+    import numpy as np
+    from scipy.optimize import curve_fit
+
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(x) & np.isfinite(y) & (x > 0)
+    x, y = x[keep], y[keep]
+    if len(np.unique(x)) < MIN_POINTS:
+        raise DataError(f"a power-law fit needs at least {MIN_POINTS} points at different x (have "
+                        f"{len(np.unique(x))}); train longer or log the metric more often")
+    x_max = float(x.max())
+    xs = x / x_max
+    y_min = float(y.min())
+    c_max = max(y_min, 0.0)
+    guesses = []
+    for c0 in (0.0, 0.5 * c_max, 0.9 * c_max):
+        d = y - c0
+        ok = d > 0
+        if ok.sum() >= 2 and np.ptp(np.log(xs[ok])) > 0:
+            slope, icept = np.polyfit(np.log(xs[ok]), np.log(d[ok]), 1)
+            guesses.append([math.exp(icept), float(np.clip(-slope, 1e-3, 9.9)), c0])
+    guesses.append([max(np.ptp(y), 1e-6), 0.5, 0.5 * c_max])
+    best = None
+    for p0 in guesses:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                popt, pcov = curve_fit(power_law, xs, y, p0=p0, bounds=([0, 0, 0], [np.inf, 10.0, c_max + 1e-12]),
+                                       maxfev=20000)
+        except (RuntimeError, ValueError):
+            continue
+        sse = float(np.sum((power_law(xs, *popt) - y) ** 2))
+        if best is None or sse < best[0]:
+            best = (sse, popt, pcov)
+    if best is None:
+        raise DataError("the power-law fit did not converge on these points")
+    sse, (amp, b, c), cov = best
+    sst = float(np.sum((y - y.mean()) ** 2))
+    r2 = 1.0 - sse / sst if sst > 0 else float("nan")
+    a = float(amp * x_max ** b)
+    se = np.sqrt(np.clip(np.diag(cov), 0, None)) if np.all(np.isfinite(cov)) else np.full(3, np.nan)
+    se_a = float(abs(a) * math.hypot(se[0] / amp if amp else 0.0, math.log(x_max) * se[1]))
+    return PowerLawFit(a=a, b=float(b), c=float(c), r2=float(r2), points=len(x), x_min=float(x.min()), x_max=x_max,
+                       stderr={"a": se_a, "b": float(se[1]), "c": float(se[2])}, _cov=cov)
