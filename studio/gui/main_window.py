@@ -42,6 +42,7 @@ from studio.gui.session import Session
 from studio.gui.settings_store import SettingsStore
 from studio.gui.tabs import EXTRA_TABS
 
+STOP_SHORTCUT = "Ctrl+."  # an explicit chord: never Esc, which belongs to dialogs and pop-ups
 THEME_LABELS = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
 
 
@@ -147,7 +148,11 @@ class MainWindow(QMainWindow):
     def _make_actions(self) -> None:
         self.train_action = self._action("Train", "Ctrl+Return", self.session.train, "Start training")
         self.pause_action = self._action("Pause", "Space", self._toggle_pause, "Pause or resume the run")
-        self.stop_action = self._action("Stop", "Esc", self.session.stop, "Stop the run and save a checkpoint")
+        # Not Esc: Esc closes dialogs and pop-ups, and a stray key must never end a run (issue 13).
+        self.stop_action = self._action("Stop", STOP_SHORTCUT, self.stop_run,
+                                        "Stop the run and save a checkpoint (it can be resumed from the run list)")
+        for action in (self.stop_action, self.pause_action):  # keys meant for a dialog never reach the run
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.queue_action = self._action("Add to queue", "Ctrl+Shift+Return", lambda: self.session.enqueue(),
                                          "Queue a run with these settings: it starts when the devices are free "
                                          "and keeps going after Studio closes (Queue tab)")
@@ -261,6 +266,15 @@ class MainWindow(QMainWindow):
         if state == "idle":
             self.progress_bar.setVisible(False)
             self.eta_label.setText("")
+
+    def stop_run(self) -> None:
+        """Stop the runs (checkpointing); the status bar says how to continue one stopped by mistake."""
+        if not self.session.jobs:
+            return
+        self.session.stop()
+        can_resume = callable(getattr(self.session, "resume_run", None))  # the run list's Resume (issue 12)
+        self.show_message("Stopping: saving a checkpoint…" + (" Resume it from the run list to continue."
+                                                              if can_resume else ""))
 
     def _toggle_pause(self) -> None:
         if self.session.state == "paused":

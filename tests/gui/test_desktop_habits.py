@@ -163,7 +163,7 @@ def test_menus_hold_the_actions_with_their_shortcuts(window):
                                             window.presentation_action, window.open_action,
                                             window.export_action, window.import_action,
                                             window.import_folder_action, window.queue_action)}
-    assert [s.toString() for s in shortcuts.values()] == ["Ctrl+Return", "Esc", "Space", "F11", "Ctrl+O",
+    assert [s.toString() for s in shortcuts.values()] == ["Ctrl+Return", "Ctrl+.", "Space", "F11", "Ctrl+O",
                                                           "Ctrl+E", "Ctrl+I", "Ctrl+Shift+I", "Ctrl+Shift+Return"]
     assert window.quit_action.shortcut() == QKeySequence(QKeySequence.StandardKey.Quit)
     assert window.docs_action.shortcut() == QKeySequence(QKeySequence.StandardKey.HelpContents)

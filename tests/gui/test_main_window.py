@@ -102,5 +102,5 @@ def test_closing_during_a_run_asks_then_stops(qtbot, window):
 
 def test_ctrl_return_is_the_train_shortcut(window):
     assert window.train_action.shortcut().toString() == "Ctrl+Return"
-    assert window.stop_action.shortcut().toString() == "Esc"
+    assert window.stop_action.shortcut().toString() == "Ctrl+."
     assert window.train_action.shortcutContext() == Qt.ShortcutContext.ApplicationShortcut
