@@ -210,12 +210,27 @@ class RunStore:
                 [(run_id, int(s), n, float(v), float(w)) for s, n, v, w in rows],
             )
 
+    def rename(self, run_id: str, name: str) -> None:
+        """A person's name for the run (shown instead of the one made from what differs)."""
+        self.get(run_id)
+        with self._db:
+            self._db.execute("UPDATE runs SET name=? WHERE id=?", (name.strip(), run_id))
+
+    def set_notes(self, run_id: str, text: str) -> None:
+        self.get(run_id)
+        with self._db:
+            self._db.execute("INSERT OR REPLACE INTO notes (run_id, text) VALUES (?, ?)", (run_id, text))
+
+    def notes(self) -> dict[str, str]:
+        """Every run's notes (runs without notes are left out)."""
+        return {r: t for r, t in self._db.execute("SELECT run_id, text FROM notes").fetchall() if t}
+
     def delete(self, run_id: str) -> None:
         import shutil
 
         info = self.get(run_id)
         with self._db:
-            for table, col in (("metrics", "run_id"), ("params", "run_id"), ("runs", "id")):
+            for table, col in (("metrics", "run_id"), ("params", "run_id"), ("notes", "run_id"), ("runs", "id")):
                 self._db.execute(f"DELETE FROM {table} WHERE {col}=?", (run_id,))
         shutil.rmtree(info.dir, ignore_errors=True)
 
@@ -309,6 +324,13 @@ class RunStore:
         """The rows logged after ``rowid`` as ``(rowid, step, name, value, wall_time)`` (to follow a live run)."""
         return self._db.execute("SELECT rowid, step, name, value, wall FROM metrics WHERE run_id=? AND rowid>? "
                                 "ORDER BY rowid", (run_id, rowid)).fetchall()
+
+    def all_params(self) -> dict[str, dict[str, Any]]:
+        """Every run's settings (``run_id → {section.key: value}``) in one query."""
+        out: dict[str, dict[str, Any]] = {}
+        for run_id, key, value in self._db.execute("SELECT run_id, key, value FROM params").fetchall():
+            out.setdefault(run_id, {})[key] = json.loads(value)
+        return out
 
     def params(self, run_id: str) -> dict[str, Any]:
         rows = self._db.execute("SELECT key, value FROM params WHERE run_id=?", (run_id,)).fetchall()

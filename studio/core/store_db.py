@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS params (run_id TEXT, key TEXT, value TEXT, PRIMARY KEY (run_id, key));
 CREATE TABLE IF NOT EXISTS metrics (run_id TEXT, step INTEGER, name TEXT, value REAL, wall REAL);
 CREATE INDEX IF NOT EXISTS metrics_by_run ON metrics (run_id, name, step);
+CREATE TABLE IF NOT EXISTS notes (run_id TEXT PRIMARY KEY, text TEXT);
 """
 
 # (user_version after it, statements). Additive only: append new entries at the end.

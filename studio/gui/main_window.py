@@ -20,6 +20,7 @@ from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QIcon, QKeySe
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
+    QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTabWidget,
     QToolBar,
+    QToolButton,
     QWidget,
 )
 
@@ -102,6 +104,8 @@ class MainWindow(QMainWindow):
         self.presentation = False
         self._normal_state: Qt.WindowState | None = None
         self._make_actions()
+        self._make_presentation_corner()
+        self.tabs.currentChanged.connect(lambda _i: self._fit_settings_panel())
         self._make_status_bar()
         self.prefs.restore_window(self, self._splitters())
         self.apply_theme(self.prefs.theme, save=False)
@@ -114,6 +118,7 @@ class MainWindow(QMainWindow):
         session.run_started.connect(self._on_started)
         session.run_ended.connect(self._on_ended)
         session.selection_changed.connect(self._show_selection)
+        self.run_list.names_changed.connect(self.curves.set_labels)
         self._on_state("idle")
         self.probe = None
         if probe_backend:
@@ -150,7 +155,7 @@ class MainWindow(QMainWindow):
         self.pause_action = self._action("Pause", "Space", self._toggle_pause, "Pause or resume the run")
         # Not Esc: Esc closes dialogs and pop-ups, and a stray key must never end a run (issue 13).
         self.stop_action = self._action("Stop", STOP_SHORTCUT, self.stop_run,
-                                        "Stop the run and save a checkpoint (it can be resumed from the run list)")
+                                        "Stop the run and save a checkpoint (the run can be resumed from it)")
         for action in (self.stop_action, self.pause_action):  # keys meant for a dialog never reach the run
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.queue_action = self._action("Add to queue", "Ctrl+Shift+Return", lambda: self.session.enqueue(),
@@ -215,6 +220,30 @@ class MainWindow(QMainWindow):
         for m in self.menus.values():
             m.setToolTipsVisible(True)
 
+    def _make_presentation_corner(self) -> None:
+        """Train, Stop and a way out of presentation mode, in the tab bar's corner (shown only there)."""
+        corner = QWidget()
+        row = QHBoxLayout(corner)
+        row.setContentsMargins(0, 0, 4, 0)
+        for action in (self.train_action, self.stop_action):
+            button = QToolButton()
+            button.setDefaultAction(action)
+            row.addWidget(button)
+        leave = QToolButton()
+        leave.setText("Exit presentation (F11)")
+        leave.setToolTip("Back to the normal window with its settings, menus and run list")
+        leave.clicked.connect(lambda: self.toggle_presentation(False))
+        row.addWidget(leave)
+        corner.setVisible(False)
+        self.presentation_corner = corner
+        self.tabs.setCornerWidget(corner, Qt.Corner.TopRightCorner)
+
+    def _fit_settings_panel(self) -> None:
+        """The training settings show beside the tabs that use them (not in presentation mode, nor beside a tab
+        with settings of its own, such as the Teaching lab: its plots get the width)."""
+        current = self.tabs.currentWidget()
+        self.settings.setVisible(not self.presentation and getattr(current, "uses_settings_panel", True))
+
     def _make_status_bar(self) -> None:
         bar = self.statusBar()
         self.status_label = QLabel("Ready")
@@ -272,9 +301,12 @@ class MainWindow(QMainWindow):
         if not self.session.jobs:
             return
         self.session.stop()
-        can_resume = callable(getattr(self.session, "resume_run", None))  # the run list's Resume (issue 12)
-        self.show_message("Stopping: saving a checkpoint…" + (" Resume it from the run list to continue."
-                                                              if can_resume else ""))
+        run_id = next(iter(self.session.jobs))
+        # a run stopped by mistake is one step from continuing: Resume in the run list when the session has it
+        # (issue 12's Session.resume_run), else the CLI's --resume
+        how = ("Resume it from the run list to continue." if callable(getattr(self.session, "resume_run", None))
+               else f"`studio train --resume {run_id}` continues it.")
+        self.show_message(f"Stopping: saving a checkpoint… {how}")
 
     def _toggle_pause(self) -> None:
         if self.session.state == "paused":
@@ -309,13 +341,22 @@ class MainWindow(QMainWindow):
         self.eta_label.setText(f"epoch {p.get('epoch')}/{p.get('epochs')} · step {step}/{total} · {eta}")
 
     def _show_selection(self, run_ids: list[str]) -> None:
-        """Overlay the selected runs' curves (from the run store; live rows keep arriving)."""
+        """Overlay the selected runs' curves (from the run store; live rows keep arriving), named as in the run
+        list and coloured as its swatches."""
         store = self.session.store
-        data, labels = {}, {}
+        data, batch = {}, {}
         for run_id in run_ids:
-            data[run_id] = store.metrics(run_id)
-            labels[run_id] = run_id.rsplit("-", 1)[0][-6:] + "-" + run_id.rsplit("-", 1)[-1]
-        self.curves.show_runs(data, labels)
+            metrics: dict[str, tuple[list, list, list]] = {}
+            for name, step, value, wall in store.metric_rows(run_id):
+                columns = metrics.setdefault(name, ([], [], []))
+                columns[0].append(step)
+                columns[1].append(value)
+                columns[2].append(wall)
+            data[run_id] = metrics
+            batch[run_id] = store.params(run_id).get("train.batch_size", 0) or 0
+        names = {r: self.run_list.names.get(r, r) for r in run_ids}
+        self.curves.show_runs(data, names, batch)
+        self.run_list.set_colours(self.curves.colours())
 
     # --- files -----------------------------------------------------------------------------
     def _import_dialog(self) -> None:
@@ -444,6 +485,8 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         applied = theme.apply(name, app)
         theme.restyle_plots(self, applied)
+        self.curves.restyle_key()
+        self.run_list.set_colours(self.curves.colours())
         self.theme_actions[name].setChecked(True)
         self.theme_name = name
         if save:
@@ -467,7 +510,14 @@ class MainWindow(QMainWindow):
             self.showNormal()
             if self._normal_state is not None and self._normal_state & Qt.WindowState.WindowMaximized:
                 self.showMaximized()
-        self.settings.setVisible(not on)  # the class sees the plots; the settings come back with F11
+        # the class sees the plots: settings, run list, menus and toolbar go; F11 or the corner button brings
+        # them back, and Train/Stop stay one click away in the tab bar's corner
+        self.menuBar().setVisible(not on)
+        for bar in self.findChildren(QToolBar):
+            bar.setVisible(not on)
+        self.run_list.setVisible(not on)
+        self.presentation_corner.setVisible(on)
+        self._fit_settings_panel()
         for widget in self._presentation_widgets():
             widget.set_presentation(on)
 

@@ -3,6 +3,7 @@ that can be read and told apart, settings with units and mismatch warnings."""
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox
 
@@ -46,3 +47,121 @@ def test_esc_in_a_dialog_or_popup_leaves_the_run_training(qtbot, window):
     window.stop_action.trigger()  # the explicit Stop still stops
     assert job.stopped
     window.session.jobs.clear()
+
+
+# --- runs you can tell apart ------------------------------------------------------------------------
+def _seed(store, overrides: list[str], steps=(20, 40, 60), epoch_every=40):
+    """A run in the store with a few metric rows (no training: the GUI only reads them)."""
+    from studio.core.config import RunConfig
+
+    run = store.create_run(RunConfig().with_overrides(overrides))
+    rows = []
+    for i, step in enumerate(steps):
+        rows += [(step, "train/loss", 2.0 / (i + 1), 1000.0 + 2 * i), (step, "lr", 0.001, 1000.0 + 2 * i)]
+        if step % epoch_every == 0:
+            rows.append((step, "epoch", step // epoch_every, 1000.0 + 2 * i))
+    store.log_metrics(run.id, rows)
+    store.set_status(run.id, "finished")
+    return run.id
+
+
+def test_runs_are_named_by_what_differs_and_coloured_alike_in_list_and_plots(window):
+    store = window.session.store
+    sgd = _seed(store, ["optimizer.name=sgd", "optimizer.lr=0.05", "train.batch_size=256"])
+    adam = _seed(store, ["optimizer.lr=0.001"])
+    window.session.runs_changed.emit()
+    names = window.run_list.names
+    assert names[sgd] == "sgd lr=0.05 · batch 256" and names[adam] == "adam lr=0.001 · batch 128"
+    window.session.set_selection([sgd, adam])
+    colours = window.curves.colours()
+    assert len(set(colours.values())) == 2
+    assert window.run_list.colours == colours  # the run list is the plots' colour key
+    assert "sgd lr=0.05 · batch 256" in window.curves.key.text()
+    assert window.curves.plots["loss"].legend is None  # nothing on top of the data
+
+
+def test_rename_notes_and_delete_from_the_run_list(window):
+    store = window.session.store
+    a = _seed(store, ["optimizer.lr=0.01"])
+    b = _seed(store, ["optimizer.lr=0.02"])
+    window.session.runs_changed.emit()
+    runs = window.run_list
+    runs.ask_text = lambda title, label, text, multiline: "noisy labels, take two" if multiline else "baseline"
+    runs._select([a])
+    runs.tree.setCurrentItem(runs.tree.topLevelItem(runs.run_ids().index(a)))
+    menu = {act.text(): act for act in runs.context_menu().actions()}
+    assert {"Rename…", "Notes…", "Delete…"} <= set(menu)
+    runs.rename_dialog(a)
+    runs.notes_dialog(a)
+    assert store.get(a).name == "baseline" and runs.names[a] == "baseline"
+    assert store.notes()[a] == "noisy labels, take two"
+    row = runs.tree.topLevelItem(runs.run_ids().index(a))
+    assert row.text(0) == "baseline" and row.text(6) == "noisy labels, take two"
+    runs.rename(a, "")  # back to the name made from what differs
+    assert runs.names[a] == "adam lr=0.01"
+    runs.confirm_delete = lambda ids: False
+    assert runs.delete_runs([a]) == 0 and a in runs.run_ids()
+    runs.confirm_delete = lambda ids: True
+    assert runs.delete_runs([a]) == 1
+    assert runs.run_ids() == [b] and a not in store.notes()
+    window.session.jobs[b] = FakeJob()  # a run still training cannot be deleted
+    assert runs.delete_runs([b]) == 0
+    window.session.jobs.clear()
+
+
+def test_x_axis_modes_log_x_first_point_and_raw_curve_behind_smoothing(window):
+    store = window.session.store
+    run = _seed(store, ["train.batch_size=64"], steps=(20, 40, 60, 80), epoch_every=40)
+    window.session.runs_changed.emit()
+    window.session.set_selection([run])
+    curves = window.curves
+    assert curves.stack.currentWidget() is curves.graphics
+    item = curves.items[(run, "train/loss")]
+    assert list(item.xData) == [20, 40, 60, 80]
+    curves.set_x_mode("epoch")
+    assert list(item.xData) == [0.5, 1.0, 1.5, 2.0]
+    assert curves.plots["loss"].getAxis("bottom").labelText == "epoch"
+    curves.set_x_mode("samples")
+    assert list(item.xData) == [20 * 64, 40 * 64, 60 * 64, 80 * 64]
+    curves.set_x_mode("wall")
+    assert list(item.xData) == [0.0, 2.0, 4.0, 6.0]
+    curves.set_log_x(True)
+    assert list(item.xData) == [2.0, 4.0, 6.0] and curves.plots["loss"].getAxis("bottom").logMode
+    curves.set_log_x(False)
+    curves.set_x_mode("step")
+    curves.smooth_box.setValue(0.9)
+    curves.redraw()
+    raw = curves.raw_items[(run, "train/loss")]
+    assert raw.isVisible() and list(raw.yData) == [2.0, 1.0, 2 / 3, 0.5]
+    assert item.yData[0] == 2.0 and item.yData[-1] > 0.5  # debiased: starts at the data, lags behind it
+    assert raw.opts["pen"].color().alpha() < 100
+    window.session.set_selection([])
+    assert curves.stack.currentWidget() is curves.hint  # a hint, not empty axes
+
+
+def test_first_live_point_is_drawn(qtbot, window):
+    curves = window.curves
+    curves.show_runs({"live": {}}, {"live": "live"})
+    curves.add_rows("live", [(20, "train/loss", 1.5, 1000.0)])
+    curves.redraw()
+    item = curves.items[("live", "train/loss")]
+    assert curves.point_count("live", "train/loss") == 1 and item.opts["symbol"] == "o"
+    curves.add_rows("live", [(40, "train/loss", 1.0, 1001.0)])
+    curves.redraw()
+    assert item.opts["symbol"] is None
+    view = curves.plots["loss"].getViewBox()
+    qtbot.waitUntil(lambda: view.viewRange()[0][1] >= 40)  # autoscale follows the newest point
+
+
+def test_lr_axis_labels_decades_without_piling_up():
+    from studio.gui.plots.curves import LogAxis
+
+    axis = LogAxis("left")
+    axis.setLogMode(False, True)
+    levels = axis.tickValues(np.log10(1e-4), np.log10(0.1), 300)
+    labelled = levels[0][1]
+    assert [round(10 ** v, 6) for v in labelled] == [1e-4, 1e-3, 1e-2, 1e-1]
+    assert axis.tickStrings(labelled, 1.0, 1.0) == ["0.0001", "0.001", "0.01", "0.1"]
+    assert all(s == "" for s in axis.tickStrings(levels[1][1], 1.0, None))
+    short = axis.tickValues(np.log10(0.0009), np.log10(0.006), 300)[0][1]  # under a decade: 1, 2, 5
+    assert [float(f"{10 ** v:.3g}") for v in short] == [0.001, 0.002, 0.005]

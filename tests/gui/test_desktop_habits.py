@@ -179,8 +179,7 @@ def test_f11_key_toggles_presentation_mode(qtbot, window):
     assert window.settings.isHidden()  # advanced controls out of the way
     assert curves.presentation and curves.items[("r1", "train/loss")].opts["pen"].widthF() == 4
     assert curves.plots["loss"].titleLabel.opts["size"] == "20pt"
-    legend_label = curves.plots["loss"].legend.items[0][1]
-    assert legend_label.opts["size"] == "12pt" and "12pt" in legend_label.item.toHtml()
+    assert curves.key.font().pointSize() == 15 and "r1" in curves.key.text()  # the key outside the plots
     qtbot.keyClick(window, Qt.Key.Key_F11)
     assert not window.presentation and not window.isFullScreen() and not window.settings.isHidden()
     assert curves.items[("r1", "train/loss")].opts["pen"].widthF() == 2

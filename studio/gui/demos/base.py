@@ -39,6 +39,7 @@ class DemoView(QWidget):
     demo = ""  # the DEMOS entry this view shows
     rate = 20.0  # frames a second at 1× speed
     auto_rerun = False  # recompute (debounced) when a parameter changes: for demos that take a second
+    short_title = ""  # the title in presentation mode (the lab sets it from its list)
 
     def __init__(self, worker: DemoWorker | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -106,19 +107,27 @@ class DemoView(QWidget):
         buttons.addWidget(self.compute_button)
         buttons.addWidget(self.stop_button)
 
+        # The explanation and the parameters scroll; Compute/Stop, the progress and the status stay in sight
+        # below them (at 1280×800 a long form used to push them out of view).
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.addWidget(self.about)
         side_layout.addWidget(self.form_widget)
-        side_layout.addLayout(buttons)
-        side_layout.addWidget(self.progress)
-        side_layout.addWidget(self.status)
         side_layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidget(side)
         scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(260)
-        self.side = scroll
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll = scroll
+        column = QWidget()
+        column_layout = QVBoxLayout(column)
+        column_layout.setContentsMargins(0, 0, 0, 0)
+        column_layout.addWidget(scroll, 1)
+        column_layout.addLayout(buttons)
+        column_layout.addWidget(self.progress)
+        column_layout.addWidget(self.status)
+        column.setMinimumWidth(230)
+        self.side = column
 
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setObjectName("demo_plots")
@@ -141,7 +150,8 @@ class DemoView(QWidget):
         self.splitter.addWidget(self.side)
         self.splitter.addWidget(centre)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([330, 900])
+        self.splitter.setSizes([300, 900])
+        self.splitter.setCollapsible(1, False)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addWidget(self.splitter, 1)
@@ -274,9 +284,12 @@ class DemoView(QWidget):
             self.poll_timer.stop()
             self.stop_button.setEnabled(False)
 
-    def set_caption(self, text: str) -> None:
-        """The line above the plots that says what the current frame shows (plot titles stay short)."""
-        self.caption.setText(text)
+    def set_caption(self, text: str, short: str | None = None) -> None:
+        """The line above the plots that says what the current frame shows (plot titles stay short);
+        presentation mode shows ``short`` (one line on a projector) when given."""
+        self._captions = (text, short or text)
+        self.caption.setText(self._captions[1] if self.presentation else text)
+        self.caption.setToolTip(text if self.presentation and short else "")
 
     def show_status(self, text: str, error: bool = False) -> None:
         self.status.setText(text)
@@ -284,22 +297,29 @@ class DemoView(QWidget):
 
     # --- presentation ------------------------------------------------------------------------
     def set_presentation(self, on: bool) -> None:
-        """Projector mode: large fonts, thick lines, black on white, only the basic parameters."""
+        """Projector mode: large fonts, thick lines, black on white, only the basic parameters, a short title
+        and caption; sizes follow the screen (``style.set_scale``) so 1024×768 fits as well as 1920×1080."""
         self.presentation = bool(on)
+        scale = style.scale()
+        base = QApplication.font().pointSize()
         font = QFont(self.font())
-        font.setPointSize(16 if on else QApplication.font().pointSize())
+        font.setPointSize(round(16 * scale) if on else base)
         self.setFont(font)
         title = self.title.font()
-        title.setPointSize(26 if on else int(QApplication.font().pointSize() * 1.3))
+        title.setPointSize(round(20 * scale) if on else int(base * 1.3))
         self.title.setFont(title)
+        self.title.setText(self.short_title if on and self.short_title else self.entry.description)
         for row, param in enumerate(self.entry.params):
             self.form.setRowVisible(row, not on or param.name in self.explanation.basic)
         self.compute_button.setVisible(True)
-        self.splitter.setSizes([380, 1200] if on else [330, 900])
+        width = self.width() or 1280
+        self.splitter.setSizes([int(width * 0.3), int(width * 0.7)] if on else [300, 900])
         caption = QFont(self.caption.font())
-        caption.setPointSize(20 if on else QApplication.font().pointSize() + 1)
+        caption.setPointSize(round(15 * scale) if on else base + 1)
         caption.setBold(on)
         self.caption.setFont(caption)
+        text, short = getattr(self, "_captions", ("", ""))
+        self.caption.setText(short if on else text)
         style.style_view(self.graphics, on)
         self.restyle()
         if self.player.position >= 0:

@@ -10,9 +10,18 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QApplication, QHBoxLayout, QListWidget, QListWidgetItem, QStackedWidget, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from studio.core.demos.catalog import DEMOS
+from studio.gui.demos import style
 from studio.gui.demos.base import DemoView
 from studio.gui.demos.job import DemoWorker
 from studio.gui.demos.large_batch_view import LargeBatchView
@@ -43,6 +52,8 @@ TITLES = {
 class TeachingLab(QWidget):
     """The tab (``EXTRA_TABS``): ``TeachingLab(session, parent)``; ``set_presentation`` reaches every view."""
 
+    uses_settings_panel = False  # the demos have their own parameters: the window gives the lab its width
+
     def __init__(self, session: Any = None, parent: QWidget | None = None, worker: DemoWorker | None = None) -> None:
         super().__init__(parent)
         self.session = session
@@ -52,17 +63,29 @@ class TeachingLab(QWidget):
         self.list = QListWidget()
         self.list.setObjectName("demo_list")
         self.list.setToolTip("The demonstrations: pick one, then Compute and Play")
-        self.list.setFixedWidth(220)
+        self.list.setFixedWidth(190)
         for name in VIEWS:
             item = QListWidgetItem(TITLES[name])
             item.setData(Qt.ItemDataRole.UserRole, name)
             item.setToolTip(DEMOS.get(name).description)
             self.list.addItem(item)
+        # presentation mode: the list gives its width to the plots; this one-line chooser replaces it
+        self.chooser = QComboBox()
+        self.chooser.setObjectName("demo_chooser")
+        self.chooser.setToolTip("The demonstration shown")
+        for name in VIEWS:
+            self.chooser.addItem(TITLES[name], name)
+        self.chooser.setVisible(False)
+        self.chooser.currentIndexChanged.connect(lambda i: self.open(self.chooser.itemData(i)))
         self.stack = QStackedWidget()
+        right = QVBoxLayout()
+        right.setContentsMargins(0, 0, 0, 0)
+        right.addWidget(self.chooser, 0, Qt.AlignmentFlag.AlignLeft)
+        right.addWidget(self.stack, 1)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.list)
-        layout.addWidget(self.stack, 1)
+        layout.addLayout(right, 1)
         self.list.currentItemChanged.connect(self._chosen)
         self.list.setCurrentRow(0)
 
@@ -76,6 +99,7 @@ class TeachingLab(QWidget):
         if view is None:
             view = VIEWS[name](self.worker)
             view.setObjectName(f"demo_{name}")
+            view.short_title = TITLES[name]
             if self.presentation:
                 view.set_presentation(True)
             self.views[name] = view
@@ -84,14 +108,23 @@ class TeachingLab(QWidget):
         row = list(VIEWS).index(name)
         if self.list.currentRow() != row:
             self.list.setCurrentRow(row)
+        if self.chooser.currentIndex() != row:
+            self.chooser.blockSignals(True)
+            self.chooser.setCurrentIndex(row)
+            self.chooser.blockSignals(False)
         return view
 
     def set_presentation(self, on: bool) -> None:
-        """Large fonts, thick lines, high contrast and only the basic controls, in every demo view."""
+        """Large fonts, thick lines, high contrast and only the basic controls, in every demo view; the demo
+        list gives way to a one-line chooser; sizes follow the screen's height."""
         self.presentation = bool(on)
-        font = QFont(self.list.font())
-        font.setPointSize(18 if on else QApplication.font().pointSize())
-        self.list.setFont(font)
-        self.list.setFixedWidth(360 if on else 220)
+        screen = self.screen()
+        if on and screen is not None:
+            style.set_scale(style.scale_for(screen.geometry().height()))
+        self.list.setVisible(not on)
+        self.chooser.setVisible(on)
+        font = QFont(self.chooser.font())
+        font.setPointSize(round(14 * style.scale()) if on else self.list.font().pointSize())
+        self.chooser.setFont(font)
         for view in self.views.values():
             view.set_presentation(on)

@@ -90,7 +90,8 @@ class LargeBatchView(DemoView):
         self.set_caption(f"Batch {last['batch_size']} (lr {last['lr']:.3g}, {last['steps']} steps) {reach}; "
                          f"top eigenvalue {last['top_eigenvalue']:.1f}; train acc {last['train_acc']:.1%}, "
                          f"test acc {last['test_acc']:.1%}." + (f" Not reached: batch {', '.join(map(str, missing))}."
-                                                               if missing else ""))
+                                                               if missing else ""),
+                         short=f"Batch {last['batch_size']}: {reach}; λmax {last['top_eigenvalue']:.1f}")
         interp = self.interpolation if index >= len(self.runs) else None
         if interp is not None:
             self.interp_train.setData(interp["alpha"], interp["train_loss"])

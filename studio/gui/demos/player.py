@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
 SPEEDS = (("¼×", 0.25), ("½×", 0.5), ("1×", 1.0), ("2×", 2.0), ("4×", 4.0), ("8×", 8.0), ("32×", 32.0))
 TICK_MS = 33
@@ -27,8 +27,6 @@ class Player(QWidget):
         self.position = -1
         self.playing = False
         self._carry = 0.0
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
         self.play_button = QPushButton("Play")
         self.play_button.setObjectName("play")
         self.play_button.setToolTip("Play or pause the animation (computes the demo first if needed)")
@@ -54,10 +52,19 @@ class Player(QWidget):
         self.slider.valueChanged.connect(self._slid)
         self.label = QLabel("–")
         self.label.setMinimumWidth(90)
+        # the slider has a row of its own: beside the buttons it shrank to a stub at 1280×800
+        slider_row = QHBoxLayout()
+        slider_row.addWidget(self.slider, 1)
+        slider_row.addWidget(self.label)
+        buttons = QHBoxLayout()
         for w in (self.restart_button, self.play_button, self.step_button, QLabel("Speed"), self.speed):
-            layout.addWidget(w)
-        layout.addWidget(self.slider, 1)
-        layout.addWidget(self.label)
+            buttons.addWidget(w)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addLayout(slider_row)
+        layout.addLayout(buttons)
         self.timer = QTimer(self)
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self._tick)

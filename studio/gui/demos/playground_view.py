@@ -89,7 +89,8 @@ class PlaygroundView(DemoView):
         self.train_curve.setData(steps, np.array([f["train_loss"] for f in shown]))
         self.test_curve.setData(steps, np.array([f["test_loss"] for f in shown]))
         self.set_caption(f"Step {frame['step']}: train accuracy {frame['train_acc']:.1%}, test accuracy "
-                         f"{frame['test_acc']:.1%} (filled points: train, rings: test)")
+                         f"{frame['test_acc']:.1%} (filled points: train, rings: test)",
+                         short=f"Step {frame['step']}: train {frame['train_acc']:.0%}, test {frame['test_acc']:.0%}")
 
     def data_items(self) -> list[pg.GraphicsObject]:
         return [self.train_points, self.test_points, self.train_curve, self.test_curve]

@@ -24,6 +24,17 @@ def last_finite(path: np.ndarray, upto: int) -> np.ndarray | None:
     return path[idx[-1]] if len(idx) else None
 
 
+def clip_to_box(path: np.ndarray, bounds: tuple, margin: float = 0.05) -> np.ndarray:
+    """The path with points outside the plotted box (plus a margin) set to NaN: a diverging racer leaves the
+    picture instead of covering it in stripes between far-away points."""
+    x0, x1, y0, y1 = bounds
+    mx, my = (x1 - x0) * margin, (y1 - y0) * margin
+    inside = (path[:, 0] >= x0 - mx) & (path[:, 0] <= x1 + mx) & (path[:, 1] >= y0 - my) & (path[:, 1] <= y1 + my)
+    out = np.array(path, dtype=float)
+    out[~inside] = np.nan
+    return out
+
+
 class RaceView(DemoView):
     demo = "optimizer_race"
     rate = 25.0
@@ -71,8 +82,10 @@ class RaceView(DemoView):
     def build_plots(self) -> None:
         self.map_title = "paths on the contour"
         self.map = self.graphics.addPlot(row=0, col=0)
-        self.map.setAspectLocked(False)
-        self.map.addLegend(offset=(-10, -10))
+        self.map.setAspectLocked(True)  # the κ = 10 bowl's ellipses stay ellipses
+        # the key lies below both plots, never on the contour; its swatches are the paths' pens
+        self.key = pg.LegendItem(colCount=3, labelTextSize="10pt")
+        self.graphics.addItem(self.key, row=1, col=0, colspan=2)
         self.contour = ContourMap(self.map)
         self.minima = pg.ScatterPlotItem(symbol="star", brush="#000000", pen="#ffffff")
         self.minima.setZValue(5)
@@ -91,9 +104,7 @@ class RaceView(DemoView):
             self.map.removeItem(item)
         for item in self.curve_items:
             self.curves.removeItem(item)
-        for plot in (self.map, self.curves):
-            if plot.legend is not None:
-                plot.legend.clear()
+        self.key.clear()
         self.path_items, self.heads, self.curve_items = [], [], []
 
     def on_result(self, result: dict[str, Any]) -> None:
@@ -101,7 +112,7 @@ class RaceView(DemoView):
         self.contour.show(grid["x"], grid["y"], grid["z"], grid["levels"])
         self.minima.setData(result["minima"][:, 0], result["minima"][:, 1], size=14)
         for i, label in enumerate(result["labels"]):
-            path = pg.PlotDataItem([], [], name=label, connect="finite")
+            path = pg.PlotDataItem([], [], connect="finite")
             path.setZValue(10 + i)
             head = pg.ScatterPlotItem(symbol="o")
             head.setZValue(30 + i)
@@ -112,6 +123,7 @@ class RaceView(DemoView):
             self.path_items.append(path)
             self.heads.append(head)
             self.curve_items.append(curve)
+            self.key.addItem(path, label)
         x0, x1, y0, y1 = result["bounds"]
         self.map.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
         self.map.disableAutoRange()
@@ -131,13 +143,16 @@ class RaceView(DemoView):
             return
         paths, gaps = self.result["paths"], self.result["gaps"]
         steps = np.arange(index + 1)
+        box = self.result["bounds"]
         for i, (path_item, head, curve) in enumerate(zip(self.path_items, self.heads, self.curve_items, strict=True)):
-            path_item.setData(paths[i, :index + 1, 0], paths[i, :index + 1, 1])
-            point = last_finite(paths[i], index)
+            shown = clip_to_box(paths[i, :index + 1], box)
+            path_item.setData(shown[:, 0], shown[:, 1])
+            point = last_finite(shown, index)
             head.setData([point[0]], [point[1]]) if point is not None else head.setData([], [])
             curve.setData(steps, np.maximum(gaps[i, :index + 1], FLOOR))
-        self.set_caption(f"{self.result['formula']} — step {index}: " + " · ".join(
-            self._standing(i, index) for i in range(len(self.path_items))))
+        standings = [self._standing(i, index) for i in range(len(self.path_items))]
+        self.set_caption(f"{self.result['formula']} — step {index}: " + " · ".join(standings),
+                         short=f"step {index}: " + " · ".join(s for s in standings if "f − f*" not in s))
 
     def _standing(self, i: int, index: int) -> str:
         r = self.result
@@ -165,5 +180,9 @@ class RaceView(DemoView):
             head.setPen(pg.mkPen("#000000" if on else "#ffffff", width=1.5))
             curve.setPen(style.pen(c, on))
         self.contour.restyle(on)
+        self.key.setLabelTextSize(style.metrics(on)[3])
+        self.key.setLabelTextColor(style.ink(on))
+        for _sample, text in self.key.items:
+            text.setText(text.text, size=style.metrics(on)[3], color=style.ink(on))
         style.style_plot(self.map, self.map_title, on, "x", "y")
         style.style_plot(self.curves, "f − f* (log scale)", on, "step", "f − f*")

@@ -87,7 +87,8 @@ class RegularisationView(DemoView):
         top = max(max(r["val_loss"], r["train_loss"]) for f in self.epochs for r in f["rows"].values())
         last = shown[-1]["rows"]
         self.set_caption(f"Epoch {int(epochs[-1])}: validation accuracy " + ", ".join(
-            f"{TITLES.get(n, n)} {last[n]['val_acc']:.0%}" for n in names) + " (shaded: validation − train loss)")
+            f"{TITLES.get(n, n)} {last[n]['val_acc']:.0%}" for n in names) + " (shaded: validation − train loss)",
+            short=f"Epoch {int(epochs[-1])} · shaded: validation − train loss")
         for panel, name in zip(self.panels, names, strict=False):
             train = np.array([f["rows"][name]["train_loss"] for f in shown])
             val = np.array([f["rows"][name]["val_loss"] for f in shown])

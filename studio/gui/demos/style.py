@@ -29,8 +29,31 @@ def colour(i: int) -> str:
     return theme.curve_colour(c) if hasattr(theme, "curve_colour") else c
 
 
+_scale = 1.0  # presentation sizes × this: 1 on a 1080-line screen, smaller on 768 lines
+
+
+def scale_for(screen_height: int) -> float:
+    """How much to scale the presentation sizes on a screen this many pixels high (1080: 1)."""
+    return float(min(max(screen_height / 1080, 0.8), 1.4))
+
+
+def set_scale(factor: float) -> None:
+    global _scale
+    _scale = float(factor)
+
+
+def scale() -> float:
+    return _scale
+
+
 def metrics(presentation: bool) -> tuple:
-    return PRESENTATION if presentation else NORMAL
+    """(line width, marker size, title size, axis label size, tick point size) for the mode."""
+    if not presentation:
+        return NORMAL
+    width, marker, title, label, tick = PRESENTATION
+    s = _scale
+    return (width * s, round(marker * s), f"{round(int(title[:-2]) * s)}pt", f"{round(int(label[:-2]) * s)}pt",
+            round(tick * s))
 
 
 def pen(c: str, presentation: bool, dashed: bool = False, scale: float = 1.0) -> pg.QtGui.QPen:

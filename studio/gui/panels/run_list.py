@@ -1,15 +1,26 @@
-"""The run list: past and current runs from the run store; selecting runs overlays their curves."""
+"""The run list: past and current runs from the run store; selecting runs overlays their curves.
+
+Runs are named by what differs between them (``core/run_names.py``) unless a person renamed them; the
+runs shown in the curves carry their curve colour as a swatch (the plots' colour key). Right-click:
+Resume (issue 12: continue a stopped, interrupted or finished run from its checkpoint; also a button),
+Rename…, Notes…, Delete…. Other features add theirs with ``add_context_action`` and ``add_column``.
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
+    QInputDialog,
     QMenu,
+    QMessageBox,
     QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -17,28 +28,57 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-COLUMNS = ("Run", "Status", "Test acc", "Val acc", "Steps", "Started")
+from studio.core.errors import StudioError
+from studio.core.run_names import run_names
+
+COLUMNS = ("Run", "Status", "Test acc", "Val acc", "Steps", "Started", "Notes")
 RESUMABLE_ROLE = Qt.ItemDataRole.UserRole + 1  # the run can continue from a checkpoint (core/runs.py)
 
 
+@dataclass
+class ContextAction:
+    text: str
+    slot: Callable[[list[str]], None]  # called with the selected run ids
+    enabled: Callable[[list[str]], bool]
+    tip: str = ""
+
+
 class RunList(QWidget):
+    names_changed = Signal(object)  # run_id → name, after every refresh
+
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
+        self.names: dict[str, str] = {}
+        self.notes: dict[str, str] = {}
+        self.colours: dict[str, str] = {}
+        self.extra_columns: list[tuple[str, Callable[[Any], str]]] = []
+        self.context_actions: list[ContextAction] = []
+        # Asked before deleting and for a new name / notes; tests replace them.
+        self.confirm_delete: Callable[[list[str]], bool] = self._ask_delete
+        self.ask_text: Callable[[str, str, str, bool], str | None] = self._ask_text
         self.tree = QTreeWidget()
         self.tree.setObjectName("run_list")
         self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.tree.setToolTip("Runs in the run store. Select one to see its curves; "
-                             "Ctrl/Shift-click to overlay several.")
+        self.tree.setToolTip("Runs in the run store, named by what differs between them. Select one to see its "
+                             "curves; Ctrl/Shift-click to overlay several (the swatch is the run's curve colour). "
+                             "Right-click to rename, add notes or delete.")
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._context_menu)
+        self.tree.itemDoubleClicked.connect(lambda item, col: self.rename_dialog(self._id(item)) if col == 0 else None)
+        rename_key = QAction("Rename", self.tree)
+        rename_key.setShortcut(QKeySequence(Qt.Key.Key_F2))
+        rename_key.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        rename_key.triggered.connect(lambda: self.rename_dialog(self.selected_ids()[0]) if len(self.selected_ids()) == 1
+                                     else None)
+        self.tree.addAction(rename_key)
         self.resume_button = QPushButton("Resume")
         self.resume_button.setObjectName("resume_run")
         self.resume_button.setToolTip("Continue the selected stopped, interrupted or finished run from its last "
                                       "checkpoint, in the same run (its curves continue)")
         self.resume_button.clicked.connect(self.resume_selected)
-        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.tree.customContextMenuRequested.connect(self._menu)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tree)
@@ -50,36 +90,121 @@ class RunList(QWidget):
         session.state_changed.connect(lambda _state: self._update_buttons())
         session.runs_changed.connect(self.refresh)
         session.selection_changed.connect(self._select)
+        self.add_context_action("Resume", lambda ids: self.resume_selected(),
+                                lambda ids: self.resumable_selection() is not None,
+                                "Continue the run from its last checkpoint")
+        self.add_context_action("Rename…", lambda ids: self.rename_dialog(ids[0]), lambda ids: len(ids) == 1,
+                                "Give the run a name of your own (F2 or double-click)")
+        self.add_context_action("Notes…", lambda ids: self.notes_dialog(ids[0]), lambda ids: len(ids) == 1,
+                                "Write notes about the run (shown in the Notes column)")
+        self.add_context_action("Delete…", self.delete_runs,
+                                lambda ids: bool(ids) and not set(ids) & set(self.session.jobs),
+                                "Delete the run: its metrics, checkpoints and directory")
         self.refresh()
 
+    # --- extension points ----------------------------------------------------------------------
+    def add_context_action(self, text: str, slot: Callable[[list[str]], None],
+                           enabled: Callable[[list[str]], bool] | None = None, tip: str = "") -> None:
+        """Add an entry to the right-click menu; ``slot`` gets the selected run ids."""
+        self.context_actions.append(ContextAction(text, slot, enabled or (lambda ids: bool(ids)), tip))
+
+    def add_column(self, title: str, value: Callable[[Any], str]) -> None:
+        """Add a column whose text is ``value(run_info)``."""
+        self.extra_columns.append((title, value))
+        self.tree.setHeaderLabels([*COLUMNS, *(t for t, _ in self.extra_columns)])
+        self.refresh()
+
+    def context_menu(self) -> QMenu:
+        """The right-click menu for the current selection (built fresh each time)."""
+        ids = self.selected_ids()
+        menu = QMenu(self)
+        menu.setToolTipsVisible(True)
+        for entry in self.context_actions:
+            action = menu.addAction(entry.text)
+            action.setToolTip(entry.tip)
+            action.setEnabled(entry.enabled(ids))
+            action.triggered.connect(lambda _=False, e=entry, i=ids: e.slot(i))
+        return menu
+
+    def _context_menu(self, pos: Any) -> None:
+        self.context_menu().exec(self.tree.viewport().mapToGlobal(pos))
+
+    # --- contents ------------------------------------------------------------------------------
     def refresh(self) -> None:
         """Reload the list from the run store, keeping the selection."""
         selected = self.session.selected_runs()
+        store = self.session.store
+        runs = store.list()
+        self.names = run_names(self._params(runs), {r.id: r.name for r in runs})
+        self.notes = store.notes()
         self.tree.blockSignals(True)
         self.tree.clear()
         positions = self.session.queue_positions()
-        for run in self.session.store.list():
+        for run in runs:
             def num(key: str, summary: dict = run.summary) -> str:
                 v = summary.get(key)
                 return f"{v:.4f}" if isinstance(v, (int, float)) and v == v else ""
 
             status = run.status if run.status != "queued" else "starting"  # created, ranks not yet up
             status = f"queued #{positions[run.id]}" if run.id in positions else status
+            notes = self.notes.get(run.id, "")
             item = QTreeWidgetItem([
-                run.name, status, num("test_acc"), num("val_acc"), str(run.summary.get("steps", "")),
-                time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created)),
+                self.names.get(run.id, run.name), status, num("test_acc"), num("val_acc"),
+                str(run.summary.get("steps", "")), time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created)),
+                notes.split("\n", 1)[0], *(value(run) for _, value in self.extra_columns),
             ])
             item.setData(0, Qt.ItemDataRole.UserRole, run.id)
             item.setData(0, RESUMABLE_ROLE, run.resumable)
-            item.setToolTip(0, f"{run.id}\n{run.dir}")
+            item.setToolTip(0, f"{self.names.get(run.id, run.name)}\n{run.id}\n{run.dir}")
+            if notes:
+                item.setToolTip(len(COLUMNS) - 1, notes)
             if run.message:
                 item.setToolTip(1, run.message)
             self.tree.addTopLevelItem(item)
             item.setSelected(run.id in selected)
-        for col in range(len(COLUMNS)):
+        self._paint_colours()
+        for col in range(self.tree.columnCount()):
             self.tree.resizeColumnToContents(col)
+        self.tree.setColumnWidth(0, min(self.tree.columnWidth(0), 420))
         self.tree.blockSignals(False)
         self._update_buttons()
+        self.names_changed.emit(dict(self.names))
+
+    def _params(self, runs: list[Any]) -> dict[str, dict[str, Any]]:
+        everything = self.session.store.all_params()
+        return {r.id: everything.get(r.id, {}) for r in runs}
+
+    def set_colours(self, colours: dict[str, str]) -> None:
+        """The curve colour of each shown run: drawn as a swatch before its name (the plots' colour key)."""
+        self.colours = dict(colours)
+        self._paint_colours()
+
+    def _paint_colours(self) -> None:
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            colour = self.colours.get(self._id(item))
+            if colour:
+                pixmap = QPixmap(14, 14)
+                pixmap.fill(QColor("#ffffff"))  # a white frame: the swatch shows on the selection's colour too
+                painter = QPainter(pixmap)
+                painter.fillRect(2, 2, 10, 10, QColor(colour))
+                painter.end()
+                item.setIcon(0, QIcon(pixmap))
+            else:
+                item.setIcon(0, QIcon())
+        self.tree.resizeColumnToContents(0)
+        self.tree.setColumnWidth(0, min(self.tree.columnWidth(0), 420))
+
+    def run_ids(self) -> list[str]:
+        tree = self.tree
+        return [self._id(tree.topLevelItem(i)) for i in range(tree.topLevelItemCount())]
+
+    def selected_ids(self) -> list[str]:
+        return [self._id(item) for item in self.tree.selectedItems()]
+
+    @staticmethod
+    def _id(item: QTreeWidgetItem) -> str:
+        return item.data(0, Qt.ItemDataRole.UserRole)
 
     # --- resume -------------------------------------------------------------------------------
     def resumable_selection(self) -> str | None:
@@ -87,7 +212,7 @@ class RunList(QWidget):
         items = self.tree.selectedItems()
         if len(items) != 1 or self.session.jobs or not items[0].data(0, RESUMABLE_ROLE):
             return None
-        return items[0].data(0, Qt.ItemDataRole.UserRole)
+        return self._id(items[0])
 
     def resume_selected(self) -> None:
         run_id = self.resumable_selection()
@@ -97,28 +222,70 @@ class RunList(QWidget):
     def _update_buttons(self) -> None:
         self.resume_button.setEnabled(self.resumable_selection() is not None)
 
-    def _menu(self, pos: QPoint) -> None:
-        item = self.tree.itemAt(pos)
-        if item is None:
-            return
-        menu = QMenu(self)
-        action = menu.addAction("Resume", self.resume_selected)
-        action.setEnabled(self.resumable_selection() is not None)
-        menu.exec(self.tree.viewport().mapToGlobal(pos))
+    # --- rename, notes, delete -----------------------------------------------------------------
+    def rename(self, run_id: str, name: str) -> None:
+        """Name the run (an empty name goes back to the name made from what differs)."""
+        store = self.session.store
+        if not name.strip():
+            from studio.core.run_names import automatic_name
 
-    def run_ids(self) -> list[str]:
-        tree = self.tree
-        return [tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole) for i in range(tree.topLevelItemCount())]
+            name = automatic_name(store.params(run_id))
+        store.rename(run_id, name)
+        self.session.runs_changed.emit()
 
+    def set_notes(self, run_id: str, text: str) -> None:
+        self.session.store.set_notes(run_id, text)
+        self.session.runs_changed.emit()
+
+    def delete_runs(self, run_ids: list[str]) -> int:
+        """Delete runs that are not training, after asking; returns how many were deleted."""
+        ids = [r for r in run_ids if r not in self.session.jobs]
+        if not ids or not self.confirm_delete(ids):
+            return 0
+        for run_id in ids:
+            try:
+                self.session.store.delete(run_id)
+            except StudioError as err:
+                self.session.error.emit("Delete", str(err))
+        self.session.set_selection([r for r in self.session.selected_runs() if r not in ids])
+        self.session.runs_changed.emit()
+        self.session.status_text.emit(f"Deleted {len(ids)} run{'s' if len(ids) != 1 else ''}")
+        return len(ids)
+
+    def rename_dialog(self, run_id: str) -> None:
+        text = self.ask_text("Rename the run", "Name (empty: named by what differs):",
+                             self.names.get(run_id, ""), False)
+        if text is not None:
+            self.rename(run_id, text)
+
+    def notes_dialog(self, run_id: str) -> None:
+        text = self.ask_text("Notes", f"Notes on {self.names.get(run_id, run_id)}:", self.notes.get(run_id, ""),
+                             True)
+        if text is not None:
+            self.set_notes(run_id, text)
+
+    def _ask_text(self, title: str, label: str, text: str, multiline: bool) -> str | None:
+        if multiline:
+            value, ok = QInputDialog.getMultiLineText(self, title, label, text)
+        else:
+            value, ok = QInputDialog.getText(self, title, label, text=text)
+        return value if ok else None
+
+    def _ask_delete(self, run_ids: list[str]) -> bool:
+        names = "\n".join(self.names.get(r, r) for r in run_ids[:10])
+        answer = QMessageBox.question(self, "Delete runs", f"Delete {len(run_ids)} run(s) with their metrics and "
+                                      f"checkpoints? This cannot be undone.\n\n{names}")
+        return answer == QMessageBox.StandardButton.Yes
+
+    # --- selection -----------------------------------------------------------------------------
     def _selected(self) -> None:
-        ids = [item.data(0, Qt.ItemDataRole.UserRole) for item in self.tree.selectedItems()]
-        self.session.set_selection(ids)
+        self.session.set_selection(self.selected_ids())
         self._update_buttons()
 
     def _select(self, ids: list[str]) -> None:
         self.tree.blockSignals(True)
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
-            item.setSelected(item.data(0, Qt.ItemDataRole.UserRole) in ids)
+            item.setSelected(self._id(item) in ids)
         self.tree.blockSignals(False)
         self._update_buttons()

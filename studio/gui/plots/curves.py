@@ -1,39 +1,56 @@
-"""Live training curves: loss, accuracy, learning rate and throughput against the step.
+"""Live training curves: loss, accuracy, learning rate and throughput.
 
-Data arrive in batches (``add_rows``) and are only appended to arrays; a timer redraws the
-curves that changed at ~30 Hz. Several runs overlay, one colour each; pyqtgraph downsamples and
-clips to the view. An EMA smoothing (TensorBoard's, with debiasing) applies to the per-step train
-curves.
+Data arrive in batches (``add_rows``) and are only appended to arrays; a timer redraws the curves that
+changed at ~30 Hz. Several runs overlay, one colour each (``colours()``: the run list shows the same colour
+as its key); the key above the plots names the runs and the line styles, so no legend covers the data.
+The x axis is the step, the epoch, the samples seen (the fair axis for comparing batch sizes) or the wall
+time, optionally logarithmic. An EMA smoothing (TensorBoard's, debiased at the start) applies to the
+per-step train curves, with the raw curve drawn faint behind. Before any run the plots give way to a hint.
 """
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from studio.gui.plots.palette import run_colour
 from studio.gui.theme import curve_colour
 
-# plot title, then (metric name, legend label, dashed?, per-epoch symbols?)
+# plot title, y-axis label (with its unit), then (metric name, line label, dashed?, per-epoch symbols?)
 PLOTS = {
-    "loss": ("Loss", [("train/loss", "train", False, False), ("val/loss", "validation", True, True)]),
-    "acc": ("Accuracy", [("train/acc", "train", False, False), ("val/acc", "validation", True, True)]),
-    "lr": ("Learning rate", [("lr", "lr", False, False)]),
-    "throughput": ("Throughput (samples/s)", [("throughput", "samples/s", False, False)]),
+    "loss": ("Loss", "loss (nats)", [("train/loss", "train", False, False), ("val/loss", "validation", True, True)]),
+    "acc": ("Accuracy", "accuracy (fraction)",
+            [("train/acc", "train", False, False), ("val/acc", "validation", True, True)]),
+    "lr": ("Learning rate", "learning rate (log)", [("lr", "lr", False, False)]),
+    "throughput": ("Throughput", "samples/s", [("throughput", "samples/s", False, False)]),
 }
 # Plots that appear only once a shown run has their metric: the sharpness curve is logged when
 # train.sharpness_every > 0 (engine/landscape_callbacks.py).
 OPTIONAL_PLOTS = {
-    "sharpness": ("Sharpness (top Hessian eigenvalue)", [("sharpness/top_eig", "λmax", False, True)]),
+    "sharpness": ("Sharpness", "top Hessian eigenvalue λmax", [("sharpness/top_eig", "λmax", False, True)]),
 }
 SMOOTHED = {"train/loss", "train/acc"}
-# Normal and presentation (projector) styles: line width, symbol size, title/axis/tick/legend font sizes.
-STYLES = {False: (2, 6, "11pt", "9pt", 9, "9pt"), True: (4, 11, "20pt", "16pt", 15, "12pt")}
+X_AXES = {"step": "step", "epoch": "epoch", "samples": "samples seen", "wall": "wall time (s)"}
+HINT = ("No run to show yet.\n\nPress Train (Ctrl+Return) to start one with the settings on the left,\n"
+        "or select runs in the list below (Ctrl/Shift-click to overlay several).")
+RAW_ALPHA = 60  # the unsmoothed curve behind a smoothed one
+# Normal and presentation (projector) styles: line width, symbol size, title/axis/tick/key font sizes.
+STYLES = {False: (2, 6, "11pt", "9pt", 9, 9), True: (4, 11, "20pt", "16pt", 15, 15)}
 
 
 def ema(values: np.ndarray, weight: float) -> np.ndarray:
@@ -49,91 +66,154 @@ def ema(values: np.ndarray, weight: float) -> np.ndarray:
     return out
 
 
+class LogAxis(pg.AxisItem):
+    """A log axis that labels decades only (1, 2, 5 × 10ᵏ when the range is under a decade): pyqtgraph's
+    own labels every minor tick and the labels pile on top of each other."""
+
+    def logTickValues(self, minVal: float, maxVal: float, size: float, stdTicks: list) -> list:  # noqa: N802
+        lo, hi = int(np.floor(minVal)), int(np.ceil(maxVal))
+        decades = [float(k) for k in range(lo, hi + 1) if minVal <= k <= maxVal]
+        minor = [k + np.log10(m) for k in range(lo, hi + 1) for m in range(2, 10) if minVal < k + np.log10(m) < maxVal]
+        if len(decades) >= 2:
+            step = max(1, int(np.ceil(len(decades) / max(size / 40, 1))))
+            return [(1.0, decades[::step]), (None, minor)]
+        labelled = [k + np.log10(m) for k in range(lo, hi + 1) for m in (1, 2, 5)
+                    if minVal <= k + np.log10(m) <= maxVal]
+        rest = [v for v in minor if all(abs(v - w) > 1e-9 for w in labelled)]
+        return [(1.0, labelled), (None, rest)]
+
+    def logTickStrings(self, values: list, scale: float, spacing: float) -> list[str]:  # noqa: N802
+        if spacing is None:
+            return [""] * len(values)
+        return [f"{10 ** v * scale:.3g}" for v in values]
+
+
 @dataclass
 class Series:
     steps: list[float] = field(default_factory=list)
     values: list[float] = field(default_factory=list)
+    walls: list[float] = field(default_factory=list)
     dirty: bool = True
 
 
 class CurvesView(QWidget):
-    """A grid of plots; one colour per shown run."""
+    """A grid of plots under a colour key; one colour per shown run."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.series: dict[str, dict[str, Series]] = {}  # run_id → metric → series
         self.items: dict[tuple[str, str], pg.PlotDataItem] = {}
+        self.raw_items: dict[tuple[str, str], pg.PlotDataItem] = {}
         self.order: list[str] = []
         self.labels: dict[str, str] = {}
+        self.batch_sizes: dict[str, int] = {}
         self.smoothing = 0.0
+        self.x_mode = "step"
+        self.log_x = False
         self.presentation = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         bar = QHBoxLayout()
+        bar.addWidget(QLabel("x axis"))
+        self.x_box = QComboBox()
+        self.x_box.setObjectName("x_axis")
+        for key, text in X_AXES.items():
+            self.x_box.addItem(text, key)
+        self.x_box.setToolTip("What the x axis counts: optimizer steps, epochs, samples seen (compares runs with "
+                              "different batch sizes fairly) or seconds since the run started")
+        self.x_box.currentIndexChanged.connect(lambda _i: self.set_x_mode(self.x_box.currentData()))
+        bar.addWidget(self.x_box)
+        self.log_x_box = QCheckBox("log x")
+        self.log_x_box.setObjectName("log_x")
+        self.log_x_box.setToolTip("A logarithmic x axis")
+        self.log_x_box.toggled.connect(self.set_log_x)
+        bar.addWidget(self.log_x_box)
+        bar.addSpacing(12)
         bar.addWidget(QLabel("Smoothing"))
         self.smooth_box = QDoubleSpinBox()
+        self.smooth_box.setObjectName("smoothing")
         self.smooth_box.setRange(0.0, 0.99)
         self.smooth_box.setSingleStep(0.1)
-        self.smooth_box.setToolTip("Exponential moving average of the per-step curves, debiased (as in TensorBoard)")
+        self.smooth_box.setToolTip("Exponential moving average of the per-step train curves, debiased at the start "
+                                   "(as in TensorBoard); the raw curve stays faint behind")
         self.smooth_box.valueChanged.connect(self.set_smoothing)
         bar.addWidget(self.smooth_box)
         bar.addStretch(1)
         layout.addLayout(bar)
+        self.key = QLabel("")
+        self.key.setObjectName("curve_key")
+        self.key.setWordWrap(True)
+        self.key.setTextFormat(Qt.TextFormat.RichText)
+        self.key.setToolTip("The colour of each shown run (the run list shows the same swatch)")
+        layout.addWidget(self.key)
         self.graphics = pg.GraphicsLayoutWidget()
-        layout.addWidget(self.graphics, 1)
+        self.hint = QLabel(HINT)
+        self.hint.setObjectName("curves_hint")
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setWordWrap(True)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.hint)
+        self.stack.addWidget(self.graphics)
+        layout.addWidget(self.stack, 1)
         self.plots: dict[str, pg.PlotItem] = {}
-        for i, (key, (title, _)) in enumerate(PLOTS.items()):
-            self._add_plot(key, title, row=i // 2, col=i % 2)
+        for i, key in enumerate(PLOTS):
+            self._add_plot(key, row=i // 2, col=i % 2)
+        self._update_key()
         self.timer = QTimer(self)
         self.timer.setInterval(33)
         self.timer.timeout.connect(self.redraw)
         self.timer.start()
 
-    def _add_plot(self, key: str, title: str, row: int, col: int, colspan: int = 1) -> pg.PlotItem:
-        plot = self.graphics.addPlot(row=row, col=col, colspan=colspan, title=title)
+    def _add_plot(self, key: str, row: int, col: int, colspan: int = 1) -> pg.PlotItem:
+        title, y_label, _ = {**PLOTS, **OPTIONAL_PLOTS}[key]
+        axes = {"left": LogAxis("left"), "bottom": LogAxis("bottom")}
+        plot = self.graphics.addPlot(row=row, col=col, colspan=colspan, title=title, axisItems=axes)
         plot.showGrid(x=True, y=True, alpha=0.25)
-        plot.setLabel("bottom", "step")
-        plot.setClipToView(True)
+        plot.setLabel("bottom", X_AXES[self.x_mode])
+        plot.setLabel("left", y_label)
+        for name in ("left", "bottom"):
+            plot.getAxis(name).enableAutoSIPrefix(False)  # "accuracy (x0.001)" with ticks 500…800 misleads
         plot.setDownsampling(auto=True, mode="peak")
-        # a translucent legend: the curves under it stay visible when several runs overlay
-        plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(128, 128, 128, 40))
         if key == "lr":
             plot.setLogMode(y=True)  # rates span decades (warm-up, decay)
+        plot.setLogMode(x=self.log_x)
         self.plots[key] = plot
-        if self.presentation:
-            self._style_plot(key, plot)
+        self._style_plot(key, plot)
         return plot
 
     def _ensure_optional_plot(self, metric: str) -> None:
         """Add an optional plot (and its curves for every shown run) the first time its metric arrives."""
-        for key, (title, metrics) in OPTIONAL_PLOTS.items():
+        for key, (title, y_label, metrics) in OPTIONAL_PLOTS.items():
             if key in self.plots or metric not in {m[0] for m in metrics}:
                 continue
-            self._add_plot(key, title, row=(len(PLOTS) + 1) // 2, col=0, colspan=2)
+            self._add_plot(key, row=(len(PLOTS) + 1) // 2, col=0, colspan=2)
             for index, run_id in enumerate(self.order):
-                self._add_items(run_id, self.labels.get(run_id, run_id), index, {key: (title, metrics)})
+                self._add_items(run_id, index, {key: (title, y_label, metrics)})
 
     # --- data --------------------------------------------------------------------------------
     def clear(self) -> None:
         for plot in self.plots.values():
             plot.clear()
-            if plot.legend is not None:
-                plot.legend.clear()
         self.series.clear()
         self.items.clear()
+        self.raw_items.clear()
         self.order.clear()
         self.labels.clear()
+        self._update_key()
 
-    def show_runs(self, data: dict[str, dict[str, tuple[list, list]]], labels: dict[str, str] | None = None) -> None:
-        """Replace what is shown with these runs' metrics (``run_id → name → (steps, values)``)."""
+    def show_runs(self, data: dict[str, dict[str, tuple]], labels: dict[str, str] | None = None,
+                  batch_sizes: dict[str, int] | None = None) -> None:
+        """Replace what is shown with these runs' metrics (``run_id → name → (steps, values[, walls])``)."""
         self.clear()
+        self.batch_sizes.update(batch_sizes or {})
         for run_id, metrics in data.items():
             self.add_run(run_id, (labels or {}).get(run_id, run_id))
-            for name, (steps, values) in metrics.items():
+            for name, columns in metrics.items():
                 self._ensure_optional_plot(name)
                 s = self.series[run_id].setdefault(name, Series())
-                s.steps.extend(steps)
-                s.values.extend(values)
+                s.steps.extend(columns[0])
+                s.values.extend(columns[1])
+                s.walls.extend(columns[2] if len(columns) > 2 else [np.nan] * len(columns[0]))
         self.redraw()
 
     def add_run(self, run_id: str, label: str) -> None:
@@ -143,17 +223,36 @@ class CurvesView(QWidget):
         self.order.append(run_id)
         self.labels[run_id] = label
         plots = {k: v for k, v in {**PLOTS, **OPTIONAL_PLOTS}.items() if k in self.plots}
-        self._add_items(run_id, label, len(self.order) - 1, plots)
+        self._add_items(run_id, len(self.order) - 1, plots)
+        self._update_key()
 
-    def _add_items(self, run_id: str, label: str, index: int, plots: dict) -> None:
+    def set_labels(self, labels: dict[str, str]) -> None:
+        """New names for shown runs (renamed in the run list)."""
+        self.labels.update({k: v for k, v in labels.items() if k in self.labels})
+        self._update_key()
+
+    def colours(self) -> dict[str, str]:
+        """Each shown run's curve colour (the run list draws it as the run's swatch)."""
+        return {run_id: curve_colour(run_colour(i)) for i, run_id in enumerate(self.order)}
+
+    def _add_items(self, run_id: str, index: int, plots: dict) -> None:
         colour = curve_colour(run_colour(index))
         width, symbol_size = STYLES[self.presentation][:2]
-        for key, (_, metrics) in plots.items():
-            for name, legend, dashed, symbols in metrics:
-                pen = pg.mkPen(colour, width=width, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
+        for key, (_, _, metrics) in plots.items():
+            for name, _line, dashed, symbols in metrics:
+                style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
+                pen = pg.mkPen(colour, width=width, style=style)
                 kwargs = ({"symbol": "o", "symbolSize": symbol_size, "symbolBrush": colour, "symbolPen": colour}
                           if symbols else {})
-                item = self.plots[key].plot([], [], pen=pen, name=f"{label} · {legend}", **kwargs)
+                if name in SMOOTHED:
+                    faint = QColor(colour)
+                    faint.setAlpha(RAW_ALPHA)
+                    raw = self.plots[key].plot([], [], pen=pg.mkPen(faint, width=max(1, width // 2)))
+                    raw.setZValue(-1)
+                    raw.setVisible(False)
+                    self.raw_items[(run_id, name)] = raw
+                item = self.plots[key].plot([], [], pen=pen, **kwargs)
+                item.setProperty("symbols", bool(symbols))
                 self.items[(run_id, name)] = item
 
     def add_rows(self, run_id: str, rows: list) -> None:
@@ -161,7 +260,7 @@ class CurvesView(QWidget):
         if run_id not in self.series:
             return
         metrics = self.series[run_id]
-        for step, name, value, _wall in rows:
+        for step, name, value, wall in rows:
             if name not in metrics:
                 self._ensure_optional_plot(name)
             s = metrics.setdefault(name, Series())
@@ -169,16 +268,69 @@ class CurvesView(QWidget):
                 continue  # already loaded from the run store when the run was selected
             s.steps.append(step)
             s.values.append(value)
+            s.walls.append(wall)
             s.dirty = True
+            if name == "epoch":  # the epoch axis of every curve of this run moves
+                self._mark_dirty(run_id)
+
+    def _mark_dirty(self, run_id: str | None = None) -> None:
+        for rid, metrics in self.series.items():
+            if run_id is None or rid == run_id:
+                for s in metrics.values():
+                    s.dirty = True
 
     def set_smoothing(self, weight: float) -> None:
         self.smoothing = weight
-        for metrics in self.series.values():
-            for s in metrics.values():
-                s.dirty = True
+        self._mark_dirty()
+
+    def set_x_mode(self, mode: str) -> None:
+        """``"step"``, ``"epoch"``, ``"samples"`` (step × batch size) or ``"wall"`` (seconds since the run's
+        first metric)."""
+        if mode not in X_AXES:
+            raise ValueError(mode)
+        self.x_mode = mode
+        if self.x_box.currentData() != mode:
+            self.x_box.setCurrentIndex(list(X_AXES).index(mode))
+        for plot in self.plots.values():
+            plot.setLabel("bottom", X_AXES[mode])
+        self._restyle_axes()
+        self._mark_dirty()
+        self.redraw()
+        for plot in self.plots.values():
+            plot.enableAutoRange()
+
+    def set_log_x(self, on: bool) -> None:
+        self.log_x = bool(on)
+        if self.log_x_box.isChecked() != self.log_x:
+            self.log_x_box.setChecked(self.log_x)
+        for plot in self.plots.values():
+            plot.setLogMode(x=self.log_x)
+        self._mark_dirty()
+        self.redraw()
+
+    def x_values(self, run_id: str, s: Series) -> np.ndarray:
+        """The x coordinates of a series in the current x-axis mode."""
+        steps = np.asarray(s.steps, dtype=float)
+        if self.x_mode == "epoch":
+            ends = self.series.get(run_id, {}).get("epoch")
+            if ends is None or not ends.steps:
+                return np.full(len(steps), np.nan)
+            xs, ys = np.r_[0.0, ends.steps], np.r_[0.0, ends.values]
+            per_epoch = xs[1] / ys[1] if ys[1] else 1.0
+            out = np.interp(steps, xs, ys)
+            beyond = steps > xs[-1]  # the epoch in progress
+            out[beyond] = ys[-1] + (steps[beyond] - xs[-1]) / per_epoch
+            return out
+        if self.x_mode == "samples":
+            return steps * self.batch_sizes.get(run_id, np.nan)
+        if self.x_mode == "wall":
+            walls = np.asarray(s.walls, dtype=float)
+            starts = [m.walls[0] for m in self.series.get(run_id, {}).values() if m.walls and np.isfinite(m.walls[0])]
+            return walls - min(starts) if starts else np.full(len(steps), np.nan)
+        return steps
 
     def set_presentation(self, on: bool) -> None:
-        """Projector style: larger titles, axis labels, ticks and legends; thicker lines and bigger symbols."""
+        """Projector style: larger titles, axis labels, ticks and key; thicker lines and bigger symbols."""
         self.presentation = bool(on)
         width, symbol_size = STYLES[self.presentation][:2]
         for key, plot in self.plots.items():
@@ -189,9 +341,10 @@ class CurvesView(QWidget):
             item.setPen(pen)
             if item.opts.get("symbol"):
                 item.setSymbolSize(symbol_size)
+        self._update_key()
 
     def _style_plot(self, key: str, plot: pg.PlotItem) -> None:
-        title, label, tick, legend = STYLES[self.presentation][2:]
+        title, label, tick, _ = STYLES[self.presentation][2:]
         plot.setTitle({**PLOTS, **OPTIONAL_PLOTS}[key][0], size=title)
         for name in ("bottom", "left"):
             axis = plot.getAxis(name)
@@ -200,10 +353,27 @@ class CurvesView(QWidget):
             font = QFont()
             font.setPointSize(tick)
             axis.setTickFont(font)
-        if plot.legend is not None:
-            plot.legend.setLabelTextSize(legend)
-            for _sample, text in plot.legend.items:  # setLabelTextSize only records the size: redraw
-                text.setText(text.text)
+
+    def _restyle_axes(self) -> None:
+        for key, plot in self.plots.items():
+            self._style_plot(key, plot)
+
+    def _update_key(self) -> None:
+        """The line above the plots: a colour swatch and name per run, and what solid and dashed mean."""
+        self.stack.setCurrentWidget(self.graphics if self.order else self.hint)
+        size = STYLES[self.presentation][5]
+        font = QFont(self.key.font())
+        font.setPointSize(size)
+        self.key.setFont(font)
+        runs = [f"<span style='color:{c}; font-size:{size + 4}pt'>■</span>&nbsp;{html.escape(self.labels[r])}"
+                for r, c in self.colours().items()]
+        lines = "solid: train · dashed, dots: validation (per epoch)"
+        self.key.setText("&nbsp;&nbsp;&nbsp;".join(runs) + (f"&nbsp;&nbsp;&nbsp;<i>{lines}</i>" if runs else ""))
+        self.key.setVisible(bool(runs))
+
+    def restyle_key(self) -> None:
+        """Colours follow the theme (the black run is drawn light on a dark background)."""
+        self._update_key()
 
     # --- drawing -----------------------------------------------------------------------------
     def redraw(self) -> None:
@@ -212,10 +382,20 @@ class CurvesView(QWidget):
                 item = self.items.get((run_id, name))
                 if item is None or not s.dirty:
                     continue
-                values = np.asarray(s.values, dtype=float)
-                if name in SMOOTHED:
-                    values = ema(values, self.smoothing)
-                item.setData(np.asarray(s.steps, dtype=float), values)
+                xs = self.x_values(run_id, s)
+                raw = np.asarray(s.values, dtype=float)
+                keep = np.isfinite(xs) & ((xs > 0) if self.log_x else True)
+                xs, raw = xs[keep], raw[keep]
+                values = ema(raw, self.smoothing) if name in SMOOTHED else raw
+                item.setData(xs, values)
+                if not item.property("symbols"):  # a single point is a dot, not an invisible line
+                    item.setSymbol("o" if len(xs) == 1 else None)
+                    if len(xs) == 1:
+                        item.setSymbolBrush(item.opts["pen"].color())
+                faint = self.raw_items.get((run_id, name))
+                if faint is not None:
+                    faint.setVisible(self.smoothing > 0)
+                    faint.setData(xs, raw)
                 s.dirty = False
 
     def point_count(self, run_id: str, name: str) -> int:
