@@ -112,22 +112,26 @@ class RunStore:
         """A fresh id: the local time to the second and 8 random hex digits (collisions are retried)."""
         return time.strftime("%Y%m%d-%H%M%S", time.localtime()) + "-" + secrets.token_hex(4)
 
-    def create_run(self, config: RunConfig, name: str = "") -> RunInfo:
+    def create_run(self, config: RunConfig, name: str = "", run_id: str | None = None) -> RunInfo:
         """Register a new run (status queued) and write its directory with config.toml.
 
-        The id is claimed by creating its folder (``mkdir`` fails if it exists), so ids never collide
-        however fast runs are created. On any failure (a full disk) nothing is left behind."""
+        The id (``run_id``, or a fresh one) is claimed by creating its folder (``mkdir`` fails if it exists),
+        so ids never collide however fast runs are created. On any failure (a full disk) nothing is left
+        behind."""
         import shutil
 
         text = config.to_toml()
         name = name or f"{config.model.name} · {config.optimizer.name} · {config.data.name}"
+        given = run_id
         for _ in range(100):
-            run_id = self.new_run_id()
+            run_id = given or self.new_run_id()
             run_dir = self.runs_dir / run_id
             try:
                 run_dir.mkdir(parents=True)
                 break
             except FileExistsError:
+                if given:
+                    raise StoreError(f"a run {given} already exists in {self.runs_dir}") from None
                 continue
             except OSError as err:
                 raise StoreError(f"cannot create a run in {self.runs_dir}: {err.strerror}") from None

@@ -6,7 +6,6 @@ Also the entry point for clusters: ``torchrun --nproc-per-node N -m studio.engin
 
 from __future__ import annotations
 
-import argparse
 import errno
 import os
 import signal
@@ -236,24 +235,10 @@ class StoreHeartbeat(Callback):
 
 
 def main(argv: list[str] | None = None) -> None:
-    """torchrun entry: ranks and rendezvous from the environment; rank 0 records the run."""
-    parser = argparse.ArgumentParser(prog="python -m studio.engine.worker")
-    parser.add_argument("--config", help="run config TOML (default: the built-in default)")
-    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE")
-    args = parser.parse_args(argv)
-    cfg = RunConfig.load(args.config) if args.config else RunConfig()
-    cfg = cfg.with_overrides(args.set)
-    rank, world = int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1))
-    cfg.hardware.processes = world
-    store = RunStore()
-    run_id, run_dir = f"rank{rank}", ""
-    if rank == 0:
-        info = store.create_run(cfg)
-        run_id, run_dir = info.id, str(info.dir)
-        print(f"run {run_id} in {run_dir}", file=sys.stderr)
-    spec = {"run_id": run_id, "world_size": world, "local_rank": int(os.environ.get("LOCAL_RANK", rank)),
-            "config": cfg.to_dict(), "run_dir": run_dir, "home": str(store.home), "init_method": "env://"}
-    run_rank(rank, spec)
+    """torchrun entry (engine/torchrun.py): ranks and rendezvous from the environment; rank 0 records the run."""
+    from studio.engine.torchrun import main as torchrun_main
+
+    torchrun_main(argv)
 
 
 if __name__ == "__main__":

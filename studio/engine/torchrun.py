@@ -1,0 +1,116 @@
+"""Running under ``torchrun`` (one machine or many, by hand or from Slurm): which run this is, and whether
+it starts fresh or continues from its last checkpoint.
+
+``torchrun [--nnodes N --node-rank R --rdzv-...] -m studio.engine.worker --config F [--run-id ID]``
+
+The run's id, in order: ``--run-id``; else one derived from torchrun's rendezvous id
+(``TORCHELASTIC_RUN_ID``: ``--rdzv-id``, which a Slurm script sets to the job id, or the random id
+``--standalone`` picks), stable across torchrun's elastic restarts (``--max-restarts``); else a fresh id.
+
+If a run with that id is already in the store and has a checkpoint, the run continues from it in place
+(same id, folder and curves): a rank killed and restarted by torchrun, a Slurm job requeued after SIGTERM
+at its time limit. A run that already finished is left alone. Every rank reads the same store, so on
+several machines the store (``STUDIO_HOME``) must be on a filesystem they share; rank 0 alone writes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from dataclasses import dataclass
+
+from studio.core.config import RunConfig
+from studio.core.errors import ConfigError, StudioError
+from studio.core.runs import RunStore
+
+ID_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass
+class TorchrunPlan:
+    run_id: str
+    run_dir: str
+    resume_from: str | None  # a checkpoint to continue from, or None: a fresh start
+    config: RunConfig
+    finished: bool = False  # the run already finished: nothing to do
+
+
+def rank_env() -> tuple[int, int, int]:
+    """(rank, world size, local rank) as torchrun sets them (1 process when run by hand)."""
+    rank = int(os.environ.get("RANK", 0))
+    return rank, int(os.environ.get("WORLD_SIZE", 1)), int(os.environ.get("LOCAL_RANK", rank))
+
+
+def run_id_from_env(given: str | None) -> str | None:
+    """``--run-id``, else ``torchrun-<rendezvous id>`` when torchrun names one, else None (a fresh id)."""
+    if given:
+        if ID_CHARS.search(given) or given.startswith("."):
+            raise ConfigError(f"--run-id {given!r}: use letters, digits, '.', '_' and '-' only")
+        return given
+    rdzv = os.environ.get("TORCHELASTIC_RUN_ID", "")
+    if rdzv and rdzv != "none":
+        return "torchrun-" + ID_CHARS.sub("-", rdzv)[:64]
+    return None
+
+
+def plan(store: RunStore, cfg: RunConfig, run_id: str | None, rank: int, name: str = "") -> TorchrunPlan:
+    """Create the run (rank 0 only) or find the one to continue. Ranks other than 0 only read the store;
+    they decide before any rank can write a new checkpoint (that needs every rank in the process group),
+    so all ranks continue from the same file."""
+    existing = None
+    if run_id:
+        try:
+            existing = store.get(run_id)
+        except StudioError:
+            existing = None
+    if existing is not None:
+        if existing.status == "finished":
+            return TorchrunPlan(existing.id, str(existing.dir), None, existing.run_config, finished=True)
+        ckpt = existing.last_checkpoint
+        resumed_cfg = existing.run_config
+        resumed_cfg.hardware.processes = cfg.hardware.processes
+        if ckpt is not None:
+            if rank == 0:
+                store.set_status(existing.id, "queued", f"continuing from {ckpt.name} (torchrun restart "
+                                 f"{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')})")
+            return TorchrunPlan(existing.id, str(existing.dir), str(ckpt), resumed_cfg)
+        return TorchrunPlan(existing.id, str(existing.dir), None, resumed_cfg)  # died before its first checkpoint
+    if rank != 0:
+        return TorchrunPlan(run_id or f"rank{rank}", "", None, cfg)
+    info = store.create_run(cfg, name=name, run_id=run_id)
+    return TorchrunPlan(info.id, str(info.dir), None, cfg)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """torchrun entry: ranks and rendezvous from the environment; rank 0 records the run."""
+    from studio.engine.worker import run_rank
+
+    parser = argparse.ArgumentParser(prog="python -m studio.engine.worker")
+    parser.add_argument("--config", help="run config TOML (default: the built-in default)")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE")
+    parser.add_argument("--run-id", help="the run's id in the store: created if new, continued from its last "
+                        "checkpoint if it exists (a restarted rank, a requeued job)")
+    parser.add_argument("--name", default="", help="a name for a new run")
+    args = parser.parse_args(argv)
+    rank, world, local_rank = rank_env()
+    try:
+        cfg = RunConfig.load(args.config) if args.config else RunConfig()
+        cfg = cfg.with_overrides(args.set)
+        cfg.hardware.processes = world
+        store = RunStore()
+        p = plan(store, cfg, run_id_from_env(args.run_id), rank, args.name)
+    except StudioError as err:
+        print(f"studio: error: {err}", file=sys.stderr)
+        sys.exit(err.exit_code)
+    if p.finished:
+        if rank == 0:
+            print(f"run {p.run_id} already finished; nothing to do", file=sys.stderr)
+        return
+    if rank == 0:
+        verb = f"continuing from {os.path.basename(p.resume_from)}" if p.resume_from else "new"
+        print(f"run {p.run_id} ({verb}) in {p.run_dir}", file=sys.stderr)
+    spec = {"run_id": p.run_id, "world_size": world, "local_rank": local_rank, "config": p.config.to_dict(),
+            "run_dir": p.run_dir, "home": str(store.home), "init_method": "env://", "resume_from": p.resume_from}
+    run_rank(rank, spec)
