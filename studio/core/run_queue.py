@@ -136,6 +136,14 @@ class RunQueue:
 
     def __init__(self, store: RunStore) -> None:
         self.store = store
+        if getattr(store, "read_only", False):  # watching: read the queue if the store has one, write nothing
+            from studio.core.store_db import connect_readonly
+
+            self._db = connect_readonly(store.db_path)
+            self._db.isolation_level = None
+            if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name='queue'").fetchone():
+                self._db.executescript(QUEUE_SCHEMA.replace("CREATE TABLE", "CREATE TEMP TABLE"))
+            return
         self._db = sqlite3.connect(store.db_path, timeout=60, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA busy_timeout=60000")
         self._db.executescript(QUEUE_SCHEMA)

@@ -25,7 +25,7 @@ from studio.core.config import RunConfig
 from studio.core.errors import ConfigError, StoreError
 from studio.core.paths import studio_home
 from studio.core.run_record import write_record
-from studio.core.store_db import connect, describe_sqlite
+from studio.core.store_db import connect, connect_readonly, describe_sqlite
 
 STATUSES = ("queued", "running", "paused", "finished", "failed", "stopped", "cancelled", "interrupted")
 ENDED = ("finished", "failed", "stopped", "cancelled")  # what a job reaches by itself; cancelled: taken out of
@@ -82,10 +82,16 @@ def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 class RunStore:
     """Runs on disk and in SQLite. Safe to open from several processes at once."""
 
-    def __init__(self, home: str | Path | None = None) -> None:
+    def __init__(self, home: str | Path | None = None, read_only: bool = False) -> None:
+        """``read_only``: watch a store that others write (another machine, a cluster job): the database is
+        opened ``mode=ro`` and nothing in the store is ever changed (docs/clusters.md)."""
         self.home = Path(home) if home else studio_home()
         self.runs_dir = self.home / "runs"
         self.db_path = self.home / "runs.db"
+        self.read_only = read_only
+        if read_only:
+            self._db = connect_readonly(self.db_path)
+            return
         try:
             self.runs_dir.mkdir(parents=True, exist_ok=True)
         except OSError as err:
@@ -96,9 +102,14 @@ class RunStore:
     def close(self) -> None:
         self._db.close()
 
+    def _refuse_if_read_only(self, what: str) -> None:
+        if self.read_only:
+            raise StoreError(f"cannot {what}: the run store {self.home} is open read-only, to watch it")
+
     @contextmanager
     def _writing(self, what: str) -> Iterator[None]:
         """A transaction whose SQLite/OS failures become one StoreError line."""
+        self._refuse_if_read_only(what)
         try:
             with self._db:
                 yield
@@ -120,6 +131,7 @@ class RunStore:
         behind."""
         import shutil
 
+        self._refuse_if_read_only("create a run")
         text = config.to_toml()
         name = name or f"{config.model.name} · {config.optimizer.name} · {config.data.name}"
         given = run_id
@@ -232,6 +244,7 @@ class RunStore:
     def delete(self, run_id: str) -> None:
         import shutil
 
+        self._refuse_if_read_only("delete the run")
         info = self.get(run_id)
         with self._db:
             for table, col in (("metrics", "run_id"), ("params", "run_id"), ("notes", "run_id"), ("runs", "id")):
@@ -266,6 +279,8 @@ class RunStore:
         info.status = "interrupted"
         info.message = ("interrupted: its training processes ended without a word (killed, or the machine "
                         f"stopped){where}; `studio train --resume {info.id}` continues it")
+        if self.read_only:  # shown as interrupted; the store is left as it is
+            return
         try:
             with self._db:
                 self._db.execute("UPDATE runs SET status='interrupted', message=?, updated=? WHERE id=? AND "

@@ -65,10 +65,63 @@ def _migrate(db: sqlite3.Connection) -> None:
         version = target
 
 
+# Filesystems where SQLite's WAL mode does not work: WAL keeps its index in shared memory (the -shm file,
+# mmap'd), which processes on different machines do not share. There the store uses a rollback journal, whose
+# locks are POSIX file locks that these filesystems pass between machines (when their lock service works).
+NETWORK_FS = ("nfs", "nfs4", "cifs", "smb3", "smbfs", "lustre", "gpfs", "beegfs", "ceph", "fuse.sshfs",
+              "fuse.glusterfs", "glusterfs", "9p", "afs", "fuse.juicefs", "pvfs2", "orangefs", "panfs", "wekafs")
+
+
+def filesystem_type(path: Path) -> str:
+    """The type of the filesystem holding ``path`` (Linux /proc/self/mountinfo; "" elsewhere or unknown)."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return ""
+    target, best, fstype = str(Path(path).resolve()), "", ""
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        fields = left.split()
+        if len(fields) < 5 or not right:
+            continue
+        mount = fields[4].replace("\\040", " ")
+        if (target == mount or target.startswith(mount.rstrip("/") + "/")) and len(mount) >= len(best):
+            best, fstype = mount, right.split()[0]
+    return fstype
+
+
+def journal_mode(path: Path) -> str:
+    """WAL on local disks; DELETE (a rollback journal) on network filesystems; ``STUDIO_STORE_JOURNAL``
+    (wal or delete) decides when set."""
+    import os
+
+    forced = os.environ.get("STUDIO_STORE_JOURNAL", "").strip().lower()
+    if forced in ("wal", "delete"):
+        return forced.upper()
+    return "DELETE" if filesystem_type(path.parent) in NETWORK_FS else "WAL"
+
+
+def connect_readonly(path: Path) -> sqlite3.Connection:
+    """A connection that can only read (``mode=ro``): watching a store another machine writes never changes it,
+    never migrates it and never moves it aside, whatever it reads. StoreError when it cannot be opened."""
+    if not path.is_file():
+        raise StoreError(f"there is no run store at {path.parent} (no {path.name})")
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=10, check_same_thread=False)
+        db.execute("SELECT count(*) FROM runs").fetchone()
+    except sqlite3.Error as err:
+        raise StoreError(describe_sqlite(err, path)) from None
+    return db
+
+
 def _open(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=60, check_same_thread=False)
     try:
-        db.execute("PRAGMA journal_mode=WAL")
+        try:
+            db.execute(f"PRAGMA journal_mode={journal_mode(path)}")
+        except sqlite3.OperationalError as err:  # another process holds it open in the other mode: keep that one
+            if "locked" not in str(err):
+                raise
         db.execute("PRAGMA synchronous=NORMAL")
         db.executescript(SCHEMA)
         _migrate(db)

@@ -168,6 +168,12 @@ class MainWindow(QMainWindow):
                                                  "train/ and test/ folders of that layout), or of IDX files")
         self.open_action = self._action("Open run…", QKeySequence.StandardKey.Open, self._open_dialog,
                                         "Load a run's config (its config.toml) or any run config file")
+        self.open_store_action = self._action("Open run store…", None, self._open_store_dialog,
+                                              "Watch a run store that other machines write (a shared folder a "
+                                              "cluster job records into): read-only, its runs follow live")
+        self.own_store_action = self._action("Back to my run store", None, lambda: self._switch_store(None),
+                                             "Show your own runs again")
+        self.own_store_action.setEnabled(False)
         self.export_action = self._action("Export metrics…", "Ctrl+E", self._export_dialog,
                                           "Save the selected runs' metrics as a CSV file")
         self.quit_action = self._action("Quit", QKeySequence.StandardKey.Quit, self.close, "Quit Studio")
@@ -200,6 +206,8 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.setToolTipsVisible(True)
         self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file_menu.addAction(self.open_store_action)
+        file_menu.addAction(self.own_store_action)
         file_menu.addAction(self.export_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
@@ -382,11 +390,15 @@ class MainWindow(QMainWindow):
 
     def open_path(self, path: str) -> str:
         """Open what ``path`` is: a run directory (load its config, select the run), a run config ``.toml``
-        (load it), else a dataset to import. Returns ``"run"``, ``"config"``, ``"import"`` or ``"missing"``."""
+        (load it), a run store's folder (watch it, read-only), else a dataset to import. Returns ``"run"``,
+        ``"config"``, ``"store"``, ``"import"`` or ``"missing"``."""
         p = Path(path).expanduser()
         if not p.exists():
             self.show_error("Open", f"{p} does not exist. Check the path, or drop the file on the window.")
             return "missing"
+        if p.is_dir() and (p / "runs.db").is_file() and not (p / "config.toml").exists():
+            self._switch_store(str(p))  # a run store (`studio /shared/studio`): watch it
+            return "store"
         self.prefs.add_recent(str(p))
         if p.is_file() and p.name == "config.toml" and (p.parent / "checkpoints").is_dir():
             p = p.parent  # a run's own config: open the run
@@ -434,6 +446,17 @@ class MainWindow(QMainWindow):
                                               "Run configs (*.toml);;All (*)")
         if path:
             self.open_path(path)
+
+    def _open_store_dialog(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Watch a run store (its folder holds runs.db)")
+        if path:
+            self._switch_store(path)
+
+    def _switch_store(self, home: str | None) -> None:
+        """Watch another run store read-only (None: back to the user's own); the title says which."""
+        if self.session.open_store(home):
+            self.own_store_action.setEnabled(home is not None)
+            self.setWindowTitle(f"Studio — watching {home} (read-only)" if home else "Studio")
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

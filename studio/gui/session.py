@@ -156,6 +156,29 @@ class Session(QObject):
             job.kill()
         self.follower.stop()  # queued runs are not stopped: their scheduler is a process of its own
 
+    # --- which run store -------------------------------------------------------------------
+    def open_store(self, home: str | None) -> bool:
+        """Show the runs of another run store, read-only: a shared folder that other machines or a cluster job
+        write (docs/clusters.md); ``None``: back to this user's own store. Returns whether it opened."""
+        if self.jobs:
+            self.error.emit("Cannot switch run stores", "A run of this window is in progress; stop it first.")
+            return False
+        try:
+            store = RunStore(home, read_only=True) if home else RunStore()
+        except StudioError as err:
+            self.error.emit("Cannot open the run store", str(err))
+            return False
+        old, self.store = self.store, store
+        if self._queue is not None:
+            self._queue.close()
+            self._queue = None
+        self.set_selection([])
+        old.close()
+        self.runs_changed.emit()
+        self.status_text.emit(f"Watching the run store {store.home} (read-only): its runs and curves follow "
+                              "what other machines write" if home else f"Your run store {store.home}")
+        return True
+
     # --- the queue (core/run_queue.py; a detached scheduler starts the runs) ------------------
     @property
     def queue(self) -> Any:

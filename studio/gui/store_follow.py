@@ -7,10 +7,12 @@ runs that are in progress and are not this window's jobs get their rows logged s
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
+from studio.core.errors import StudioError
 from studio.core.runs import ENDED
 
 INTERVAL_MS = 1000
@@ -38,7 +40,14 @@ class StoreFollower(QObject):
         self._seen = {r: store.last_metric_rowid(r) for r in run_ids}
 
     def check(self) -> None:
-        """Emit ``runs_changed`` when the store changed and ``metrics`` for the followed runs' new rows."""
+        """Emit ``runs_changed`` when the store changed and ``metrics`` for the followed runs' new rows. A store
+        on a network filesystem can be briefly unreadable while another machine writes it: try at the next tick."""
+        try:
+            self._check()
+        except (sqlite3.DatabaseError, StudioError):
+            pass
+
+    def _check(self) -> None:
         token = self.session.queue.changes_token()
         if token != self._token:
             changed = self._token is not None

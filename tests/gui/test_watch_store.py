@@ -1,0 +1,66 @@
+"""File > Open run store…: the window watches a store that another machine writes (here: another connection,
+as rank 0 of a torchrun job would), read-only: its runs and a selected run's curves follow live, and
+nothing the window does changes the store."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from studio.core.config import RunConfig
+from studio.core.runs import RunStore
+from tests.conftest import TINY_CONFIG
+
+
+def digest(home: Path) -> str:
+    """The bytes of the store's database files (runs.db and its WAL, if any)."""
+    h = hashlib.sha256()
+    for name in ("runs.db", "runs.db-wal"):
+        path = home / name
+        if path.exists():
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def test_watching_another_store_follows_its_runs_and_never_writes_it(qtbot, window, tmp_path, monkeypatch):
+    errors: list[tuple[str, str]] = []
+    monkeypatch.setattr(type(window), "show_error", lambda self, title, message: errors.append((title, message)))
+    session = window.session
+    cluster = RunStore(tmp_path / "shared")  # what rank 0 on a cluster node writes
+    run = cluster.create_run(RunConfig.from_toml(TINY_CONFIG), name="on the cluster")
+    cluster.set_status(run.id, "running")
+    cluster.beat(run.id)
+    cluster.log_metrics(run.id, [(1, "train/loss", 1.0, 0.0), (2, "train/loss", 0.9, 0.0)])
+
+    assert window.open_path(str(tmp_path / "shared")) == "store"  # or File > Open run store…
+    assert session.store.read_only and "watching" in window.windowTitle()
+    assert window.run_list.run_ids() == [run.id]
+    session.set_selection([run.id])
+    assert window.curves.series[run.id]["train/loss"].values == [1.0, 0.9]
+
+    cluster.log_metrics(run.id, [(3, "train/loss", 0.7, 0.0)])
+    with qtbot.waitSignal(session.metrics, timeout=5000):  # the follower's own timer polls the store
+        pass
+    assert window.curves.series[run.id]["train/loss"].steps == [1, 2, 3]
+    second = cluster.create_run(RunConfig.from_toml(TINY_CONFIG), name="another job")
+    with qtbot.waitSignal(session.runs_changed, timeout=5000):
+        pass
+    assert set(window.run_list.run_ids()) == {run.id, second.id}
+
+    before = digest(tmp_path / "shared")
+    assert session.train() is None  # training into a watched store is refused in words
+    assert errors and "read-only" in errors[-1][1]
+    session.follower.check()
+    session.set_selection([second.id])
+    assert digest(tmp_path / "shared") == before and len(RunStore(tmp_path / "shared").list()) == 2
+
+    window._switch_store(None)  # Back to my run store
+    assert not session.store.read_only and window.run_list.run_ids() == [] and window.windowTitle() == "Studio"
+
+
+def test_a_folder_without_a_store_is_one_line(window, tmp_path, monkeypatch):
+    errors: list[tuple[str, str]] = []
+    monkeypatch.setattr(type(window), "show_error", lambda self, title, message: errors.append((title, message)))
+    window._switch_store(str(tmp_path))
+    assert errors == [("Cannot open the run store", f"there is no run store at {tmp_path} (no runs.db)")]
+    assert not window.session.store.read_only and not (tmp_path / "runs.db").exists()

@@ -1,0 +1,88 @@
+"""Watching a store that other machines write: read-only opening never changes it; the journal mode on a
+network filesystem; which run a torchrun launch is (engine/torchrun.py)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import pytest
+
+from studio.core import store_db
+from studio.core.config import RunConfig
+from studio.core.errors import ConfigError, StoreError
+from studio.core.runs import STALE_S, RunStore
+from studio.engine.torchrun import plan, run_id_from_env
+from tests.conftest import TINY_CONFIG
+
+
+def test_read_only_store_reads_and_refuses_every_write(tmp_path):
+    writer = RunStore(tmp_path)
+    run = writer.create_run(RunConfig.from_toml(TINY_CONFIG))
+    writer.set_status(run.id, "running")
+    with writer._db:  # a cluster run whose last heartbeat is old: it looks interrupted
+        writer._db.execute("UPDATE runs SET heartbeat=?, updated=? WHERE id=?",
+                           (time.time() - 2 * STALE_S, time.time() - 2 * STALE_S, run.id))
+    reader = RunStore(tmp_path, read_only=True)
+    assert reader.get(run.id).status == "interrupted"  # shown so …
+    assert writer.get(run.id).status == "interrupted"  # (the writer settles it itself)
+    for attempt in (lambda: reader.set_status(run.id, "failed"), lambda: reader.delete(run.id),
+                    lambda: reader.create_run(RunConfig()), lambda: reader.log_metrics(run.id, [(1, "x", 1.0, 0.0)])):
+        with pytest.raises(StoreError, match="read-only"):
+            attempt()
+    assert [p.name for p in reader.runs_dir.iterdir()] == [run.id]
+
+
+def test_read_only_never_settles_in_the_store(tmp_path):
+    writer = RunStore(tmp_path)
+    run = writer.create_run(RunConfig.from_toml(TINY_CONFIG))
+    with writer._db:
+        writer._db.execute("UPDATE runs SET status='running', heartbeat=0, updated=0 WHERE id=?", (run.id,))
+    assert RunStore(tmp_path, read_only=True).get(run.id).status == "interrupted"
+    raw = sqlite3.connect(tmp_path / "runs.db").execute("SELECT status FROM runs").fetchone()[0]
+    assert raw == "running"  # the store still says what its writer wrote
+
+
+def test_read_only_open_of_a_damaged_store_is_an_error_not_a_rebuild(tmp_path):
+    (tmp_path / "runs.db").write_bytes(b"not a database at all" * 100)
+    with pytest.raises(StoreError):
+        RunStore(tmp_path, read_only=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.db"]  # not moved aside, nothing created
+
+
+def test_rollback_journal_on_network_filesystems(tmp_path, monkeypatch):
+    monkeypatch.setattr(store_db, "filesystem_type", lambda path: "nfs4")
+    store = RunStore(tmp_path / "nfs")
+    assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    monkeypatch.setattr(store_db, "filesystem_type", lambda path: "ext4")
+    assert RunStore(tmp_path / "local")._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    monkeypatch.setenv("STUDIO_STORE_JOURNAL", "delete")
+    assert RunStore(tmp_path / "forced")._db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert store_db.filesystem_type(tmp_path) != ""  # read from /proc/self/mountinfo on Linux
+
+
+def test_torchrun_run_id(monkeypatch):
+    monkeypatch.delenv("TORCHELASTIC_RUN_ID", raising=False)
+    assert run_id_from_env(None) is None
+    assert run_id_from_env("job-7") == "job-7"
+    monkeypatch.setenv("TORCHELASTIC_RUN_ID", "none")  # torchrun's default: no id of its own
+    assert run_id_from_env(None) is None
+    monkeypatch.setenv("TORCHELASTIC_RUN_ID", "4242")
+    assert run_id_from_env(None) == "torchrun-4242"
+    with pytest.raises(ConfigError, match="letters"):
+        run_id_from_env("../etc")
+
+
+def test_torchrun_plan_creates_then_continues_then_leaves_a_finished_run(tmp_path):
+    store = RunStore(tmp_path)
+    cfg = RunConfig.from_toml(TINY_CONFIG)
+    assert plan(store, cfg, "job-1", rank=1).run_dir == ""  # rank 1 of a new run creates nothing
+    first = plan(store, cfg, "job-1", rank=0)
+    assert first.resume_from is None and first.run_id == "job-1" and store.get("job-1").status == "queued"
+    ckpt = store.get("job-1").dir / "checkpoints" / "step_0000009.pt"
+    ckpt.write_bytes(b"")
+    store.set_status("job-1", "stopped")
+    again = [plan(store, cfg, "job-1", rank=r) for r in (1, 0)]
+    assert [p.resume_from for p in again] == [str(ckpt)] * 2
+    store.set_status("job-1", "finished")
+    assert plan(store, cfg, "job-1", rank=0).finished
