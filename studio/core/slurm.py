@@ -63,9 +63,9 @@ def batch_script(spec: ClusterSpec, config_path: Path, run_id: str, studio_home:
     sbatch = [
         f"--job-name={job_name or 'studio-' + run_id}",
         f"--nodes={spec.nodes}",
-        "--ntasks-per-node=1  # one torchrun agent a node; it starts the ranks",
+        "--ntasks-per-node=1",
         f"--time={spec.time_limit}",
-        f"--signal=B:TERM@{spec.signal_seconds}  # SIGTERM to this script before the time limit: checkpoint, requeue",
+        f"--signal=B:TERM@{spec.signal_seconds}",
         "--requeue",
         "--open-mode=append",
         "--output=%x-%j.out",
@@ -84,6 +84,8 @@ def batch_script(spec: ClusterSpec, config_path: Path, run_id: str, studio_home:
 # Studio run {run_id} on {spec.nodes} node(s) × {backend}.
 # Written by `studio export-config`; submit with: sbatch {q(str(config_path.parent / 'run.sbatch'))}
 # Requeued or submitted again, it continues run {run_id} from its last checkpoint.
+# One task a node: a torchrun agent, which starts the node's ranks. {spec.signal_seconds} s before the time limit
+# Slurm sends SIGTERM to this script (--signal=B:TERM@…): every rank stops with a checkpoint, the job is requeued.
 {header}
 
 # Activate the Python environment that has Studio here (module load …, source venv/bin/activate, conda activate …).
