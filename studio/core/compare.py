@@ -81,9 +81,14 @@ def final_metrics(summary: dict[str, Any]) -> dict[str, float]:
 
 
 def compare_runs(store: Any, run_ids: Sequence[str]) -> dict[str, Any]:
-    """The compare table of some runs of a ``RunStore``: for each run its id, name, status, the value of
-    every differing setting and its final metrics; plus the lists of differing settings and metrics."""
+    """The compare table of some runs of a ``RunStore``: for each run its id, name (as the run list names it,
+    ``core/run_names.py``), status, the value of every differing setting and its final metrics; plus the lists
+    of differing settings and metrics."""
+    from studio.core.run_names import run_names
+
     infos = [store.get(r) for r in run_ids]
+    # the names the run list shows: what differs between all runs, or the name a person gave
+    names = run_names(store.all_params(), {r.id: r.name for r in store.list()})
     params = [store.params(i.id) for i in infos]
     keys = differing_keys(params)
     finals = [final_metrics(i.summary) for i in infos]
@@ -91,7 +96,7 @@ def compare_runs(store: Any, run_ids: Sequence[str]) -> dict[str, Any]:
     for f in finals:
         metric_names += [m for m in f if m not in metric_names]
     metric_names.sort(key=lambda m: (METRIC_ORDER.index(m) if m in METRIC_ORDER else len(METRIC_ORDER), m))
-    runs = [{"run_id": i.id, "name": i.name, "status": i.status,
+    runs = [{"run_id": i.id, "name": names.get(i.id, i.name), "status": i.status,
              "settings": {k: p.get(k, MISSING) for k in keys},
              "metrics": {m: f.get(m) for m in metric_names}}
             for i, p, f in zip(infos, params, finals, strict=True)]

@@ -34,7 +34,7 @@ def test_compare_runs_from_the_store(tmp_path):
     store = RunStore(tmp_path)
     base = RunConfig().with_overrides(["train.epochs=1"])
     a = store.create_run(base.with_overrides(["optimizer.lr=0.01"]))
-    b = store.create_run(base.with_overrides(["optimizer.name=sgd", "optimizer.lr=0.1"]))
+    b = store.create_run(base.with_overrides(["optimizer.name=sgd", "optimizer.lr=0.1"]), name="my sgd")
     store.set_status(a.id, "finished", summary={"test_acc": 0.8, "train_loss": 0.5})
     store.set_status(b.id, "failed", "diverged", summary={"train_loss": 9.0})
     table = compare_runs(store, [a.id, b.id])
@@ -42,6 +42,7 @@ def test_compare_runs_from_the_store(tmp_path):
     assert {"optimizer.lr", "optimizer.beta1", "optimizer.momentum"} <= set(table["differing"])  # adam's vs sgd's
     assert table["metric_names"] == ["test_acc", "train_loss"]
     first, second = table["runs"]
+    assert (first["name"], second["name"]) == ("adam lr=0.01", "my sgd")  # as the run list names them
     assert first["settings"]["optimizer.lr"] == 0.01 and second["settings"]["optimizer.name"] == "sgd"
     assert first["metrics"] == {"test_acc": 0.8, "train_loss": 0.5}
     assert second["metrics"] == {"test_acc": None, "train_loss": 9.0} and second["status"] == "failed"
