@@ -204,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
 EXTENSIONS: tuple[str, ...] = ("studio.cli_model", "studio.cli_landscape", "studio.cli_data", "studio.cli_demo",
                                "studio.cli_queue", "studio.cli_compare", "studio.cli_eval", "studio.cli_export",
                                "studio.cli_compress", "studio.cli_fit", "studio.cli_scale",
-                               "studio.cli_cluster")
+                               "studio.cli_cluster", "studio.cli_generate")
 
 COMMANDS = ("train", "runs", "list") + tuple(
     name for module in EXTENSIONS for name in importlib.import_module(module).COMMANDS

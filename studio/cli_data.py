@@ -50,10 +50,15 @@ def _options(args: argparse.Namespace) -> Any:
         shape=parse_ints(args.shape, "--shape", (2, 3)) if args.shape else None,
         x_key=args.x_key,
         y_key=args.y_key,
+        text_column=args.text_column,
     )
 
 
 def summary_text(r: dict[str, Any]) -> str:
+    if r.get("kind") == "text":
+        from studio.core.text.store import summary_text as text_summary
+
+        return text_summary(r)
     c, h, w = r["shape"]
     s = r["splits"]
     lines = [f"{r['name']}: {r['num_samples']:,} images {c}×{h}×{w}, {r['num_classes']} classes"
@@ -97,6 +102,9 @@ def cmd_list(args: argparse.Namespace) -> int:
                    "catalog": {name: any(m["name"] == name for m in entries) for name in KNOWN}})
         return 0
     for m in entries:
+        if m.get("kind") == "text":
+            print(f"{m['name']:<22} {'text':<8} {m['num_samples']:>8,} lines  {m.get('source', '')}")
+            continue
         c, h, w = m["shape"]
         print(f"{m['name']:<22} {m['kind']:<8} {m['num_samples']:>8,} × {c}×{h}×{w}  {m['num_classes']} classes  "
               f"{m.get('source', '')}")
@@ -135,7 +143,8 @@ def add_parser(sub: Any) -> None:
 
     data = sub.add_parser("data", help="import, list, fetch and remove datasets")
     dsub = data.add_subparsers(dest="data_command", required=True)
-    imp = dsub.add_parser("import", help="import a folder of class folders, a zip/tar.gz, CSV, NPZ/NPY or IDX files")
+    imp = dsub.add_parser("import", help="import a folder of class folders, a zip/tar.gz, CSV, NPZ/NPY or IDX "
+                          "files, or text (.txt one line per sample, or a CSV text column)")
     imp.add_argument("path", help="the file or folder to import")
     imp.add_argument("--name", help="the dataset's name in the registry (default: from the source)")
     imp.add_argument("--json", action="store_true", help="print the report as one JSON line on stdout")
@@ -146,6 +155,8 @@ def add_parser(sub: Any) -> None:
     imp.add_argument("--shape", metavar="C,H,W", help="CSV/NPZ with flat pixels: the image shape (default: square)")
     imp.add_argument("--x-key", metavar="NAME", help="NPZ: the array holding the images")
     imp.add_argument("--y-key", metavar="NAME", help="NPZ: the array holding the labels")
+    imp.add_argument("--text-column", metavar="NAME", help="CSV of text (one sample per row): the column holding "
+                     "it (default: text, headline, title, sentence, line or content); a .txt is one line per sample")
     imp.set_defaults(func=cmd_import)
     lst = dsub.add_parser("list", help="list the datasets in the cache")
     lst.add_argument("--json", action="store_true")

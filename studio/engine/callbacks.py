@@ -14,6 +14,11 @@ from studio.engine.distributed import agree
 from studio.engine.trainer import Callback, Trainer
 
 
+def perplexity(loss: float) -> float:
+    """exp(mean cross-entropy in nats): the number of words the model is as unsure as choosing among."""
+    return math.exp(min(loss, 700.0)) if math.isfinite(loss) else loss
+
+
 class MetricReporter(Callback):
     """Every ``interval`` steps: train loss/accuracy, learning rate and throughput; NaN check."""
 
@@ -52,6 +57,8 @@ class MetricReporter(Callback):
                 (t.step, "throughput", throughput, wall)]
         if t.task.has_accuracy:
             rows.append((t.step, "train/acc", correct / max(count, 1), wall))
+        if getattr(t.task, "perplexity", False):
+            rows.append((t.step, "train/perplexity", perplexity(loss), wall))
         t.emit(protocol.metrics(t.run_id, rows, step=t.step, total_steps=t.total_steps,
                                 epoch=t.epoch + 1, epochs=t.cfg.train.epochs))
 
@@ -69,6 +76,9 @@ class Evaluator(Callback):
         if not math.isnan(val_acc):
             rows.append((t.step, "val/acc", val_acc, wall))
         t.summary.update(train_loss=train_loss, val_loss=val_loss, val_acc=val_acc)
+        if getattr(t.task, "perplexity", False) and not math.isnan(val_loss):
+            rows.append((t.step, "val/perplexity", perplexity(val_loss), wall))
+            t.summary["val_perplexity"] = perplexity(val_loss)
         t.emit(protocol.metrics(t.run_id, rows, step=t.step, total_steps=t.total_steps,
                                 epoch=t.epoch + 1, epochs=t.cfg.train.epochs))
 
@@ -85,6 +95,9 @@ class Evaluator(Callback):
         rows = [(t.step, "test/loss", test_loss, time.time())]
         if not math.isnan(test_acc):
             rows.append((t.step, "test/acc", test_acc, time.time()))
+        if getattr(t.task, "perplexity", False):
+            t.summary["test_perplexity"] = perplexity(test_loss)
+            rows.append((t.step, "test/perplexity", t.summary["test_perplexity"], time.time()))
         t.emit(protocol.metrics(t.run_id, rows, step=t.step, total_steps=t.total_steps, epoch=t.epochs_done,
                                 epochs=t.cfg.train.epochs))
 

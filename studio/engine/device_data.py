@@ -22,6 +22,7 @@ class DeviceData:
         self.scale = 1 / 255 if x.dtype == torch.uint8 else 1.0
         self.augment: Callable[[torch.Tensor], torch.Tensor] | None = None  # random transforms (engine/augment.py)
         self.center = False  # subtract each sample's mean (sample-wise centering)
+        self.tokens = x.dtype == torch.int64  # word indices (text): gathered as they are, never normalised
 
     def __len__(self) -> int:
         return len(self.y)
@@ -30,10 +31,14 @@ class DeviceData:
         return x - x.mean(dim=tuple(range(1, x.dim())), keepdim=True) if self.center else x
 
     def normalise(self, x: torch.Tensor) -> torch.Tensor:
+        if self.tokens:
+            return x
         return self._centred((x.float() * self.scale - self.mean) / self.std)
 
     def batch(self, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """A gathered batch, normalised, then augmented on the device (training split only)."""
+        if self.tokens:
+            return self.x[idx], self.y[idx]
         x = (self.x[idx].float() * self.scale - self.mean) / self.std
         if self.augment is not None:
             x = self.augment(x)

@@ -15,6 +15,7 @@ from torch.nn import functional
 
 class Classification:
     has_accuracy = True
+    perplexity = False  # also report exp(loss) (next-word prediction)
 
     def __init__(self, label_smoothing: float = 0.0) -> None:
         self.label_smoothing = label_smoothing
@@ -47,6 +48,14 @@ class Regression:
         return torch.stack([total, torch.zeros((), device=out.device), n])
 
 
+class NextWord(Classification):
+    """Next-word prediction: classification over the vocabulary, also reported as perplexity = exp(loss)."""
+
+    perplexity = True
+
+
 def task_for(meta: dict[str, Any], label_smoothing: float = 0.0) -> Classification | Regression:
     """The task a dataset asks for (its ``meta["task"]``; classification when absent)."""
-    return Regression() if meta.get("task") == "regression" else Classification(label_smoothing)
+    if meta.get("task") == "regression":
+        return Regression()
+    return NextWord(label_smoothing) if meta.get("task") == "next_word" else Classification(label_smoothing)

@@ -13,6 +13,7 @@ from studio.core.datasets.augment_params import AUGMENT_PARAMS
 from studio.core.datasets.known import KNOWN
 from studio.core.datasets.splits import DEFAULT_TEST, DEFAULT_VAL
 from studio.core.registry import Entry, Param, Registry
+from studio.core.text.store import describe as describe_text
 
 SPLIT_PARAMS = (  # cached datasets (imported and catalog) split by these, not by train.val_fraction
     Param("val_fraction", "float", DEFAULT_VAL, "share held out for validation when the source has no validation "
@@ -20,6 +21,16 @@ SPLIT_PARAMS = (  # cached datasets (imported and catalog) split by these, not b
     Param("test_fraction", "float", DEFAULT_TEST, "share held out for testing when the source has no test split "
           "(the same samples in every run)", 0.0, 0.9),
 )
+
+TEXT_PARAMS = (  # text corpora: next-word prediction (core/datasets/text_data.py)
+    Param("vocab_size", "int", 1000, "the vocabulary cap: the most frequent words of the training lines, "
+          "every other word becomes <oov>", 10, 100_000),
+    Param("max_len", "int", 16, "words of context: longer prefixes keep their last max_len words", 2, 256),
+    Param("val_fraction", "float", 0.1, "share of the lines held out for validation", 0.0, 0.5),
+    Param("test_fraction", "float", 0.1, "share of the lines held out for testing (the same in every run)",
+          0.0, 0.5),
+)
+TEXT_BUILDER = "studio.core.datasets.text_data:load_text"
 
 
 class DatasetRegistry(Registry):
@@ -72,7 +83,7 @@ def _describe(m: dict) -> str:
 def refresh_imported() -> list[str]:
     """(Re)register every imported dataset in the cache; drop entries whose cache folder is gone.
     Returns the imported names now registered."""
-    manifests = {m["name"]: m for m in cache.entries() if m.get("kind") == "imported"}
+    manifests = {m["name"]: m for m in cache.entries() if m.get("kind") in ("imported", "text")}
     for name in _IMPORTED - set(manifests):
         DATASETS.remove(name)
     _IMPORTED.intersection_update(manifests)
@@ -81,6 +92,12 @@ def refresh_imported() -> list[str]:
             continue
         DATASETS.remove(name)
         notes = "; ".join(m.get("notes") or [])
+        if m.get("kind") == "text":
+            DATASETS.add(Entry(name, describe_text(m), TEXT_PARAMS, builder=TEXT_BUILDER,
+                               info=f"Imported from {m.get('source', '?')}." + (f" {notes}." if notes else ""),
+                               tags=("text", "imported")))
+            _IMPORTED.add(name)
+            continue
         DATASETS.add(Entry(
             name, _describe(m), SPLIT_PARAMS + AUGMENT_PARAMS,
             builder="studio.core.datasets.imported:load_imported",
@@ -98,6 +115,17 @@ DATASETS.add(Entry(
     builder="studio.core.datasets.bundled:load_fashion_mnist_small",
     info="Xiao, Rasul & Vollgraf 2017, 'Fashion-MNIST'. MIT licence. A fixed, seeded subset; see resources/README.md.",
     tags=("image", "bundled"),
+))
+
+DATASETS.add(Entry(
+    "fortunes",
+    "Short lines of text bundled with Studio: 694 fortunes (fortune-mod, via Debian's fortunes-min), for "
+    "next-word prediction",
+    TEXT_PARAMS,
+    builder=TEXT_BUILDER,
+    info="Each line becomes its growing prefixes (w1 → w2, w1 w2 → w3, …), pre-padded; a model predicts the next "
+         "word, scored by perplexity = exp(cross-entropy). BSD licence (fortune-mod); see resources/README.md.",
+    tags=("text", "bundled"),
 ))
 
 for _known in KNOWN.values():

@@ -99,3 +99,27 @@ MODELS.add(Entry(
          "Weights are read from $TORCH_HOME/hub/checkpoints; Studio never downloads them.",
     tags=("image",),
 ))
+
+_LM_PARAMS = (
+    Param("embedding", "int", 64, "size of each word's learned vector", 2, 4096),
+    Param("hidden", "int", 128, "units of the recurrent state", 2, 8192),
+    Param("layers", "int", 1, "stacked recurrent layers", 1, 8),
+    Param("dropout", "float", 0.2, "dropout between recurrent layers and before the softmax", 0.0, 0.95),
+)
+MODELS.add(Entry(
+    "lstm_lm",
+    "Next-word LSTM: word embedding → LSTM → softmax over the vocabulary (text datasets)",
+    _LM_PARAMS,
+    builder="studio.core.models.language:build_lstm_lm",
+    info="e_t = E[w_t];  h_t, c_t = LSTM(e_t, h_{t−1}, c_{t−1});  p(w_{t+1} | w_1…w_t) = softmax(W h_t + b). "
+         "Trained with cross-entropy; perplexity = exp(loss). (Hochreiter & Schmidhuber 1997; Bengio et al. 2003.)",
+    tags=("text",),
+))
+MODELS.add(Entry(
+    "gru_lm",
+    "Next-word GRU: word embedding → GRU → softmax over the vocabulary (fewer gates than the LSTM)",
+    _LM_PARAMS,
+    builder="studio.core.models.language:build_gru_lm",
+    info="h_t = GRU(E[w_t], h_{t−1});  p(w_{t+1} | w_1…w_t) = softmax(W h_t + b)   (Cho et al. 2014).",
+    tags=("text",),
+))

@@ -43,8 +43,10 @@ PLOTS = {
 # train.sharpness_every > 0 (engine/landscape_callbacks.py).
 OPTIONAL_PLOTS = {
     "sharpness": ("Sharpness", "top Hessian eigenvalue λmax", [("sharpness/top_eig", "λmax", False, True)]),
+    "perplexity": ("Perplexity", "perplexity (next word)", [("train/perplexity", "train", False, False),
+                                                            ("val/perplexity", "validation", True, True)]),
 }
-SMOOTHED = {"train/loss", "train/acc"}
+SMOOTHED = {"train/loss", "train/acc", "train/perplexity"}
 X_AXES = {"step": "step", "epoch": "epoch", "samples": "samples seen", "wall": "wall time (s)"}
 HINT = ("No run to show yet.\n\nPress Train (Ctrl+Return) to start one with the settings on the left,\n"
         "or select runs in the list below (Ctrl/Shift-click to overlay several).")
@@ -186,7 +188,8 @@ class CurvesView(QWidget):
         for key, (title, y_label, metrics) in OPTIONAL_PLOTS.items():
             if key in self.plots or metric not in {m[0] for m in metrics}:
                 continue
-            self._add_plot(key, row=(len(PLOTS) + 1) // 2, col=0, colspan=2)
+            row = (len(PLOTS) + 1) // 2 + sum(k in self.plots for k in OPTIONAL_PLOTS)
+            self._add_plot(key, row=row, col=0, colspan=2)
             for index, run_id in enumerate(self.order):
                 self._add_items(run_id, index, {key: (title, y_label, metrics)})
 

@@ -17,6 +17,7 @@ class ImportOptions:
     shape: tuple[int, ...] | None = None  # CSV/NPZ with flat pixels: C,H,W or H,W (default: square)
     x_key: str | None = None  # NPZ: the images array (default: detected)
     y_key: str | None = None  # NPZ: the labels array
+    text_column: str | None = None  # a text corpus in a CSV: the column holding the text
 
     def key(self) -> dict[str, Any]:
         """What changes the imported data (for the cache key): everything but the name."""

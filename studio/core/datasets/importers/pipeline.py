@@ -98,6 +98,10 @@ def import_path(path: str | Path, options: ImportOptions | None = None,
     notes, cached."""
     options = options or ImportOptions()
     prog = progress if isinstance(progress, Progress) else Progress(progress)
+    from studio.core.text import store as text_store
+
+    if text_store.is_text_source(path, options):  # a .txt or a CSV text column: a text corpus (core/text)
+        return text_store.import_text(path, options, prog)
     prog.stage("looking at the source")
     source = detect(path)
     key = cache.make_key(source.path, {"kind": source.kind, **options.key()}, VERSION)
