@@ -44,7 +44,7 @@ def _raw(path: Path) -> bytes:
 
 def _check_text(path: Path, raw: bytes) -> bytes:
     """Refuse files that are not UTF-8 text at all (UTF-16, binary); drop a UTF-8 byte-order mark."""
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or raw[:2000].count(b"\x00") > 10:
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:8192]:
         what = "UTF-16 text" if raw.startswith((b"\xff\xfe", b"\xfe\xff")) else "binary data, not text"
         raise DataError(f"{path.name} holds {what}; save it as UTF-8 text with one sample per line")
     return raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
