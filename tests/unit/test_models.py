@@ -16,11 +16,12 @@ from studio.core.models.ghost_batch_norm import GhostBatchNorm1d, GhostBatchNorm
 from studio.core.models.summary import format_summary, summarize
 from studio.core.models.transfer import TransferNet, weights_path
 
-SHAPES = {"points": (2,), "grey28": (1, 28, 28), "colour32": (3, 32, 32)}
+SHAPES = {"points": (2,), "grey28": (1, 28, 28), "colour32": (3, 32, 32), "words": (8,)}
 CASES = [  # (model, params, input kind)
     ("linear_neuron", {}, "points"), ("linear", {}, "grey28"), ("mlp", {"widths": [16, 8]}, "points"),
     ("cnn", {"filters": [4, 4, 4], "dense": 16}, "grey28"), ("lenet5", {}, "grey28"), ("lenet5", {}, "colour32"),
     ("resnet18", {}, "colour32"), ("transfer", {"arch": "shufflenet_v2_x0_5", "pretrained": False}, "grey28"),
+    ("lstm_lm", {"embedding": 8, "hidden": 12, "layers": 2}, "words"), ("gru_lm", {"hidden": 12}, "words"),
 ]
 
 
@@ -41,7 +42,8 @@ def test_every_model_is_tested_and_explains_itself():
 @pytest.mark.parametrize("name,values,kind", CASES, ids=[f"{c[0]}-{c[2]}" for c in CASES])
 def test_models_map_a_batch_to_one_score_per_class(name, values, kind):
     model = build(name, SHAPES[kind], 7, **values)
-    out = model(torch.randn(3, *SHAPES[kind]))
+    x = torch.randint(0, 7, (3, *SHAPES[kind])) if kind == "words" else torch.randn(3, *SHAPES[kind])  # word ids
+    out = model(x)
     assert out.shape == (3, 7)
     out.sum().backward()
     assert any(p.grad is not None for p in model.parameters())
@@ -54,6 +56,11 @@ def test_linear_neuron_is_w_dot_x_plus_b():
         model[1].weight.fill_(2.0)
         model[1].bias.fill_(-1.0)
     assert model(torch.tensor([[3.0]])).item() == 5.0
+
+
+def test_lstm_lm_has_the_hand_counted_parameters():
+    # embedding 50·8 + LSTM 4·(12·(8+12) + 2·12) + softmax layer 12·50+50 = 400 + 1,056 + 650
+    assert n_params(build("lstm_lm", (6,), 50, embedding=8, hidden=12, layers=1)) == 2106
 
 
 def test_lenet5_has_the_classic_parameter_count():

@@ -76,8 +76,8 @@ def test_unigram_perplexity_matches_the_formula():
 
 
 def test_bundled_corpus_splits_by_line_and_stays_small():
-    from studio.core.datasets.loading import load_dataset
     from studio.core.config import Choice
+    from studio.core.datasets.loading import load_dataset
 
     data = load_dataset(Choice("fortunes", {"vocab_size": 500, "max_len": 8, "val_fraction": 0.1,
                                             "test_fraction": 0.1}))
