@@ -71,3 +71,11 @@ def generate(run_dir: str | Path, seed_text: str, n_words: int = 8, temperature:
         "oov_in_seed": [w for w in seed_words if w not in vocab.index], "vocab_size": len(vocab),
         "seconds": round(time.perf_counter() - started, 3),
     }
+
+
+def generate_job(progress: Any, **kwargs: Any) -> dict[str, Any]:
+    """``generate`` as a background job (engine/import_job.py:BackgroundJob, as the GUI runs it)."""
+    progress.stage("loading the run and its vocabulary")
+    result = generate(**kwargs)
+    progress.check()
+    return result

@@ -135,11 +135,18 @@ class ImportController(QObject):
         name = report["name"]
         self.session.set_choice("data", name)
         self.session.notify_datasets_changed()
+        cached = " (already imported)" if report.get("cached") else ""
+        if report.get("kind") == "text":  # a text corpus (core/text/store.py)
+            skipped = f"; {report['skipped']} lines skipped" if report.get("skipped") else ""
+            self.session.status_text.emit(f"Text {name}: {report['num_samples']:,} lines for next-word models"
+                                          f"{cached}{skipped}")
+            self.imported.emit(report)
+            return
         c, h, w = report["shape"]
         skipped = f"; {report['skipped']} files skipped" if report.get("skipped") else ""
         self.session.status_text.emit(
             f"Dataset {name}: {report['num_samples']:,} images {c}×{h}×{w}, {report['num_classes']} classes"
-            f"{' (already imported)' if report.get('cached') else ''}{skipped}")
+            f"{cached}{skipped}")
         self.imported.emit(report)
 
     def _ask(self, title: str, question: str, choices: list[str]) -> str | None:

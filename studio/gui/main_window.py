@@ -85,7 +85,11 @@ class MainWindow(QMainWindow):
         training = QSplitter(Qt.Orientation.Vertical)
         training.addWidget(self.curves)
         training.addWidget(self.run_list)
-        training.setSizes([560, 200])
+        from studio.gui.generate_box import GenerateBox
+
+        self.generate_box = GenerateBox(session)  # under the run list, for a selected next-word run
+        training.addWidget(self.generate_box)
+        training.setSizes([560, 200, 90])
         self.training_splitter = training
         self.tabs = QTabWidget()
         self.tabs.setObjectName("tabs")
@@ -604,6 +608,7 @@ class MainWindow(QMainWindow):
         self.prefs.save_choices(self.session.config)
         self.prefs.sync()
         self.session.shutdown()
+        self.generate_box.shutdown()
         if self.probe is not None and self.probe.state() != self.probe.ProcessState.NotRunning:
             self.probe.kill()
             self.probe.waitForFinished(1000)

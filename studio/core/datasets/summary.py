@@ -53,6 +53,10 @@ def summarise(name: str, params: dict[str, Any] | None = None, val_fraction: flo
     train.val_fraction (used by datasets outside the cache)."""
     params = params or {}
     manifest = cache.manifest(name)
+    from studio.core.text import store as text_store
+
+    if name == text_store.BUNDLED or (manifest or {}).get("kind") == text_store.KIND:
+        return DatasetSummary(name, False, text_store.preview(name))
     if manifest is not None:
         arrays = cache.load_arrays(name, mmap=True)
         y = np.asarray(arrays["y"]).astype(np.int64)
