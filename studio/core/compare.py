@@ -8,7 +8,7 @@ Settings are the flat ``section.key`` params of the run store (``RunStore.params
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +54,13 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+def format_metric(value: Any) -> str:
+    """A final metric as the run list shows it: four decimals (large numbers to six significant digits)."""
+    if isinstance(value, float) and math.isfinite(value) and abs(value) < 1000:
+        return f"{value:.4f}"
+    return format_value(value)
+
+
 @dataclass
 class DiffRow:
     key: str
@@ -72,12 +79,12 @@ def config_diff(left: dict[str, Any], right: dict[str, Any], only_different: boo
     return [r for r in rows if not r.same] if only_different else rows
 
 
-def final_metrics(summary: dict[str, Any]) -> dict[str, float]:
+def final_metrics(summary: dict[str, Any]) -> dict[str, float | int]:
     """The numeric values of a run's summary (its final metrics), known ones first."""
     numbers = {k: v for k, v in summary.items()
                if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in NOT_METRICS}
     ordered = [k for k in METRIC_ORDER if k in numbers] + sorted(k for k in numbers if k not in METRIC_ORDER)
-    return {k: float(numbers[k]) for k in ordered}
+    return {k: numbers[k] for k in ordered}
 
 
 def compare_runs(store: Any, run_ids: Sequence[str]) -> dict[str, Any]:
@@ -118,7 +125,7 @@ def _numeric(values: list[Any]) -> bool:
                for v in values if v is not None)
 
 
-def make_axis(name: str, values: list[Any]) -> Axis:
+def make_axis(name: str, values: list[Any], fmt: Callable[[Any], str] = format_value) -> Axis:
     """Numbers on a linear axis (log when all positive and spanning ×20 or more); anything else as evenly
     spaced categories in sorted order. Equal values sit in the middle."""
     present = [v for v in values if v is not None]
@@ -131,7 +138,7 @@ def make_axis(name: str, values: list[Any]) -> Axis:
         def pos(v: float) -> float:
             return 0.5 if b == a else (f(v) - a) / (b - a)
 
-        ticks = sorted({(pos(v), format_value(v)) for v in present})
+        ticks = sorted({(pos(v), fmt(v)) for v in present})
         return Axis(name, [None if v is None else pos(v) for v in values], ticks, log)
     cats = sorted({format_value(v) for v in values}, key=str)
     step = 1 / (len(cats) - 1) if len(cats) > 1 else 0.0
@@ -144,5 +151,5 @@ def parallel_axes(table: dict[str, Any], metric: str) -> list[Axis]:
     the chosen metric."""
     runs = table["runs"]
     axes = [make_axis(k, [r["settings"][k] for r in runs]) for k in table["differing"]]
-    axes.append(make_axis(metric, [r["metrics"].get(metric) for r in runs]))
+    axes.append(make_axis(metric, [r["metrics"].get(metric) for r in runs], format_metric))
     return axes

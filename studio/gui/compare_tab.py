@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.compare import compare_runs, config_diff, format_value, parallel_axes
+from studio.core.compare import compare_runs, config_diff, format_metric, format_value, parallel_axes
 from studio.gui.plots.parallel import ParallelCoordinates
 
 HINT = "Select two or more runs in the Training tab's run list (Ctrl- or Shift-click) to compare them."
@@ -34,8 +34,8 @@ CHANGED = QColor(230, 159, 0, 70)  # Okabe–Ito orange, translucent: reads on l
 class SortItem(QTableWidgetItem):
     """A cell that sorts by its value (numbers as numbers; missing values last), not by its text."""
 
-    def __init__(self, value: Any) -> None:
-        super().__init__(format_value(value))
+    def __init__(self, value: Any, text: str | None = None) -> None:
+        super().__init__(format_value(value) if text is None else text)
         number = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
         self.key = (0, float(value), "") if number else (1 if value is not None else 2, 0.0, format_value(value))
         if number:
@@ -173,7 +173,7 @@ class CompareTab(QWidget):
             name.setData(Qt.ItemDataRole.UserRole, run["run_id"])
             cells = [name, SortItem(run["status"])]
             cells += [SortItem(v) for v in run["settings"].values()]
-            cells += [SortItem(v) for v in run["metrics"].values()]
+            cells += [SortItem(v, format_metric(v)) for v in run["metrics"].values()]
             for c, item in enumerate(cells):
                 table.setItem(r, c, item)
         table.setSortingEnabled(True)

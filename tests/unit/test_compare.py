@@ -25,6 +25,13 @@ def test_config_diff_and_formatting():
         ["—", "true", "0.001", "[256, 256]", "—", "sgd"]
 
 
+def test_format_metric():
+    from studio.core.compare import format_metric
+
+    shown = [format_metric(v) for v in (0.853333, 1.0, 18, 12345.678, None)]
+    assert shown == ["0.8533", "1.0000", "18", "12345.7", "—"]
+
+
 def test_final_metrics_keeps_numbers_known_first():
     assert list(final_metrics({"seconds": 2.0, "val_acc": 0.5, "test_acc": 0.7, "zeta": 1, "device": "cpu",
                                "world_size": 1, "flag": True})) == ["test_acc", "val_acc", "seconds", "zeta"]
