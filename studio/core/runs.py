@@ -331,11 +331,6 @@ class RunStore:
             values.append(value)
         return out
 
-    def metric_rows(self, run_id: str) -> list[tuple[str, int, float, float]]:
-        """Every metric row of a run as ``(name, step, value, wall_time)``, in logging order."""
-        return self._db.execute("SELECT name, step, value, wall FROM metrics WHERE run_id=? ORDER BY rowid",
-                                (run_id,)).fetchall()
-
     def last_metric_rowid(self, run_id: str) -> int:
         return self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM metrics WHERE run_id=?", (run_id,)).fetchone()[0]
 

@@ -56,13 +56,17 @@ def package(run_dir: str | Path, checkpoint: str | None = None) -> tuple[Package
 
 
 def export_model(run_dir: str | Path, out: str | Path, fmt: str = "export",
-                 checkpoint: str | None = None) -> dict[str, Any]:
+                 checkpoint: str | None = None, progress: Any = None) -> dict[str, Any]:
     """Write the run's model to ``out`` (suffix added when missing) and ``<out>.json``; returns
     ``{"path", "config_path", "format", "bytes", "seconds", …}``."""
     if fmt not in FORMATS:
         raise ConfigError(f"unknown model format {fmt!r}; choose one of {', '.join(FORMATS)}")
     started = time.perf_counter()
+    if progress:
+        progress(0.0, "loading the run")
     net, data, ref = package(run_dir, checkpoint)
+    if progress:
+        progress(0.3, f"saving the model as {fmt}")
     path = Path(out)
     if path.suffix not in (".pt", ".pt2"):
         path = path.with_name(path.name + SUFFIX[fmt])
@@ -107,15 +111,26 @@ def export_tensorboard(store: Any, run_id: str, logdir: str | Path) -> dict[str,
         raise ConfigError("TensorBoard export needs the tensorboard package: pip install 'studio[tensorboard]' "
                           "(or pip install tensorboard)") from None
     info = store.get(run_id)
-    rows = store.metric_rows(run_id)
+    rows = store.metric_rows_after(run_id, 0)  # (rowid, step, name, value, wall), in logging order
     folder = Path(logdir) / run_id
     writer = SummaryWriter(log_dir=str(folder))
     try:
-        for name, step, value, wall in rows:
+        for _, step, name, value, wall in rows:
             writer.add_scalar(name, value, global_step=step, walltime=wall)
         config = (info.dir / "config.toml").read_text(encoding="utf-8") if (info.dir / "config.toml").exists() else ""
         if config:
             writer.add_text("config", "```toml\n" + config + "\n```", global_step=0)
     finally:
         writer.close()
-    return {"path": str(folder), "scalars": len(rows), "tags": sorted({r[0] for r in rows})}
+    return {"path": str(folder), "scalars": len(rows), "tags": sorted({r[2] for r in rows})}
+
+
+def tensorboard_task(home: str, run_id: str, logdir: str, progress: Any = None) -> dict[str, Any]:
+    """The background job's function: ``export_tensorboard`` on the run store at ``home``."""
+    from studio.core.runs import RunStore
+
+    store = RunStore(home)
+    try:
+        return export_tensorboard(store, run_id, logdir)
+    finally:
+        store.close()

@@ -151,13 +151,13 @@ def test_export_curves_tensorboard_and_a_model_that_loads_without_studio(in_stor
     assert code == 0, err
     result = last_json(out)
     store = RunStore(run["home"])
-    rows = store.metric_rows(run["id"])
+    rows = store.metric_rows_after(run["id"], 0)
     assert result["csv"]["rows"] == len(rows) == len((tmp_path / "c.csv").read_text().splitlines()) - 1
     assert Image.open(tmp_path / "c.png").size == (1200, 800)
     events = EventAccumulator(result["tensorboard"]["path"], size_guidance={"scalars": 0})
     events.Reload()
     logged: dict[str, list] = {}
-    for name, step, value, wall in rows:
+    for _, step, name, value, wall in rows:
         logged.setdefault(name, []).append((step, value, wall))
     assert set(events.Tags()["scalars"]) == set(logged)
     for name, points in logged.items():
