@@ -22,17 +22,20 @@ def render_curves_png(store: Any, run_ids: list[str], path: str | Path, size: tu
     view.resize(*size)
     view.show_runs(data, {rid: store.get(rid).name or rid for rid in run_ids})
     view.redraw()
+    from PySide6.QtCore import QRect
     from PySide6.QtWidgets import QApplication
 
     view.layout().activate()
-    view.resize(size[0], 2 * size[1] - view.graphics.height())  # the plots alone are ``size``, not the smoothing bar
+    top = view.key.geometry().top()  # the image is the colour key and the plots, not the controls above them
+    view.resize(size[0], size[1] + top)
     view.layout().activate()
+    area = QRect(0, top, size[0], size[1])
     for _ in range(2):  # a first paint measures the tick labels; the axes widen to fit them before the second
-        view.graphics.grab()
+        view.grab(area)
         QApplication.processEvents()
     path = Path(path)
     tmp = path.with_name(f"{path.stem}.part{path.suffix}")
-    if not view.graphics.grab().save(str(tmp), "PNG"):
+    if not view.grab(area).save(str(tmp), "PNG"):
         raise DataError(f"cannot write {path}")
     tmp.replace(path)
     view.timer.stop()
