@@ -39,6 +39,7 @@ class TrainConfig:
     val_fraction: float = 0.1
     metric_interval: int = 20  # steps between metric reads (the only host syncs in the loop)
     checkpoint_every: int = 0  # epochs between checkpoints; 0: only at the end or on stop
+    checkpoint_minutes: float = 10.0  # also checkpoint when this much time has passed (a crash loses less); 0: off
     # regularisers, stopping rules and large-batch tools (engine/regularisers.py, stopping.py, batching.py)
     label_smoothing: float = 0.0
     grad_clip: float = 0.0  # max global gradient norm; 0: off
@@ -73,6 +74,8 @@ TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
     "val_fraction": ("share of the training set held out for validation", 0.0, 0.9),
     "metric_interval": ("steps between metric reports (the loop's only host syncs)", 1, 100_000),
     "checkpoint_every": ("epochs between checkpoints (0: only at the start and the end)", 0, 100_000),
+    "checkpoint_minutes": ("also save a checkpoint after this many minutes of training, so a crash or a kill loses "
+                           "at most that much (0: off)", 0.0, 100_000.0),
     "label_smoothing": ("label smoothing ε: targets become 1−ε on the class, ε/K spread over all (Szegedy 2016)",
                         0.0, 0.99),
     "grad_clip": ("clip the gradient's global L2 norm to this (0: off; Pascanu et al. 2013)", 0.0, 1e6),

@@ -115,16 +115,23 @@ class Checkpointer(Callback):
     rank 0 writes.
     """
 
-    def __init__(self, run_dir: Path, every_epochs: int, keep: int = 0) -> None:
+    def __init__(self, run_dir: Path, every_epochs: int, keep: int = 0, minutes: float = 0.0) -> None:
         self.dir = Path(run_dir) / "checkpoints"
         self.every = every_epochs
         self.keep = keep
+        self.period = minutes * 60
+        self.last_saved = time.monotonic()
+
+    def due(self) -> bool:
+        """Whether the time-based checkpoint is due (rank 0 decides; Control shares it as a command)."""
+        return self.period > 0 and time.monotonic() - self.last_saved >= self.period
 
     def save(self, t: Trainer, name: str | None = None, rng: Any = None) -> Path | None:
         from studio.engine.checkpoints import atomic_save, prune
         from studio.engine.resume import training_state
 
         rng = rng if rng is not None else t.capture_rng()
+        self.last_saved = time.monotonic()
         if not t.ctx.is_main:
             return None
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -181,6 +188,8 @@ class Control(Callback):
                 code = protocol.CONTROL_CODES.get(command, 0)
             except (queue_mod.Empty, OSError, EOFError, ValueError):
                 code = 0
+            if not code and self.checkpointer.due():
+                code = protocol.CONTROL_CODES["checkpoint"]
         elif block:
             time.sleep(block)
         local = self.guard.reason if self.guard else ""

@@ -11,8 +11,8 @@ from studio.core.errors import ConfigError
 from studio.core.runs import LIVE, RESUMABLE, RunInfo, RunStore
 
 # Settings a resumed run may change; anything else would make it another run (start a new one).
-CHANGEABLE = ("train.epochs", "train.checkpoint_every", "train.keep_checkpoints", "train.metric_interval",
-              "train.stall_timeout", "train.early_stop_patience", "train.landscape_every",
+CHANGEABLE = ("train.epochs", "train.checkpoint_every", "train.checkpoint_minutes", "train.keep_checkpoints",
+              "train.metric_interval", "train.stall_timeout", "train.early_stop_patience", "train.landscape_every",
               "train.sharpness_every", "hardware.threads", "hardware.gpus")
 
 

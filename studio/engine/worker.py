@@ -121,7 +121,7 @@ def build_callbacks(cfg: RunConfig, ctx: distributed.DistContext, net: torch.nn.
                     control_queue: Any, tolerance: float, guard: Any = None, beats: Any = None) -> list[Callback]:
     """The run's features, in the order the loop calls them."""
     tr = cfg.train
-    checkpointer = Checkpointer(run_dir, tr.checkpoint_every, tr.keep_checkpoints)
+    checkpointer = Checkpointer(run_dir, tr.checkpoint_every, tr.keep_checkpoints, tr.checkpoint_minutes)
     callbacks: list[Callback] = [
         Control(control_queue, tr.metric_interval if ctx.device.type == "cuda" else 1, checkpointer, guard, beats),
         MetricReporter(tr.metric_interval),

@@ -640,7 +640,15 @@ def run_gui(argv: list[str]) -> int:
         server.listen()
     prefs = SettingsStore()
     theme.apply(prefs.theme, app)
-    window = MainWindow(Session(), prefs=prefs)
+    try:
+        session = Session()
+    except StudioError as err:  # an unusable run store (read-only, a folder, a full disk): say so, don't crash
+        from PySide6.QtWidgets import QMessageBox
+
+        QMessageBox.critical(None, "Studio cannot open its run store", str(err))
+        print(f"studio: error: {err}", file=sys.stderr)
+        return err.exit_code
+    window = MainWindow(session, prefs=prefs)
     server.received.connect(window.open_paths)
     app.styleHints().colorSchemeChanged.connect(window.follow_system_theme)
     window.show()

@@ -6,7 +6,7 @@ import os
 import signal
 import time
 
-from tests.conftest import run_cli
+from tests.conftest import run_cli, wait_for
 from tests.reliability.conftest import (
     LONG,
     error_lines,
@@ -56,9 +56,11 @@ def test_killed_launcher_leaves_no_orphans(home):
 def test_group_killed_shows_interrupted_and_resumes(home):
     """The whole group killed with -9: nobody records an end, yet `studio runs` shows the run as
     interrupted (rank pids are gone), with its last checkpoint, and it resumes to the end."""
-    proc = start_train(*LONG[:-6], "--set", "train.epochs=400", "--set", "train.checkpoint_every=20",
-                       "--set", "hardware.threads=1")
-    run_id = wait_training(home, min_step=250)  # past the first periodic checkpoint (20 epochs × 10 steps)
+    proc = start_train(*LONG[:-6], "--set", "train.epochs=400", "--set", "train.checkpoint_minutes=0.01",
+                       "--set", "hardware.threads=1")  # a checkpoint every 0.6 s of training
+    run_id = wait_training(home, min_step=50)
+    folder = runs(home)[0].dir / "checkpoints"
+    wait_for(lambda: len(list(folder.glob("step_*.pt"))) >= 3, 30, "time-based checkpoints")
     ranks = rank_pids(home, run_id)
     sems = semaphores(home, run_id)
     assert sems and all(os.path.exists(f"/dev/shm/sem.{name.lstrip('/')}") for name in sems)
