@@ -256,7 +256,7 @@ class RunStore:
         rid, name, created, updated, status, config, summary, message, rdir, heartbeat, procs_json = row
         info = RunInfo(rid, name, created, updated, status, config, Path(rdir), json.loads(summary or "{}"),
                        message or "", heartbeat or 0.0)
-        if status in LIVE and self._gone(info, procs_json):
+        if (status in LIVE or (status == "queued" and procs_json)) and self._gone(info, procs_json):
             self._settle_interrupted(info, procs_json)
         return info
 
@@ -271,6 +271,8 @@ class RunStore:
             recorded = {}
         if recorded.get("pids") and recorded.get("host") == procs.host():
             return not any(procs.alive(p) for p in recorded["pids"])
+        if info.status == "queued":  # waiting in the run queue: no processes yet
+            return False
         return time.time() - max(info.heartbeat, info.updated) > STALE_S
 
     def _settle_interrupted(self, info: RunInfo, procs_json: str | None) -> None:
@@ -284,7 +286,7 @@ class RunStore:
         try:
             with self._db:
                 self._db.execute("UPDATE runs SET status='interrupted', message=?, updated=? WHERE id=? AND "
-                                 "status IN ('running', 'paused')", (info.message, time.time(), info.id))
+                                 "status IN ('queued', 'running', 'paused')", (info.message, time.time(), info.id))
             write_record(info.dir, status="interrupted", message=info.message)
         except sqlite3.Error:  # a read-only store still shows the run as interrupted
             pass

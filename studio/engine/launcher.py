@@ -49,6 +49,7 @@ class Job:
         if resume is not None:
             self._before_resume = (resume.info.status, resume.info.message, resume.info.run_config)
             store.update_config(resume.info.id, config)
+            store.set_procs(resume.info.id, [])  # the last session's pids are not this one's
             store.set_status(resume.info.id, "queued", f"resuming from {resume.checkpoint.name}")
             self.info = store.get(resume.info.id)
             self.resume_from = str(resume.checkpoint)
