@@ -277,10 +277,11 @@ class RunStore:
 
     def _settle_interrupted(self, info: RunInfo, procs_json: str | None) -> None:
         ckpt = info.last_checkpoint
-        where = f"; its last checkpoint is {ckpt.name}" if ckpt else ""
+        after = (f"; its last checkpoint is {ckpt.name}: `studio train --resume {info.id}` continues it" if ckpt
+                 else "; it saved no checkpoint to resume from")
         info.status = "interrupted"
         info.message = ("interrupted: its training processes ended without a word (killed, or the machine "
-                        f"stopped){where}; `studio train --resume {info.id}` continues it")
+                        f"stopped){after}")
         if self.read_only:  # shown as interrupted; the store is left as it is
             return
         try:

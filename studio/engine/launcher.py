@@ -50,6 +50,8 @@ class Job:
             self._before_resume = (resume.info.status, resume.info.message, resume.info.run_config)
             store.update_config(resume.info.id, config)
             store.set_procs(resume.info.id, [])  # the last session's pids are not this one's
+            step = int(resume.checkpoint.stem.rpartition("_")[2] or 0)
+            store.truncate_metrics(resume.info.id, step)  # rows past the checkpoint are redone
             store.set_status(resume.info.id, "queued", f"resuming from {resume.checkpoint.name}")
             self.info = store.get(resume.info.id)
             self.resume_from = str(resume.checkpoint)
