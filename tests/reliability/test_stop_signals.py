@@ -68,12 +68,13 @@ def test_group_killed_shows_interrupted_and_resumes(home):
     proc.communicate(timeout=10)
     assert gone(ranks, timeout=5)
     listed = run_cli("runs", "--json")
-    assert not any(os.path.exists(f"/dev/shm/sem.{name.lstrip('/')}") for name in sems)  # freed
     assert listed.returncode == 0, listed.stderr
     import json
 
     row = json.loads(listed.stdout)["runs"][0]
     assert row["status"] == "interrupted" and row["last_checkpoint"], row
+    left = [name for name in sems if os.path.exists(f"/dev/shm/sem.{name.lstrip('/')}")]
+    assert not left, f"semaphores not freed: {left} of {sems}"
     assert "--resume" in row["message"]
     resumed = run_cli("train", "--resume", run_id, "--json", "--quiet", timeout=120)
     assert resumed.returncode == 0, resumed.stderr
