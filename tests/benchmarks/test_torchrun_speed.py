@@ -20,13 +20,13 @@ pytestmark = pytest.mark.benchmark
 SETS = ("--set", "train.epochs=2", "--set", "hardware.threads=1")
 
 
-def timed(start) -> tuple[float, float]:
+def timed(start) -> tuple[float, float, float]:
     t0 = time.perf_counter()
     home = start()
     wall = time.perf_counter() - t0
     (run,) = RunStore(home).list()
     assert run.status == "finished" and run.summary["world_size"] == 2
-    return wall, run.summary["seconds"]
+    return wall, run.summary["seconds"], run.summary["test_acc"]
 
 
 def test_two_nodes_on_one_machine_beside_studio(tmp_path):
@@ -57,5 +57,5 @@ def test_two_nodes_on_one_machine_beside_studio(tmp_path):
                                                  ("torchrun 2 nodes × 1 (one machine)", two_nodes))]
     base = rows[0][1]
     print()
-    for name, wall, train in rows:
-        print(f"{name:<36} wall {wall:6.1f} s (×{wall / base:.2f})   training {train:6.1f} s")
+    for name, wall, train, acc in rows:
+        print(f"{name:<36} wall {wall:6.1f} s (×{wall / base:.2f})   training {train:6.1f} s   test acc {acc:.4f}")

@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -125,12 +126,21 @@ def test_killed_rank_is_restarted_and_the_run_continues_from_its_checkpoint(tmp_
     def mid_run() -> bool:
         return any(p.name != "step_0000000.pt" for p in ckpts.glob("step_*.pt")) if ckpts.is_dir() else False
 
-    wait_for(mid_run, 120, "a checkpoint after step 0")
+    wait_for(lambda: (ckpts / "step_0000000.pt").exists(), 120, "training to start")
     pid = rank_pid(str(home), 1)
     assert pid is not None
+    # Rank 1 runs in short slices (the others wait for it in each step's collective), so the kill lands mid-run
+    # however fast the machine is: after a checkpoint past step 0, long before the end.
+    os.kill(pid, signal.SIGSTOP)
+    deadline = time.monotonic() + 120
+    while not mid_run() and time.monotonic() < deadline:
+        os.kill(pid, signal.SIGCONT)
+        time.sleep(0.02)
+        os.kill(pid, signal.SIGSTOP)
+        time.sleep(0.05)  # rank 0 finishes writing a checkpoint it has the states for
     os.kill(pid, signal.SIGKILL)
     steps_before = RunStore(home).metrics("torchrun-elastic")["train/loss"][0]
+    assert mid_run() and steps_before[-1] < 9 * 12  # killed mid-run
     out = finish(agent)
     assert "continuing from step_" in out, out[-3000:]  # the second attempt resumed, not restarted from 0
-    assert steps_before[-1] < 9 * 12  # killed mid-run
     check_recorded(home, "torchrun-elastic", reference)  # the same curves as a run never interrupted
