@@ -359,7 +359,7 @@ class MainWindow(QMainWindow):
         data, batch = {}, {}
         for run_id in run_ids:
             metrics: dict[str, tuple[list, list, list]] = {}
-            for name, step, value, wall in store.metric_rows(run_id):
+            for _rowid, step, name, value, wall in store.metric_rows_after(run_id, 0):
                 columns = metrics.setdefault(name, ([], [], []))
                 columns[0].append(step)
                 columns[1].append(value)
