@@ -146,7 +146,7 @@ class DataPreview(QWidget):
         if s is None:
             self._set_counts([], [])
             return
-        self.title.setText(f"{name}" + (f" — {s.message}" if s.message else ""))
+        self.title.setText(f"{name}" + (f" — {s.message}" if s.message and "\n" not in s.message else ""))
         from studio.core.datasets.known import KNOWN
 
         self.fetch_button.setVisible(name in KNOWN and not s.available)

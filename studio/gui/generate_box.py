@@ -89,7 +89,7 @@ class GenerateBox(QGroupBox):
         self.run_id = run_id
         self.setVisible(run_id is not None)
         if run_id:
-            self.setTitle(f"Generate text with {run_id}")
+            self.setTitle(f"Generate text with run {run_id}")
 
     def _is_text_run(self, run_id: str) -> bool:
         from studio.core.models import MODELS

@@ -372,8 +372,9 @@ class MainWindow(QMainWindow):
 
     # --- files -----------------------------------------------------------------------------
     def _import_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import a dataset", "",
-                                              "Datasets (*.zip *.tar.gz *.tgz *.csv *.npz *.npy *.gz *.idx* *.txt);;All (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Import a dataset", "",
+            "Datasets (*.zip *.tar.gz *.tgz *.csv *.npz *.npy *.gz *.idx* *.txt);;All (*)")
         if path:
             self.import_path(path)
 

@@ -120,7 +120,7 @@ DATASETS.add(Entry(
 DATASETS.add(Entry(
     "fortunes",
     "Short lines of text bundled with Studio: 694 fortunes (fortune-mod, via Debian's fortunes-min), for "
-    "next-word prediction",
+    "next-word prediction with lstm_lm or gru_lm",
     TEXT_PARAMS,
     builder=TEXT_BUILDER,
     info="Each line becomes its growing prefixes (w1 → w2, w1 w2 → w3, …), pre-padded; a model predicts the next "

@@ -43,7 +43,7 @@ def preview(name: str, count: int = 6) -> str:
 
 
 def describe(m: dict[str, Any]) -> str:
-    return (f"Imported text: {m['num_samples']:,} lines for next-word prediction "
+    return (f"Imported text: {m['num_samples']:,} lines for next-word prediction with lstm_lm or gru_lm "
             f"({m.get('description') or m.get('source', '')})")
 
 
