@@ -149,7 +149,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
     for r in runs:
         acc = r.summary.get("test_acc")
         acc_txt = f"{acc:.4f}" if isinstance(acc, (int, float)) else "-"
-        print(f"{r.id}  {r.status:<8}  test_acc {acc_txt}  {r.name}")
+        print(f"{r.id}  {r.status:<11}  test_acc {acc_txt}  {r.name}")
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 import time
 import zipfile
@@ -81,3 +82,27 @@ def test_non_finite_labels_are_refused(tmp_path):
 
     with pytest.raises(DataError, match="NaN"):
         encode_labels(np.array([0.0, np.nan, 1.0]))
+
+
+def test_cli_refuses_a_declared_bomb_with_one_line(tmp_path):
+    """`studio data import` of a zip whose directory declares 2 GiB for 1 KB of data: exit 2, one line,
+    nothing unpacked into the cache."""
+    import struct
+
+    from tests.conftest import run_cli
+
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("train/0/a.png", bytes(1024))
+    raw = bytearray(bomb.read_bytes())
+    for signature, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        at = raw.find(signature)
+        raw[at + offset:at + offset + 4] = struct.pack("<I", 2 << 30)
+    bomb.write_bytes(bytes(raw))
+    result = run_cli("data", "import", str(bomb), env={**os.environ, "STUDIO_DATA_DIR": str(tmp_path / "cache")})
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("studio: error:")]
+    assert len(lines) == 1 and "archive bomb" in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
+    cache = tmp_path / "cache"
+    assert not cache.exists() or written(cache) == 0
