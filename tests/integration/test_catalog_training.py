@@ -28,6 +28,8 @@ from studio.engine.sinks import NullSink
 from studio.engine.worker import build_trainer
 
 POINTS = ["data.name=moons", "data.n_samples=200"]
+TEXT = ["data.name=fortunes", "data.vocab_size=200", "data.max_len=4", "model.embedding=8", "model.hidden=16",
+        "train.batch_size=512"]
 MODEL_RUNS = {  # model → the overrides that give it suitable data
     "linear_neuron": ["data.name=noisy_line"],
     "linear": POINTS,
@@ -36,6 +38,8 @@ MODEL_RUNS = {  # model → the overrides that give it suitable data
     "lenet5": [],
     "resnet18": [],
     "transfer": ["model.arch=shufflenet_v2_x0_5", "model.pretrained=false"],
+    "lstm_lm": [*TEXT, "model.layers=2"],
+    "gru_lm": TEXT,
 }
 IMAGE_MODELS = {"cnn", "lenet5", "resnet18", "transfer"}
 
