@@ -55,12 +55,22 @@ def run_id_from_env(given: str | None) -> str | None:
     return None
 
 
-def plan(store: RunStore, cfg: RunConfig, run_id: str | None, rank: int, name: str = "") -> TorchrunPlan:
-    """Create the run (rank 0 only) or find the one to continue. Ranks other than 0 only read the store;
-    they decide before any rank can write a new checkpoint (that needs every rank in the process group),
-    so all ranks continue from the same file."""
+def _open_store(rank: int) -> RunStore | None:
+    """Rank 0's store, writable; the others read it only (``mode=ro``), or not at all before it exists."""
+    if rank == 0:
+        return RunStore()
+    try:
+        return RunStore(read_only=True)
+    except StudioError:  # no runs.db yet: a new run, which rank 0 is creating
+        return None
+
+
+def plan(store: RunStore | None, cfg: RunConfig, run_id: str | None, rank: int, name: str = "") -> TorchrunPlan:
+    """Create the run (rank 0 only) or find the one to continue. Ranks other than 0 only read the store (``None``:
+    there is none yet); they decide before any rank can write a new checkpoint (that needs every rank in the
+    process group), so all ranks continue from the same file."""
     existing = None
-    if run_id:
+    if run_id and store is not None:
         try:
             existing = store.get(run_id)
         except StudioError:
@@ -77,7 +87,7 @@ def plan(store: RunStore, cfg: RunConfig, run_id: str | None, rank: int, name: s
                                  f"{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')})")
             return TorchrunPlan(existing.id, str(existing.dir), str(ckpt), resumed_cfg)
         return TorchrunPlan(existing.id, str(existing.dir), None, resumed_cfg)  # died before its first checkpoint
-    if rank != 0:
+    if rank != 0 or store is None:
         return TorchrunPlan(run_id or f"rank{rank}", "", None, cfg)
     info = store.create_run(cfg, name=name, run_id=run_id)
     return TorchrunPlan(info.id, str(info.dir), None, cfg)
@@ -99,7 +109,7 @@ def main(argv: list[str] | None = None) -> None:
         cfg = RunConfig.load(args.config) if args.config else RunConfig()
         cfg = cfg.with_overrides(args.set)
         cfg.hardware.processes = world
-        store = RunStore()
+        store = _open_store(rank)
         p = plan(store, cfg, run_id_from_env(args.run_id), rank, args.name)
     except StudioError as err:
         print(f"studio: error: {err}", file=sys.stderr)
@@ -112,5 +122,6 @@ def main(argv: list[str] | None = None) -> None:
         verb = f"continuing from {os.path.basename(p.resume_from)}" if p.resume_from else "new"
         print(f"run {p.run_id} ({verb}) in {p.run_dir}", file=sys.stderr)
     spec = {"run_id": p.run_id, "world_size": world, "local_rank": local_rank, "config": p.config.to_dict(),
-            "run_dir": p.run_dir, "home": str(store.home), "init_method": "env://", "resume_from": p.resume_from}
+            "run_dir": p.run_dir, "home": str(store.home) if store else "", "init_method": "env://",
+            "resume_from": p.resume_from}
     run_rank(rank, spec)

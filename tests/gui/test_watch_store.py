@@ -7,9 +7,11 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
+
 from studio.core.config import RunConfig
 from studio.core.runs import RunStore
-from tests.conftest import TINY_CONFIG
+from tests.conftest import TINY_CONFIG, wait_for
 
 
 def digest(home: Path) -> str:
@@ -64,3 +66,44 @@ def test_a_folder_without_a_store_is_one_line(window, tmp_path, monkeypatch):
     window._switch_store(str(tmp_path))
     assert errors == [("Cannot open the run store", f"there is no run store at {tmp_path} (no runs.db)")]
     assert not window.session.store.read_only and not (tmp_path / "runs.db").exists()
+
+
+@pytest.mark.slow
+def test_following_a_real_torchrun_run_from_another_terminal(qtbot, window, tmp_path):
+    """Two torchrun agents (two "nodes" on this machine) write a shared store; the window watching it sees the run
+    appear and its curves grow while it trains, and sees it finish."""
+    from tests.integration.test_torchrun import CONFIG, free_port, torchrun
+
+    shared, config, run_id = tmp_path / "shared", tmp_path / "run.toml", "torchrun-watched"
+    config.write_text(CONFIG.replace("epochs = 12", "epochs = 150"))
+    RunStore(shared).close()  # the store exists before the window opens it
+    assert window.open_path(str(shared)) == "store"
+    port = free_port()
+    agents = [torchrun(config, shared, nnodes=2, node_rank=r, nproc=1, port=port, rdzv_id="watched") for r in (0, 1)]
+
+    def shown() -> bool:
+        qtbot.wait(200)
+        return run_id in window.run_list.run_ids()
+
+    lengths: list[int] = []
+
+    def grew() -> bool:
+        qtbot.wait(300)
+        series = window.curves.series.get(run_id, {}).get("train/loss")
+        lengths.append(len(series.steps) if series else 0)
+        return len(set(lengths) - {0}) >= 3
+
+    try:
+        wait_for(shown, 120, "the run to appear in the list")
+        window.session.set_selection([run_id])
+        wait_for(grew, 120, "the curves to grow while it trains")
+        assert lengths == sorted(lengths)
+    finally:
+        outs = [a.communicate(timeout=300)[0] for a in agents]
+    assert all(a.returncode == 0 for a in agents), outs
+
+    def ended() -> bool:
+        qtbot.wait(200)
+        return window.session.store.get(run_id).status == "finished"
+
+    wait_for(ended, 30, "the run to end finished")

@@ -76,13 +76,14 @@ def test_torchrun_run_id(monkeypatch):
 def test_torchrun_plan_creates_then_continues_then_leaves_a_finished_run(tmp_path):
     store = RunStore(tmp_path)
     cfg = RunConfig.from_toml(TINY_CONFIG)
-    assert plan(store, cfg, "job-1", rank=1).run_dir == ""  # rank 1 of a new run creates nothing
+    assert plan(None, cfg, "job-1", rank=1).run_dir == ""  # rank 1 of a new run, no store yet: nothing to read
+    assert plan(store, cfg, "job-1", rank=1).run_dir == ""  # nor does it create anything
     first = plan(store, cfg, "job-1", rank=0)
     assert first.resume_from is None and first.run_id == "job-1" and store.get("job-1").status == "queued"
     ckpt = store.get("job-1").dir / "checkpoints" / "step_0000009.pt"
     ckpt.write_bytes(b"")
     store.set_status("job-1", "stopped")
-    again = [plan(store, cfg, "job-1", rank=r) for r in (1, 0)]
+    again = [plan(RunStore(tmp_path, read_only=True), cfg, "job-1", rank=1), plan(store, cfg, "job-1", rank=0)]
     assert [p.resume_from for p in again] == [str(ckpt)] * 2
     store.set_status("job-1", "finished")
     assert plan(store, cfg, "job-1", rank=0).finished
