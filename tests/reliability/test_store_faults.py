@@ -23,17 +23,22 @@ def one_error(result: subprocess.CompletedProcess, code: int = 2) -> str:
     return lines[0]
 
 
-def tiny_run(home: Path) -> str:
-    config = home / "tiny.toml"
-    config.write_text(TINY_CONFIG)
-    done = run_cli("train", "--config", str(config), "--json", "--quiet", "--set", "train.epochs=1")
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])["run_id"]
+def recorded_run(home: Path) -> str:
+    """A finished run as the store records it (no training needed to damage its database)."""
+    from studio.core.config import RunConfig
+    from studio.core.runs import RunStore
+
+    store = RunStore(home)
+    run = store.create_run(RunConfig.from_toml(TINY_CONFIG), "tiny")
+    store.log_metrics(run.id, [(1, "train/loss", 0.5, 0.0)])
+    store.set_status(run.id, "finished", "", {"epochs": 2, "test_acc": 0.9})
+    store.close()
+    return run.id
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])
 def test_damaged_database_is_moved_aside_and_rebuilt(home, damage):
-    run_id = tiny_run(home)
+    run_id = recorded_run(home)
     db = home / "runs.db"
     for extra in ("runs.db-wal", "runs.db-shm"):
         (home / extra).unlink(missing_ok=True)
@@ -46,7 +51,7 @@ def test_damaged_database_is_moved_aside_and_rebuilt(home, damage):
     assert listed.returncode == 0 and "Traceback" not in listed.stderr, listed.stderr
     rows = json.loads(listed.stdout)["runs"]
     assert [r["run_id"] for r in rows] == [run_id]
-    assert rows[0]["status"] == "finished" and "recovered" in rows[0]["message"]
+    assert rows[0]["status"] == "finished" and "recovered" in rows[0]["message"] and rows[0]["test_acc"] == 0.9
     kept = list(home.glob("runs.db.corrupt-*"))
     assert kept, "the damaged database must be kept"
 
