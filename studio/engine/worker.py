@@ -18,7 +18,7 @@ import torch
 from studio.core.config import RunConfig
 from studio.core.datasets.arrays import ArrayData
 from studio.core.datasets.loading import load_dataset
-from studio.core.errors import ConfigError, DataError, StudioError
+from studio.core.errors import ConfigError, DataError, StoreError, StudioError
 from studio.core.models import MODELS
 from studio.core.models.ghost_batch_norm import use_ghost_batch_norm
 from studio.core.optim import OPTIMIZERS, SCHEDULES
@@ -170,6 +170,7 @@ def run_rank(rank: int, spec: dict[str, Any]) -> None:
     cfg = None
     code = 0
     store = None
+    training = False
     sink: Sink = queue_sink
     try:
         store = RunStore(spec["home"]) if rank == 0 and spec.get("home") else None
@@ -189,12 +190,15 @@ def run_rank(rank: int, spec: dict[str, Any]) -> None:
         if rank == 0:
             sink.send(protocol.status(run_id, "running", total_steps=trainer.total_steps,
                                       epochs=cfg.train.epochs, world_size=world, device=device.type))
+        training = True  # from here a failure is a failed run (exit 3), even the store's
         summary = trainer.fit()
         final = "stopped" if trainer.stopped_by_user else "finished"
         if rank == 0:
             sink.send(protocol.status(run_id, final, summary=summary, message=trainer.stop_reason))
     except BaseException as err:  # noqa: BLE001 - every failure is reported, then the rank exits non-zero
         message, code = describe_failure(err, cfg)
+        if training and isinstance(err, StoreError):
+            code = 3  # the run store failed mid-run (a full disk): the run failed, it was not a bad input
         queue_sink.send(protocol.error(run_id, message, rank=rank, detail=traceback.format_exc(),
                                        exit_code=code, peer_lost=is_peer_loss({"message": message})))
         if store:
