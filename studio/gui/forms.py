@@ -51,6 +51,32 @@ class SciSpinBox(QDoubleSpinBox):
         self.setValue(self.value() * (2.0 ** steps))
 
 
+# Labels with their units (a parameter's name alone does not say "epochs" or "degrees").
+LABELS = {
+    "batch_size": "batch size (samples)", "val_fraction": "validation share (0–1)",
+    "test_fraction": "test share (0–1)", "metric_interval": "curve point every (steps)",
+    "checkpoint_every": "checkpoint every (epochs)", "early_stop_patience": "early-stop patience (epochs)",
+    "early_stop_min_delta": "early-stop min. decrease (loss)", "batch_growth_every": "batch growth every (epochs)",
+    "batch_growth": "batch growth (× factor)", "landscape_every": "landscape every (epochs)",
+    "sharpness_every": "sharpness every (epochs)", "grad_clip": "gradient clip (max L2 norm)",
+    "grad_noise": "gradient noise (η)", "ghost_batch": "ghost batch (samples)", "base_batch": "base batch (samples)",
+    "label_smoothing": "label smoothing (ε)", "lr_scaling": "linear lr scaling",
+    "aug_rotation": "aug rotation (± degrees)", "aug_zoom": "aug zoom (± fraction)",
+    "aug_width_shift": "aug width shift (± fraction)", "aug_height_shift": "aug height shift (± fraction)",
+    "lr": "learning rate", "weight_decay": "weight decay (λ)", "dropout": "dropout (probability)",
+}
+
+
+def label_text(param: Param) -> str:
+    """A form label for ``param``, with its unit where the name leaves it open."""
+    if param.name in LABELS:
+        return LABELS[param.name]
+    for suffix, unit in (("_steps", "steps"), ("_epochs", "epochs")):
+        if param.name.endswith(suffix):
+            return f"{param.name[: -len(suffix)].replace('_', ' ')} ({unit})"
+    return param.name.replace("_", " ")
+
+
 def param_widget(param: Param, value: Any, on_change: Callable[[Any], None]) -> QWidget:
     """A widget for one parameter, showing ``value``, calling ``on_change(new_value)`` on edits."""
     tip = param.help + (f" (range {param.low:g} … {param.high:g})" if param.low is not None else "")
@@ -158,7 +184,7 @@ class RegistryForm(QWidget):
         for param in entry.params:
             value = choice.params.get(param.name, param.default)
             widget = param_widget(param, value, lambda v, k=param.name: self._set(k, v))
-            label = QLabel(param.name.replace("_", " "))
+            label = QLabel(label_text(param))
             label.setToolTip(param.help)
             self.layout_.addRow(label, widget)
             self._param_rows.append(widget)
@@ -176,10 +202,13 @@ class PlainForm(QWidget):
         obj = getattr(session.config, section)
         for p in params:
             w = param_widget(p, getattr(obj, p.name), lambda v, p=p: self._set(p, v))
-            label = QLabel(p.name.replace("_", " "))
+            label = QLabel(label_text(p))
             label.setToolTip(p.help)
             self.layout_.addRow(label, w)
             self.widgets[p.name] = w
+
+    def set_row_visible(self, name: str, visible: bool) -> None:
+        self.layout_.setRowVisible(self.widgets[name], visible)
 
     def _set(self, param: Param, value: Any) -> None:
         try:

@@ -76,6 +76,8 @@ class MainWindow(QMainWindow):
         self.last_error: tuple[str, str] | None = None
         # Asked before closing during a run; tests replace it.
         self.confirm_close: Callable[[], bool] = self._ask_close
+        # Asked before training when model and data do not fit (core/fit_check.py); tests replace it.
+        self.confirm_warnings: Callable[[list[str]], bool] = self._ask_warnings
         self._run_clock: dict[str, tuple[float, int]] = {}
 
         self.settings = SettingsPanels(session)
@@ -155,7 +157,7 @@ class MainWindow(QMainWindow):
         return action
 
     def _make_actions(self) -> None:
-        self.train_action = self._action("Train", "Ctrl+Return", self.session.train, "Start training")
+        self.train_action = self._action("Train", "Ctrl+Return", self.train, "Start training")
         self.pause_action = self._action("Pause", "Space", self._toggle_pause, "Pause or resume the run")
         # Not Esc: Esc closes dialogs and pop-ups, and a stray key must never end a run (issue 13).
         self.stop_action = self._action("Stop", STOP_SHORTCUT, self.stop_run,
@@ -307,6 +309,22 @@ class MainWindow(QMainWindow):
         if state == "idle":
             self.progress_bar.setVisible(False)
             self.eta_label.setText("")
+
+    def train(self) -> str | None:
+        """Start a run, after asking when model and data do not fit together (the warning the panel shows)."""
+        warnings = self.settings.check_fit()
+        if warnings and not self.confirm_warnings(warnings):
+            self.show_message("Not started: change the settings the warning names, or train anyway")
+            return None
+        return self.session.train()
+
+    def _ask_warnings(self, warnings: list[str]) -> bool:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Train anyway?", "\n\n".join(warnings),
+                          QMessageBox.StandardButton.Cancel, self)
+        box.addButton("Train anyway", QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        return box.exec() != QMessageBox.StandardButton.Cancel and box.buttonRole(box.clickedButton()) == \
+            QMessageBox.ButtonRole.AcceptRole
 
     def stop_run(self) -> None:
         """Stop the runs (checkpointing); the status bar says how to continue one stopped by mistake."""

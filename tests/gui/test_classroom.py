@@ -165,3 +165,38 @@ def test_lr_axis_labels_decades_without_piling_up():
     assert all(s == "" for s in axis.tickStrings(levels[1][1], 1.0, None))
     short = axis.tickValues(np.log10(0.0009), np.log10(0.006), 300)[0][1]  # under a decade: 1, 2, 5
     assert [float(f"{10 ** v:.3g}") for v in short] == [0.001, 0.002, 0.005]
+
+
+# --- settings: basic/advanced, units, mismatch warnings before training --------------------------------
+def test_settings_split_basic_advanced_with_units_and_one_val_fraction(window):
+    from PySide6.QtWidgets import QLabel
+
+    settings = window.settings
+    assert window.settings.advanced_form.isHidden()  # advanced collapsed
+    assert "checkpoint_every" in settings.advanced_form.widgets and "epochs" in settings.train_form.widgets
+    labels = [w.text() for w in settings.findChildren(QLabel)]
+    assert "checkpoint every (epochs)" in labels and "aug rotation (± degrees)" in labels
+    settings.show_advanced(True)
+    assert settings.advanced_form.isVisibleTo(settings)
+    window.session.set_choice("data", "mnist")  # a catalog dataset splits by its own data.val_fraction
+    form = settings.train_form
+    assert not form.layout_.isRowVisible(form.widgets["val_fraction"])
+    window.session.set_choice("data", "fashion_mnist_small")
+    assert form.layout_.isRowVisible(form.widgets["val_fraction"])
+
+
+def test_model_data_mismatch_is_warned_before_training(window):
+    session = window.session
+    session.set_choice("model", "linear_neuron")  # regression-only, on Fashion-MNIST
+    assert window.settings.warnings.isVisibleTo(window) and "regression" in window.settings.warnings.text()
+    asked = []
+    window.confirm_warnings = lambda warnings: asked.append(warnings) or False
+    assert window.train() is None and not session.jobs and asked and "classification" in asked[0][0]
+    session.set_choice("model", "mlp")
+    session.set_choice("data", "moons")
+    session.set_param("data", "n_samples", 70)  # 63 training points, batch 128: one step an epoch, no curve
+    session.set_param("train", "epochs", 3)
+    found = window.settings.check_fit()
+    assert len(found) == 1 and "63 training samples" in found[0] and "stay empty" in found[0]
+    session.set_param("train", "batch_size", 4)
+    assert window.settings.check_fit() == [] and not window.settings.warnings.isVisibleTo(window)

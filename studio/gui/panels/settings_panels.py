@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGroupBox, QPushButton, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGroupBox, QLabel, QPushButton, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
 from studio.core.config import train_params
 from studio.gui.forms import PlainForm, RegistryForm
 from studio.gui.panels.hardware import HardwarePanel
 from studio.gui.session import registry_for
+
+BASIC_TRAIN = ("epochs", "batch_size", "val_fraction", "seed")  # the rest sits under "Advanced settings"
 
 
 class SettingsPanels(QScrollArea):
@@ -22,6 +24,14 @@ class SettingsPanels(QScrollArea):
         self.setWidgetResizable(True)
         inner = QWidget()
         layout = QVBoxLayout(inner)
+        # what does not fit together (core/fit_check.py), said before Train is pressed
+        self.warnings = QLabel("")
+        self.warnings.setObjectName("fit_warnings")
+        self.warnings.setWordWrap(True)
+        self.warnings.setStyleSheet("QLabel { background: #fff3cd; color: #664d03; border: 1px solid #e0c060; "
+                                    "padding: 4px; }")
+        self.warnings.setVisible(False)
+        layout.addWidget(self.warnings)
         self.forms: dict[str, RegistryForm] = {}
         for section, title in (("data", "Data"), ("model", "Model"), ("optimizer", "Optimizer"),
                                ("schedule", "Learning-rate schedule")):
@@ -35,14 +45,56 @@ class SettingsPanels(QScrollArea):
                 self.summary_button.clicked.connect(self.show_model_summary)
                 box.layout().addWidget(self.summary_button)
             layout.addWidget(box)
-        self.train_form = PlainForm(session, "train", train_params())
-        layout.addWidget(self._group("Training", self.train_form))
+        params = train_params()
+        self.train_form = PlainForm(session, "train", [p for p in params if p.name in BASIC_TRAIN])
+        self.advanced_form = PlainForm(session, "train", [p for p in params if p.name not in BASIC_TRAIN])
+        self.advanced_form.setObjectName("advanced_training")
+        self.advanced_button = QToolButton()
+        self.advanced_button.setObjectName("show_advanced")
+        self.advanced_button.setText("Advanced settings")
+        self.advanced_button.setCheckable(True)
+        self.advanced_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.advanced_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.advanced_button.setToolTip("Checkpoints, curve points, regularisers, stopping rules, large-batch tools "
+                                        "and live landscapes")
+        self.advanced_button.toggled.connect(self.show_advanced)
+        self.advanced_form.setVisible(False)
+        training = QWidget()
+        training_layout = QVBoxLayout(training)
+        training_layout.setContentsMargins(0, 0, 0, 0)
+        training_layout.addWidget(self.train_form)
+        training_layout.addWidget(self.advanced_button)
+        training_layout.addWidget(self.advanced_form)
+        layout.addWidget(self._group("Training", training))
         self.hardware = HardwarePanel(session)
         layout.addWidget(self._group("Hardware", self.hardware))
         layout.addStretch(1)
         self.setWidget(inner)
         self.setMinimumWidth(300)
         session.datasets_changed.connect(self.forms["data"].refresh_entries)
+        session.config_changed.connect(self.check_fit)
+        self.check_fit()
+
+    def show_advanced(self, on: bool) -> None:
+        self.advanced_form.setVisible(on)
+        self.advanced_button.setChecked(on)
+        self.advanced_button.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
+
+    def check_fit(self) -> list[str]:
+        """Show what does not fit between model, data and batch size; hide [train]'s validation share when the
+        dataset has its own (one "val fraction", not two)."""
+        from studio.core.fit_check import fit_warnings
+
+        config = self.session.config
+        own_split = "val_fraction" in config.data.params
+        self.train_form.set_row_visible("val_fraction", not own_split)
+        try:
+            found = fit_warnings(config)
+        except Exception:  # noqa: BLE001 - a check must never break the panel (e.g. a dataset being imported)
+            found = []
+        self.warnings.setText("\n\n".join(f"⚠ {w}" for w in found))
+        self.warnings.setVisible(bool(found))
+        return found
 
     def show_model_summary(self) -> QWidget:
         from studio.gui.model_summary import ModelSummaryDialog
@@ -66,4 +118,5 @@ class SettingsPanels(QScrollArea):
         for form in self.forms.values():
             form.rebuild()
         self.train_form.reload()
+        self.advanced_form.reload()
         self.hardware.load_from_config()
