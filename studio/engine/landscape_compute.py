@@ -21,7 +21,13 @@ from studio.core.landscape import curvature, io, surface
 from studio.core.landscape.directions import normalized_directions
 from studio.core.landscape.io import Landscape
 from studio.core.landscape.trajectory import path_range, pca_plane
-from studio.engine.landscape_runs import RunData, final_checkpoint, list_checkpoints, resolve_checkpoint
+from studio.engine.landscape_runs import (
+    RunData,
+    final_checkpoint,
+    list_checkpoints,
+    path_points,
+    resolve_checkpoint,
+)
 
 Report = Callable[[float, str], None]
 
@@ -137,7 +143,7 @@ def _two_d(data: RunData, ref: Any, resolution: int, samples: int, split: str, s
 
 def _trajectory(data: RunData, resolution: int, samples: int, split: str, seed: int, include_bias_bn: bool,
                 evaluate: dict, meta: dict, progress: Report | None) -> Landscape:
-    refs = list_checkpoints(data.run_dir)
+    refs = path_points(data.run_dir)  # checkpoints and the run's weight snapshots
     final_ref = final_checkpoint(data.run_dir)
     if progress:
         progress(0.01, f"reading {len(refs)} checkpoints")

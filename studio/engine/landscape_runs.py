@@ -42,6 +42,22 @@ def list_checkpoints(run_dir: str | Path) -> list[CheckpointRef]:
     return sorted(refs, key=lambda r: r.step)
 
 
+def list_snapshots(run_dir: str | Path) -> list[CheckpointRef]:
+    """The run's float16 weight snapshots (``snapshots/step_*.pt``, engine/trajectory_snapshots.py), in step
+    order: weights only, for trajectories."""
+    folder = Path(run_dir) / "snapshots"
+    refs = [CheckpointRef(p, int(m.group(1))) for p in folder.glob("step_*.pt") if (m := _STEP.search(p.name))]
+    return sorted(refs, key=lambda r: r.step)
+
+
+def path_points(run_dir: str | Path) -> list[CheckpointRef]:
+    """Every saved point of the training path, for a trajectory: the step checkpoints, and the snapshots at
+    steps no checkpoint holds."""
+    checkpoints = list_checkpoints(run_dir)
+    have = {r.step for r in checkpoints}
+    return sorted(checkpoints + [r for r in list_snapshots(run_dir) if r.step not in have], key=lambda r: r.step)
+
+
 def final_checkpoint(run_dir: str | Path) -> CheckpointRef:
     """``final.pt``, else the latest step checkpoint; DataError when the run saved none."""
     path = Path(run_dir) / "checkpoints" / "final.pt"

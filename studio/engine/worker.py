@@ -35,6 +35,7 @@ from studio.engine.sinks import MultiSink, NullSink, QueueSink, Sink, StoreSink
 from studio.engine.stopping import ConvergenceCheck, EarlyStopping
 from studio.engine.tasks import task_for
 from studio.engine.trainer import Callback, Trainer
+from studio.engine.trajectory_snapshots import snapshot_callbacks
 
 
 def pick_device(cfg: RunConfig, rank: int) -> torch.device:
@@ -141,6 +142,7 @@ def build_callbacks(cfg: RunConfig, ctx: distributed.DistContext, net: torch.nn.
     if tolerance > 0:
         callbacks.append(ConvergenceCheck(tolerance))
     callbacks += live_callbacks(cfg, run_dir)  # landscape snapshots, sharpness curve (engine/landscape_callbacks.py)
+    callbacks += snapshot_callbacks(cfg, run_dir)  # weights for trajectory landscapes (engine/trajectory_snapshots.py)
     return [*callbacks, checkpointer]
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -50,6 +50,18 @@ def checkpoint_choices(run_dir: Path) -> list[tuple[str, str]]:
     steps = sorted(int(m.group(1)) for p in folder.glob("step_*.pt") if (m := _STEP.search(p.name)))
     out = [("final", "final")] if (folder / "final.pt").exists() or steps else []
     return out + [(f"step {s}" + (" (initial)" if s == 0 else ""), str(s)) for s in steps]
+
+
+def trajectory_unready(run_dir: Path) -> str:
+    """Why a trajectory cannot be computed for this run yet ("" when it can): it needs two saved points of the
+    path besides the final weights (step checkpoints or the run's weight snapshots)."""
+    steps = {int(m.group(1)) for sub in ("checkpoints", "snapshots")
+             for p in (Path(run_dir) / sub).glob("step_*.pt") if (m := _STEP.search(p.name))}
+    if len(steps - {max(steps, default=-1)}) >= 2:
+        return ""
+    return ("Trajectory needs two saved points of the path besides the final weights; this run has "
+            f"{max(len(steps) - 1, 0)}. Runs of 2+ epochs keep them (weight snapshots); for this one, train again "
+            "with at least 2 epochs or set train.checkpoint_every=1.")
 
 
 class LandscapeTab(QWidget):
@@ -245,9 +257,24 @@ class LandscapeTab(QWidget):
         if run_dir is not None:
             for label, value in checkpoint_choices(run_dir):
                 self.checkpoint_box.addItem(label, value)
+        self._fit_kinds(run_dir)
         self._refresh_saved()
         self._seen = {self.saved_box.itemData(i) for i in range(self.saved_box.count())}
         self._show_sharpness_curve()
+
+    def _fit_kinds(self, run_dir: Path | None) -> None:
+        """Grey out Trajectory, with the reason as its tooltip, when the run has too few saved points (said
+        before anything is computed)."""
+        index = self.kind_box.findData("trajectory")
+        self.trajectory_reason = trajectory_unready(run_dir) if run_dir is not None else ""
+        item = self.kind_box.model().item(index)
+        item.setEnabled(not self.trajectory_reason)
+        self.kind_box.setItemData(index, self.trajectory_reason or "The optimizer's path on the PCA plane of the "
+                                  "saved weights", Qt.ItemDataRole.ToolTipRole)
+        if self.trajectory_reason and self.kind_box.currentIndex() == index:
+            self.kind_box.setCurrentIndex(self.kind_box.findData("2d"))
+            if hasattr(self, "info"):
+                self.info.setText(self.trajectory_reason)
 
     def _refresh_saved(self) -> None:
         self.saved_box.clear()

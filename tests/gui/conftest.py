@@ -13,6 +13,7 @@ def window(qtbot):
     session = Session(RunStore())
     win = MainWindow(session, probe_backend=False)
     win.confirm_close = lambda: True
+    win.confirm_warnings = lambda warnings: True  # tiny test datasets are warned about; train anyway
     qtbot.addWidget(win)
     win.show()
     yield win

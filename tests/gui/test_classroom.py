@@ -200,3 +200,32 @@ def test_model_data_mismatch_is_warned_before_training(window):
     assert len(found) == 1 and "63 training samples" in found[0] and "stay empty" in found[0]
     session.set_param("train", "batch_size", 4)
     assert window.settings.check_fit() == [] and not window.settings.warnings.isVisibleTo(window)
+
+
+# --- trajectory landscapes ------------------------------------------------------------------------------
+def test_trajectory_is_greyed_out_with_its_reason_for_a_run_without_path_points(window):
+    from studio.core.config import RunConfig
+    from studio.gui.landscape_tab import LandscapeTab
+
+    store = window.session.store
+    short = store.create_run(RunConfig().with_overrides(["train.epochs=1"]))
+    for name in ("step_0000000.pt", "step_0000070.pt", "final.pt"):  # what a 1-epoch run saves
+        (short.dir / "checkpoints" / name).write_bytes(b"")
+    store.set_status(short.id, "finished")
+    full = store.create_run(RunConfig())
+    (full.dir / "snapshots").mkdir()
+    for name in ("step_0000000.pt", "step_0000070.pt", "step_0000140.pt"):  # a default run's snapshots
+        (full.dir / "snapshots" / name).write_bytes(b"")
+    (full.dir / "checkpoints" / "step_0000350.pt").write_bytes(b"")
+    (full.dir / "checkpoints" / "final.pt").write_bytes(b"")
+    store.set_status(full.id, "finished")
+    window.session.runs_changed.emit()
+    tab = next(window.tabs.widget(i) for i in range(window.tabs.count()) if isinstance(window.tabs.widget(i),
+                                                                                        LandscapeTab))
+    box = tab.kind_box
+    index = box.findData("trajectory")
+    assert tab.select_run(short.id)
+    assert not box.model().item(index).isEnabled() and "2+ epochs" in tab.trajectory_reason
+    assert "2+ epochs" in box.itemData(index, Qt.ItemDataRole.ToolTipRole)
+    assert tab.select_run(full.id)
+    assert box.model().item(index).isEnabled() and tab.trajectory_reason == ""

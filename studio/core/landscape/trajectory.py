@@ -41,8 +41,9 @@ def pca_plane(checkpoints: list[Params], final: Params, include_bias_bn: bool = 
     moving = matrix[matrix.abs().amax(dim=1) > 0]
     if len(moving) < 2:
         raise DataError(
-            "a trajectory needs at least two saved checkpoints besides the final weights; train with "
-            "train.checkpoint_every=1 and at least 2 epochs"
+            "a trajectory needs at least two saved points besides the final weights: train at least 2 epochs "
+            "(runs keep weight snapshots unless train.trajectory_snapshots is off), or set "
+            "train.checkpoint_every=1"
         )
     centered = len(moving) >= 3
     fit = moving - moving.mean(dim=0, keepdim=True) if centered else moving
