@@ -47,10 +47,10 @@ def fit_warnings(config: RunConfig) -> list[str]:
         out.append(f"{config.model.name} is a regression model (one number, mean squared error) but "
                    f"{config.data.name} is a classification dataset: it would train as a classifier. Pick "
                    "softmax_regression or mlp for it, or the noisy_line dataset for the linear neuron.")
-    if "image" in model_tags and "image" not in data_tags:
+    if "image" in model_tags and "image" not in data_tags and "text" not in data_tags:
         out.append(f"{config.model.name} is an image model but {config.data.name} holds points, not images; "
                    "pick mlp.")
-    n = training_samples(config)
+    n = None if "text" in data_tags else training_samples(config)  # text is counted in sequences, not samples
     train = config.train
     if n is not None and n > 0:
         steps = max(1, math.ceil(n / train.batch_size))
