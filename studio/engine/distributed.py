@@ -33,13 +33,13 @@ def init(rank: int, world_size: int, init_method: str | None, device: torch.devi
     if world_size > 1:
         backend = "nccl" if device.type == "cuda" else "gloo"
         kwargs = {"device_id": device} if device.type == "cuda" else {}
-        store = _elastic_store(init_method, timedelta(minutes=10))
+        store = elastic_store(init_method)
         dist.init_process_group(backend, init_method=None if store else init_method, store=store, rank=rank,
                                 world_size=world_size, timeout=timedelta(hours=12), **kwargs)
     return DistContext(rank, world_size, device)
 
 
-def _elastic_store(init_method: str | None, timeout: timedelta) -> dist.Store | None:
+def elastic_store(init_method: str | None = "env://", timeout: timedelta = timedelta(minutes=10)) -> dist.Store | None:
     """Under torchrun, the agent's store with a prefix per restart: after an elastic restart (``--max-restarts``)
     the agent's store still holds the previous attempt's addresses, and ranks that read them connect to dead
     peers (seen with torch 2.14's c10d rendezvous). None when not under torchrun: ``init_method`` as given."""

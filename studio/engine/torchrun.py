@@ -9,17 +9,20 @@ The run's id, in order: ``--run-id``; else one derived from torchrun's rendezvou
 
 If a run with that id is already in the store and has a checkpoint, the run continues from it in place
 (same id, folder and curves): a rank killed and restarted by torchrun, a Slurm job requeued after SIGTERM
-at its time limit. A run that already finished is left alone. Every rank reads the same store, so on
-several machines the store (``STUDIO_HOME``) must be on a filesystem they share; rank 0 alone writes it.
+at its time limit. A run that already finished is left alone. Rank 0 decides and tells the others through
+torchrun's key-value store, so every rank continues from the same checkpoint file; on several machines that
+file, like the whole store (``STUDIO_HOME``), must be on a filesystem they share. Rank 0 alone writes the store.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError, StudioError
@@ -53,6 +56,25 @@ def run_id_from_env(given: str | None) -> str | None:
     if rdzv and rdzv != "none":
         return "torchrun-" + ID_CHARS.sub("-", rdzv)[:64]
     return None
+
+
+def _plan_channel() -> Any:
+    """torchrun's own key-value store (the agent's, a prefix per restart attempt; engine/distributed.py), or None
+    where the agent does not serve one: then every rank reads the run store itself."""
+    from studio.engine.distributed import elastic_store
+
+    return elastic_store()
+
+
+def _send(channel: Any, p: TorchrunPlan) -> None:
+    channel.set("studio_plan", json.dumps({"run_id": p.run_id, "run_dir": p.run_dir, "resume_from": p.resume_from,
+                                           "config": p.config.to_dict(), "finished": p.finished}))
+
+
+def _receive(channel: Any) -> TorchrunPlan:
+    """Wait for rank 0's plan (it fails the whole group if it cannot make one: torchrun then stops this rank)."""
+    got = json.loads(channel.get("studio_plan"))
+    return TorchrunPlan(got["run_id"], "", got["resume_from"], RunConfig.from_dict(got["config"]), got["finished"])
 
 
 def _open_store(rank: int) -> RunStore | None:
@@ -105,12 +127,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--name", default="", help="a name for a new run")
     args = parser.parse_args(argv)
     rank, world, local_rank = rank_env()
+    channel = _plan_channel() if world > 1 else None
+    store = None
     try:
-        cfg = RunConfig.load(args.config) if args.config else RunConfig()
-        cfg = cfg.with_overrides(args.set)
-        cfg.hardware.processes = world
-        store = _open_store(rank)
-        p = plan(store, cfg, run_id_from_env(args.run_id), rank, args.name)
+        if rank != 0 and channel is not None:
+            p = _receive(channel)  # rank 0's decision: every rank continues the same run from the same file
+        else:
+            cfg = RunConfig.load(args.config) if args.config else RunConfig()
+            cfg = cfg.with_overrides(args.set)
+            cfg.hardware.processes = world
+            store = _open_store(rank)
+            p = plan(store, cfg, run_id_from_env(args.run_id), rank, args.name)
+            if channel is not None:
+                _send(channel, p)
     except StudioError as err:
         print(f"studio: error: {err}", file=sys.stderr)
         sys.exit(err.exit_code)
