@@ -87,3 +87,18 @@ def test_torchrun_plan_creates_then_continues_then_leaves_a_finished_run(tmp_pat
     assert [p.resume_from for p in again] == [str(ckpt)] * 2
     store.set_status("job-1", "finished")
     assert plan(store, cfg, "job-1", rank=0).finished
+
+
+def test_rank_0_hands_its_plan_to_the_others(tmp_path):
+    import torch.distributed as dist
+
+    from studio.engine.torchrun import _receive, _send
+
+    store = RunStore(tmp_path)
+    cfg = RunConfig.from_toml(TINY_CONFIG)
+    channel = dist.HashStore()
+    sent = plan(store, cfg, None, rank=0, name="fresh")  # no id from anywhere: a fresh one, only rank 0 knows it
+    _send(channel, sent)
+    got = _receive(channel)
+    assert (got.run_id, got.resume_from, got.finished) == (sent.run_id, None, False)
+    assert got.config.to_dict() == cfg.to_dict() and got.run_dir == ""  # only rank 0 writes the run's folder
