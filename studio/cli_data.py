@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from studio.core.errors import DataError
+from studio.core.jobs import Report
 
 COMMANDS = ("data",)
 
@@ -25,13 +26,13 @@ class StderrProgress:
         self.quiet = quiet or not self.tty
         self.last_text = ""
 
-    def __call__(self, done: int, total: int, text: str) -> None:
+    def __call__(self, report: Report) -> None:
         if self.quiet:
             return
-        pct = f" {100 * done / total:5.1f}%" if total else ""
-        sys.stderr.write(f"\r{text}{pct}".ljust(78)[:200])
+        pct = f" {100 * report.done / report.total:5.1f}%" if report.total else ""
+        sys.stderr.write(f"\r{report.text}{pct}".ljust(78)[:200])
         sys.stderr.flush()
-        self.last_text = text
+        self.last_text = report.text
 
     def close(self) -> None:
         if not self.quiet and self.last_text:

@@ -13,6 +13,7 @@ import json
 import os
 import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -23,13 +24,12 @@ from typing import Any
 from studio.core import procs
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError, StoreError
+from studio.core.jobs import ENDED, STATES  # noqa: F401 - ENDED: what other modules read here
 from studio.core.paths import studio_home
 from studio.core.run_record import write_record
 from studio.core.store_db import connect, connect_readonly, describe_sqlite
 
-STATUSES = ("queued", "running", "paused", "finished", "failed", "stopped", "cancelled", "interrupted")
-ENDED = ("finished", "failed", "stopped", "cancelled")  # what a job reaches by itself; cancelled: taken out of
-# the queue before it started
+STATUSES = STATES  # a run's status is a job state (core/jobs.py)
 RESUMABLE = ("stopped", "interrupted", "finished", "failed")  # with a checkpoint: `studio train --resume`
 LIVE = ("running", "paused")
 STALE_S = 3600.0  # a live run with no known processes and no heartbeat for this long is interrupted
@@ -80,7 +80,8 @@ def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 class RunStore:
-    """Runs on disk and in SQLite. Safe to open from several processes at once."""
+    """Runs on disk and in SQLite. Safe to open from several processes at once, and to use from several
+    threads: each thread gets its own connection (a connection has one owner; SQLite's WAL does the rest)."""
 
     def __init__(self, home: str | Path | None = None, read_only: bool = False) -> None:
         """``read_only``: watch a store that others write (another machine, a cluster job): the database is
@@ -89,18 +90,32 @@ class RunStore:
         self.runs_dir = self.home / "runs"
         self.db_path = self.home / "runs.db"
         self.read_only = read_only
-        if read_only:
-            self._db = connect_readonly(self.db_path)
-            return
-        try:
-            self.runs_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise StoreError(f"cannot use the run store {self.home}: {err.strerror}; "
-                             "set STUDIO_HOME to a folder you can write") from None
-        self._db = connect(self.db_path, self.runs_dir)
+        self._local = threading.local()
+        if not read_only:
+            try:
+                self.runs_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise StoreError(f"cannot use the run store {self.home}: {err.strerror}; "
+                                 "set STUDIO_HOME to a folder you can write") from None
+        self._local.db = self._connect()  # open now: a store that cannot be used says so at once
+
+    def _connect(self) -> sqlite3.Connection:
+        return connect_readonly(self.db_path) if self.read_only else connect(self.db_path, self.runs_dir)
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """This thread's connection (opened on its first use)."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._local.db = self._connect()
+        return db
 
     def close(self) -> None:
-        self._db.close()
+        """Close this thread's connection (another thread's closes with that thread)."""
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
 
     def _refuse_if_read_only(self, what: str) -> None:
         if self.read_only:

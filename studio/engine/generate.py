@@ -74,7 +74,7 @@ def generate(run_dir: str | Path, seed_text: str, n_words: int = 8, temperature:
 
 
 def generate_job(progress: Any, **kwargs: Any) -> dict[str, Any]:
-    """``generate`` as a background job (engine/import_job.py:BackgroundJob, as the GUI runs it)."""
+    """``generate`` as a background job (a TaskJob, engine/process_job.py, as the GUI runs it)."""
     progress.stage("loading the run and its vocabulary")
     result = generate(**kwargs)
     progress.check()

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from studio.core.errors import ConfigError, StudioError
+from studio.core.errors import ConfigError
+from studio.core.jobs import Cancelled  # noqa: F401 - what ``progress`` raises to stop
 from studio.core.landscape import curvature, io, surface
 from studio.core.landscape.directions import normalized_directions
 from studio.core.landscape.io import Landscape
@@ -32,12 +33,6 @@ from studio.engine.landscape_runs import (
 Report = Callable[[float, str], None]
 
 DEFAULT_RESOLUTION = {"1d": 41, "2d": 41, "trajectory": 41}
-
-
-class Cancelled(StudioError):
-    """The user cancelled the computation."""
-
-    exit_code = 0
 
 
 def _steps(progress: Report | None, text: str, lo: float = 0.0, hi: float = 1.0) -> surface.Progress | None:

@@ -117,6 +117,7 @@ def plan(store: RunStore | None, cfg: RunConfig, run_id: str | None, rank: int, 
 
 def main(argv: list[str] | None = None) -> None:
     """torchrun entry: ranks and rendezvous from the environment; rank 0 records the run."""
+    from studio.engine.entry import RankSpec
     from studio.engine.worker import run_rank
 
     parser = argparse.ArgumentParser(prog="python -m studio.engine.worker")
@@ -150,7 +151,6 @@ def main(argv: list[str] | None = None) -> None:
     if rank == 0:
         verb = f"continuing from {os.path.basename(p.resume_from)}" if p.resume_from else "new"
         print(f"run {p.run_id} ({verb}) in {p.run_dir}", file=sys.stderr)
-    spec = {"run_id": p.run_id, "world_size": world, "local_rank": local_rank, "config": p.config.to_dict(),
-            "run_dir": p.run_dir, "home": str(store.home) if store else "", "init_method": "env://",
-            "resume_from": p.resume_from}
+    spec = RankSpec(p.run_id, world, p.config.to_dict(), p.run_dir, home=str(store.home) if store else "",
+                    init_method="env://", local_rank=local_rank, resume_from=p.resume_from)
     run_rank(rank, spec)

@@ -7,7 +7,6 @@ Also the entry point for clusters: ``torchrun --nproc-per-node N -m studio.engin
 from __future__ import annotations
 
 import errno
-import os
 import signal
 import sys
 import traceback
@@ -15,6 +14,7 @@ from typing import Any
 
 import torch
 
+from studio.core import threads as thread_policy
 from studio.core.config import RunConfig
 from studio.core.datasets.arrays import ArrayData
 from studio.core.datasets.loading import load_dataset
@@ -27,6 +27,7 @@ from studio.engine import distributed, protocol
 from studio.engine.batching import lr_scale, plan_batches, steps_per_epoch
 from studio.engine.callbacks import Checkpointer, Control, Evaluator, MetricReporter
 from studio.engine.device_data import DeviceData, stats
+from studio.engine.entry import RankSpec
 from studio.engine.fine_tuning import TwoStageFineTune, wrap_model
 from studio.engine.landscape_callbacks import live_callbacks
 from studio.engine.rank_watch import Beats, RankGuard, is_peer_loss
@@ -163,28 +164,26 @@ def describe_failure(err: BaseException, cfg: RunConfig | None) -> tuple[str, in
     return f"training failed: {type(err).__name__}: {err}", 3
 
 
-def run_rank(rank: int, spec: dict[str, Any]) -> None:
+def run_rank(rank: int, spec: RankSpec) -> None:
     """Run rank ``rank`` of a job described by ``spec`` (see engine/launcher.py)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; Ctrl+C reaches the whole group
-    run_id, world = spec["run_id"], spec["world_size"]
-    queue_sink = QueueSink(spec["queue"]) if spec.get("queue") is not None else NullSink()
-    guard = RankGuard(spec.get("parent_pid"), on_parent_gone=getattr(queue_sink, "abandon", None))
+    run_id, world = spec.run_id, spec.world_size
+    queue_sink = QueueSink(spec.queue) if spec.queue is not None else NullSink()
+    guard = RankGuard(spec.parent_pid, on_parent_gone=getattr(queue_sink, "abandon", None))
     cfg = None
     code = 0
     store = None
     training = False
     sink: Sink = queue_sink
     try:
-        store = RunStore(spec["home"]) if rank == 0 and spec.get("home") else None
+        store = RunStore(spec.home) if rank == 0 and spec.home else None
         sink = MultiSink(queue_sink, StoreSink(store) if store else None) if rank == 0 else queue_sink
-        cfg = RunConfig.from_dict(spec["config"])
-        threads = spec.get("threads") or cfg.hardware.threads or max(1, (os.cpu_count() or 1) // world)
-        torch.set_num_threads(threads)
-        device = pick_device(cfg, spec.get("local_rank", rank))
-        ctx = distributed.init(rank, world, spec.get("init_method"), device)
-        trainer = build_trainer(cfg, ctx, sink, run_id, spec["run_dir"], spec.get("control") if rank == 0 else None,
-                                guard=guard, beats=Beats(spec.get("beats"), rank),
-                                resume_from=spec.get("resume_from"))
+        cfg = RunConfig.from_dict(spec.config)
+        thread_policy.apply(spec.threads or thread_policy.plan(cfg.hardware.threads, processes=world))
+        device = pick_device(cfg, rank if spec.local_rank is None else spec.local_rank)
+        ctx = distributed.init(rank, world, spec.init_method, device)
+        trainer = build_trainer(cfg, ctx, sink, run_id, spec.run_dir, spec.control if rank == 0 else None,
+                                guard=guard, beats=Beats(spec.beats, rank), resume_from=spec.resume_from)
         if trainer.resumed and store:
             store.truncate_metrics(run_id, trainer.step)  # rows past the checkpoint are redone
         if store:

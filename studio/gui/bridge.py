@@ -1,7 +1,8 @@
-"""The bridge: drains the running jobs' message queues off the GUI thread and emits batches.
+"""The bridge: starts and follows every background job off the GUI thread and emits batches.
 
-Qt signals cross threads as queued connections, so the GUI thread receives at most ~30 batches a
-second however fast the workers report, and never blocks on a queue.
+Starting a job may wait (the warm back end's server may still be importing torch), and reading its
+queue must never block the window, so both happen in this thread. Qt signals cross threads as queued
+connections: the GUI thread receives at most ~30 batches a second however fast the jobs report.
 """
 
 from __future__ import annotations
@@ -12,15 +13,15 @@ from typing import Any
 
 from PySide6.QtCore import QThread, Signal
 
+from studio.core.errors import StudioError
+from studio.engine import protocol
+
 EMIT_INTERVAL_S = 1 / 30
 
 
 class Bridge(QThread):
-    """Polls every job it follows; emits ``batch(list of messages)`` at most ~30 times a second.
-
-    When a job ends, an extra ``{"type": "ended", "run_id", "status", "message", "exit_code"}``
-    message follows its last one.
-    """
+    """Starts the jobs it is given, polls them, and emits ``batch(list of messages)`` at most ~30 times a
+    second; a job's last message is ``ended`` (``engine/protocol.py``)."""
 
     batch = Signal(object)  # `object`, not `list`: no conversion (PySide6 6.12 mis-counts None in lists)
 
@@ -31,6 +32,7 @@ class Bridge(QThread):
         self._quit = threading.Event()
 
     def follow(self, job: Any) -> None:
+        """Follow ``job``; it is started here if it has not been yet."""
         with self._lock:
             self._jobs.append(job)
 
@@ -42,6 +44,10 @@ class Bridge(QThread):
         self._quit.set()
         self.wait(timeout_ms)
 
+    def _drop(self, job: Any) -> None:
+        with self._lock:
+            self._jobs.remove(job)
+
     def run(self) -> None:
         pending: list[dict] = []
         last_emit = time.monotonic()
@@ -49,18 +55,22 @@ class Bridge(QThread):
             jobs = self.jobs()
             if not jobs:
                 time.sleep(0.03)
-            for job in jobs:
-                pending.extend(job.poll(timeout=0.02 if len(jobs) == 1 else 0.0))
+            for i, job in enumerate(jobs):
+                if not job.started:
+                    try:
+                        job.start()
+                    except StudioError:
+                        pass  # the job is finished and failed; its message says why
+                    if job.finished:
+                        pending.append(job.ended_message())
+                        self._drop(job)
+                        continue
+                pending.extend(job.poll(timeout=0.02 if i == 0 else 0.0))
                 if job.finished:
-                    message = job.errors[0]["message"] if job.errors else ""
-                    if not message and job.state == "failed":
-                        message = job.store.get(job.run_id).message
-                    pending.append({"type": "ended", "run_id": job.run_id, "status": job.state,
-                                    "message": message, "exit_code": job.exit_code})
-                    with self._lock:
-                        self._jobs.remove(job)
+                    self._drop(job)
             now = time.monotonic()
-            if pending and (now - last_emit >= EMIT_INTERVAL_S or any(m["type"] == "ended" for m in pending)):
+            if pending and (now - last_emit >= EMIT_INTERVAL_S
+                            or any(m["type"] == protocol.JOB_ENDED for m in pending)):
                 self.batch.emit(pending)
                 pending, last_emit = [], now
         if pending:

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import (
     QGridLayout,
@@ -113,9 +113,6 @@ class DataPreview(QWidget):
         layout.addWidget(split, 1)
         layout.addLayout(aug_box)
 
-        self.timer = QTimer(self)
-        self.timer.setInterval(150)
-        self.timer.timeout.connect(self._poll_preview)
         session.config_changed.connect(self.refresh)
         session.datasets_changed.connect(lambda: self.refresh(force=True))
         self.refresh(force=True)
@@ -243,34 +240,28 @@ class DataPreview(QWidget):
         self.controller().import_path(s.source, {"name": s.name, "size": size, "channels": int(channels[0])})
 
     def preview_augmentation(self) -> None:
-        """Compute a batch after augmentation in a background process (it needs torch)."""
-        from studio.engine.import_job import start_preview
-
+        """Compute a batch after augmentation in a background job (it needs torch)."""
         if self.preview_job is not None:
             return
         data = self.session.config.data
-        self.augment_status.setText("Augmenting a batch in a background process…")
+        self.augment_status.setText("Augmenting a batch in the background…")
         self.augment_button.setEnabled(False)
-        self.preview_job = start_preview(data.name, dict(data.params), PREVIEW_COUNT,
-                                         self.session.config.train.seed)
-        self.timer.start()
+        self.preview_job = self.session.start_preview(data.name, dict(data.params), PREVIEW_COUNT,
+                                                      self.session.config.train.seed)
+        self.preview_job.progress.connect(self._preview_progress)
+        self.preview_job.ended.connect(self._preview_ended)
 
-    def _poll_preview(self) -> None:
-        job = self.preview_job
-        if job is None:
-            self.timer.stop()
-            return
-        job.poll()
-        if not job.finished:
-            return
-        self.timer.stop()
-        self.preview_job = None
+    def _preview_progress(self, *_: object) -> None:
+        if self.preview_job is not None:
+            self.augment_status.setText(f"Augmenting a batch: {self.preview_job.progress_text()}")
+
+    def _preview_ended(self, state: str, message: str) -> None:
+        job, self.preview_job = self.preview_job, None
         self.augment_button.setEnabled(True)
-        outcome = job.outcome or {}
-        if outcome.get("type") != "done":
-            self.augment_status.setText(f"No preview: {outcome.get('message', 'it was cancelled')}")
+        if state != "finished" or job is None:
+            self.augment_status.setText(f"No preview: {message or 'it was cancelled'}")
             return
-        result = outcome["result"]
+        result = job.result
         active = [k for k, v in self.session.config.data.params.items() if k.startswith("aug_") and v
                   and k not in ("aug_fill",)]
         self.augment_status.setText("Augmentation: " + (", ".join(active) if active else
@@ -280,5 +271,5 @@ class DataPreview(QWidget):
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         if self.preview_job is not None:
-            self.preview_job.kill()
+            self.preview_job.cancel()
         super().closeEvent(event)

@@ -1,7 +1,7 @@
 """Generate text with the selected next-word run: a seed, how many words, a temperature, and the result.
 
 Shown under the run list when the one selected run is a next-word model (a model tagged "text":
-lstm_lm, gru_lm). The generation runs in a spawned process (``engine/import_job.py:BackgroundJob``
+lstm_lm, gru_lm). The generation is a background job the Session starts (``engine/generate.py:generate_job``
 with ``engine/generate.py:generate_job``), so the window never waits for torch or the model.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QGroupBox,
@@ -69,9 +68,6 @@ class GenerateBox(QGroupBox):
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addLayout(row)
         layout.addWidget(self.output)
-        self.timer = QTimer(self)
-        self.timer.setInterval(100)
-        self.timer.timeout.connect(self._poll)
         session.selection_changed.connect(self.follow)
         self.follow(session.selected_runs())
 
@@ -110,32 +106,23 @@ class GenerateBox(QGroupBox):
         """Start generating in the background (one generation at a time)."""
         if self.job is not None or self.run_id is None:
             return
-        from studio.engine.import_job import BackgroundJob
-
         run = self.session.store.get(self.run_id)
-        self.job = BackgroundJob("studio.engine.generate:generate_job", run_dir=str(run.dir),
-                                 seed_text=self.seed.text(), n_words=self.words.value(),
-                                 temperature=self.temperature.value()).start()
+        self.job = self.session.start_generate(str(run.dir), self.seed.text(), self.words.value(),
+                                               self.temperature.value())
+        self.job.ended.connect(self._ended)
         self.button.setText("Cancel")
         self.output.setText("<i>generating…</i>")
-        self.timer.start()
 
-    def _poll(self) -> None:
-        if self.job is None:
-            return
-        self.job.poll()
-        if not self.job.finished:
-            return
-        outcome, self.job = self.job.outcome or {}, None
-        self.timer.stop()
+    def _ended(self, state: str, message: str) -> None:
+        job, self.job = self.job, None
         self.button.setText("Generate")
-        if outcome.get("type") == "done":
-            self.show_result(outcome["result"])
-        elif outcome.get("type") == "cancelled":
+        if state == "finished":
+            self.show_result(job.result)
+        elif state == "stopped":
             self.output.setText("<i>cancelled</i>")
         else:
             self.output.setText("")
-            self.session.error.emit("Generate failed", outcome.get("message") or "generation failed")
+            self.session.error.emit("Generate failed", message or "generation failed")
 
     def show_result(self, result: dict[str, Any]) -> None:
         self.result = result
@@ -149,5 +136,4 @@ class GenerateBox(QGroupBox):
 
     def shutdown(self) -> None:
         if self.job is not None:
-            self.job.kill()
-            self.job = None
+            self.job.cancel()

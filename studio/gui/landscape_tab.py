@@ -39,7 +39,6 @@ from studio.gui.plots.landscape_view import LandscapeView
 KINDS = [("2-D (random directions)", "2d"), ("1-D (interpolation)", "1d"), ("Trajectory (PCA of checkpoints)",
                                                                               "trajectory")]
 SPLITS = ("train", "val", "test")
-POLL_MS = 100
 LIVE_MS = 2000
 _STEP = re.compile(r"step_(\d+)\.pt$")
 
@@ -73,9 +72,6 @@ class LandscapeTab(QWidget):
         self.result_path: Path | None = None
         self.sharpness: dict[str, Any] | None = None
         self._build()
-        self.timer = QTimer(self)
-        self.timer.setInterval(POLL_MS)
-        self.timer.timeout.connect(self._poll)
         self.live_timer = QTimer(self)  # a run in training may save live snapshots and sharpness values
         self.live_timer.setInterval(LIVE_MS)
         self.live_timer.timeout.connect(self._watch_live)
@@ -319,7 +315,7 @@ class LandscapeTab(QWidget):
     # --- computing ---------------------------------------------------------------------------
     @property
     def busy(self) -> bool:
-        return self.job is not None and not self.job.finished
+        return self.job is not None and not self.job.done
 
     def options(self) -> dict[str, Any]:
         """The landscape request, as ``compute_landscape`` keyword arguments."""
@@ -350,13 +346,12 @@ class LandscapeTab(QWidget):
         if run_dir is None:
             self.session.error.emit("Landscape", "Pick a run with saved checkpoints first (train one).")
             return
-        from studio.engine.landscape_job import start_landscape_job
-
-        self.job = start_landscape_job(task, run_dir, options)
+        self.job = self.session.start_landscape(task, str(run_dir), options)
+        self.job.progress.connect(self._progress)
+        self.job.ended.connect(self._ended)
         self.progress.setValue(0)
         self.status.setText(f"Starting the {task} computation…")
         self._set_busy(True)
-        self.timer.start()
 
     def cancel(self) -> None:
         if self.busy:
@@ -368,35 +363,33 @@ class LandscapeTab(QWidget):
         self.sharpness_button.setEnabled(not busy)
         self.cancel_button.setEnabled(busy)
 
-    def _poll(self) -> None:
+    def _progress(self, fraction: float, _text: str, _eta: object) -> None:
         job = self.job
-        if job is None:
+        if job is None or job.finished:
             return
-        job.poll(timeout=0)
-        self.progress.setValue(int(job.fraction * 1000))
-        if job.text and not job.finished:
-            self.status.setText(f"{job.task}: {job.text}")
-        if not job.finished:
-            return
-        self.timer.stop()
+        self.progress.setValue(int(fraction * 1000))
+        self.status.setText(f"{job.job.task}: {job.progress_text()}")
+
+    def _ended(self, state: str, message: str) -> None:
+        job = self.job
         self._set_busy(False)
-        if job.state == "finished" and job.result is not None:
+        task = job.job.task
+        if state == "finished" and job.result is not None:
             self.progress.setValue(1000)
-            if job.task == "landscape":
+            if task == "landscape":
                 self.open_result(job.result["path"])
                 self._refresh_saved()
             else:
                 self.show_sharpness(job.result["summary"])
-        elif job.state == "stopped":
+        elif state == "stopped":
             self.status.setText("Cancelled.")
         else:
-            self.status.setText(f"Failed: {job.error}")
-            self.session.error.emit("Landscape", job.error or f"the {job.task} computation failed")
+            self.status.setText(f"Failed: {message}")
+            self.session.error.emit("Landscape", message or f"the {task} computation failed")
 
     def shutdown(self) -> None:
         if self.job is not None and not self.job.finished:
-            self.job.kill()
-        self.timer.stop()
+            self.job.cancel()
         self.live_timer.stop()
 
     # --- showing -----------------------------------------------------------------------------

@@ -608,6 +608,10 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if getattr(self, "_probe_pending", False):
             self._probe_pending = False
+            from studio.engine import backend
+
+            # the warm back end: a server imports torch now, so the first job forks instead of importing it
+            QTimer.singleShot(0, backend.start_warm)
             QTimer.singleShot(50, self.probe.start_probe)
 
     # --- closing ---------------------------------------------------------------------------

@@ -1,18 +1,13 @@
 """The model summary dialog: layers, output shapes, parameters and FLOPs of the configured model.
 
-Building the model needs torch, so the dialog runs ``studio model summary --json`` in a child
-process (QProcess) and fills its table when the answer comes; the window never waits.
+Building the model needs torch, so the dialog asks the Session for a model-summary job
+(``engine/summary_job.py``) and fills its table when the answer comes; the window never waits.
 """
 
 from __future__ import annotations
 
-import json
-import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QProcess
 from PySide6.QtWidgets import QDialog, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from studio.core.config import RunConfig
@@ -21,7 +16,7 @@ COLUMNS = ("Layer", "Type", "Output shape", "Parameters", "FLOPs / sample")
 
 
 class ModelSummaryDialog(QDialog):
-    def __init__(self, config: RunConfig, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Any, config: RunConfig, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Model summary: {config.model.name}")
         self.resize(640, 480)
@@ -34,21 +29,16 @@ class ModelSummaryDialog(QDialog):
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         layout.addWidget(self.heading)
         layout.addWidget(self.table, 1)
-        self._dir = tempfile.TemporaryDirectory(prefix="studio-summary-")
-        path = Path(self._dir.name) / "config.toml"
-        config.save(path)
-        self.process = QProcess(self)
-        self.process.finished.connect(self._done)
-        self.process.start(sys.executable, ["-m", "studio", "model", "summary", "--json", "--config", str(path)])
+        self.job = session.start_summary(config)
+        self.job.progress.connect(lambda *_: self.heading.setText(f"Building the model… {self.job.progress_text()}"))
+        self.job.ended.connect(self._done)
 
-    def _done(self, code: int, _status: Any) -> None:
-        out = bytes(self.process.readAllStandardOutput()).decode(errors="replace").strip().splitlines()
-        err = bytes(self.process.readAllStandardError()).decode(errors="replace").strip().splitlines()
-        if code != 0 or not out:
-            self.error = err[-1] if err else f"the summary process exited with code {code}"
+    def _done(self, state: str, message: str) -> None:
+        if state != "finished":
+            self.error = message or f"the summary {state}"
             self.heading.setText(f"No summary: {self.error}")
             return
-        self.result = json.loads(out[-1])
+        self.result = self.job.result
         self.show_result(self.result)
 
     def show_result(self, r: dict[str, Any]) -> None:
@@ -66,8 +56,6 @@ class ModelSummaryDialog(QDialog):
         self.table.resizeColumnsToContents()
 
     def done(self, result: int) -> None:  # noqa: D401 - Qt override
-        if self.process.state() != QProcess.ProcessState.NotRunning:
-            self.process.kill()
-            self.process.waitForFinished(1000)
-        self._dir.cleanup()
+        if not self.job.done:
+            self.job.cancel()
         super().done(result)

@@ -1,7 +1,10 @@
-"""The session: the current RunConfig, the running jobs and the run selection.
+"""The session: the current RunConfig, every background job, and the run selection.
 
-Widgets edit the config through it and subscribe to its signals; it talks to the engine (launcher)
-and the run store. It holds no training state beyond handles to the jobs it started.
+Widgets edit the config through it and subscribe to its signals. Every background job (training,
+landscape, import, preview, demo, model summary: ``engine/process_job.py``) starts through
+:meth:`Session.start_job`, which hands it to the bridge and returns a :class:`JobHandle` whose signals
+arrive on the GUI thread. No tab starts an engine job itself; the session follows them all in one place.
+It holds no training state beyond handles to the jobs it started.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ from PySide6.QtCore import QObject, Signal
 
 from studio.core.config import CHOICE_SECTIONS, Choice, RunConfig
 from studio.core.errors import StudioError
+from studio.core.jobs import PAUSED, RUNNING, format_eta
 from studio.core.runs import RunStore
+from studio.engine import protocol
 from studio.gui.bridge import Bridge
 from studio.gui.store_follow import StoreFollower
 
@@ -27,6 +32,53 @@ def registry_for(section: str) -> Any:
     return {"data": DATASETS, "model": MODELS, "optimizer": OPTIMIZERS, "schedule": SCHEDULES}[section]
 
 
+class JobHandle(QObject):
+    """The GUI's side of one background job: its signals arrive on the GUI thread."""
+
+    progress = Signal(float, str, object)  # fraction 0..1, text, seconds left (None: not known yet)
+    frame = Signal(object)  # a live snapshot (demos)
+    ended = Signal(str, str)  # state (finished, failed, stopped), message in words
+
+    def __init__(self, job: Any, kind: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.job = job
+        self.kind = kind
+        self.id: str = job.id
+        self.done = False  # True once ``ended`` was delivered (the job itself finishes a moment earlier)
+
+    @property
+    def state(self) -> str:
+        return self.job.state
+
+    @property
+    def finished(self) -> bool:
+        return self.job.finished
+
+    @property
+    def result(self) -> Any:
+        return self.job.result
+
+    @property
+    def fraction(self) -> float:
+        return self.job.fraction
+
+    @property
+    def error(self) -> str | None:
+        return self.job.error
+
+    @property
+    def errors(self) -> list[dict]:
+        return self.job.errors
+
+    def progress_text(self) -> str:
+        """'text — about 12 s left'."""
+        eta = format_eta(self.job.eta_s)
+        return f"{self.job.text} — {eta}" if eta and self.job.text else self.job.text or eta
+
+    def cancel(self) -> None:
+        self.job.cancel()
+
+
 class Session(QObject):
     config_changed = Signal()
     runs_changed = Signal()
@@ -39,12 +91,15 @@ class Session(QObject):
     status_text = Signal(str)
     error = Signal(str, str)  # title, message
     state_changed = Signal(str)  # "idle", "running", "paused"
+    job_started = Signal(object)  # a JobHandle
+    job_ended = Signal(object)  # a JobHandle, once its job has ended
 
     def __init__(self, store: RunStore | None = None, config: RunConfig | None = None) -> None:
         super().__init__()
         self.store = store or RunStore()
         self.config = config or RunConfig()
-        self.jobs: dict[str, Any] = {}
+        self.jobs: dict[str, Any] = {}  # the training runs in progress, by run id
+        self.handles: dict[str, JobHandle] = {}  # every job in progress (training included), by job id
         self.state = "idle"
         self._selection: list[str] = []
         self.bridge = Bridge()
@@ -79,6 +134,56 @@ class Session(QObject):
     def notify_datasets_changed(self) -> None:
         self.datasets_changed.emit()
 
+    # --- jobs ------------------------------------------------------------------------------
+    def start_job(self, job: Any, kind: str) -> JobHandle:
+        """Follow ``job`` (a ProcessJob, not started yet): the bridge starts it off the GUI thread."""
+        handle = JobHandle(job, kind, self)
+        self.handles[job.id] = handle
+        self.bridge.follow(job)
+        self.job_started.emit(handle)
+        return handle
+
+    def running(self, kind: str | None = None) -> list[JobHandle]:
+        """The jobs in progress (of one kind: "training", "landscape", "import", "preview", "demo", "summary")."""
+        return [h for h in self.handles.values() if kind is None or h.kind == kind]
+
+    def start_landscape(self, task: str, run_dir: str, options: dict[str, Any]) -> JobHandle:
+        from studio.engine.landscape_job import LandscapeJob
+
+        return self.start_job(LandscapeJob(task, run_dir, options), "landscape")
+
+    def start_import(self, path: str, options: dict[str, Any] | None = None) -> JobHandle:
+        from studio.engine.import_job import import_job
+
+        return self.start_job(import_job(path, options), "import")
+
+    def start_fetch(self, name: str) -> JobHandle:
+        from studio.engine.import_job import fetch_job
+
+        return self.start_job(fetch_job(name), "import")
+
+    def start_preview(self, name: str, params: dict[str, Any], count: int, seed: int) -> JobHandle:
+        from studio.engine.import_job import preview_job
+
+        return self.start_job(preview_job(name, params, count, seed), "preview")
+
+    def start_demo(self, name: str, params: dict[str, Any]) -> JobHandle:
+        from studio.engine.demo_job import demo_job
+
+        return self.start_job(demo_job(name, params), "demo")
+
+    def start_generate(self, run_dir: str, seed_text: str, n_words: int, temperature: float) -> JobHandle:
+        from studio.engine.process_job import TaskJob
+
+        job = TaskJob("studio.engine.generate:generate_job", {"run_dir": run_dir, "seed_text": seed_text,
+                      "n_words": n_words, "temperature": temperature}, label="generation", kind="generate")
+        return self.start_job(job, "generate")
+
+    def start_summary(self, config: RunConfig) -> JobHandle:
+        from studio.engine.summary_job import summary_job
+
+        return self.start_job(summary_job(config.to_dict()), "summary")
+
     # --- runs ------------------------------------------------------------------------------
     @property
     def active_job(self) -> Any | None:
@@ -89,11 +194,11 @@ class Session(QObject):
         if self.jobs:
             self.status_text.emit("A run is already in progress")
             return None
-        from studio.engine.launcher import launch
+        from studio.engine.launcher import Job
 
         try:
             config = RunConfig.from_dict(self.config.to_dict())
-            job = launch(config, self.store, spare_cores=1)
+            job = Job(config, self.store, spare_cores=1)  # started by the bridge, off the GUI thread
         except StudioError as err:
             self.error.emit("Cannot start training", str(err))
             return None
@@ -119,7 +224,7 @@ class Session(QObject):
 
     def _follow_started(self, job: Any, config: RunConfig, text: str = "") -> str:
         self.jobs[job.run_id] = job
-        self.bridge.follow(job)
+        self.start_job(job, "training")
         self._set_state("running")
         self.run_started.emit(job.run_id)
         self.runs_changed.emit()
@@ -143,16 +248,17 @@ class Session(QObject):
             job.resume()
 
     def shutdown(self, wait_s: float = 12.0) -> None:
-        """Stop every run (checkpointing), wait for the ranks to exit, then stop the bridge."""
+        """Stop every job (runs checkpoint), wait for them to exit, then stop the bridge."""
         import time
 
-        for job in list(self.jobs.values()):
-            job.stop()
+        jobs = [h.job for h in self.handles.values()]
+        for job in jobs:
+            job.cancel()
         deadline = time.monotonic() + wait_s
-        while any(not j.finished for j in self.jobs.values()) and time.monotonic() < deadline:
+        while any(not j.finished for j in jobs if j.started) and time.monotonic() < deadline:
             time.sleep(0.05)
         self.bridge.shutdown()
-        for job in self.jobs.values():
+        for job in jobs:
             job.kill()
         self.follower.stop()  # queued runs are not stopped: their scheduler is a process of its own
 
@@ -236,28 +342,45 @@ class Session(QObject):
     def _on_batch(self, messages: list[dict]) -> None:
         rows: dict[str, list] = {}
         for m in messages:
-            kind, run_id = m.get("type"), m.get("run_id", "")
-            if kind == "metrics":
-                rows.setdefault(run_id, []).extend(m["rows"])
-                self.progress.emit(run_id, {k: m[k] for k in ("step", "total_steps", "epoch", "epochs")})
-            elif kind == "status":
-                if m["status"] == "paused":
-                    self._set_state("paused")
-                    self.status_text.emit("Paused")
-                elif m["status"] == "running":
-                    self._set_state("running")
-                    self.status_text.emit(f"Training on {m.get('world_size', 1)}× {m.get('device', 'cpu')}"
-                                          if "device" in m else "Resumed")
-                self.runs_changed.emit()
-            elif kind == "log":
-                self.status_text.emit(m["text"])
-            elif kind == "ended":
-                self.jobs.pop(run_id, None)
-                if not self.jobs:
-                    self._set_state("idle")
-                self.run_ended.emit(run_id, m["status"], m.get("message", ""))
-                if m["status"] == "failed":
-                    self.error.emit("Training failed", m.get("message") or "the run failed")
-                self.runs_changed.emit()
+            handle = self.handles.get(m.get("run_id", ""))
+            if handle is None:
+                continue
+            if handle.kind == "training":
+                self._on_training(m, rows)
+            kind = m.get("type")
+            if kind in (protocol.PROGRESS, protocol.METRICS):
+                handle.progress.emit(handle.job.fraction, handle.job.text, handle.job.eta_s)
+            elif kind == protocol.FRAME:
+                handle.frame.emit(m["data"])
+            elif kind == protocol.JOB_ENDED:
+                del self.handles[handle.id]
+                handle.done = True
+                handle.ended.emit(m["status"], m.get("message", ""))
+                self.job_ended.emit(handle)
         for run_id, r in rows.items():
             self.metrics.emit(run_id, r)
+
+    def _on_training(self, m: dict, rows: dict[str, list]) -> None:
+        kind, run_id = m.get("type"), m.get("run_id", "")
+        if kind == protocol.METRICS:
+            rows.setdefault(run_id, []).extend(m["rows"])
+            self.progress.emit(run_id, {k: m[k] for k in ("step", "total_steps", "epoch", "epochs")})
+        elif kind == protocol.STATUS:
+            if m["status"] == PAUSED:
+                self._set_state("paused")
+                self.status_text.emit("Paused")
+            elif m["status"] == RUNNING:
+                self._set_state("running")
+                self.status_text.emit(f"Training on {m.get('world_size', 1)}× {m.get('device', 'cpu')}"
+                                      if "device" in m else "Resumed")
+            self.runs_changed.emit()
+        elif kind == protocol.LOG:
+            self.status_text.emit(m["text"])
+        elif kind == protocol.JOB_ENDED:
+            self.jobs.pop(run_id, None)
+            if not self.jobs:
+                self._set_state("idle")
+            self.run_ended.emit(run_id, m["status"], m.get("message", ""))
+            if m["status"] == "failed":
+                self.error.emit("Training failed", m.get("message") or "the run failed")
+            self.runs_changed.emit()

@@ -47,6 +47,7 @@ def test_augmentation_preview_runs_in_the_background(qtbot, session, tmp_path):
     qtbot.addWidget(tab)
     tab.augment_button.click()
     assert tab.preview_job is not None and not tab.augment_button.isEnabled()
+    assert session.running("preview") == [tab.preview_job]  # the Session follows the tab's job
     qtbot.waitUntil(lambda: tab.preview_job is None, timeout=120_000)
     assert "aug_rotation" in tab.augment_status.text() and "aug_hflip" in tab.augment_status.text()
     assert not tab.augment_after.pixmap().isNull() and not tab.augment_before.pixmap().isNull()
@@ -76,18 +77,19 @@ def test_an_ambiguous_csv_asks_for_the_label_column(qtbot, session, tmp_path):
     done = []
     controller.imported.connect(done.append)
     controller.import_path(str(path))
+    assert [h.kind for h in session.running()] == ["import"]  # the import is the Session's job
     qtbot.waitUntil(lambda: bool(done), timeout=120_000)
     assert asked == [["p1", "p2", "p3", "p4", "kind"]]
     assert done[0]["classes"] == ["a", "b"] and session.config.data.name == "shapes"
 
 
 def test_cancel_from_the_progress_dialog_leaves_nothing(qtbot, session):
-    from studio.engine.import_job import BackgroundJob
+    from studio.engine.import_job import ImportJob
 
     controller = ImportController(session)
     cancelled = []
     controller.cancelled.connect(lambda: cancelled.append(True))
-    controller._start(BackgroundJob("tests.unit.slow_import:run").start(), "Importing a lot…")
+    controller._start(session.start_job(ImportJob("tests.unit.slow_import:run"), "import"), "Importing a lot…")
     qtbot.waitUntil(lambda: "decoding" in controller.dialog.labelText(), timeout=120_000)
     controller.dialog.findChild(QPushButton).click()  # the dialog's Cancel button
     qtbot.waitUntil(lambda: not controller.busy, timeout=60_000)

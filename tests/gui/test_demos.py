@@ -9,8 +9,10 @@ import sys
 import numpy as np
 import pytest
 
-from studio.gui.demos.job import shared_worker
+from studio.core.runs import RunStore
+from studio.engine import backend
 from studio.gui.demos.lab import VIEWS, TeachingLab
+from studio.gui.session import Session
 from studio.gui.tabs import EXTRA_TABS
 
 # small settings: the point is the plumbing, the numbers are tested in tests/unit/test_demos_*.py
@@ -28,17 +30,24 @@ SMALL = {
 
 
 @pytest.fixture(scope="module", autouse=True)
-def worker():
-    """One background process for the module (PyTorch imported once), gone afterwards."""
-    w = shared_worker()
-    yield w
-    w.shutdown()
+def warm():
+    """The warm back end for the module (PyTorch imported once, by its server)."""
+    backend.start_warm()
+    yield
+    backend.stop_warm()
+
+
+@pytest.fixture
+def session(qtbot):
+    s = Session(RunStore())
+    yield s
+    s.shutdown(wait_s=5)
     assert multiprocessing.active_children() == []
 
 
 @pytest.fixture
-def lab(qtbot, worker):
-    tab = TeachingLab(None, worker=worker)
+def lab(qtbot, session):
+    tab = TeachingLab(session)
     tab.resize(1400, 850)
     qtbot.addWidget(tab)
     tab.show()
@@ -49,6 +58,7 @@ def computed(qtbot, lab, name):
     view = lab.open(name)
     view.set_params(SMALL[name])
     view.compute()
+    assert lab.session.running("demo") == [view.task]  # the Session follows the view's job
     qtbot.waitUntil(lambda: not view.busy, timeout=120_000)
     assert view.task.state == "finished", view.error_text
     return view
@@ -113,7 +123,7 @@ def test_stop_cancels_a_long_computation(qtbot, lab):
     qtbot.waitUntil(lambda: view.task.state == "running" and view.progress.value() > 0, timeout=60_000)
     view.stop()
     qtbot.waitUntil(lambda: not view.busy, timeout=30_000)
-    assert view.task.state == "cancelled" and view.status.text() == "Stopped."
+    assert view.task.state == "stopped" and view.status.text() == "Stopped."
 
 
 def test_errors_reach_the_view_not_a_traceback(qtbot, lab):

@@ -40,6 +40,7 @@ def test_tab_computes_a_small_grid_and_shows_the_image(qtbot, tab, tmp_path):
     widget.samples.setValue(200)
     widget.compute()
     assert widget.busy and widget.cancel_button.isEnabled() and not widget.compute_button.isEnabled()
+    assert widget.session.running("landscape") == [widget.job]  # the Session follows the tab's job
     _finish(qtbot, widget)
     assert widget.status.text().startswith("Showing"), widget.status.text()
     image = widget.view.heatmap.image.image

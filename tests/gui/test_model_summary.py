@@ -8,6 +8,7 @@ def test_summary_button_shows_layers_params_and_flops(qtbot):
     qtbot.addWidget(window)
     session.set_choice("model", "lenet5")
     dialog = window.settings.show_model_summary()
+    assert session.running("summary") == [dialog.job]  # the Session follows the dialog's job
     qtbot.waitUntil(lambda: dialog.result is not None or bool(dialog.error), timeout=60_000)
     assert dialog.result["total_params"] == 61_706
     assert dialog.table.rowCount() == len(dialog.result["layers"]) > 5

@@ -1,5 +1,5 @@
-"""A stand-in for a long import, run by BackgroundJob in tests: it holds a staging folder in the
-cache and reports progress until it is cancelled (or, with ``ignore_cancel``, until it is killed)."""
+"""A stand-in for a long import, run as an ImportJob in tests: it holds a staging folder in the cache
+and reports progress until it is cancelled (or, with ``ignore_cancel``, until it is killed)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def run(progress, seconds: float = 60.0, ignore_cancel: bool = False) -> dict:
         while time.monotonic() < deadline:
             time.sleep(0.02)
             if ignore_cancel:
-                progress.callback(progress.done, progress.total, progress.text)
+                progress.callback(progress.report())
             else:
                 progress.advance()
     return {"name": "never"}

@@ -21,9 +21,10 @@ import torchvision.datasets as tvd
 from studio.core.datasets import cache
 from studio.core.datasets.imported import load_imported
 from studio.core.datasets.importers import import_path
-from studio.core.datasets.importers.progress import ImportCancelled, Progress
+from studio.core.datasets.importers.progress import Progress
 from studio.core.datasets.torchvision_catalog import ensure
 from studio.core.errors import DataError
+from studio.core.jobs import Cancelled
 from tests.unit import import_fixtures as fx
 
 IDX_FILES = ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
@@ -68,7 +69,7 @@ def mnist_server(server, monkeypatch) -> tuple[str, Path]:
 
 def _progress_log() -> tuple[Progress, list[tuple[int, int, str]]]:
     log: list[tuple[int, int, str]] = []
-    return Progress(lambda done, total, text: log.append((done, total, text)), interval=0), log
+    return Progress(lambda r: log.append((r.done, r.total, r.text)), interval=0), log
 
 
 def test_a_catalog_dataset_is_downloaded_converted_and_cached(mnist_server):
@@ -116,7 +117,7 @@ def test_cancelling_a_download_leaves_no_cache_entry(mnist_server):
     progress = Progress(cancelled=lambda: True, interval=0)
     calls = []
     progress.stage = lambda text, total=0: calls.append(text)  # let the stage start; cancel on the first bytes
-    with pytest.raises(ImportCancelled):
+    with pytest.raises(Cancelled):
         ensure("mnist", progress)
     assert calls == ["downloading train-images-idx3-ubyte.gz"]
     assert cache.entries() == [] and not list(cache.root().glob(".tmp-*"))

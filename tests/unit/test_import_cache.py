@@ -8,8 +8,9 @@ import pytest
 from studio.core.config import RunConfig
 from studio.core.datasets import DATASETS, cache, splits
 from studio.core.datasets.imported import load_imported
-from studio.core.datasets.importers import ImportCancelled, ImportOptions, Progress, import_path
+from studio.core.datasets.importers import ImportOptions, Progress, import_path
 from studio.core.errors import ConfigError, DataError
+from studio.core.jobs import Cancelled
 from tests.unit import import_fixtures as fx
 
 
@@ -18,7 +19,7 @@ def test_reimport_is_instant_and_writes_nothing(tmp_path):
     first = import_path(root)
     stamp = (cache.root() / "pets" / "x.npy").stat().st_mtime_ns
     calls = []
-    second = import_path(root, progress=lambda d, t, s: calls.append(s))
+    second = import_path(root, progress=lambda r: calls.append(r.text))
     assert second["cached"] is True and second["name"] == first["name"]
     assert (cache.root() / "pets" / "x.npy").stat().st_mtime_ns == stamp
     assert not any("decoding" in s for s in calls)
@@ -40,8 +41,8 @@ def test_cancel_leaves_no_entry(tmp_path):
     def cancelled() -> bool:
         return len(seen) > 0
 
-    progress = Progress(lambda d, t, s: seen.append(s) if "decoding" in s else None, cancelled, interval=0)
-    with pytest.raises(ImportCancelled, match="nothing was saved"):
+    progress = Progress(lambda r: seen.append(r.text) if "decoding" in r.text else None, cancelled, interval=0)
+    with pytest.raises(Cancelled, match="nothing was saved"):
         import_path(root, progress=progress)
     assert cache.entries() == []
     assert [p.name for p in cache.root().iterdir()] == []

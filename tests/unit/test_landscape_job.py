@@ -27,7 +27,7 @@ def test_landscape_job_reports_progress_and_saves_the_result(run_dir):
     job = start_landscape_job("landscape", run_dir, {"kind": "2d", "resolution": 7, "samples": 200})
     messages = _follow(job)
     assert job.state == "finished", job.error
-    fractions = [m["fraction"] for m in messages if m["type"] == "status" and "fraction" in m]
+    fractions = [m["fraction"] for m in messages if m["type"] == "progress"]
     assert len(fractions) >= 3 and fractions == sorted(fractions) and fractions[-1] == 1.0
     result = io.load(job.result["path"])
     assert result.loss.shape == (7, 7)

@@ -144,10 +144,10 @@ def download(name: str, progress: Any = None) -> dict[str, Any]:
     import numpy as np
 
     from studio.core.datasets.importers.pipeline import report, save
-    from studio.core.datasets.importers.progress import Progress
+    from studio.core.datasets.importers.progress import import_progress
     from studio.core.datasets.importers.result import TEST, TRAIN, Imported
 
-    prog = progress if isinstance(progress, Progress) else Progress(progress)
+    prog = import_progress(progress)
     known = _known(name)
     check_online(name)
     import torchvision.datasets as tvd

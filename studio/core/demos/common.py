@@ -7,16 +7,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from studio.core.errors import ConfigError, StudioError
+from studio.core.errors import ConfigError
 
-Progress = Callable[[float, str], None]  # (fraction 0..1, text); may raise Cancelled
+Progress = Callable[[float, str], None]  # (fraction 0..1, text): a core.jobs.Progress; raises core.jobs.Cancelled
 Emit = Callable[[dict[str, Any]], None]  # a live snapshot for a viewer
-
-
-class Cancelled(StudioError):
-    """The person stopped the demo."""
-
-    exit_code = 0
 
 
 def report(progress: Progress | None, fraction: float, text: str) -> None:

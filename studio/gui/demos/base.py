@@ -27,11 +27,9 @@ from PySide6.QtWidgets import (
 from studio.core.demos.catalog import DEMOS, EXPLANATIONS
 from studio.core.errors import StudioError
 from studio.gui.demos import style
-from studio.gui.demos.job import DemoTask, DemoWorker, shared_worker
 from studio.gui.demos.player import Player
 from studio.gui.forms import param_widget
 
-POLL_MS = 40
 RERUN_DELAY_MS = 400
 
 
@@ -41,20 +39,17 @@ class DemoView(QWidget):
     auto_rerun = False  # recompute (debounced) when a parameter changes: for demos that take a second
     short_title = ""  # the title in presentation mode (the lab sets it from its list)
 
-    def __init__(self, worker: DemoWorker | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.entry = DEMOS.get(self.demo)
         self.explanation = EXPLANATIONS[self.demo]
         self.params: dict[str, Any] = self.entry.defaults()
-        self.worker = worker
-        self.task: DemoTask | None = None
+        self.session = session  # starts and follows the demo's background job
+        self.task: Any = None  # the Session's JobHandle of the current computation
         self.result: dict[str, Any] | None = None
         self.presentation = False
         self.error_text = ""
         self._build()
-        self.poll_timer = QTimer(self)
-        self.poll_timer.setInterval(POLL_MS)
-        self.poll_timer.timeout.connect(self._poll)
         self.rerun_timer = QTimer(self)
         self.rerun_timer.setSingleShot(True)
         self.rerun_timer.setInterval(RERUN_DELAY_MS)
@@ -227,62 +222,61 @@ class DemoView(QWidget):
 
     # --- computing ---------------------------------------------------------------------------
     def compute(self) -> None:
-        """Start the computation in the background process (replacing one in progress)."""
-        if self.worker is None:
-            self.worker = shared_worker()
+        """Start the computation as a background job (replacing one in progress)."""
         if self.task is not None and not self.task.done:
-            self.worker.cancel(self.task)
+            self.task.cancel()
         self.result = None
         self.error_text = ""
         self.set_caption("")
         self.clear_data()
         self.player.reset()
-        self.task = self.worker.submit(self.demo, self.params)
+        self.task = self.session.start_demo(self.demo, self.params)
+        self.task.progress.connect(self._progress)
+        self.task.frame.connect(self._frame)
+        self.task.ended.connect(self._ended)
         self.progress.setValue(0)
-        busy = self.worker.busy_with()
-        waiting = f" (waiting for the {busy.name.replace('_', ' ')} demo to finish)" if busy else ""
-        self.show_status("Computing…" + waiting)
+        self.show_status("Computing…")
         self.stop_button.setEnabled(True)
         self.player.play(request=False)
-        self.poll_timer.start()
 
     def stop(self) -> None:
-        if self.task is not None and not self.task.done and self.worker is not None:
-            self.worker.cancel(self.task)
+        if self.task is not None and not self.task.done:
+            self.task.cancel()
             self.show_status("Stopping…")
 
     @property
     def busy(self) -> bool:
         return self.task is not None and not self.task.done
 
-    def _poll(self) -> None:
-        if self.worker is None or self.task is None:
+    def _current(self) -> bool:
+        """Whether the signal comes from the current computation (not one it replaced)."""
+        return self.sender() is self.task
+
+    def _progress(self, fraction: float, _text: str, _eta: object) -> None:
+        if self._current():
+            self.progress.setValue(int(fraction * 1000))
+            self.show_status(self.task.progress_text())
+
+    def _frame(self, frame: dict) -> None:
+        if self._current():
+            self.on_frame(frame)
+            self.player.set_count(self.frame_count())
+
+    def _ended(self, state: str, message: str) -> None:
+        if not self._current():
             return
-        self.worker.poll()
-        for kind, payload in self.task.take():
-            if kind == "started":
-                self.show_status("Computing…")
-            elif kind == "progress":
-                fraction, text = payload
-                self.progress.setValue(int(fraction * 1000))
-                self.show_status(text)
-            elif kind == "frame":
-                self.on_frame(payload)
-                self.player.set_count(self.frame_count())
-            elif kind == "result":
-                self.result = payload
-                self.on_result(payload)
-                self.player.set_count(self.frame_count())
-                self.progress.setValue(1000)
-                self.show_status("Done — play, pause, step or drag the slider.")
-            elif kind == "error":
-                self.error_text = str(payload)
-                self.show_status(self.error_text.split("\n")[0], error=True)
-            elif kind == "cancelled":
-                self.show_status("Stopped.")
-        if self.task.done:
-            self.poll_timer.stop()
-            self.stop_button.setEnabled(False)
+        if state == "finished":
+            self.result = self.task.result
+            self.on_result(self.result)
+            self.player.set_count(self.frame_count())
+            self.progress.setValue(1000)
+            self.show_status("Done — play, pause, step or drag the slider.")
+        elif state == "stopped":
+            self.show_status("Stopped.")
+        else:
+            self.error_text = message
+            self.show_status(self.error_text.split("\n")[0], error=True)
+        self.stop_button.setEnabled(False)
 
     def set_caption(self, text: str, short: str | None = None) -> None:
         """The line above the plots that says what the current frame shows (plot titles stay short);

@@ -1,7 +1,7 @@
 """The Teaching lab tab: the list of demos on the left, the chosen demo's view on the right.
 
-Views are built when first chosen; all share one background process (``job.shared_worker``), so PyTorch
-is imported once, by that process, never by the GUI.
+Views are built when first chosen; each computation is a background job the Session starts (from the
+warm back end, so PyTorch is already imported there), never in the GUI.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
 from studio.core.demos.catalog import DEMOS
 from studio.gui.demos import style
 from studio.gui.demos.base import DemoView
-from studio.gui.demos.job import DemoWorker
 from studio.gui.demos.large_batch_view import LargeBatchView
 from studio.gui.demos.linear_neuron_view import LinearNeuronView
 from studio.gui.demos.noise_scale_view import NoiseScaleView
@@ -54,10 +53,9 @@ class TeachingLab(QWidget):
 
     uses_settings_panel = False  # the demos have their own parameters: the window gives the lab its width
 
-    def __init__(self, session: Any = None, parent: QWidget | None = None, worker: DemoWorker | None = None) -> None:
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.worker = worker
         self.presentation = False
         self.views: dict[str, DemoView] = {}
         self.list = QListWidget()
@@ -97,7 +95,7 @@ class TeachingLab(QWidget):
         """Show the view of demo ``name`` (built the first time)."""
         view = self.views.get(name)
         if view is None:
-            view = VIEWS[name](self.worker)
+            view = VIEWS[name](self.session)
             view.setObjectName(f"demo_{name}")
             view.short_title = TITLES[name]
             if self.presentation:

@@ -1,6 +1,6 @@
 """Screenshots of every demo in presentation mode: ``python -m studio.gui.demos.screenshots [OUT_DIR]``.
 
-Runs each demo with its default settings in the background process, shows its last frame (the race: step
+Runs each demo with its default settings as a background job, shows its last frame (the race: step
 40) and saves
 ``OUT_DIR/demo_<name>.png`` (default docs/screenshots). Works under ``QT_QPA_PLATFORM=offscreen`` or Xvfb.
 """
@@ -18,12 +18,15 @@ def take(out_dir: Path, names: list[str] | None = None, size: tuple[int, int] = 
          timeout_s: float = 600.0) -> list[Path]:
     from PySide6.QtWidgets import QApplication
 
-    from studio.gui.demos.job import shared_worker
+    from studio.engine import backend
     from studio.gui.demos.lab import VIEWS, TeachingLab
+    from studio.gui.session import Session
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     out_dir.mkdir(parents=True, exist_ok=True)
-    lab = TeachingLab(None)
+    backend.start_warm()
+    session = Session()
+    lab = TeachingLab(session)
     lab.resize(*size)
     lab.show()
     lab.set_presentation(True)
@@ -47,7 +50,7 @@ def take(out_dir: Path, names: list[str] | None = None, size: tuple[int, int] = 
             saved.append(path)
             print(f"{path}: {view.caption.text()}", flush=True)
     finally:
-        shared_worker().shutdown()
+        session.shutdown(wait_s=5)
     return saved
 
 

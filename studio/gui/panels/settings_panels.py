@@ -99,7 +99,7 @@ class SettingsPanels(QScrollArea):
     def show_model_summary(self) -> QWidget:
         from studio.gui.model_summary import ModelSummaryDialog
 
-        dialog = ModelSummaryDialog(self.session.config.copy(), self)
+        dialog = ModelSummaryDialog(self.session, self.session.config.copy(), self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog

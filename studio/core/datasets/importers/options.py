@@ -48,5 +48,10 @@ class ChoiceNeeded(DataError):
         self.option = option
         self.choices = list(choices)
 
+    @property
+    def fields(self) -> dict[str, object]:
+        """What a background job's error message carries so the parent can ask the question."""
+        return {"option": self.option, "choices": self.choices}
+
     def __reduce__(self):
         return (type(self), (str(self), self.option, self.choices))

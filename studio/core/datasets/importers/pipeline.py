@@ -15,10 +15,11 @@ from studio.core.datasets.importers.folder import import_folder
 from studio.core.datasets.importers.idx_files import import_idx
 from studio.core.datasets.importers.npz import import_npy_folder, import_npz
 from studio.core.datasets.importers.options import ImportOptions
-from studio.core.datasets.importers.progress import Progress, ProgressCallback
+from studio.core.datasets.importers.progress import Progress, import_progress
 from studio.core.datasets.importers.result import Imported
 from studio.core.datasets.known import KNOWN
 from studio.core.errors import DataError
+from studio.core.jobs import ReportCallback
 
 VERSION = 1  # bump when importers change what they produce: old cache keys then miss
 MAX_NESTING = 2  # archives inside archives
@@ -92,12 +93,12 @@ def report(data: dict[str, Any], cached: bool) -> dict[str, Any]:
 
 
 def import_path(path: str | Path, options: ImportOptions | None = None,
-                progress: ProgressCallback | Progress | None = None) -> dict[str, Any]:
+                progress: ReportCallback | Progress | None = None) -> dict[str, Any]:
     """Import ``path`` into the cache (or find it there) and return its report: name, num_samples,
     num_classes, classes, shape [C, H, W], splits {train, val, test}, skipped, skipped_examples,
     notes, cached."""
     options = options or ImportOptions()
-    prog = progress if isinstance(progress, Progress) else Progress(progress)
+    prog = import_progress(progress)
     from studio.core.text import store as text_store
 
     if text_store.is_text_source(path, options):  # a .txt or a CSV text column: a text corpus (core/text)

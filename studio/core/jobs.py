@@ -1,0 +1,155 @@
+"""The one vocabulary of long work: job states, ``Cancelled`` and ``Progress`` (with an ETA).
+
+Every background job (training, landscapes, imports, previews, demos, summaries) and every long
+function they call report through a :class:`Progress` and stop by raising :class:`Cancelled`. Pure
+Python: no torch, no Qt, no processes (the process side is ``studio/engine/process_job.py``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from studio.core.errors import StudioError
+
+# --- states (a run in the store and a job in the GUI share them) ----------------------------------
+QUEUED: Final = "queued"
+RUNNING: Final = "running"
+PAUSED: Final = "paused"
+FINISHED: Final = "finished"
+FAILED: Final = "failed"
+STOPPED: Final = "stopped"
+CANCELLED: Final = "cancelled"  # taken out of the run queue before it started
+INTERRUPTED: Final = "interrupted"  # a run whose processes vanished (the machine rebooted): resumable
+STATES: Final = (QUEUED, RUNNING, PAUSED, FINISHED, FAILED, STOPPED, CANCELLED, INTERRUPTED)
+ENDED: Final = (FINISHED, FAILED, STOPPED, CANCELLED)  # what a job reaches by itself
+
+
+class Cancelled(StudioError):
+    """The person stopped the work; nothing half-done was kept."""
+
+    exit_code = 0
+
+    def __init__(self, message: str = "cancelled") -> None:
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Report:
+    """One progress report: how far (0..1), what is happening, and the estimated seconds left."""
+
+    fraction: float
+    text: str
+    done: int = 0
+    total: int = 0  # units of the current stage (0: unknown)
+    eta_s: float | None = None
+
+
+ReportCallback = Callable[[Report], None]
+
+
+def estimate_eta(fraction: float, elapsed_s: float) -> float | None:
+    """Seconds left at a constant rate, once there is something to extrapolate from."""
+    if fraction <= 0.0 or elapsed_s <= 0.0:
+        return None
+    return max(0.0, elapsed_s * (1.0 - fraction) / fraction)
+
+
+class Progress:
+    """Reports progress at most every ``interval`` seconds and raises :class:`Cancelled` once
+    ``cancelled()`` says so.
+
+    Two ways to use it, both on the same object: call it as ``progress(fraction, text)`` (demos,
+    landscapes), or count work in stages: ``stage(text, total)`` then ``advance(n)`` (imports). A
+    stage's fraction is ``done / total``; ``span(lo, hi)`` maps a sub-task's 0..1 onto part of the whole.
+    """
+
+    def __init__(self, callback: ReportCallback | None = None, cancelled: Callable[[], bool] | None = None,
+                 interval: float = 0.1, cancelled_message: str = "cancelled") -> None:
+        self.callback = callback
+        self.cancelled = cancelled or (lambda: False)
+        self.interval = interval
+        self.cancelled_message = cancelled_message
+        self.fraction = 0.0
+        self.text = ""
+        self.done = 0
+        self.total = 0
+        self.started = time.monotonic()
+        self._last = 0.0
+
+    # --- fraction-style ------------------------------------------------------------------------
+    def __call__(self, fraction: float, text: str) -> None:
+        self.fraction = min(max(float(fraction), 0.0), 1.0)
+        self.text = str(text)
+        self._tick(force=self.fraction >= 1.0)
+
+    # --- stage-style ---------------------------------------------------------------------------
+    def stage(self, text: str, total: int = 0) -> None:
+        """Start a new stage of ``total`` units (0: unknown)."""
+        self.check()
+        self.text, self.total, self.done = text, total, 0
+        self._tick(force=True)
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        if self.total:
+            self.fraction = min(1.0, self.done / self.total)
+        self._tick()
+
+    def finish(self) -> None:
+        self.done = self.total
+        self.fraction = 1.0
+        self._tick(force=True)
+
+    # --- both ----------------------------------------------------------------------------------
+    def check(self) -> None:
+        """Raise :class:`Cancelled` if the person asked to stop."""
+        if self.cancelled():
+            raise Cancelled(self.cancelled_message)
+
+    @property
+    def eta_s(self) -> float | None:
+        return estimate_eta(self.fraction, time.monotonic() - self.started)
+
+    def report(self) -> Report:
+        return Report(self.fraction, self.text, self.done, self.total, self.eta_s)
+
+    def span(self, lo: float, hi: float, text: str | None = None) -> Callable[[float, str], None]:
+        """A ``(fraction, text)`` callback for a sub-task that covers ``lo..hi`` of this one."""
+        return lambda f, t="": self(lo + (hi - lo) * min(max(f, 0.0), 1.0), text if text is not None else t)
+
+    def _tick(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last < self.interval:
+            return
+        self.check()
+        self._last = now
+        if self.callback is not None:
+            self.callback(self.report())
+
+
+def quiet() -> Progress:
+    """A Progress that reports nowhere and is never cancelled."""
+    return Progress()
+
+
+def as_progress(value: Progress | ReportCallback | None) -> Progress:
+    """Accept a Progress, a callback that takes a :class:`Report`, or None."""
+    if isinstance(value, Progress):
+        return value
+    return Progress(value)
+
+
+def format_eta(eta_s: float | None) -> str:
+    """'about 12 s left', 'about 3 min left', or '' when unknown."""
+    if eta_s is None:
+        return ""
+    if eta_s < 1.5:
+        return "almost done"
+    if eta_s < 90:
+        return f"about {eta_s:.0f} s left"
+    if eta_s < 5400:
+        return f"about {eta_s / 60:.0f} min left"
+    return f"about {eta_s / 3600:.1f} h left"

@@ -1,0 +1,29 @@
+"""What the warm back end's forkserver imports before it forks anything (``engine/backend.py``): torch
+and the code every job runs, so a child starts with it all loaded. Nothing here may start a thread,
+touch CUDA or run a parallel torch operation (the children fork from this state)."""
+
+from __future__ import annotations
+
+import importlib
+
+MODULES = (
+    "torch",
+    "numpy",
+    "studio.engine.worker",  # training ranks: trainer, models, optimizers, datasets
+    "studio.engine.landscape_compute",
+    "studio.engine.augment",
+    "studio.core.demos.race",
+    "studio.core.demos.linear_neuron",
+    "studio.core.demos.playground",
+    "studio.core.demos.large_batch",
+    "studio.core.demos.noise_scale",
+    "studio.core.demos.regularisation",
+    "studio.core.models.summary",
+    "studio.core.datasets.importers",
+)
+
+for _name in MODULES:
+    try:
+        importlib.import_module(_name)
+    except ImportError:  # a missing optional piece only makes that job start colder
+        pass
