@@ -210,12 +210,12 @@ class Session(QObject):
         if self.jobs:
             self.status_text.emit("A run is already in progress")
             return None
-        from studio.engine.launcher import launch
+        from studio.engine.launcher import Job
         from studio.engine.resume_plan import plan_resume
 
         try:
             plan = plan_resume(self.store, run_id, overrides)
-            job = launch(plan.config, self.store, spare_cores=1, resume=plan)
+            job = Job(plan.config, self.store, spare_cores=1, resume=plan)  # the bridge starts it
         except StudioError as err:
             self.error.emit("Cannot resume the run", str(err))
             return None
