@@ -292,17 +292,6 @@ def _save_entry(run_dir: str | Path, entry: dict[str, Any], model: nn.Module, da
     return folder
 
 
-def list_compressed(run_dir: str | Path) -> list[dict[str, Any]]:
-    """The run's saved compressions (their summaries), oldest first."""
-    out = []
-    for path in sorted((Path(run_dir) / "compressed").glob("*/summary.json")):
-        try:
-            out.append(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            continue
-    return out
-
-
 def sparsity_sweep(run_dir: str | Path, sparsities: tuple[float, ...] = SWEEP_SPARSITIES, structured: bool = False,
                    fine_tune_steps: int = 0, checkpoint: str | None = None, save: bool = True,
                    progress: Report | None = None) -> dict[str, Any]:

@@ -9,4 +9,7 @@ EXTRA_TABS: list[tuple[str, str]] = [
     ("Teaching lab", "studio.gui.demos.lab:TeachingLab"),
     ("Compare", "studio.gui.compare_tab:CompareTab"),
     ("Queue", "studio.gui.queue_tab:QueueTab"),
+    ("Compression", "studio.gui.compression_tab:CompressionTab"),
+    ("Scaling laws", "studio.gui.scaling_laws_tab:ScalingLawsTab"),
+    ("Data-parallel", "studio.gui.data_parallel_tab:DataParallelTab"),
 ]

@@ -1,0 +1,83 @@
+"""The Compression, Scaling-laws and Data-parallel tabs on real runs: each runs its `studio` command in a child
+process and shows the result (issue 15, parts 2–4)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from studio.core.config import RunConfig
+from studio.core.runs import RunStore
+from studio.gui.main_window import MainWindow
+from studio.gui.session import Session
+
+
+def open_tab(qtbot, home, title: str):
+    session = Session(RunStore(home))
+    win = MainWindow(session, probe_backend=False)
+    win.confirm_close = lambda: True
+    qtbot.addWidget(win)
+    win.show()
+    tab = next(win.tabs.widget(i) for i in range(win.tabs.count()) if win.tabs.tabText(i) == title)
+    win.tabs.setCurrentWidget(tab)
+    return session, tab
+
+
+def test_compression_tab_compresses_and_sweeps_the_selected_run(qtbot, queued_runs):
+    home, _, _, ids = queued_runs
+    session, tab = open_tab(qtbot, home, "Compression")
+    session.set_selection([])
+    assert not tab.run_button.isEnabled() and "Select a finished" in tab.title.text()
+    session.set_selection([ids[0]])
+    assert tab.run_button.isEnabled()
+    tab.prune.setValue(0.5)
+    tab.quantize.setCurrentText("int8")
+    tab.compress()
+    qtbot.waitUntil(lambda: bool(tab.last is not None or tab.error), timeout=120_000)
+    assert tab.error is None, tab.error
+    assert tab.last["after"]["sparsity"] == pytest.approx(0.5, abs=0.02)  # a 16-unit MLP: per-tensor rounding
+    assert tab.last["method"] == "dynamic" and tab.last["run_id"] == ids[0]
+    assert tab.table.item(0, 0).text() == "test accuracy"
+    assert tab.table.item(0, 2).text() == f"{tab.last['after']['test_acc']:.4f}"
+    assert tab.history.rowCount() >= 1 and tab.history.item(tab.history.rowCount() - 1, 0).text() == tab.last["id"]
+    tab.run_sweep()
+    qtbot.waitUntil(lambda: bool(tab.sweep is not None or tab.error), timeout=120_000)
+    assert tab.error is None, tab.error
+    assert [p["target"] for p in tab.sweep["points"]][-1] == 0.95
+    assert len(tab.plot.getPlotItem().listDataItems()) == 2  # the sweep and the 1-point line
+
+
+def test_scaling_laws_tab_fits_a_power_law_and_reports_a_bad_axis(qtbot, studio_home):
+    store = RunStore(studio_home)
+    run = store.create_run(RunConfig(), name="synthetic")
+    rows = [(s, "val/loss", 3.0 * s ** -0.5 + 0.2, 0.0) for s in range(10, 1000, 30)]
+    store.log_metrics(run.id, rows)
+    session, tab = open_tab(qtbot, studio_home, "Scaling laws")
+    session.set_selection([run.id])
+    tab.fit()
+    qtbot.waitUntil(lambda: bool(tab.result is not None or tab.error), timeout=60_000)
+    assert tab.error is None, tab.error
+    fit = tab.result["fits"][0]
+    assert fit["b"] == pytest.approx(0.5, rel=0.01) and fit["r2"] == pytest.approx(1.0, abs=1e-6)
+    assert "r² 1.000" in tab.summary.text()
+    assert len(tab.plot.getPlotItem().listDataItems()) == 3  # fit, extrapolation, data
+    tab.against.setCurrentText("params")  # one run cannot fit against parameter count
+    tab.fit()
+    qtbot.waitUntil(lambda: bool(tab.error is not None), timeout=60_000)
+    assert "at least 4 runs" in tab.error and "at least 4 runs" in tab.summary.text()
+
+
+@pytest.mark.slow  # spawns 3 processes that import torch; `studio scale` itself is tested in the default run
+def test_data_parallel_tab_measures_one_and_two_processes(qtbot, studio_home):
+    session, tab = open_tab(qtbot, studio_home, "Data-parallel")
+    session.set_config(RunConfig().with_overrides(["data.name=moons", "model.widths=16", "train.batch_size=32"]))
+    tab.steps.setValue(8)
+    tab.measure()
+    assert tab.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: bool(tab.result is not None or tab.error), timeout=180_000)
+    assert tab.error is None, tab.error
+    assert tab.table.rowCount() == 2 and tab.table.item(1, 1).text() == "2"
+    two = tab.result["rows"][1]
+    assert math.isfinite(two["allreduce_ms"]) and tab.table.item(1, 8).text() == f"{two['allreduce_ms']:.2f}"
+    assert len(tab.throughput.getPlotItem().listDataItems()) == 2  # linear scaling and measured
