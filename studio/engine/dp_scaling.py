@@ -157,8 +157,19 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: dict[st
             "steps_to_target": steps_to_target}
 
 
+def busy_machine() -> bool:
+    """Other programs keep at least half a core busy (1-minute load average, this measurement's own ranks
+    not yet started)."""
+    try:
+        return os.getloadavg()[0] >= 0.5
+    except OSError:
+        return False
+
+
 def _spawn_rank(rank: int, world: int, port: int, config_path: Path, options: dict[str, Any]) -> subprocess.Popen:
     env = dict(os.environ, OMP_NUM_THREADS=str(options.get("threads") or 1))
+    if options.get("passive"):
+        env["OMP_WAIT_POLICY"] = "PASSIVE"  # idle OpenMP threads sleep instead of spinning on shared cores
     cmd = [sys.executable, "-m", "studio.engine.dp_scaling", "--rank", str(rank), "--world", str(world),
            "--port", str(port), "--config", str(config_path), "--options", json.dumps(options)]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE if rank == 0 else subprocess.DEVNULL,
@@ -214,7 +225,10 @@ def scaling_study(cfg: RunConfig, processes: list[int], steps: int = 60, target:
     """Measure every process count (and DataParallel where CUDA is present); returns ``{"rows": [...],
     "cuda", "cores", "config"}`` with each row's ``efficiency`` against linear scaling from the first DDP row.
 
-    ``threads`` per rank: 0 gives each rank cores ÷ processes (at least 1), as ``studio train`` does.
+    ``threads`` per rank: 0 gives each rank cores ÷ processes (at least 1), as ``studio train`` does. On a
+    busy CPU (load average ≥ 0.5 before the ranks start) idle OpenMP threads are told to sleep
+    (``OMP_WAIT_POLICY=PASSIVE``): spinning threads on shared cores made one 2-thread process several times
+    slower than two 1-thread processes here, which measures the spinning, not data parallelism.
     """
     import tempfile
 
@@ -234,10 +248,13 @@ def scaling_study(cfg: RunConfig, processes: list[int], steps: int = 60, target:
     if device == "cuda" and data_parallel:
         plan += [(n, "dp") for n in processes if n > 1]
     rows = []
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    passive = device == "cpu" and "OMP_WAIT_POLICY" not in os.environ and busy_machine()
     with tempfile.TemporaryDirectory(prefix="studio-scale-") as tmp:
         for i, (n, mode) in enumerate(plan):
             opts = {"steps": steps, "target": target, "eval_every": eval_every, "probe_every": probe_every,
-                    "device": device, "threads": threads or max(1, cores // (n if mode == "ddp" else 1))}
+                    "device": device, "threads": threads or max(1, cores // (n if mode == "ddp" else 1)),
+                    "passive": passive}
             rows.append(measure(cfg, n, mode, opts, Path(tmp), progress, i / len(plan), 1 / len(plan)))
     base = next((r for r in rows if r["mode"] == "ddp" and r["processes"] == min(processes)), rows[0])
     for r in rows:
@@ -247,7 +264,8 @@ def scaling_study(cfg: RunConfig, processes: list[int], steps: int = 60, target:
         r["allreduce_share"] = r["allreduce_ms"] / r["step_ms"] if r["step_ms"] else None
     if progress:
         progress(1.0, "done")
-    return {"rows": rows, "device": device, "cuda_devices": cuda, "cores": cores, "model": cfg.model.name,
+    return {"rows": rows, "device": device, "cuda_devices": cuda, "cores": cores, "load_avg": load,
+            "omp_wait_policy": "PASSIVE" if passive else os.environ.get("OMP_WAIT_POLICY", ""), "model": cfg.model.name,
             "dataset": cfg.data.name, "global_batch": cfg.train.batch_size, "steps": steps, "target": target}
 
 

@@ -153,9 +153,9 @@ class CompressionTab(QWidget):
         self.plot.setObjectName("sweep_plot")
         self.plot.setTitle("Test accuracy against sparsity")
         self.plot.setLabel("bottom", "weights pruned (%)")
-        self.plot.setLabel("left", "test accuracy")
+        self.plot.setLabel("left", "test accuracy (%)")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
-        self.plot.addLegend(offset=(10, 10))
+        self.plot.addLegend(offset=(10, -10))  # bottom left: the curve starts high and falls at the right
 
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(controls)
@@ -164,7 +164,7 @@ class CompressionTab(QWidget):
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(self.history)
         bottom.addWidget(self.plot)
-        bottom.setStretchFactor(1, 1)
+        bottom.setSizes([460, 640])
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(top)
         split.addWidget(bottom)
@@ -293,7 +293,7 @@ class CompressionTab(QWidget):
         if not s or not s.get("points"):
             return
         xs = [p["sparsity"] * 100 for p in s["points"]]
-        ys = [p["test_acc"] for p in s["points"]]
+        ys = [p["test_acc"] * 100 for p in s["points"]]
         name = "structured" if s.get("structured") else "global magnitude"
         if s.get("fine_tune_steps"):
             name += f", {s['fine_tune_steps']} fine-tuning steps"
@@ -301,7 +301,7 @@ class CompressionTab(QWidget):
                        symbolBrush=run_colour(0), name=name)
         base = ys[0] if xs[0] == 0 else None
         if base is not None:
-            self.plot.plot([0, 100], [base - 0.01, base - 0.01], pen=pg.mkPen(run_colour(1), width=1,
+            self.plot.plot([0, 100], [base - 1, base - 1], pen=pg.mkPen(run_colour(1), width=1,
                                                                               style=Qt.PenStyle.DashLine),
                            name="1 point below the unpruned model")
         self.plot.setXRange(0, 100, padding=0.02)

@@ -140,9 +140,11 @@ class DataParallelTab(QWidget):
         self.measure_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.bar.setValue(100)
+        passive = ", OpenMP passive wait" if result.get("omp_wait_policy") == "PASSIVE" else ""
         self.status.setText(f"{result['model']} on {result['dataset']}, global batch {result['global_batch']}, "
-                            f"{result['steps']} steps, {result['cores']} CPU cores, {result['cuda_devices']} GPUs "
-                            f"({result['device']}). " + EXPLAIN)
+                            f"{result['steps']} steps, {result['cores']} CPU cores (load average "
+                            f"{result.get('load_avg') or 0:.1f}{passive}), "
+                            f"{result['cuda_devices']} GPUs ({result['device']}). " + EXPLAIN)
         self.show_result(result)
 
     def show_result(self, result: dict[str, Any]) -> None:

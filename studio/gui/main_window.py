@@ -95,6 +95,7 @@ class MainWindow(QMainWindow):
         self.training_splitter = training
         self.tabs = QTabWidget()
         self.tabs.setObjectName("tabs")
+        self.tabs.setUsesScrollButtons(True)  # many tabs: scroll arrows rather than a window wider than 1024 px
         self.tabs.addTab(training, "Training")
         self.tabs.setTabToolTip(0, "Live training curves and the run list")
         for title, target in EXTRA_TABS:

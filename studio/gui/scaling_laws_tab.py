@@ -50,11 +50,11 @@ class ScalingLawsTab(QWidget):
         self.against.setObjectName("fit_against")
         self.against.addItems(AGAINST)
         self.against.setToolTip("x: optimizer steps, samples seen (steps × batch), or the model's parameter count")
-        self.metric = QComboBox()
-        self.metric.setObjectName("fit_metric")
-        self.metric.setEditable(True)
-        self.metric.addItems(METRICS)
-        self.metric.setToolTip("The loss to fit: validation loss (a point per epoch) or training loss (more points)")
+        self.loss_box = QComboBox()
+        self.loss_box.setObjectName("fit_metric")
+        self.loss_box.setEditable(True)
+        self.loss_box.addItems(METRICS)
+        self.loss_box.setToolTip("The loss to fit: validation loss (a point per epoch) or training loss (more points)")
         self.extrapolate = QDoubleSpinBox()
         self.extrapolate.setRange(1.0, 1000.0)
         self.extrapolate.setValue(4.0)
@@ -70,11 +70,14 @@ class ScalingLawsTab(QWidget):
         self.plot = pg.PlotWidget()
         self.plot.setObjectName("fit_plot")
         self.plot.setLogMode(x=True, y=True)
+        for side in ("left", "bottom"):
+            self.plot.getAxis(side).enableAutoSIPrefix(False)  # "(x0.001)" on a log axis only confuses
+        self.plot.getAxis("bottom").setStyle(maxTextLevel=0)  # label the decades only: minor labels collide
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.addLegend(offset=(-10, 10))
 
         row = QHBoxLayout()
-        for label, w in (("Against", self.against), ("Loss", self.metric)):
+        for label, w in (("Against", self.against), ("Loss", self.loss_box)):
             row.addWidget(QLabel(label))
             row.addWidget(w)
         row.addWidget(self.extrapolate)
@@ -95,7 +98,7 @@ class ScalingLawsTab(QWidget):
         self.summary.setText("fitting…")
         self.fit_button.setEnabled(False)
         self.job.start("fit", *runs, "--against", self.against.currentText(), "--metric",
-                       self.metric.currentText(), "--extrapolate", f"{self.extrapolate.value():g}", "--curves")
+                       self.loss_box.currentText(), "--extrapolate", f"{self.extrapolate.value():g}", "--curves")
 
     def _on_failed(self, message: str) -> None:
         self.error = message
@@ -131,7 +134,7 @@ class ScalingLawsTab(QWidget):
             band = QColor(colour)
             band.setAlpha(50)
             fill = pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(band))
-            self.plot.getPlotItem().vb.addItem(fill)  # in log space already: FillBetween ignores log mode
+            self.plot.addItem(fill)  # its curves are in log10 space already: FillBetween has no log mode
             label = f["runs"][0][-8:] if len(f["runs"]) == 1 else "runs"
             inside = [j for j, x in enumerate(c["x"]) if x <= f["x_max"]]
             beyond = [j for j, x in enumerate(c["x"]) if x >= f["x_max"]]
@@ -140,4 +143,4 @@ class ScalingLawsTab(QWidget):
             self.plot.plot([c["x"][j] for j in beyond], [c["y"][j] for j in beyond],
                            pen=pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine))
             self.plot.plot(f["data"]["x"], f["data"]["y"], pen=None, symbol="o", symbolSize=6,
-                           symbolBrush=colour, symbolPen=None)
+                           symbolBrush=colour, symbolPen=None, name="runs" if len(f["runs"]) > 1 else "measured")
