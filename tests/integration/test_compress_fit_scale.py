@@ -95,3 +95,25 @@ def test_scale_measures_one_and_two_processes(capsys):
     assert two["compute_ms"] > 0 and two["fwd_bwd_ms"] >= 0
     assert two["efficiency"] == pytest.approx(two["samples_per_s"] / (2 * one["samples_per_s"]))
     assert one["steps_to_target"] is not None and one["steps_to_target"] == two["steps_to_target"]
+
+
+def test_sweep_accuracy_against_sparsity(in_store: dict, capsys):
+    code, out, err = studio(capsys, "compress", in_store["id"], "--sweep", "--json", "--quiet")
+    assert code == 0, err
+    points = out["points"]
+    assert [p["target"] for p in points] == [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]
+    assert all(abs(p["sparsity"] - p["target"]) < 1e-3 for p in points)
+    assert points[0]["test_acc"] == pytest.approx(in_store["summary"]["test_acc"], abs=1e-9)
+    assert points[-1]["test_acc"] < points[0]["test_acc"] - 0.05  # 95 % of the weights gone costs accuracy
+    assert Path(out["path"]).exists()
+
+
+@pytest.mark.slow  # trains a LeNet-5 (a minute on a busy 2-core machine)
+def test_static_int8_with_calibration_for_a_conv_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys):
+    run_dir = train_run(tmp_path, ["model.name=lenet5", "train.epochs=1"])
+    monkeypatch.setenv("STUDIO_HOME", str(tmp_path))
+    code, out, err = studio(capsys, "compress", str(run_dir), "--quantize", "int8", "--json", "--quiet")
+    assert code == 0, err
+    assert out["method"] == "static"
+    assert out["size_ratio"] >= 3.0
+    assert abs(out["accuracy_change"]) <= 0.01
