@@ -10,7 +10,9 @@ import pytest
 import torch
 
 from studio import cli
+from studio.core.config import RunConfig
 from studio.core.runs import RunStore
+from studio.engine.launcher import launch
 from tests.unit.landscape_runs import train_run
 
 
@@ -18,8 +20,10 @@ from tests.unit.landscape_runs import train_run
 def default_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """One run of the DEFAULT config (the bundled Fashion-MNIST subset, MLP 512-512, 5 epochs)."""
     home = tmp_path_factory.mktemp("compress_home")
-    run_dir = train_run(home, [])
     store = RunStore(home)
+    job = launch(RunConfig(), store)
+    assert job.wait(timeout=900) == "finished", job.errors  # seconds idle; minutes on a machine shared by eight
+    run_dir = Path(job.run_dir)
     summary = store.get(run_dir.name).summary
     store.close()
     return {"home": home, "dir": run_dir, "id": run_dir.name, "summary": summary}
