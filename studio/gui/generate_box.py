@@ -50,6 +50,7 @@ class GenerateBox(QGroupBox):
                                     "softmax(logits / T), more surprising")
         self.button = QPushButton("Generate")
         self.button.setObjectName("generate_button")
+        self.button.setToolTip("Continue the prompt with the selected run's model")
         self.button.clicked.connect(self._clicked)
         self.output = QLabel("")
         self.output.setObjectName("generate_output")
