@@ -269,6 +269,13 @@ def scaling_study(cfg: RunConfig, processes: list[int], steps: int = 60, target:
             "dataset": cfg.data.name, "global_batch": cfg.train.batch_size, "steps": steps, "target": target}
 
 
+def scale_job(config: dict[str, Any], processes: str, steps: int, target: float,
+              progress: Report | None = None) -> dict[str, Any]:
+    """The GUI's background measurement of a config (``RunConfig.to_dict``) at ``processes`` ("1,2")."""
+    return scaling_study(RunConfig.from_dict(config), parse_processes(processes), steps=steps, target=target,
+                         progress=progress)
+
+
 def _cuda_count() -> int:
     """GPUs, asked in a child process so this one never initialises CUDA (ranks must, after forking nothing)."""
     try:

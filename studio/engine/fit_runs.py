@@ -92,3 +92,15 @@ def _describe(fit: PowerLawFit, runs: list[str], x: np.ndarray, y: np.ndarray, e
     out["data"] = {"x": x[order].tolist(), "y": y[order].tolist()}
     out["curve"] = {"x": grid.tolist(), "y": fit.predict(grid).tolist(), "low": low.tolist(), "high": high.tolist()}
     return out
+
+
+def fit_job(run_ids: list[str], against: str, metric: str, extrapolate: float, home: str | None = None,
+            progress: Any = None) -> dict[str, Any]:
+    """The GUI's background fit on the store at ``home``."""
+    if progress is not None:
+        progress(0.1, "fitting")
+    store = RunStore(home)
+    try:
+        return fit_runs(run_ids, against, metric, extrapolate, store=store)
+    finally:
+        store.close()

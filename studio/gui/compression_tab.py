@@ -1,7 +1,8 @@
 """The Compression tab: prune and/or quantise the run selected in the run list and see before and after side
 by side (test accuracy, size on disk, parameters and sparsity, CPU latency); the run's earlier compressions;
 and a sweep of test accuracy against sparsity 0–95 % in one background job. The work is ``studio compress``
-in a child process (``gui/cli_process.py``); the saved entries are read from the run directory.
+``engine/compression.py`` in a background job the
+Session follows (``gui/task_runner.py``); the saved entries are read from the run directory.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.compression import QUANTIZE, list_compressed, load_sweep
-from studio.gui.cli_process import CliProcess
 from studio.gui.plots.palette import run_colour
+from studio.gui.task_runner import TaskRunner
 
 HINT = "Select a finished classification run in the Training tab's run list to compress it."
 ROWS = (("test accuracy", "test_acc", "{:.4f}"), ("size on disk", "bytes", "kib"),
@@ -80,7 +81,7 @@ class CompressionTab(QWidget):
         self.last: dict[str, Any] | None = None
         self.sweep: dict[str, Any] | None = None
         self.error: str | None = None
-        self.job = CliProcess(str(session.store.home), self)
+        self.job = TaskRunner(session, "compress", self)
         self.job.progress.connect(self._on_progress)
         self.job.done.connect(self._on_done)
         self.job.failed.connect(self._on_failed)
@@ -209,25 +210,23 @@ class CompressionTab(QWidget):
     def compress(self) -> None:
         if not self.run_id:
             return
-        args = ["compress", self.run_id, "--prune", f"{self.prune.value():g}", "--quantize",
-                self.quantize.currentText(), "--fine-tune", str(self.fine_tune.value())]
-        if self.structured.isChecked():
-            args.append("--structured")
-        self._start("compress", args)
+        self._start("compress", "studio.engine.compression:compress_run",
+                    {"run_dir": str(self.run_dir), "prune_amount": round(self.prune.value(), 4),
+                     "structured": self.structured.isChecked(), "quantize": self.quantize.currentText(),
+                     "fine_tune_steps": self.fine_tune.value()})
 
     def run_sweep(self) -> None:
         if not self.run_id:
             return
-        args = ["compress", self.run_id, "--sweep", "--fine-tune", str(self.fine_tune.value())]
-        if self.structured.isChecked():
-            args.append("--structured")
-        self._start("sweep", args)
+        self._start("sweep", "studio.engine.compression:sparsity_sweep",
+                    {"run_dir": str(self.run_dir), "structured": self.structured.isChecked(),
+                     "fine_tune_steps": self.fine_tune.value()})
 
-    def _start(self, task: str, args: list[str]) -> None:
+    def _start(self, task: str, target: str, kwargs: dict[str, Any]) -> None:
         self._task, self.error = task, None
         self.bar.setValue(0)
         self.status.setText("starting…")
-        self.job.start(*args)
+        self.job.start(target, kwargs, label="compression" if task == "compress" else "sparsity sweep")
         self._enable()
 
     def _on_progress(self, fraction: float, text: str) -> None:
@@ -246,6 +245,7 @@ class CompressionTab(QWidget):
 
     def _on_failed(self, message: str) -> None:
         self.error = message
+        self.bar.setValue(0)
         self.status.setText("cancelled" if message == "cancelled" else f"failed: {message}")
         self._enable()
 

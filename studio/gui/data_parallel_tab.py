@@ -1,13 +1,11 @@
 """The Data-parallel tab: the current config trained at 1, 2, … processes (DDP; with CUDA also single-process
 DataParallel) — throughput against linear scaling, each step split into compute, all-reduce and the
-optimizer, and the steps to a target accuracy. The work is ``studio scale --json`` in a child process
-(``gui/cli_process.py``, ``engine/dp_scaling.py``).
+optimizer, and the steps to a target accuracy. The work is ``engine/dp_scaling.py`` in a background job
+the Session follows (``gui/task_runner.py``).
 """
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import pyqtgraph as pg
@@ -29,8 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.gui.cli_process import CliProcess
 from studio.gui.plots.palette import run_colour
+from studio.gui.task_runner import TaskRunner
 
 EXPLAIN = ("Each configuration trains the current config for the same steps at the same global batch (split over "
            "the processes), so the path — and the steps to the target — are the same; only time changes. "
@@ -47,8 +45,7 @@ class DataParallelTab(QWidget):
         self.session = session
         self.result: dict[str, Any] | None = None
         self.error: str | None = None
-        self._tmp = tempfile.TemporaryDirectory(prefix="studio-scale-gui-")
-        self.job = CliProcess(str(session.store.home), self)
+        self.job = TaskRunner(session, "scale", self)
         self.job.progress.connect(lambda f, t: (self.bar.setValue(int(f * 100)), self.status.setText(t)))
         self.job.done.connect(self._on_done)
         self.job.failed.connect(self._on_failed)
@@ -119,18 +116,18 @@ class DataParallelTab(QWidget):
     def measure(self) -> None:
         if self.job.running:
             return
-        config = Path(self._tmp.name) / "config.toml"
-        self.session.config.save(config)
         self.error = None
         self.bar.setValue(0)
         self.status.setText("starting the processes…")
         self.measure_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.job.start("scale", "--config", str(config), "--processes", self.processes.text().strip() or "1",
-                       "--steps", str(self.steps.value()), "--target", f"{self.target.value():g}")
+        self.job.start("studio.engine.dp_scaling:scale_job",
+                       {"config": self.session.config.to_dict(), "processes": self.processes.text().strip() or "1",
+                        "steps": self.steps.value(), "target": self.target.value()}, label="scaling measurement")
 
     def _on_failed(self, message: str) -> None:
         self.error = message
+        self.bar.setValue(0)
         self.status.setText("cancelled" if message == "cancelled" else f"failed: {message}")
         self.measure_button.setEnabled(True)
         self.cancel_button.setEnabled(False)

@@ -1,8 +1,8 @@
 """The Scaling-laws tab: fit L(x) = a·x^(−b) + c to the selected runs' loss against steps, samples seen or
 parameter count, and draw the data, the fit, its extrapolation and a 95 % band on log–log axes.
 
-The fit is ``studio fit --json --curves`` in a child process (``gui/cli_process.py``): counting parameters
-needs torch, which the GUI never imports.
+The fit (``engine/fit_runs.py``) runs in a background job the Session follows (``gui/task_runner.py``):
+counting parameters needs torch, which the GUI never imports.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.scaling_fit import AGAINST
-from studio.gui.cli_process import CliProcess
 from studio.gui.plots.palette import run_colour
+from studio.gui.task_runner import TaskRunner
 
 HINT = ("Select one or more runs in the Training tab's run list. Against steps or samples each run gets its own "
         "fit; against parameters, select 4 or more runs of different model widths.")
@@ -42,7 +42,7 @@ class ScalingLawsTab(QWidget):
         self.session = session
         self.result: dict[str, Any] | None = None
         self.error: str | None = None
-        self.job = CliProcess(str(session.store.home), self)
+        self.job = TaskRunner(session, "fit", self)
         self.job.done.connect(self._on_done)
         self.job.failed.connect(self._on_failed)
 
@@ -97,8 +97,9 @@ class ScalingLawsTab(QWidget):
         self.error = None
         self.summary.setText("fitting…")
         self.fit_button.setEnabled(False)
-        self.job.start("fit", *runs, "--against", self.against.currentText(), "--metric",
-                       self.loss_box.currentText(), "--extrapolate", f"{self.extrapolate.value():g}", "--curves")
+        self.job.start("studio.engine.fit_runs:fit_job",
+                       {"run_ids": runs, "against": self.against.currentText(), "metric": self.loss_box.currentText(),
+                        "extrapolate": self.extrapolate.value(), "home": str(self.session.store.home)}, label="fit")
 
     def _on_failed(self, message: str) -> None:
         self.error = message

@@ -34,6 +34,7 @@ def test_compression_tab_compresses_and_sweeps_the_selected_run(qtbot, queued_ru
     tab.prune.setValue(0.5)
     tab.quantize.setCurrentText("int8")
     tab.compress()
+    assert [h.kind for h in session.running("compress")] == ["compress"]  # the Session follows the job
     qtbot.waitUntil(lambda: bool(tab.last is not None or tab.error), timeout=120_000)
     assert tab.error is None, tab.error
     assert tab.last["after"]["sparsity"] == pytest.approx(0.5, abs=0.02)  # a 16-unit MLP: per-tensor rounding
@@ -75,6 +76,7 @@ def test_data_parallel_tab_measures_one_and_two_processes(qtbot, studio_home):
     tab.steps.setValue(8)
     tab.measure()
     assert tab.cancel_button.isEnabled()
+    assert [h.kind for h in session.running("scale")] == ["scale"]  # the Session follows the job
     qtbot.waitUntil(lambda: bool(tab.result is not None or tab.error), timeout=180_000)
     assert tab.error is None, tab.error
     assert tab.table.rowCount() == 2 and tab.table.item(1, 1).text() == "2"
