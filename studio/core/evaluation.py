@@ -16,7 +16,9 @@ background job and the tests share one definition:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -126,3 +128,21 @@ def summarise(probs: np.ndarray, labels: np.ndarray, classes: list[str], bins: i
                       "probability": float(probs[i, predicted[i]]), "true_probability": float(probs[i, labels[i]])}
                      for i in worst],
     }
+
+
+def result_stem(split: str, checkpoint_label: str) -> str:
+    """The saved evaluation's file name without suffix: ``test-final``, ``val-step355``."""
+    return f"{split}-{checkpoint_label.replace(' ', '')}"
+
+
+def load_saved(json_path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """A saved evaluation (``run_dir/evaluations/<stem>.json``) and its arrays (probs, labels, mistake_images)."""
+    path = Path(json_path)
+    summary = json.loads(path.read_text(encoding="utf-8"))
+    summary["path"] = str(path)
+    arrays: dict[str, np.ndarray] = {}
+    npz = path.with_suffix(".npz")
+    if npz.exists():
+        with np.load(npz) as data:
+            arrays = {k: data[k] for k in data.files}
+    return summary, arrays

@@ -54,7 +54,7 @@ def class_probabilities(model: torch.nn.Module, x: torch.Tensor, normalise: Call
     """Softmax outputs ``(N, K)`` of ``model`` on raw inputs ``x`` (normalised here, in batches)."""
     out = []
     for start in range(0, len(x), BATCH):
-        batch = normalise(x[start:start + BATCH].to(device))
+        batch = normalise(x[start:start + BATCH]).to(device)  # the split's statistics live on the CPU
         out.append(torch.softmax(model(batch).float(), dim=1).cpu())
         if progress:
             progress(min(start + BATCH, len(x)) / max(len(x), 1), text)
@@ -96,8 +96,11 @@ def evaluate_run(run_dir: str | Path, split: str = "test", checkpoint: str | Non
     return result
 
 
-def result_stem(split: str, checkpoint_label: str) -> str:
-    return f"{split}-{checkpoint_label.replace(' ', '')}"
+def evaluation_task(run_dir: str, split: str = "test", checkpoint: str | None = None,
+                    progress: Report | None = None) -> dict[str, Any]:
+    """The background job's function (``engine/process_job.py``): evaluate, save, return the summary
+    (its ``path`` names the saved JSON; the arrays are in the ``.npz`` beside it)."""
+    return evaluate_run(run_dir, split=split, checkpoint=checkpoint, progress=progress).summary
 
 
 def save_result(result: EvalResult, run_dir: str | Path) -> Path:
@@ -105,7 +108,7 @@ def save_result(result: EvalResult, run_dir: str | Path) -> Path:
     renamed); returns the JSON's path."""
     folder = Path(run_dir) / "evaluations"
     folder.mkdir(parents=True, exist_ok=True)
-    stem = result_stem(result.summary["split"], result.summary["checkpoint"])
+    stem = evaluation.result_stem(result.summary["split"], result.summary["checkpoint"])
     arrays: dict[str, np.ndarray] = {"probs": result.probs, "labels": result.labels}
     if result.mistake_images is not None:
         arrays["mistake_images"] = result.mistake_images

@@ -111,12 +111,14 @@ def load_inputs(paths: list[str | Path], input_shape: tuple[int, ...], is_image:
 
 
 def predict(run_dir: str | Path, paths: list[str | Path], top: int = 3, checkpoint: str | None = None,
-            device: str = "auto") -> dict[str, Any]:
+            device: str = "auto", progress: Any = None) -> dict[str, Any]:
     """Top-``top`` classes with probabilities for every input: ``{"run_id", "checkpoint", "predictions":
     [{"input", "predicted", "probability", "top": [{"class", "probability"}, …]}], "seconds"}``."""
     if not paths:
         raise DataError("give at least one image, folder or CSV file to predict")
     started = time.perf_counter()
+    if progress:
+        progress(0.0, "loading the run")
     data, ref = load_run(run_dir, checkpoint, device)
     inputs = load_inputs(paths, data.input_shape, data.is_image)
     train = data.split("train")

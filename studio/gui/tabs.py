@@ -5,6 +5,7 @@ Each class is built as ``Cls(session, parent)``; its module must not import torc
 
 EXTRA_TABS: list[tuple[str, str]] = [
     ("Landscape", "studio.gui.landscape_tab:LandscapeTab"),
+    ("Evaluation", "studio.gui.evaluation_tab:EvaluationTab"),
     ("Data", "studio.gui.data_preview:DataPreview"),
     ("Teaching lab", "studio.gui.demos.lab:TeachingLab"),
     ("Compare", "studio.gui.compare_tab:CompareTab"),

@@ -1,0 +1,99 @@
+"""The Evaluation tab on a real short run: evaluate in the background, see the matrix, table, gallery and
+reliability diagram; predict a dropped image; export; a bad input is one clear message."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from studio.core.runs import RunStore
+from studio.gui.evaluation_tab import EvaluationTab
+from studio.gui.session import Session
+from tests.unit.landscape_runs import train_run
+
+SHORT = ["train.epochs=1", "model.widths=32", "train.batch_size=256"]
+
+
+@pytest.fixture
+def tab(qtbot, studio_home):
+    run_dir = train_run(studio_home, SHORT)
+    session = Session(RunStore())
+    widget = EvaluationTab(session)
+    qtbot.addWidget(widget)
+    widget.resize(1000, 650)
+    widget.show()
+    errors: list[tuple[str, str]] = []
+    session.error.connect(lambda title, message: errors.append((title, message)))
+    yield widget, run_dir, errors
+    widget.shutdown()
+    session.shutdown(wait_s=5)
+
+
+def _finish(qtbot, widget, timeout=90_000):
+    qtbot.waitUntil(lambda: not widget.busy, timeout=timeout)
+
+
+def test_evaluate_predict_and_export(qtbot, tab, tmp_path):
+    widget, run_dir, errors = tab
+    assert widget.select_run(run_dir.name)
+    assert widget.status.text().startswith("Not evaluated yet")
+    assert widget.evaluate()
+    assert widget.busy and widget.cancel_button.isEnabled() and not widget.evaluate_button.isEnabled()
+    _finish(qtbot, widget)
+    assert not errors and widget.summary is not None, widget.status.text()
+    counts = widget.confusion.counts
+    assert counts.shape == (10, 10) and counts.sum() == 2000
+    assert np.trace(counts) / 2000 == pytest.approx(widget.summary["accuracy"])
+    assert widget.per_class.rowCount() == 10 and widget.gallery.count() == 24
+    assert not widget.gallery.item(0).icon().isNull()
+    assert "ECE" in widget.reliability.titleLabel.text
+    widget.confusion.normalised.setChecked(True)
+    np.testing.assert_allclose(widget.confusion.shown_values().sum(axis=1), 1.0)
+    assert len(widget.confusion.texts) == 100
+
+    # a saved evaluation reopens without computing
+    widget.split_box.setCurrentIndex(widget.split_box.findData("train"))
+    assert widget.summary is None
+    widget.split_box.setCurrentIndex(widget.split_box.findData("test"))
+    assert widget.summary is not None and widget.summary["split"] == "test"
+
+    # drop a test image on the Predict page
+    from studio.core.datasets.bundled import load_fashion_mnist_small
+
+    image = load_fashion_mnist_small().x_test[0, 0].numpy()
+    Image.fromarray(image).save(tmp_path / "shoe.png")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(tmp_path / "shoe.png"))])
+    drop = QDropEvent(QPointF(5, 5), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton,
+                      Qt.KeyboardModifier.NoModifier)
+    widget.predict_panel.drop.dropEvent(drop)
+    assert widget.busy
+    _finish(qtbot, widget)
+    table = widget.predict_panel.table
+    assert table.rowCount() == 1 and table.item(0, 0).text() == "shoe.png"
+    probs = np.load(widget.saved_path().with_suffix(".npz"))["probs"]  # the test split, in order
+    predicted, probability = table.item(0, 1).text().rsplit(" ", 1)
+    assert predicted.strip() == widget.summary["classes"][int(probs[0].argmax())]
+    assert float(probability) == pytest.approx(float(probs[0].max()), abs=1e-3)
+
+    # exports: curves in-process, the model in a job
+    assert widget.export("csv", tmp_path / "c.csv") and (tmp_path / "c.csv").stat().st_size > 100
+    assert widget.export("png", tmp_path / "c.png") and Image.open(tmp_path / "c.png").size == (1200, 800)
+    assert widget.export("export", tmp_path / "model.pt2")
+    _finish(qtbot, widget)
+    assert (tmp_path / "model.pt2").stat().st_size > 10_000 and (tmp_path / "model.pt2.json").exists()
+    assert "Wrote" in widget.export_status.text()
+    assert not errors
+
+
+def test_a_bad_input_is_one_clear_message(qtbot, tab, tmp_path):
+    widget, run_dir, errors = tab
+    widget.select_run(run_dir.name)
+    (tmp_path / "notes.png").write_text("not an image")
+    assert widget.predict([str(tmp_path / "notes.png")])
+    _finish(qtbot, widget)
+    assert errors and "notes.png is not a readable image" in errors[-1][1]
+    assert widget.status.text().startswith("Failed: ")
