@@ -17,10 +17,17 @@ from tests.unit.landscape_runs import train_run
 SHORT = ["train.epochs=1", "model.widths=32", "train.batch_size=256"]
 
 
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """One short run of the bundled data, shared by the tests here (in its own store)."""
+    home = tmp_path_factory.mktemp("eval_tab_home")
+    return home, train_run(home, SHORT)
+
+
 @pytest.fixture
-def tab(qtbot, studio_home):
-    run_dir = train_run(studio_home, SHORT)
-    session = Session(RunStore())
+def tab(qtbot, trained):
+    home, run_dir = trained
+    session = Session(RunStore(home))
     widget = EvaluationTab(session)
     qtbot.addWidget(widget)
     widget.resize(1000, 650)
