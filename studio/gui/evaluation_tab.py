@@ -42,7 +42,6 @@ from studio.gui.plots.evaluation_views import (
 from studio.gui.predict_panel import PredictPanel
 
 SPLITS = (("test", "test"), ("validation", "val"), ("train", "train"))
-JOB_KIND = "evaluation"
 
 
 def checkpoint_label(value: str) -> str:
@@ -248,14 +247,12 @@ class EvaluationTab(QWidget):
     def busy(self) -> bool:
         return self.job is not None and not self.job.done
 
-    def _start(self, target: str, kwargs: dict[str, Any], label: str, on_result: Any) -> bool:
+    def _start(self, task: str, kwargs: dict[str, Any], on_result: Any) -> bool:
         if self.busy:
             self.status.setText("Wait for the computation in progress (or cancel it).")
             return False
-        from studio.engine.process_job import TaskJob
-
-        job = TaskJob(target, kwargs, label=label, kind=JOB_KIND)
-        self.job = self.session.start_job(job, JOB_KIND)
+        self.job = self.session.start_evaluation(task, kwargs)
+        label = self.job.job.label
         self.job.progress.connect(self._progress)
         self.job.ended.connect(lambda state, message, handle=self.job: self._ended(handle, state, message, on_result,
                                                                                    label))
@@ -271,8 +268,7 @@ class EvaluationTab(QWidget):
             return False
         kwargs = {"run_dir": str(run_dir), "split": self.split_box.currentData(),
                   "checkpoint": self.checkpoint_box.currentData()}
-        return self._start("studio.engine.evaluation:evaluation_task", kwargs, "evaluation",
-                           lambda result: self.show_result(result["path"]))
+        return self._start("evaluate", kwargs, lambda result: self.show_result(result["path"]))
 
     def predict(self, paths: list[str], top_k: int = 3) -> bool:
         run_dir = self.run_dir()
@@ -282,7 +278,7 @@ class EvaluationTab(QWidget):
         kwargs = {"run_dir": str(run_dir), "paths": list(paths), "top": top_k,
                   "checkpoint": self.checkpoint_box.currentData()}
         self.predict_panel.status.setText("Classifying…")
-        return self._start("studio.engine.predict:predict", kwargs, "prediction", self.predict_panel.show_predictions)
+        return self._start("predict", kwargs, self.predict_panel.show_predictions)
 
     def export(self, what: str, path: str | Path) -> bool:
         """Write ``what`` (csv, png, tensorboard, export, torchscript) of the chosen run to ``path``."""
@@ -305,12 +301,10 @@ class EvaluationTab(QWidget):
             return True
         done = self._export_done
         if what == "tensorboard":
-            return self._start("studio.engine.export:tensorboard_task",
-                               {"home": str(self.session.store.home), "run_id": run_id, "logdir": str(path)},
-                               "TensorBoard export", done)
-        return self._start("studio.engine.export:export_model",
-                           {"run_dir": str(self.run_dir()), "out": str(path), "fmt": what,
-                            "checkpoint": self.checkpoint_box.currentData()}, "model export", done)
+            return self._start("tensorboard", {"home": str(self.session.store.home), "run_id": run_id,
+                                               "logdir": str(path)}, done)
+        return self._start("model", {"run_dir": str(self.run_dir()), "out": str(path), "fmt": what,
+                                     "checkpoint": self.checkpoint_box.currentData()}, done)
 
     def _export_done(self, result: dict[str, Any]) -> None:
         if "bytes" in result:

@@ -21,6 +21,13 @@ from studio.engine import protocol
 from studio.gui.bridge import Bridge
 from studio.gui.store_follow import StoreFollower
 
+# The Evaluation tab's jobs: task → (function run in the child, what it is called in messages)
+EVALUATION_TASKS = {
+    "evaluate": ("studio.engine.evaluation:evaluation_task", "evaluation"),
+    "predict": ("studio.engine.predict:predict", "prediction"),
+    "tensorboard": ("studio.engine.export:tensorboard_task", "TensorBoard export"),
+    "model": ("studio.engine.export:export_model", "model export"),
+}
 SECTION_REGISTRIES = {"data": "DATASETS", "model": "MODELS", "optimizer": "OPTIMIZERS", "schedule": "SCHEDULES"}
 
 
@@ -178,6 +185,14 @@ class Session(QObject):
         job = TaskJob("studio.engine.generate:generate_job", {"run_dir": run_dir, "seed_text": seed_text,
                       "n_words": n_words, "temperature": temperature}, label="generation", kind="generate")
         return self.start_job(job, "generate")
+
+    def start_evaluation(self, task: str, kwargs: dict[str, Any]) -> JobHandle:
+        """Work on a finished run: ``task`` is "evaluate", "predict", "tensorboard" or "model" (the functions in
+        ``EVALUATION_TASKS``, called with ``kwargs``); the result is the function's return value."""
+        from studio.engine.process_job import TaskJob
+
+        target, label = EVALUATION_TASKS[task]
+        return self.start_job(TaskJob(target, kwargs, label=label, kind="evaluation"), "evaluation")
 
     def start_summary(self, config: RunConfig) -> JobHandle:
         from studio.engine.summary_job import summary_job

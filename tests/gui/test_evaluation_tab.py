@@ -56,7 +56,7 @@ def test_evaluate_predict_and_export(qtbot, tab, tmp_path):
     assert np.trace(counts) / 2000 == pytest.approx(widget.summary["accuracy"])
     assert widget.per_class.rowCount() == 10 and widget.gallery.count() == 24
     assert not widget.gallery.item(0).icon().isNull()
-    assert "ECE" in widget.reliability.titleLabel.text
+    assert "ECE" in widget.reliability.plotItem.titleLabel.text
     widget.confusion.normalised.setChecked(True)
     np.testing.assert_allclose(widget.confusion.shown_values().sum(axis=1), 1.0)
     assert len(widget.confusion.texts) == 100
@@ -86,13 +86,24 @@ def test_evaluate_predict_and_export(qtbot, tab, tmp_path):
     assert predicted.strip() == widget.summary["classes"][int(probs[0].argmax())]
     assert float(probability) == pytest.approx(float(probs[0].max()), abs=1e-3)
 
-    # exports: curves in-process, the model in a job
+    # the curves export in-process (no torch)
     assert widget.export("csv", tmp_path / "c.csv") and (tmp_path / "c.csv").stat().st_size > 100
     assert widget.export("png", tmp_path / "c.png") and Image.open(tmp_path / "c.png").size == (1200, 800)
+    assert not errors
+
+
+@pytest.mark.slow
+def test_model_and_tensorboard_exports_run_as_jobs(qtbot, tab, tmp_path):
+    widget, run_dir, errors = tab
+    widget.select_run(run_dir.name)
     assert widget.export("export", tmp_path / "model.pt2")
     _finish(qtbot, widget)
     assert (tmp_path / "model.pt2").stat().st_size > 10_000 and (tmp_path / "model.pt2.json").exists()
-    assert "Wrote" in widget.export_status.text()
+    assert widget.export_status.text().startswith("Wrote") and "MB" in widget.export_status.text()
+    assert widget.export("tensorboard", tmp_path / "tb")
+    _finish(qtbot, widget)
+    assert list((tmp_path / "tb" / run_dir.name).glob("events.out.tfevents.*"))
+    assert "tensorboard --logdir" in widget.export_status.text()
     assert not errors
 
 
