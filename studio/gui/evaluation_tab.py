@@ -90,6 +90,7 @@ class EvaluationTab(QWidget):
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
         self.progress.setFixedWidth(120)
+        self.progress.setVisible(False)  # shown while a job runs
         self.status = QLabel("Pick a run and press Evaluate.")
         self.status.setWordWrap(True)
         bar = QHBoxLayout()
@@ -156,7 +157,8 @@ class EvaluationTab(QWidget):
         self.script_button.clicked.connect(lambda: self._export_dialog("torchscript"))
         mgrid.addWidget(self.export_button, 0, 0)
         mgrid.addWidget(self.script_button, 0, 1)
-        self.export_status = QLabel("")
+        self.export_status = QLabel("The model file holds the preprocessing: it takes pixel values 0–255 and returns "
+                                    "class probabilities, in plain PyTorch without Studio.")
         self.export_status.setWordWrap(True)
         layout = QVBoxLayout(page)
         layout.addWidget(curves)
@@ -337,6 +339,7 @@ class EvaluationTab(QWidget):
             b.setEnabled(not busy)
         self.predict_panel.drop.setEnabled(not busy)
         self.cancel_button.setEnabled(busy)
+        self.progress.setVisible(busy)
 
     def _progress(self, fraction: float, _text: str, _eta: object) -> None:
         if self.busy:

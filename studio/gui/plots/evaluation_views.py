@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor, QIcon, QImage, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QHeaderView,
     QListView,
     QListWidget,
     QListWidgetItem,
@@ -23,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 MATRIX_COLOURS = pg.ColorMap([0.0, 1.0], [(247, 251, 255), (8, 69, 148)])  # white → blue ("Blues")
-PER_CLASS_COLUMNS = ("class", "support", "precision", "recall", "F1")
+PER_CLASS_COLUMNS = ("class", "n", "precision", "recall", "F1")  # n: the class's examples (support)
 THUMB = 84
 
 
@@ -117,17 +118,18 @@ def fill_per_class(table: QTableWidget, per_class: list[dict[str, Any]]) -> None
         for col, key in enumerate(("precision", "recall", "f1"), start=2):
             table.setItem(r, col, NumberItem(c[key], f"{c[key]:.3f}"))
     table.setSortingEnabled(True)
-    table.resizeColumnsToContents()
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
 
 
 def per_class_table() -> QTableWidget:
     table = QTableWidget()
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.verticalHeader().setVisible(False)
-    table.horizontalHeader().setStretchLastSection(True)
-    table.setToolTip("Precision: of the examples predicted as the class, the share that are. Recall (= the class's "
-                     "accuracy): of the class's examples, the share found. F1: their harmonic mean. Click a "
-                     "header to sort.")
+    table.setToolTip("n: the class's examples in the split. Precision: of the examples predicted as the class, "
+                     "the share that are. Recall (= the class's accuracy): of the class's examples, the share "
+                     "found. F1: their harmonic mean. Click a header to sort.")
     return table
 
 
@@ -135,7 +137,7 @@ class ReliabilityView(pg.PlotWidget):
     """Accuracy against confidence per bin (bars), the diagonal of perfect calibration, and the ECE."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, title="Reliability diagram")
+        super().__init__(parent, title="Reliability")
         self.setLabel("bottom", "confidence (top probability)")
         self.setLabel("left", "accuracy")
         self.setXRange(0, 1, padding=0.02)
@@ -148,7 +150,7 @@ class ReliabilityView(pg.PlotWidget):
         self.bars = pg.BarGraphItem(x0=[], x1=[], height=[], brush=pg.mkBrush("#0072B2"), name="accuracy")
         self.addItem(self.bars)
         self.gaps = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], brush=pg.mkBrush(213, 94, 0, 90),
-                                    pen=pg.mkPen("#D55E00"))
+                                    pen=pg.mkPen("#D55E00"), name="gap to the mean confidence")
         self.addItem(self.gaps)
         self.ece = float("nan")
 
@@ -161,7 +163,10 @@ class ReliabilityView(pg.PlotWidget):
         self.bars.setOpts(x0=x0, x1=x1, height=acc[filled])
         self.gaps.setOpts(x0=x0, x1=x1, y0=np.minimum(acc, conf)[filled], y1=np.maximum(acc, conf)[filled])
         self.ece = float(rel["ece"])
-        self.setTitle(f"Reliability diagram — ECE {self.ece:.4f} ({len(edges) - 1} bins; orange: the gap)")
+        self.setTitle(f"Reliability · ECE {self.ece:.4f}")
+        self.setToolTip(f"Predictions binned by confidence into {len(edges) - 1} equal bins: each bar is the bin's "
+                        "accuracy, orange the gap to its mean confidence; ECE is the gaps averaged, weighted by "
+                        "the bins' counts (Guo et al. 2017)")
 
 
 def image_icon(image: np.ndarray, size: int = THUMB) -> QIcon:
