@@ -3,6 +3,8 @@ reliability diagram; predict a dropped image; export; a bad input is one clear m
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -12,21 +14,13 @@ from PySide6.QtGui import QDropEvent
 from studio.core.runs import RunStore
 from studio.gui.evaluation_tab import EvaluationTab
 from studio.gui.session import Session
-from tests.unit.landscape_runs import train_run
-
-SHORT = ["train.epochs=1", "model.widths=32", "train.batch_size=256"]
-
-
-@pytest.fixture(scope="module")
-def trained(tmp_path_factory):
-    """One short run of the bundled data, shared by the tests here (in its own store)."""
-    home = tmp_path_factory.mktemp("eval_tab_home")
-    return home, train_run(home, SHORT)
+from tests.unit.eval_run import shared_run
 
 
 @pytest.fixture
-def tab(qtbot, trained):
-    home, run_dir = trained
+def tab(qtbot):
+    home, run_dir = shared_run()  # shared with tests/integration/test_eval_predict_export.py
+    shutil.rmtree(run_dir / "evaluations", ignore_errors=True)  # start with nothing evaluated
     session = Session(RunStore(home))
     widget = EvaluationTab(session)
     qtbot.addWidget(widget)
@@ -49,6 +43,7 @@ def test_evaluate_predict_and_export(qtbot, tab, tmp_path):
     assert widget.status.text().startswith("Not evaluated yet")
     assert widget.evaluate()
     assert widget.busy and widget.cancel_button.isEnabled() and not widget.evaluate_button.isEnabled()
+    assert widget.job in widget.session.running("evaluation")  # the session follows it
     _finish(qtbot, widget)
     assert not errors and widget.summary is not None, widget.status.text()
     counts = widget.confusion.counts

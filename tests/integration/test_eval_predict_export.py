@@ -16,16 +16,13 @@ from PIL import Image
 from studio import cli
 from studio.core.runs import RunStore
 from tests.conftest import run_cli
-from tests.unit.landscape_runs import train_run
-
-SHORT = ["train.epochs=1", "model.widths=64", "train.batch_size=256"]
+from tests.unit.eval_run import shared_run
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """One trained run of the bundled Fashion-MNIST subset, shared by every test here."""
-    home = tmp_path_factory.mktemp("eval_home")
-    run_dir = train_run(home, SHORT)
+def run() -> dict:
+    """One trained run of the bundled Fashion-MNIST subset, shared by every test here (and the GUI's)."""
+    home, run_dir = shared_run()
     store = RunStore(home)
     info = store.get(run_dir.name)
     store.close()
