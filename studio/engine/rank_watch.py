@@ -41,13 +41,20 @@ class RankGuard:
         if parent_pid:
             threading.Thread(target=self._watch_parent, name="studio-parent-watch", daemon=True).start()
 
+    def launcher_alive(self) -> bool:
+        """Whether the launcher lives. Not ``getppid() == launcher``: under the warm back end the rank's parent
+        is the forkserver (engine/backend.py), and the launcher is only the process that asked for it."""
+        if os.getppid() == self._parent:
+            return True
+        return procs.alive(str(self._parent))
+
     def _on_sigterm(self, _signum: int, _frame: Any) -> None:
         self.reason = self.reason or "stopped by SIGTERM (a scheduler, `timeout` or `docker stop`)"
 
     def _watch_parent(self) -> None:
         while True:
             time.sleep(PARENT_POLL_S)
-            if os.getppid() != self._parent:
+            if not self.launcher_alive():
                 self.parent_gone = True
                 self.reason = self.reason or (f"stopped: the program that started the run (pid {self._parent}) "
                                               "went away")
