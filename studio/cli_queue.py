@@ -109,7 +109,7 @@ def cmd_cancel(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from studio.engine.scheduler import serve
 
-    return serve(cpu_slots=args.cpu_slots, idle_exit_s=args.idle_exit)
+    return serve(cpu_slots=args.cpu_slots, idle_exit_s=args.idle_exit, warm=not args.cold)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -144,4 +144,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run = qsub.add_parser("run", help="serve the queue in the foreground until it is empty")
     run.add_argument("--cpu-slots", type=int, default=None, help="CPU runs at a time (default 1)")
     run.add_argument("--idle-exit", type=float, default=3.0, help="seconds to wait for more runs before exiting")
+    run.add_argument("--cold", action="store_true",
+                     help="spawn every run afresh instead of forking them from a warm back end")
     run.set_defaults(func=cmd_run)

@@ -175,9 +175,15 @@ class Scheduler:
             time.sleep(0.05)
 
 
-def serve(home: str | Path | None = None, cpu_slots: int | None = None, idle_exit_s: float = IDLE_EXIT_S) -> int:
-    """Serve the queue of the store at ``home`` in this process (``studio queue run``)."""
+def serve(home: str | Path | None = None, cpu_slots: int | None = None, idle_exit_s: float = IDLE_EXIT_S,
+          warm: bool = True) -> int:
+    """Serve the queue of the store at ``home`` in this process (``studio queue run``). ``warm``: start the
+    warm back end (``engine/backend.py``), so each queued run skips the torch import."""
     store = RunStore(home)
+    if warm:
+        from studio.engine import backend
+
+        backend.start_warm()  # runs fork from a server that imported torch once, not each run anew
     scheduler = Scheduler(store, Inventory(cpu_slots=cpu_slots_setting(cpu_slots)), idle_exit_s,
                           gpu_counter=count_gpus)
     old = {s: signal.signal(s, scheduler.request_stop) for s in (signal.SIGINT, signal.SIGTERM)}

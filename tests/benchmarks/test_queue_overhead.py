@@ -37,12 +37,19 @@ def test_queue_against_back_to_back_train(tmp_path):
     direct = time.perf_counter() - t0
     for i in range(N):
         studio("queue", "add", "--config", str(config), "--set", f"train.seed={i}", "--no-start", env=queue_env)
-    t0 = time.perf_counter()
-    studio("queue", "run", "--idle-exit", "0", env=queue_env)
-    queued = time.perf_counter() - t0
-    entries = sorted(RunQueue(RunStore(tmp_path / "queued")).entries(include_over=True), key=lambda e: e.started)
-    gaps = [b.started - a.ended for a, b in zip(entries, entries[1:], strict=False)]
-    print(f"\n{N} tiny CPU runs: back-to-back `studio train` {direct:.1f} s, `studio queue run` {queued:.1f} s "
-          f"(×{queued / direct:.2f}); end → next start: median {statistics.median(gaps) * 1000:.0f} ms, "
-          f"max {max(gaps) * 1000:.0f} ms")
-    assert all(e.status == "finished" for e in entries)
+    timings = {}
+    for mode in ("--cold", "warm"):
+        env = dict(queue_env, STUDIO_HOME=str(tmp_path / mode))
+        for i in range(N):
+            studio("queue", "add", "--config", str(config), "--set", f"train.seed={i}", "--no-start", env=env)
+        t0 = time.perf_counter()
+        studio("queue", "run", "--idle-exit", "0", *([mode] if mode == "--cold" else []), env=env)
+        timings[mode] = time.perf_counter() - t0
+        entries = sorted(RunQueue(RunStore(tmp_path / mode)).entries(include_over=True), key=lambda e: e.started)
+        assert all(e.status == "finished" for e in entries)
+        gaps = [b.started - a.ended for a, b in zip(entries, entries[1:], strict=False)]
+        timings[mode + " gap"] = statistics.median(gaps)
+    print(f"\n{N} tiny CPU runs: back-to-back `studio train` {direct:.1f} s; `studio queue run --cold` "
+          f"{timings['--cold']:.1f} s (×{timings['--cold'] / direct:.2f}); `studio queue run` (warm back end) "
+          f"{timings['warm']:.1f} s (×{timings['warm'] / direct:.2f}); a run's end → the next one's start: "
+          f"median {timings['warm gap'] * 1000:.0f} ms")
