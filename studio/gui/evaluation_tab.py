@@ -239,10 +239,15 @@ class EvaluationTab(QWidget):
         fill_per_class(self.per_class, summary["per_class"])
         self.reliability.show_reliability(summary["reliability"])
         self.gallery.show_mistakes(summary["mistakes"], arrays.get("mistake_images"))
-        self.status.setText(
-            f"Accuracy {summary['accuracy']:.4f} on {summary['examples']:,} {summary['split']} examples · "
-            f"ECE {summary['ece']:.4f} · {len(summary['mistakes'])} most confident mistakes · "
-            f"{summary['run_id']} ({summary['checkpoint']}), computed in {summary['seconds']:.1f} s")
+        self.status.setText(self.summary_text())
+
+    def summary_text(self) -> str:
+        s = self.summary
+        if s is None:
+            return ""
+        return (f"Accuracy {s['accuracy']:.4f} on {s['examples']:,} {s['split']} examples · ECE {s['ece']:.4f} · "
+                f"{len(s['mistakes'])} most confident mistakes · {s['run_id']} ({s['checkpoint']}), computed in "
+                f"{s['seconds']:.1f} s")
 
     # --- jobs --------------------------------------------------------------------------------
     @property
@@ -352,7 +357,7 @@ class EvaluationTab(QWidget):
         self._set_busy(False)
         if state == "finished" and handle.result is not None:
             self.progress.setValue(1000)
-            self.status.setText(f"The {label} is done.")
+            self.status.setText(self.summary_text() or f"The {label} is done.")  # the evaluation stays in view
             on_result(handle.result)
         elif state == "stopped":
             self.status.setText("Cancelled.")
