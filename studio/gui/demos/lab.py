@@ -86,6 +86,9 @@ class TeachingLab(QWidget):
         layout.addLayout(right, 1)
         self.list.currentItemChanged.connect(self._chosen)
         self.list.setCurrentRow(0)
+        # The tab widget is as wide as its widest page's minimum: without this the lab (which hides the settings
+        # panel and so gets the whole width) would make the window too wide for 1024×768 beside the settings.
+        self.setMinimumWidth(600)
 
     def _chosen(self, item: QListWidgetItem | None, _previous: Any = None) -> None:
         if item is not None:

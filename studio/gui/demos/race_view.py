@@ -186,3 +186,17 @@ class RaceView(DemoView):
             text.setText(text.text, size=style.metrics(on)[3], color=style.ink(on))
         style.style_plot(self.map, self.map_title, on, "x", "y")
         style.style_plot(self.curves, "f − f* (log scale)", on, "step", "f − f*")
+        self.fit_key()
+
+    def fit_key(self) -> None:
+        """As many key columns as the plots' width holds (the key wraps instead of running off the side)."""
+        if not self.key.items:
+            return
+        widest = max(text.boundingRect().width() for _sample, text in self.key.items) + 50
+        columns = max(1, min(len(self.key.items), int((self.graphics.width() - 20) // widest)))
+        if columns != self.key.columnCount:
+            self.key.setColumnCount(columns)
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self.fit_key()
