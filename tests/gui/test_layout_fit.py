@@ -108,15 +108,11 @@ def test_every_tab_and_demo_fits_the_window(qtbot, window, size):
 
 
 def test_race_key_stays_outside_the_contour_at_1024x768(qtbot, window):
-    from studio.gui.demos.job import shared_worker
-
     lab = next(window.tabs.widget(i) for i in range(window.tabs.count())
                if isinstance(window.tabs.widget(i), TeachingLab))
     window.tabs.setCurrentWidget(lab)
-    worker = shared_worker()
+    view = lab.open("optimizer_race")
     try:
-        view = lab.open("optimizer_race")
-        view.worker = worker
         view.set_params({"steps": 60})
         view.compute()
         qtbot.waitUntil(lambda: not view.busy, timeout=120_000)
@@ -134,4 +130,3 @@ def test_race_key_stays_outside_the_contour_at_1024x768(qtbot, window):
         window.toggle_presentation(False)
     finally:
         view.stop()
-        worker.shutdown()
