@@ -18,5 +18,7 @@ def train_run(home: Path, overrides: list[str]) -> Path:
     return Path(job.run_dir)
 
 
+# keep_checkpoints=0 keeps every step checkpoint (the default keeps the newest 3, dropping the initial one the
+# landscape tests pick and the trajectory needs)
 SMALL = ["data.name=moons", "data.n_samples=400", "model.widths=16,16", "train.batch_size=32", "train.epochs=3",
-         "train.checkpoint_every=1", "optimizer.lr=0.01"]
+         "train.checkpoint_every=1", "optimizer.lr=0.01", "train.keep_checkpoints=0"]
