@@ -229,3 +229,21 @@ def test_trajectory_is_greyed_out_with_its_reason_for_a_run_without_path_points(
     assert "2+ epochs" in box.itemData(index, Qt.ItemDataRole.ToolTipRole)
     assert tab.select_run(full.id)
     assert box.model().item(index).isEnabled() and tab.trajectory_reason == ""
+
+
+def test_regularisation_right_column_fits_a_narrow_view(qtbot):
+    from studio.gui.demos.regularisation_view import RegularisationView
+
+    view = RegularisationView(None)
+    qtbot.addWidget(view)
+    view.resize(800, 600)
+    view.show()
+    names = ("none", "dropout", "weight_decay", "augmentation")
+    view.epochs = [{"epoch": e, "rows": {n: {"train_loss": 1 / (e + 1), "val_loss": 1.2 / (e + 1), "train_acc": 0.9,
+                                             "val_acc": 0.8} for n in names}} for e in range(31)]
+    view.player.set_count(31)
+    view.show_frame(30)
+    qtbot.wait(50)
+    needed = view.graphics.ci.layout.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+    assert needed <= view.graphics.width(), (needed, view.graphics.width())  # long titles no longer widen it
+    assert view.panels[3].title.startswith("augmentation: gap")

@@ -15,7 +15,7 @@ from studio.gui.demos import style
 from studio.gui.demos.base import DemoView
 
 TITLES = {"none": "none", "dropout": "dropout", "weight_decay": "weight decay",
-          "augmentation": "data augmentation"}
+          "augmentation": "augmentation"}
 
 
 class Panel:
@@ -57,6 +57,8 @@ class RegularisationView(DemoView):
 
     def build_plots(self) -> None:
         self.panels = [Panel(self.graphics.addPlot(row=i // 2, col=i % 2)) for i in range(4)]
+        for panel in self.panels:
+            style.shrinkable_title(panel.plot)  # a long title must not push the right column out of view
         self.epochs: list[dict[str, Any]] = []
 
     def clear_data(self) -> None:

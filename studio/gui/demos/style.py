@@ -126,3 +126,24 @@ def log_axis(plot: pg.PlotItem, name: str, lo: float, hi: float) -> None:
             text = f"{value:g}"
             (major if m == 1 or short else minor).append((np.log10(value), text if m == 1 or short else ""))
     plot.getAxis(name).setTicks([major, minor])
+
+
+def shrinkable_title(plot: pg.PlotItem) -> None:
+    """Let a plot's title be narrower than its text: a long title must not widen its grid column past the view.
+    pyqtgraph's LabelItem makes its text width its minimum on every text change and resize (``updateMin``);
+    this label's own ``updateMin`` then drops the width from the minimum and preferred size."""
+    label = plot.titleLabel
+    if getattr(label, "_shrinkable", False):
+        return
+    original = label.updateMin
+
+    def update_min() -> None:
+        original()
+        label.setMinimumWidth(0)
+        for hint in (Qt.SizeHint.MinimumSize, Qt.SizeHint.PreferredSize):
+            label._sizeHint[hint] = (0, label._sizeHint[hint][1])  # noqa: SLF001 - pyqtgraph keeps them here
+        label.updateGeometry()
+
+    label.updateMin = update_min
+    label._shrinkable = True
+    update_min()
