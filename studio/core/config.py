@@ -54,7 +54,7 @@ class TrainConfig:
     landscape_every: int = 0  # epochs between live 2-D landscape snapshots; 0: off
     sharpness_every: int = 0  # epochs between logging sharpness/top_eig; 0: off
     trajectory_snapshots: bool = True  # float16 weights at a few epoch ends, for trajectory landscapes
-    keep_checkpoints: int = 3  # keep the last N step checkpoints (final.pt is always kept); 0: keep all
+    keep_checkpoints: int = 3  # keep the last N step checkpoints (final.pt and step 0 are always kept); 0: keep all
     stall_timeout: int = 600  # seconds without progress (not paused) before a stalled rank fails the run; 0: off
 
 
@@ -95,7 +95,7 @@ TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
                         0, 100_000),
     "trajectory_snapshots": ("keep float16 weight snapshots at up to 10 epoch ends, so a trajectory landscape "
                              "works from any run of 2+ epochs", None, None),
-    "keep_checkpoints": ("keep the newest N step checkpoints; older ones are deleted (0: keep all)", 0, 100_000),
+    "keep_checkpoints": ("keep the newest N step checkpoints; older ones are deleted, step 0 stays (0: keep all)", 0, 100_000),
     "stall_timeout": ("seconds a process may make no progress (while not paused) before the run fails, naming "
                       "the stalled process (0: never)", 0, 7 * 24 * 3600),
 }

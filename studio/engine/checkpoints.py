@@ -75,8 +75,11 @@ def atomic_save(state: dict[str, Any], path: Path) -> Path:
 
 
 def prune(folder: Path, keep: int) -> list[Path]:
-    """Delete all but the newest ``keep`` step checkpoints (0: keep all); final.pt is never touched."""
-    files = step_files(folder)
+    """Delete all but the newest ``keep`` step checkpoints (0: keep all).
+
+    final.pt and step 0 (the initial weights: the far end of the 1-D interpolation, the start of the
+    trajectory and the landscape tab's "initial" choice) are never touched."""
+    files = [f for f in step_files(folder) if int(STEP_FILE.match(f.name).group(1)) != 0]
     doomed = files[:-keep] if keep > 0 else []
     for path in doomed:
         try:

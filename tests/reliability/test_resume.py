@@ -76,7 +76,9 @@ def test_extend_a_finished_run_from_the_cli(home):
     epochs = store.metrics(run["run_id"])["epoch"][1]
     assert epochs == [1, 2, 3, 4]
     kept = sorted(p.name for p in (store.get(run["run_id"]).dir / "checkpoints").iterdir())
-    assert kept == ["final.pt", f"step_{3 * run['steps'] // 2:07d}.pt", f"step_{2 * run['steps']:07d}.pt"]
+    # the newest two step checkpoints, and step 0 (the initial weights, which pruning never deletes)
+    assert kept == ["final.pt", "step_0000000.pt", f"step_{3 * run['steps'] // 2:07d}.pt",
+                    f"step_{2 * run['steps']:07d}.pt"]
 
 
 def test_atomic_save_keeps_the_previous_checkpoint_on_a_full_disk(tmp_path, monkeypatch):
