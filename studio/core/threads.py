@@ -5,11 +5,11 @@ A desktop app shares the machine. Torch's OpenMP threads spin-wait between paral
 another program holds, a spinning thread steals the time the working thread needs, and a run slowed
 ~3× more than the CPU it lost (measured, docs/benchmarks.md). The policy, decided when a job starts:
 
-- count the cores that are actually free (the CPU other processes used over the last ~0.2 s);
-- keep ``spare`` cores for the GUI (the Session asks for one);
-- split what is left among the job's processes (at least one thread each);
-- when other programs are busy and a process still gets more than one thread, make idle OpenMP threads
-  sleep (``OMP_WAIT_POLICY=PASSIVE``); idle, let them spin (PASSIVE costs ~2.6× on an idle machine).
+- keep ``spare`` cores for the GUI (the Session asks for one) and split the rest among the job's
+  processes (at least one thread each);
+- measure how many cores other programs keep busy (the CPU used over the last ~0.2 s): when they are busy
+  and a process has more than one thread, its idle OpenMP threads sleep (``OMP_WAIT_POLICY=PASSIVE``);
+  idle, they spin (PASSIVE costs ~2.6× on an idle machine).
 
 ``apply`` sets the numbers inside the child (it imports torch). OpenMP reads its wait policy when torch
 is first imported, so a PASSIVE plan needs a child that imports torch itself (``engine/backend.py``).
@@ -105,8 +105,10 @@ def plan(requested: int = 0, processes: int = 1, spare: int = 0, busy: float | N
     if busy is None:
         env = os.environ.get("STUDIO_BUSY_CORES")  # tests and benchmarks pin the situation
         busy = float(env) if env else busy_cores()
-    free = max(1, round(cores - busy) - spare)
-    threads = requested or max(1, free // max(1, processes))
+    # Measured here (docs/benchmarks.md): giving threads up for another program's load cost more than
+    # it saved (1 thread: 2.8× slower than 2 on a shared machine), while PASSIVE waiting removed most of a
+    # competing program's penalty. So the count keeps every core but the GUI's; the load picks the wait.
+    threads = requested or max(1, (cores - spare) // max(1, processes))
     if short and not requested:
         threads = min(threads, SHORT_JOB_MAX_THREADS)
     forced = os.environ.get("OMP_WAIT_POLICY", "").upper()

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
 from studio.core import threads as thread_policy
 from studio.core.config import RunConfig
 from studio.core.errors import RunFailed, StudioError
-from studio.core.jobs import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED
+from studio.core.jobs import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, estimate_eta
 from studio.core.runs import RunInfo, RunStore
 from studio.engine import backend, protocol, rank_watch
 from studio.engine.entry import RankSpec, rank_main
@@ -67,6 +68,7 @@ class Job(ProcessJob):
         self.summary: dict[str, Any] = {}
         self.progress: dict[str, Any] = {"step": 0, "total_steps": 0, "epoch": 0, "epochs": config.train.epochs}
         self.state_reached_running = False
+        self._first_metrics: tuple[float, float] | None = None
         self.beats = self.ctx_queues.RawArray("d", 2 * self.world_size)  # per rank (step, time): stall watch
         self._oom_before = rank_watch.oom_kills()
 
@@ -117,6 +119,10 @@ class Job(ProcessJob):
                 self.progress[key] = message[key]
             self.fraction = message["step"] / max(1, message["total_steps"])
             self.text = f"epoch {message['epoch']}/{message['epochs']}, step {message['step']}"
+            if self._first_metrics is None:  # the rate is measured from the first report: start-up is not training
+                self._first_metrics = (time.monotonic(), self.fraction)
+            t0, f0 = self._first_metrics
+            self.eta_s = estimate_eta((self.fraction - f0) / max(1e-9, 1 - f0), time.monotonic() - t0)
 
     def _check_health(self) -> str:
         if self.state == PAUSED:

@@ -21,3 +21,14 @@ def run_summary(config: dict[str, Any], progress: Any = None) -> dict[str, Any]:
 def summary_job(config: dict[str, Any]) -> TaskJob:
     return TaskJob("studio.engine.summary_job:run_summary", {"config": config}, label="model summary",
                    kind="summary")
+
+
+def ready(progress: Any = None) -> dict[str, bool]:
+    """A job that only makes torch and the training code ready (the start-up cost of a new process: the
+    benchmark tests/benchmarks/test_job_start.py and the warm back end's check)."""
+    import sys
+
+    preloaded = "torch" in sys.modules
+    import studio.engine.worker  # noqa: F401 - torch, models, optimizers, datasets
+
+    return {"preloaded": preloaded}

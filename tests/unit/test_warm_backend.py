@@ -49,3 +49,15 @@ def test_a_plan_the_server_cannot_honour_is_spawned_cold(warm):
     assert backend.context(ThreadPlan(2, "PASSIVE")).get_start_method() == "spawn"
     assert backend.context(ThreadPlan(1, "PASSIVE")).get_start_method() == "forkserver"  # one thread: moot
     assert backend.context(ThreadPlan(2, "")).get_start_method() == "forkserver"
+
+
+def test_a_warm_training_rank_runs_a_whole_run(warm, studio_home):
+    """A rank forked by the server (not the launcher's child) still reports, finishes and is recorded."""
+    from studio.core.config import RunConfig
+    from studio.core.runs import RunStore
+    from studio.engine.launcher import launch
+
+    job = launch(RunConfig().with_overrides(["data.name=moons", "train.epochs=30"]), RunStore(), spare_cores=1)
+    assert job.ctx.get_start_method() == "forkserver"
+    assert job.wait(180) == "finished", job.error
+    assert job.progress["step"] > 0 and RunStore().get(job.run_id).status == "finished"
