@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.errors import ConfigError
+from studio.core.ints import split_ints
 from studio.core.registry import Param, Registry
 
 DEVICES = ("cpu", "cuda")
@@ -272,9 +273,7 @@ def _plain_section(kind: type, values: Any, section: str) -> Any:
                 if not math.isfinite(value):
                     raise ConfigError(f"{where} must be a finite number; got {value}")
             elif isinstance(default, list):
-                if isinstance(value, (int, str)):
-                    value = [int(v) for v in str(value).split(",") if v.strip()]
-                value = [int(v) for v in value]
+                value = split_ints(value)
             elif isinstance(default, str):
                 value = str(value)
         except (TypeError, ValueError, OverflowError):

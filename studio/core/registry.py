@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from studio.core.errors import ConfigError
+from studio.core.ints import split_ints
 
 KINDS = ("int", "float", "bool", "choice", "ints", "str")
 
@@ -52,11 +53,7 @@ class Param:
                 if value != value or value in (float("inf"), float("-inf")):
                     raise ConfigError(f"{where} must be a finite number, not {value}")
             elif self.kind == "ints":
-                if isinstance(value, int):
-                    value = [value]
-                elif isinstance(value, str):
-                    value = [v for v in value.replace("[", "").replace("]", "").split(",") if v.strip()]
-                value = [int(v) for v in value]
+                value = split_ints(value)
             elif self.kind in ("choice", "str"):
                 value = str(value)
         except (TypeError, ValueError, OverflowError):

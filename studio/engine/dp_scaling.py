@@ -34,6 +34,7 @@ from typing import Any
 
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError, RunFailed
+from studio.core.ints import split_ints
 
 Report = Callable[[float, str], None]
 MODES = ("ddp", "dp")  # dp: single-process nn.DataParallel over the GPUs (CUDA only)
@@ -211,7 +212,7 @@ def measure(cfg: RunConfig, processes: int, mode: str, options: dict[str, Any], 
 
 def parse_processes(text: str) -> list[int]:
     try:
-        values = [int(v) for v in text.split(",") if v.strip()]
+        values = split_ints(text)
     except ValueError:
         raise ConfigError(f"--processes takes whole numbers separated by commas, e.g. 1,2 (not {text!r})") from None
     if not values or any(v < 1 or v > 64 for v in values):

@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 from studio.core.config import RunConfig
+from studio.core.devices import pick_device
 from studio.core.errors import ConfigError, DataError
 from studio.core.landscape.directions import Params
 from studio.core.landscape.surface import task_losses
@@ -96,14 +97,6 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     from studio.engine.checkpoints import load_checkpoint as load
 
     return load(path)
-
-
-def pick_device(device: str = "auto") -> torch.device:
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise ConfigError("device cuda was asked for but no CUDA GPU is visible; use cpu")
-    return torch.device(device)
 
 
 class RunData:

@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from studio.core import devices
 from studio.core import threads as thread_policy
 from studio.core.config import RunConfig
 from studio.core.datasets.arrays import ArrayData
@@ -40,15 +41,9 @@ from studio.engine.trajectory_snapshots import snapshot_callbacks
 
 
 def pick_device(cfg: RunConfig, rank: int) -> torch.device:
-    hw = cfg.hardware
-    if hw.device == "cuda":
-        if not torch.cuda.is_available():
-            raise ConfigError("hardware.device is cuda but no CUDA GPU is visible; choose cpu")
-        index = hw.gpus[rank] if hw.gpus else rank
-        if index >= torch.cuda.device_count():
-            raise ConfigError(f"GPU {index} does not exist: this machine has {torch.cuda.device_count()}")
-        torch.cuda.set_device(index)
-        return torch.device("cuda", index)
+    """The rank's device: its GPU (``hardware.gpus[rank]``, or the rank's index) or the CPU."""
+    if cfg.hardware.device == "cuda":
+        return devices.pick_device("cuda", cfg.hardware.gpus[rank] if cfg.hardware.gpus else rank)
     return torch.device("cpu")
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from studio.core.errors import ConfigError
+from studio.core.ints import split_ints
 
 Progress = Callable[[float, str], None]  # (fraction 0..1, text): a core.jobs.Progress; raises core.jobs.Cancelled
 Emit = Callable[[dict[str, Any]], None]  # a live snapshot for a viewer
@@ -37,7 +38,7 @@ def parse_ints(text: str | list[int], where: str) -> list[int]:
         values = text
     else:
         try:
-            values = [int(v) for v in str(text).replace(";", ",").split(",") if v.strip()]
+            values = split_ints(str(text))
         except ValueError:
             raise ConfigError(f"{where} takes whole numbers separated by commas, e.g. 16,64,256; "
                               f"got {text!r}") from None
@@ -78,17 +79,6 @@ def spec_label(name: str, options: dict[str, Any]) -> str:
     if not options:
         return name
     return f"{name}(" + ", ".join(f"{k}={v}" for k, v in options.items()) + ")"
-
-
-def pick_device(device: str) -> Any:
-    """"auto" → the first CUDA GPU if there is one, else the CPU (imports torch)."""
-    import torch
-
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise ConfigError("device cuda was asked for but PyTorch sees no CUDA GPU here; use device=cpu or auto")
-    return torch.device(device)
 
 
 class torch_threads:  # noqa: N801 - used like a function: ``with torch_threads(1):``

@@ -20,8 +20,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from studio.core.demos.common import Emit, Progress, finite_or_none, parse_ints, pick_device, report, send
+from studio.core.demos.common import Emit, Progress, finite_or_none, parse_ints, report, send
 from studio.core.demos.training import Batches, Data, build_model, evaluate, load_data, steps_for
+from studio.core.devices import pick_device
 from studio.core.errors import ConfigError
 from studio.core.landscape import curvature, surface
 from studio.core.optim.catalog import OPTIMIZERS

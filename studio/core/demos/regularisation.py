@@ -13,8 +13,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from studio.core.demos.common import Emit, Progress, parse_ints, pick_device, report, send
+from studio.core.demos.common import Emit, Progress, parse_ints, report, send
 from studio.core.demos.training import Batches, Data, build_model, evaluate, load_data, random_shift_flip
+from studio.core.devices import pick_device
 from studio.core.errors import ConfigError
 from studio.core.optim.catalog import OPTIMIZERS
 

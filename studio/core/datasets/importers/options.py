@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from studio.core.errors import DataError
+from studio.core.ints import split_ints
 
 
 @dataclass
@@ -28,9 +29,8 @@ class ImportOptions:
 
 def parse_ints(text: str, what: str, count: tuple[int, ...]) -> tuple[int, ...]:
     """'28,28' or '28x28' or '1,28,28' as a tuple of positive ints with one of ``count`` lengths."""
-    parts = [p for p in text.lower().replace("x", ",").replace("×", ",").replace(" ", "").split(",") if p]
     try:
-        values = tuple(int(p) for p in parts)
+        values = tuple(split_ints(text))
     except ValueError:
         values = ()
     if len(values) not in count or any(v <= 0 for v in values):
