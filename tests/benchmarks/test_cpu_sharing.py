@@ -33,7 +33,8 @@ def train_seconds(extra: list[str]) -> float:
     env.pop("OMP_WAIT_POLICY", None)
     env.setdefault("STUDIO_HOME", tempfile.mkdtemp(prefix="studio-bench-"))
     out = subprocess.run([sys.executable, "-m", "studio", "train", "--json", "--quiet", *extra],
-                         capture_output=True, text=True, env=env, timeout=900, check=True)
+                         capture_output=True, text=True, env=env, timeout=900)
+    assert out.returncode == 0, out.stderr[-2000:]
     return float(json.loads(out.stdout.strip().splitlines()[-1])["seconds"])
 
 
