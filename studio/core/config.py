@@ -96,7 +96,8 @@ TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
                         0, 100_000),
     "trajectory_snapshots": ("keep float16 weight snapshots at up to 10 epoch ends, so a trajectory landscape "
                              "works from any run of 2+ epochs", None, None),
-    "keep_checkpoints": ("keep the newest N step checkpoints; older ones are deleted, step 0 stays (0: keep all)", 0, 100_000),
+    "keep_checkpoints": ("keep the newest N step checkpoints; older ones are deleted, step 0 stays (0: keep all)",
+                         0, 100_000),
     "stall_timeout": ("seconds a process may make no progress (while not paused) before the run fails, naming "
                       "the stalled process (0: never)", 0, 7 * 24 * 3600),
 }
