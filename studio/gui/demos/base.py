@@ -112,7 +112,6 @@ class DemoView(QWidget):
         scroll = QScrollArea()
         scroll.setWidget(side)
         scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll = scroll
         column = QWidget()
         column_layout = QVBoxLayout(column)
@@ -306,8 +305,8 @@ class DemoView(QWidget):
         for row, param in enumerate(self.entry.params):
             self.form.setRowVisible(row, not on or param.name in self.explanation.basic)
         self.compute_button.setVisible(True)
-        width = self.width() or 1280
-        self.splitter.setSizes([int(width * 0.3), int(width * 0.7)] if on else [300, 900])
+        width = max(self.window().width(), 1024)  # a view built hidden has no width of its own yet
+        self.splitter.setSizes([max(300, int(width * 0.3)), int(width * 0.7)] if on else [300, 900])
         caption = QFont(self.caption.font())
         caption.setPointSize(round(15 * scale) if on else base + 1)
         caption.setBold(on)

@@ -120,8 +120,9 @@ class TeachingLab(QWidget):
         list gives way to a one-line chooser; sizes follow the screen's height."""
         self.presentation = bool(on)
         screen = self.screen()
-        if on and screen is not None:
-            style.set_scale(style.scale_for(screen.geometry().height()))
+        if on:  # full screen: the screen's height (the window's, for a window larger than an offscreen screen)
+            style.set_scale(style.scale_for(max(self.window().height(),
+                                                screen.geometry().height() if screen is not None else 0)))
         self.list.setVisible(not on)
         self.chooser.setVisible(on)
         font = QFont(self.chooser.font())

@@ -115,7 +115,7 @@ class LinearNeuronView(DemoView):
         w_star, b_star = self.result["optimum"]
         self.set_caption(f"Step {index}: GD w = {wg:.3f}, b = {bg:.3f} · SGD (batch {batch}) w = {ws:.3f}, "
                          f"b = {bs:.3f} · least squares w = {w_star:.3f}, b = {b_star:.3f}.{note}",
-                         short=f"Step {index} · least squares w = {w_star:.2f}, b = {b_star:.2f}{note}")
+                         short=f"Step {index} · least squares w = {w_star:.2f}, b = {b_star:.2f}.{note}")
 
     def data_items(self) -> list[pg.GraphicsObject]:
         return [self.points, *self.lines, *self.paths, *self.heads, *self.losses]
