@@ -6,10 +6,38 @@ Torch-free at import: the window must appear before the training back end is loa
 
 from __future__ import annotations
 
+import difflib
 import multiprocessing
+import os
 import sys
 
+from studio.platform_check import gui_start_problem
+
 DESKTOP_FLAGS = ("--install-desktop", "--uninstall-desktop")
+
+
+def version_line() -> str:
+    """``studio 0.1.0 (torch 2.14.1)``: torch's version from its package metadata, without importing it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from studio import __version__
+
+    try:
+        return f"studio {__version__} (torch {version('torch')})"
+    except PackageNotFoundError:
+        return f"studio {__version__} (torch not installed)"
+
+
+def not_a_path_or_command(word: str, commands: tuple[str, ...]) -> str | None:
+    """Why ``studio WORD`` is neither a command nor a file/folder to open (one line), or None when it is a path."""
+    if os.path.exists(word):
+        return None
+    close = difflib.get_close_matches(word, commands, n=1)
+    if close:
+        return f"unknown command '{word}'; did you mean '{close[0]}'?"
+    if os.sep in word or "." in word:
+        return f"no such file or folder: '{word}'"
+    return f"unknown command '{word}' (and no such file or folder); see `studio --help` for the commands"
 
 
 def _frozen_python(argv: list[str]) -> int | None:
@@ -35,15 +63,18 @@ def main(argv: list[str] | None = None) -> int:
         from studio.desktop import main as desktop_main
 
         return desktop_main(argv[0])
-    if argv[:1] == ["--version"]:
-        from studio import __version__
-
-        print(f"studio {__version__}")
+    if argv[:1] in (["--version"], ["-V"]):
+        print(version_line())
         return 0
     from studio import cli
 
     if argv and (argv[0] in cli.COMMANDS or argv[0] in ("-h", "--help")):
         return cli.main(argv)
+    problem = not_a_path_or_command(argv[0], cli.COMMANDS) if argv and not argv[0].startswith("-") else None
+    problem = problem or gui_start_problem(argv)
+    if problem:
+        print(f"studio: error: {problem}", file=sys.stderr)
+        return 2
     from studio.gui.main_window import run_gui
 
     return run_gui(argv)

@@ -146,6 +146,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"runs": [r.to_json() for r in runs]})
         return 0
+    if not runs:
+        print("No runs yet: start one with `studio train` (headless) or the Train button in the window (`studio`).")
+        return 0
     for r in runs:
         acc = r.summary.get("test_acc")
         acc_txt = f"{acc:.4f}" if isinstance(acc, (int, float)) else "-"
@@ -174,8 +177,24 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _version_line() -> str:
+    from studio.app import version_line
+
+    return version_line()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="studio", description="Studio: train and see neural networks.")
+    parser = argparse.ArgumentParser(
+        prog="studio", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Studio: train and see neural networks.\n\n"
+                    "  studio              open the window (the GUI)\n"
+                    "  studio PATH ...     open the window with these files or folders (a config .toml, a run's\n"
+                    "                      folder, a run store, or a dataset folder or archive to import)\n"
+                    "  studio COMMAND ...  run a command headless, without a window (below)",
+        epilog="`studio COMMAND --help` describes one command. Exit codes: 0 done, 2 a problem you can fix "
+               "(one line on stderr), 3 a run that failed.")
+    parser.add_argument("-V", "--version", action="version", version=_version_line(),
+                        help="print Studio's version (and torch's) and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     train = sub.add_parser("train", help="train a run headless (progress on stderr)")
     train.add_argument("--config", help="a run config TOML file (default: the built-in default)")
