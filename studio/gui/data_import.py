@@ -14,6 +14,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QInputDialog, QProgressDialog, QWidget
 
+from studio.gui.messages import count
+
 OPTION_LABELS = {"label_column": "Which column holds the labels?", "x_key": "Which array holds the images?",
                  "y_key": "Which array holds the labels?"}
 
@@ -121,19 +123,36 @@ class ImportController(QObject):
         self.session.set_choice("data", name)
         self.session.notify_datasets_changed()
         cached = " (already imported)" if report.get("cached") else ""
+        skips = int(report.get("skipped") or 0)
+        details = skipped_details(report)
         if report.get("kind") == "text":  # a text corpus (core/text/store.py)
-            skipped = f"; {report['skipped']} lines skipped" if report.get("skipped") else ""
-            self.session.status_text.emit(f"Text {name}: {report['num_samples']:,} lines for next-word models"
-                                          f"{cached}{skipped}")
+            skipped = f"; {count(skips, 'line')} skipped" if skips else ""
+            self.session.notice.emit(f"Text {name}: {report['num_samples']:,} lines for next-word models"
+                                     f"{cached}{skipped}", details)
             self.imported.emit(report)
             return
         c, h, w = report["shape"]
-        skipped = f"; {report['skipped']} files skipped" if report.get("skipped") else ""
-        self.session.status_text.emit(
+        skipped = f"; {count(skips, 'file')} skipped" if skips else ""
+        self.session.notice.emit(
             f"Dataset {name}: {report['num_samples']:,} images {c}×{h}×{w}, {report['num_classes']} classes"
-            f"{cached}{skipped}")
+            f"{cached}{skipped}", details)
         self.imported.emit(report)
 
     def _ask(self, title: str, question: str, choices: list[str]) -> str | None:
         choice, ok = QInputDialog.getItem(self.window, title, question, choices, 0, False)
         return choice if ok else None
+
+
+def skipped_details(report: dict[str, Any]) -> str:
+    """The skipped files with their reasons, one a line (the report names the first few), or ""."""
+    skips = int(report.get("skipped") or 0)
+    if not skips:
+        return ""
+    examples = list(report.get("skipped_examples") or [])
+    if not examples:
+        return ""
+    more = skips - len(examples)
+    lines = [f"{count(skips, 'file' if report.get('kind') != 'text' else 'line')} skipped:", *examples]
+    if more > 0:
+        lines.append(f"… and {count(more, 'more', 'more')}")
+    return "\n".join(lines)

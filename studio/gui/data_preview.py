@@ -160,7 +160,7 @@ class DataPreview(QWidget):
                  f"{'s' if c != 1 else ''}), {len(s.classes)} classes",
                  f"split: train {sp['train']:,} · validation {sp['val']:,} · test {sp['test']:,}"]
         if s.skipped:
-            lines.append(f"{s.skipped} files were skipped when it was imported")
+            lines.append(f"{s.skipped} {'file was' if s.skipped == 1 else 'files were'} skipped when it was imported")
         lines += s.notes
         if s.source:
             lines.append(f"source: {s.source}")

@@ -362,7 +362,7 @@ class EvaluationTab(QWidget):
         elif state == "stopped":
             self.status.setText("Cancelled.")
         else:
-            self.status.setText(f"Failed: {message}")
+            self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog
             self.session.error.emit(label.capitalize(), message or f"the {label} failed")
 
     def shutdown(self) -> None:

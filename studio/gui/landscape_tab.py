@@ -384,7 +384,7 @@ class LandscapeTab(QWidget):
         elif state == "stopped":
             self.status.setText("Cancelled.")
         else:
-            self.status.setText(f"Failed: {message}")
+            self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog
             self.session.error.emit("Landscape", message or f"the {task} computation failed")
 
     def shutdown(self) -> None:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QProgressBar,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
     QToolBar,
@@ -36,6 +37,7 @@ from studio import __version__
 from studio.core.errors import StudioError
 from studio.core.paths import resource
 from studio.gui import theme
+from studio.gui.messages import format_duration, sentence
 from studio.gui.panels.hardware import BackendProbe
 from studio.gui.panels.run_list import RunList
 from studio.gui.panels.settings_panels import SettingsPanels
@@ -119,6 +121,7 @@ class MainWindow(QMainWindow):
         session.config_changed.connect(lambda: self.prefs.save_choices(self.session.config))
         session.state_changed.connect(self._on_state)
         session.status_text.connect(self.show_message)
+        session.notice.connect(self.show_message)
         session.error.connect(self.show_error)
         session.metrics.connect(self._on_metrics)
         session.progress.connect(self._on_progress)
@@ -262,6 +265,14 @@ class MainWindow(QMainWindow):
     def _make_status_bar(self) -> None:
         bar = self.statusBar()
         self.status_label = QLabel("Ready")
+        # a long message is elided by the bar (full text in the tooltip), never pushing the ETA out of sight
+        self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.details_button = QToolButton()
+        self.details_button.setText("Details…")
+        self.details_button.setVisible(False)
+        self.details_button.setToolTip("The details of the message beside it (e.g. which files were skipped, and why)")
+        self.details_button.clicked.connect(self._show_details)
+        self.status_details = ""
         self.progress_bar = QProgressBar()
         self.progress_bar.setObjectName("progress")
         self.progress_bar.setMaximumWidth(220)
@@ -271,22 +282,49 @@ class MainWindow(QMainWindow):
         self.backend_label = QLabel("Back end: starting…")
         self.backend_label.setToolTip("PyTorch loads in the background; the window does not wait for it")
         bar.addWidget(self.status_label, 1)
+        bar.addWidget(self.details_button)
         bar.addPermanentWidget(self.eta_label)
         bar.addPermanentWidget(self.progress_bar)
         bar.addPermanentWidget(self.backend_label)
+        self._error_boxes: list[QMessageBox] = []
 
     # --- reactions -------------------------------------------------------------------------
-    def show_message(self, text: str) -> None:
+    # One place per message: transient information goes to the status bar; a failure that needs action goes
+    # to a dialog only (not also the status bar), and the next success closes a failure's dialog still open.
+    def show_message(self, text: str, details: str = "") -> None:
+        """Information in the status bar (capitalised); ``details`` (e.g. the skipped files) behind Details…."""
+        text = sentence(text)
         self.status_label.setText(text)
+        self.status_label.setToolTip(text)
+        self.status_details = details
+        self.details_button.setVisible(bool(details))
+        if details:
+            self.details_button.setToolTip(details)
 
-    def show_error(self, title: str, message: str) -> None:
-        """A non-blocking dialog with the message (the window stays usable)."""
-        self.last_error = (title, message)
-        self.status_label.setText(f"{title}: {message}")
-        box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self)
-        box.setModal(False)
+    def _show_details(self) -> None:
+        box = QMessageBox(QMessageBox.Icon.Information, "Details", self.status_label.text(),
+                          QMessageBox.StandardButton.Ok, self)
+        box.setDetailedText(self.status_details)
+        box.setInformativeText(self.status_details)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.show()
+
+    def show_error(self, title: str, message: str) -> None:
+        """A non-blocking dialog with the message (the window stays usable); the only place it is shown."""
+        self.last_error = (title, message)
+        box = QMessageBox(QMessageBox.Icon.Warning, title, sentence(message), QMessageBox.StandardButton.Ok, self)
+        box.setModal(False)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.destroyed.connect(lambda *_: self._error_boxes.remove(box) if box in self._error_boxes else None)
+        self._error_boxes.append(box)
+        box.show()
+
+    def clear_errors(self) -> None:
+        """A success makes earlier failures stale: close their dialogs."""
+        self.last_error = None
+        for box in list(self._error_boxes):
+            box.close()
+        self._error_boxes.clear()
 
     def _backend_ready(self, info: dict) -> None:
         self.settings.hardware.set_backend(info)
@@ -309,7 +347,11 @@ class MainWindow(QMainWindow):
         self.settings.setEnabled(state == "idle")
         if state == "idle":
             self.progress_bar.setVisible(False)
-            self.eta_label.setText("")
+            self._set_eta("")
+        elif state == "paused":
+            self._run_clock.clear()  # the rate restarts on resume: paused time is not training time
+            done = self.eta_label.text().split(" · ETA")[0]
+            self._set_eta(f"{done} · paused" if done else "Paused")
 
     def train(self) -> str | None:
         """Start a run, after asking when model and data do not fit together (the warning the panel shows)."""
@@ -356,6 +398,8 @@ class MainWindow(QMainWindow):
         acc_txt = f", test accuracy {acc:.4f}" if isinstance(acc, float) and acc == acc else ""
         if status != "failed":
             self.show_message(f"Run {run_id} {status}{acc_txt}")
+        if status == "finished":
+            self.clear_errors()
 
     def _on_metrics(self, run_id: str, rows: list) -> None:
         self.curves.add_rows(run_id, rows)
@@ -365,11 +409,19 @@ class MainWindow(QMainWindow):
         if total:
             self.progress_bar.setMaximum(total)
             self.progress_bar.setValue(step)
-        now = time.monotonic()
-        t0, s0 = self._run_clock.setdefault(run_id, (now, step))
-        rate = (step - s0) / (now - t0) if now > t0 else 0
-        eta = f"ETA {(total - step) / rate:.0f} s" if rate > 0 and total else "ETA …"
-        self.eta_label.setText(f"epoch {p.get('epoch')}/{p.get('epochs')} · step {step}/{total} · {eta}")
+        if self.session.state == "paused":
+            eta = "paused"
+        else:
+            now = time.monotonic()
+            t0, s0 = self._run_clock.setdefault(run_id, (now, step))
+            rate = (step - s0) / (now - t0) if now > t0 else 0
+            eta = f"ETA {format_duration((total - step) / rate)}" if rate > 0 and total else "ETA …"
+        self._set_eta(f"Epoch {p.get('epoch')}/{p.get('epochs')} · step {step}/{total} · {eta}")
+
+    def _set_eta(self, text: str) -> None:
+        """The ETA label is as wide as its text: the status bar elides the message beside it, never the ETA."""
+        self.eta_label.setText(text)
+        self.eta_label.setMinimumWidth(self.eta_label.sizeHint().width() if text else 0)
 
     def _show_selection(self, run_ids: list[str]) -> None:
         """Overlay the selected runs' curves (from the run store; live rows keep arriving), named as in the run
@@ -410,6 +462,7 @@ class MainWindow(QMainWindow):
             return
         if not hasattr(self, "_importer"):
             self._importer = ImportController(self.session, self)
+            self._importer.imported.connect(lambda _report: self.clear_errors())
         self._importer.import_path(path)
 
     def open_path(self, path: str) -> str:

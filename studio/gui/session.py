@@ -96,6 +96,7 @@ class Session(QObject):
     selection_changed = Signal(object)
     datasets_changed = Signal()
     status_text = Signal(str)
+    notice = Signal(str, str)  # a status text with details behind a Details… button (e.g. the skipped files)
     error = Signal(str, str)  # title, message
     state_changed = Signal(str)  # "idle", "running", "paused"
     job_started = Signal(object)  # a JobHandle

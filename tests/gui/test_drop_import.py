@@ -37,6 +37,8 @@ def test_drop_a_folder_then_train_one_epoch(qtbot, window, tmp_path):
     combo = window.settings.forms["data"].combo
     assert combo.currentData() == "dropped_pets"
     assert "2 files skipped" in window.status_label.text()
+    assert window.details_button.isVisibleTo(window)  # which files, and why: behind Details…
+    assert window.status_details.count("\n") == 2 and "zz_truncated.png" in window.status_details
 
     tab = next(window.tabs.widget(i) for i in range(window.tabs.count()) if window.tabs.tabText(i) == "Data")
     assert tab.bar_heights() == [12, 12, 12]

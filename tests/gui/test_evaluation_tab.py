@@ -109,4 +109,5 @@ def test_a_bad_input_is_one_clear_message(qtbot, tab, tmp_path):
     assert widget.predict([str(tmp_path / "notes.png")])
     _finish(qtbot, widget)
     assert errors and "notes.png is not a readable image" in errors[-1][1]
-    assert widget.status.text().startswith("Failed: ")
+    assert len(errors) == 1 and widget.status.text().startswith("Failed")  # the message once: in the dialog
+    assert "notes.png" not in widget.status.text()

@@ -61,7 +61,8 @@ class Imported:
 
 
 def _skip_hint(skips: Skips) -> str:
-    return f" ({skips.count} files skipped, e.g. {skips.examples[0]})" if skips.count else ""
+    files = "file" if skips.count == 1 else "files"
+    return f" ({skips.count} {files} skipped, e.g. {skips.examples[0]})" if skips.count else ""
 
 
 def encode_labels(raw: np.ndarray | list, known: tuple[str, ...] | list[str] | None = None,
