@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QProgressBar,
-    QSizePolicy,
     QSplitter,
     QTabWidget,
     QToolBar,
@@ -37,6 +36,7 @@ from studio import __version__
 from studio.core.errors import StudioError
 from studio.core.paths import resource
 from studio.gui import theme
+from studio.gui.elided_label import ElidedLabel
 from studio.gui.messages import format_duration, sentence
 from studio.gui.panels.hardware import BackendProbe
 from studio.gui.panels.run_list import RunList
@@ -264,9 +264,7 @@ class MainWindow(QMainWindow):
 
     def _make_status_bar(self) -> None:
         bar = self.statusBar()
-        self.status_label = QLabel("Ready")
-        # a long message is elided by the bar (full text in the tooltip), never pushing the ETA out of sight
-        self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.status_label = ElidedLabel("Ready")  # a long message ends in "…", never pushing the ETA away
         self.details_button = QToolButton()
         self.details_button.setText("Details…")
         self.details_button.setVisible(False)
@@ -295,7 +293,6 @@ class MainWindow(QMainWindow):
         """Information in the status bar (capitalised); ``details`` (e.g. the skipped files) behind Details…."""
         text = sentence(text)
         self.status_label.setText(text)
-        self.status_label.setToolTip(text)
         self.status_details = details
         self.details_button.setVisible(bool(details))
         if details:
@@ -304,7 +301,6 @@ class MainWindow(QMainWindow):
     def _show_details(self) -> None:
         box = QMessageBox(QMessageBox.Icon.Information, "Details", self.status_label.text(),
                           QMessageBox.StandardButton.Ok, self)
-        box.setDetailedText(self.status_details)
         box.setInformativeText(self.status_details)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.show()

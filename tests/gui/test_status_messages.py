@@ -61,6 +61,9 @@ def test_eta_is_never_clipped_by_a_long_message(qtbot, window):
     qtbot.wait(50)
     assert window.eta_label.width() >= window.eta_label.sizeHint().width()
     assert window.eta_label.geometry().right() <= window.statusBar().width()
+    shown = window.status_label.shown_text()
+    assert shown.endswith("…") and len(shown) < len(window.status_label.text())  # the message gives way
+    assert window.status_label.toolTip() == window.status_label.text()
 
 
 def test_skipped_files_are_counted_right_and_listed():
