@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_SEPARATORS = re.compile(r"[\s,;x×\[\]()]+")
+# "x" separates only between digits ("28x28"): "64,x" is a typo to report, not [64]
+_SEPARATORS = re.compile(r"(?<=\d)\s*[x×]\s*(?=\d)|[\s,;\[\]()]+")
 
 
 def split_ints(value: str | int | Iterable[int | str]) -> list[int]:

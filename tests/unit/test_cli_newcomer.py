@@ -67,3 +67,4 @@ def test_runs_says_there_are_none_and_how_to_start(monkeypatch, tmp_path, capsys
     assert out.startswith("No runs yet") and "studio train" in out
     assert cli.main(["runs", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"runs": []}
+
