@@ -229,7 +229,7 @@ class CompressionTab(QWidget):
     def _start(self, task: str, target: str, kwargs: dict[str, Any]) -> None:
         self._task, self.error = task, None
         self.bar.setValue(0)
-        self.status.setText("starting…")
+        self.status.setText("Starting…")
         self.job.start(target, kwargs, label="compression" if task == "compress" else "sparsity sweep")
         self._enable()
 
@@ -240,17 +240,17 @@ class CompressionTab(QWidget):
     def _on_done(self, result: dict[str, Any]) -> None:
         self.bar.setValue(100)
         if self._task == "sweep":
-            self.status.setText(f"sweep done in {result['seconds']:.1f} s")
+            self.status.setText(f"Sweep done in {result['seconds']:.1f} s")
             self.last = None
         else:
             self.last = result
-            self.status.setText(f"saved as {result['id']} ({result['seconds']:.1f} s)")
+            self.status.setText(f"Saved as {result['id']} ({result['seconds']:.1f} s)")
         self._refresh()
 
     def _on_failed(self, message: str) -> None:
         self.error = message
         self.bar.setValue(0)
-        self.status.setText("cancelled" if message == "cancelled" else f"failed: {message}")
+        self.status.setText("Cancelled." if message == "cancelled" else f"Failed: {message}")
         self._enable()
 
     # --- views -----------------------------------------------------------------------------

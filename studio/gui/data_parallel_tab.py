@@ -124,7 +124,7 @@ class DataParallelTab(QWidget):
             return
         self.error = None
         self.bar.setValue(0)
-        self.status.setText("starting the processes…")
+        self.status.setText("Starting the processes…")
         self.measure_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.job.start("studio.engine.dp_scaling:scale_job",
@@ -134,7 +134,7 @@ class DataParallelTab(QWidget):
     def _on_failed(self, message: str) -> None:
         self.error = message
         self.bar.setValue(0)
-        self.status.setText("cancelled" if message == "cancelled" else f"failed: {message}")
+        self.status.setText("Cancelled." if message == "cancelled" else f"Failed: {message}")
         self.measure_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
 
