@@ -56,8 +56,10 @@ def test_killed_launcher_leaves_no_orphans(home):
 def test_group_killed_shows_interrupted_and_resumes(home):
     """The whole group killed with -9: nobody records an end, yet `studio runs` shows the run as
     interrupted (rank pids are gone), with its last checkpoint, and it resumes to the end."""
-    proc = start_train(*LONG[:-6], "--set", "train.epochs=400", "--set", "train.checkpoint_minutes=0.01",
-                       "--set", "hardware.threads=1")  # a checkpoint every 0.6 s of training
+    # 2,000 epochs of 3 steps: ~6 s on an idle core, so the kill lands mid-run even on a quiet machine
+    # (400 epochs finished in 1.3 s, before the checkpoints this waits for); a checkpoint every 0.18 s
+    proc = start_train(*LONG[:-6], "--set", "train.epochs=2000", "--set", "train.checkpoint_minutes=0.003",
+                       "--set", "hardware.threads=1")
     run_id = wait_training(home, min_step=50)
     folder = runs(home)[0].dir / "checkpoints"
     wait_for(lambda: len(list(folder.glob("step_*.pt"))) >= 3, 30, "time-based checkpoints")
@@ -79,5 +81,5 @@ def test_group_killed_shows_interrupted_and_resumes(home):
     resumed = run_cli("train", "--resume", run_id, "--json", "--quiet", timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     result = json.loads(resumed.stdout.splitlines()[-1])
-    assert result["run_id"] == run_id and result["status"] == "finished" and result["epochs"] == 400
+    assert result["run_id"] == run_id and result["status"] == "finished" and result["epochs"] == 2000
     assert not error_lines(resumed.stderr)
