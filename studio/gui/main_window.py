@@ -50,6 +50,14 @@ STOP_SHORTCUT = "Ctrl+."  # an explicit chord: never Esc, which belongs to dialo
 THEME_LABELS = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
 
 
+class TabPlaceholder(QWidget):
+    """Stands in the tab widget for a tab not yet shown; MainWindow replaces it with the real tab on first view."""
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self.setObjectName(f"placeholder_{title}")
+
+
 def app_icon() -> QIcon:
     """Studio's icon at every size shipped in resources/icons (the SVG scales where QtSvg is present)."""
     icon = QIcon()
@@ -100,9 +108,13 @@ class MainWindow(QMainWindow):
         self.tabs.setUsesScrollButtons(True)  # many tabs: scroll arrows rather than a window wider than 1024 px
         self.tabs.addTab(training, "Training")
         self.tabs.setTabToolTip(0, "Live training curves and the run list")
-        for title, target in EXTRA_TABS:
-            index = self.tabs.addTab(self._make_tab(target), title)
+        # the extra tabs are built on first view (a placeholder until then): the window shows without importing
+        # their modules or reading a dataset; tab(title) builds one on demand
+        self._tab_targets: dict[str, str] = dict(EXTRA_TABS)
+        for title, _target in EXTRA_TABS:
+            index = self.tabs.addTab(TabPlaceholder(title), title)
             self.tabs.setTabToolTip(index, f"The {title} tab")
+        self.tabs.currentChanged.connect(self._build_current_tab)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.settings)
         self.splitter.addWidget(self.tabs)
@@ -139,6 +151,36 @@ class MainWindow(QMainWindow):
             self._probe_pending = True
 
     # --- building --------------------------------------------------------------------------
+    def tab(self, title: str) -> QWidget:
+        """The tab titled ``title``, built now if it has not been shown yet (KeyError for an unknown title)."""
+        for i in range(self.tabs.count()):
+            if self.tabs.tabText(i) == title:
+                return self._built_tab(i)
+        raise KeyError(title)
+
+    def _built_tab(self, index: int) -> QWidget:
+        widget = self.tabs.widget(index)
+        if not isinstance(widget, TabPlaceholder):
+            return widget
+        title, tip = self.tabs.tabText(index), self.tabs.tabToolTip(index)
+        real = self._make_tab(self._tab_targets[title])
+        current = self.tabs.currentIndex()
+        self.tabs.blockSignals(True)  # the swap is not a change of tab
+        self.tabs.removeTab(index)
+        self.tabs.insertTab(index, real, title)
+        self.tabs.setTabToolTip(index, tip)
+        self.tabs.setCurrentIndex(current)
+        self.tabs.blockSignals(False)
+        widget.deleteLater()
+        if self.presentation and callable(getattr(real, "set_presentation", None)):
+            real.set_presentation(True)
+        return real
+
+    def _build_current_tab(self, index: int) -> None:
+        if isinstance(self.tabs.widget(index), TabPlaceholder):
+            self._built_tab(index)
+            self._fit_settings_panel()
+
     def _make_tab(self, target: str) -> QWidget:
         module, _, name = target.partition(":")
         try:

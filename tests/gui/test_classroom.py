@@ -220,8 +220,8 @@ def test_trajectory_is_greyed_out_with_its_reason_for_a_run_without_path_points(
     (full.dir / "checkpoints" / "final.pt").write_bytes(b"")
     store.set_status(full.id, "finished")
     window.session.runs_changed.emit()
-    tab = next(window.tabs.widget(i) for i in range(window.tabs.count()) if isinstance(window.tabs.widget(i),
-                                                                                        LandscapeTab))
+    tab = window.tab("Landscape")
+    assert isinstance(tab, LandscapeTab)
     box = tab.kind_box
     index = box.findData("trajectory")
     assert tab.select_run(short.id)

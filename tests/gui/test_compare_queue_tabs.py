@@ -22,7 +22,7 @@ def test_compare_tab_table_parallel_coordinates_and_diff(qtbot, queued_runs):
     win = MainWindow(session, probe_backend=False)
     qtbot.addWidget(win)
     win.show()
-    tab = next(win.tabs.widget(i) for i in range(win.tabs.count()) if win.tabs.tabText(i) == "Compare")
+    tab = win.tab("Compare")
     win.tabs.setCurrentWidget(tab)
     assert "Select two or more runs" in tab.summary.text()
     chosen = [ids[0], ids[2], ids[3]]
@@ -58,7 +58,7 @@ def test_compare_tab_table_parallel_coordinates_and_diff(qtbot, queued_runs):
 def test_queue_from_the_gui_survives_closing_the_window(qtbot, window, studio_home):
     session = window.session
     session.set_config(RunConfig.from_toml(TINY_CONFIG).with_overrides(["train.epochs=1"]))
-    tab = next(window.tabs.widget(i) for i in range(window.tabs.count()) if window.tabs.tabText(i) == "Queue")
+    tab = window.tab("Queue")
     window.tabs.setCurrentWidget(tab)
     tab.values[0].setText("0.5, 0.05")
     assert tab.preview.text().startswith("2 runs: lr=0.5, lr=0.05") and tab.sweep_button.isEnabled()

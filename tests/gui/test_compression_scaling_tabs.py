@@ -19,7 +19,7 @@ def open_tab(qtbot, home, title: str):
     win.confirm_close = lambda: True
     qtbot.addWidget(win)
     win.show()
-    tab = next(win.tabs.widget(i) for i in range(win.tabs.count()) if win.tabs.tabText(i) == title)
+    tab = win.tab(title)
     win.tabs.setCurrentWidget(tab)
     return session, tab
 

@@ -32,6 +32,7 @@ from studio.gui import theme
 from studio.gui.main_window import MainWindow
 from studio.gui.session import Session
 from studio.gui.settings_store import MAX_RECENT, SettingsStore
+from studio.gui.tabs import EXTRA_TABS
 from studio.gui.single_instance import InstanceServer, send_to_running, server_name
 
 
@@ -200,6 +201,8 @@ def test_presentation_reaches_every_tab_that_supports_it(qtbot, prefs, monkeypat
     win = make_window(qtbot, prefs)
     win.show()
     win.presentation_action.trigger()
+    assert seen == []  # not shown yet, so not built: it learns the mode when it is built
+    win.tab("Projector")
     win.presentation_action.trigger()
     assert seen == [True, False]
 
@@ -341,6 +344,8 @@ CONTROLS = (QAbstractButton, QComboBox, QAbstractSpinBox, QLineEdit, QSlider, QA
 
 def test_every_control_has_a_tooltip(window):
     missing = []
+    for title, _target in EXTRA_TABS:  # tabs are built on first view: build them all to see every control
+        window.tab(title)
     for w in window.findChildren(QWidget):
         if not isinstance(w, CONTROLS) or w.objectName().startswith("qt_"):  # every tab, extra ones too
             continue

@@ -40,7 +40,7 @@ def test_drop_a_folder_then_train_one_epoch(qtbot, window, tmp_path):
     assert window.details_button.isVisibleTo(window)  # which files, and why: behind Details…
     assert window.status_details.count("\n") == 2 and "zz_truncated.png" in window.status_details
 
-    tab = next(window.tabs.widget(i) for i in range(window.tabs.count()) if window.tabs.tabText(i) == "Data")
+    tab = window.tab("Data")
     assert tab.bar_heights() == [12, 12, 12]
     # 70/20/10 per class of 12: test round(1.2) = 1, validation round(11 · 0.2/0.9) = 2, train 9
     assert "train 27 · validation 6 · test 3" in tab.info.text()

@@ -108,8 +108,7 @@ def test_every_tab_and_demo_fits_the_window(qtbot, window, size):
 
 
 def test_race_key_stays_outside_the_contour_at_1024x768(qtbot, window):
-    lab = next(window.tabs.widget(i) for i in range(window.tabs.count())
-               if isinstance(window.tabs.widget(i), TeachingLab))
+    lab = window.tab("Teaching lab")
     window.tabs.setCurrentWidget(lab)
     view = lab.open("optimizer_race")
     try:

@@ -1,0 +1,51 @@
+"""Start-up stays light: the window shows without torch, cuda.bindings, the extra tabs' modules or a dataset read;
+a tab is built the first time it is shown."""
+
+import subprocess
+import sys
+
+from studio.gui.main_window import TabPlaceholder
+from studio.gui.tabs import EXTRA_TABS
+
+PROBE = r"""
+import sys
+reads = []
+sys.addaudithook(lambda event, args: reads.append(str(args[0])) if event == "open" and args
+                 and str(args[0]).endswith((".npz", "-ubyte", "-ubyte.gz")) else None)
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from studio.gui.main_window import MainWindow
+from studio.gui.session import Session
+from studio.gui.tabs import EXTRA_TABS
+win = MainWindow(Session(), probe_backend=False)
+win.show()
+for _ in range(5):
+    app.processEvents()
+heavy = [m for m in sys.modules if m.split(".")[0] == "torch" or m.startswith("cuda.bindings")]
+tabs = [t.split(":")[0] for _, t in EXTRA_TABS if t.split(":")[0] in sys.modules]
+print(heavy, tabs, reads, flush=True)
+import os
+os._exit(0 if not heavy and not tabs and not reads else 1)  # skip teardown: the session's threads are live
+"""
+
+
+def test_window_shows_without_torch_cuda_tab_modules_or_a_dataset_read(tmp_path):
+    env = {"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin", "STUDIO_HOME": str(tmp_path),
+           "PYTHONPATH": ":".join(p for p in sys.path if p)}
+    done = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr[-2000:]  # prints: heavy modules, tab modules, reads
+
+
+def test_a_tab_is_built_on_first_view_and_keeps_its_place(window):
+    titles = [window.tabs.tabText(i) for i in range(window.tabs.count())]
+    assert all(isinstance(window.tabs.widget(i), TabPlaceholder) for i in range(1, window.tabs.count()))
+    data_index = titles.index("Data")
+    window.tabs.setCurrentIndex(data_index)
+    built = window.tabs.widget(data_index)
+    assert type(built).__name__ == "DataPreview" and window.tabs.currentIndex() == data_index
+    assert window.tab("Data") is built  # asked again: the same widget, not a second one
+    assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == titles
+    assert window.tabs.tabToolTip(data_index) == "The Data tab"
+    other = window.tab("Compare")  # built on demand without switching to it
+    assert window.tabs.currentIndex() == data_index and not isinstance(other, TabPlaceholder)
+    assert len(titles) == 1 + len(EXTRA_TABS)
