@@ -32,8 +32,8 @@ from studio.gui import theme
 from studio.gui.main_window import MainWindow
 from studio.gui.session import Session
 from studio.gui.settings_store import MAX_RECENT, SettingsStore
-from studio.gui.tabs import EXTRA_TABS
 from studio.gui.single_instance import InstanceServer, send_to_running, server_name
+from studio.gui.tabs import EXTRA_TABS
 
 
 @pytest.fixture
