@@ -18,7 +18,7 @@ import torch
 
 from studio.core.errors import ConfigError
 from studio.core.jobs import Cancelled  # noqa: F401 - what ``progress`` raises to stop
-from studio.core.landscape import curvature, io, surface
+from studio.core.landscape import coarse_fine, curvature, io, surface
 from studio.core.landscape.directions import normalized_directions
 from studio.core.landscape.io import Landscape
 from studio.core.landscape.trajectory import path_range, pca_plane
@@ -52,13 +52,16 @@ def compute_landscape(run_dir: str | Path, kind: str = "2d", resolution: int | N
                       checkpoint: str | None = None, other_run: str | Path | None = None, samples: int = 2000,
                       split: str = "train", span: float = 1.0, seed: int = 0, include_bias_bn: bool = False,
                       device: str = "auto", fast: bool = True, save: bool = True,
-                      progress: Report | None = None) -> tuple[Landscape, Path | None]:
+                      progress: Report | None = None,
+                      emit: coarse_fine.Frame | None = None) -> tuple[Landscape, Path | None]:
     """Compute a 1-D, 2-D or trajectory landscape of the run in ``run_dir``; save it unless ``save`` is False.
 
     1-D interpolates from the initial weights to ``checkpoint`` (default final), or with ``other_run``
     from this run's ``checkpoint`` (α = 0) to the other run's final weights (α = 1), on the train and test
     data. 2-D spans ``[-span, span]²`` around ``checkpoint`` along two filter-normalised random directions.
     Trajectory spans the PCA plane of the saved checkpoints around the final weights.
+    With ``emit``, a 2-D landscape is computed coarse-to-fine (``core/landscape/coarse_fine.py``): ``emit``
+    gets the preview grid, then the refined rows, each with the split's name; the result is the same grid.
     """
     if kind not in io.KINDS:
         raise ConfigError(f"unknown landscape kind {kind!r}; choose one of {', '.join(io.KINDS)}")
@@ -81,7 +84,8 @@ def compute_landscape(run_dir: str | Path, kind: str = "2d", resolution: int | N
     if kind == "1d":
         result = _one_d(data, ref, other_run, resolution, samples, seed, evaluate, meta, progress)
     elif kind == "2d":
-        result = _two_d(data, ref, resolution, samples, split, span, seed, include_bias_bn, evaluate, meta, progress)
+        result = _two_d(data, ref, resolution, samples, split, span, seed, include_bias_bn, evaluate, meta, progress,
+                        emit)
     else:
         result = _trajectory(data, resolution, samples, split, seed, include_bias_bn, evaluate, meta, progress)
     result.meta["seconds"] = round(time.perf_counter() - started, 3)
@@ -123,13 +127,19 @@ def _one_d(data: RunData, ref: Any, other_run: Any, resolution: int, samples: in
 
 
 def _two_d(data: RunData, ref: Any, resolution: int, samples: int, split: str, span: float, seed: int,
-           include_bias_bn: bool, evaluate: dict, meta: dict, progress: Report | None) -> Landscape:
+           include_bias_bn: bool, evaluate: dict, meta: dict, progress: Report | None,
+           emit: coarse_fine.Frame | None = None) -> Landscape:
     center = data.load_weights(ref)
     d1, d2 = normalized_directions(center, 2, seed, include_bias_bn)
     x, y = data.eval_data(split, samples, seed)
     xs = ys = surface.default_grid(resolution, span)
-    out = surface.surface_2d(data.model, center, d1, d2, x, y, xs, ys,
-                             progress=_steps(progress, "evaluating the grid", 0.02, 0.99), **evaluate)
+    steps = _steps(progress, "evaluating the grid", 0.02, 0.99)
+    if emit is None:
+        out = surface.surface_2d(data.model, center, d1, d2, x, y, xs, ys, progress=steps, **evaluate)
+    else:
+        out = coarse_fine.surface_2d_coarse_to_fine(data.model, center, d1, d2, x, y, xs, ys,
+                                                    on_frame=lambda f: emit({**f, "split": split}),
+                                                    progress=steps, **evaluate)
     meta.update(checkpoint=ref.label, step=ref.step, split=split, span=span,
                 directions="random Gaussian, filter-normalised (Li et al. 2018)",
                 batch_norm=_bn_note(data, ref.label))

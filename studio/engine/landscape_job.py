@@ -15,11 +15,12 @@ from studio.engine.process_job import TaskJob
 TASKS = ("landscape", "sharpness")
 
 
-def run_landscape(run_dir: str, options: dict[str, Any], progress: Any) -> dict[str, Any]:
-    """The child's landscape: computed, saved, and described by its path and summary."""
+def run_landscape(run_dir: str, options: dict[str, Any], progress: Any, emit: Any = None) -> dict[str, Any]:
+    """The child's landscape: computed (a 2-D one coarse-to-fine, its preview and rows sent as frames), saved,
+    and described by its path and summary."""
     from studio.engine import landscape_compute as compute
 
-    result, path = compute.compute_landscape(run_dir, **options, progress=progress)
+    result, path = compute.compute_landscape(run_dir, **options, progress=progress, emit=emit)
     return {"path": str(path), "summary": {**result.summary(), "seconds": result.meta["seconds"]}}
 
 
@@ -42,7 +43,7 @@ class LandscapeJob(TaskJob):
         self.requested_threads = threads
         super().__init__(f"studio.engine.landscape_job:run_{task}",
                          {"run_dir": str(self.run_dir), "options": dict(options or {})},
-                         label=task, kind=task)
+                         label=task, kind=task, frames=task == "landscape")
 
     def _plan(self) -> thread_policy.ThreadPlan:
         return thread_policy.plan(self.requested_threads, spare=1)

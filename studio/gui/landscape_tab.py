@@ -348,6 +348,7 @@ class LandscapeTab(QWidget):
             return
         self.job = self.session.start_landscape(task, str(run_dir), options)
         self.job.progress.connect(self._progress)
+        self.job.frame.connect(self._frame)
         self.job.ended.connect(self._ended)
         self.progress.setValue(0)
         self.status.setText(f"Starting the {task} computation…")
@@ -369,6 +370,23 @@ class LandscapeTab(QWidget):
             return
         self.progress.setValue(int(fraction * 1000))
         self.status.setText(f"{job.job.task}: {job.progress_text()}")
+
+    def _frame(self, data: dict[str, Any]) -> None:
+        """A 2-D landscape in the making: the coarse preview, then the grid as its rows are refined."""
+        job = self.job
+        if job is None or job.finished or data.get("stage") not in ("preview", "refine"):
+            return
+        split = data.get("split", "train")
+        partial = io.Landscape("2d", data["xs"], data["ys"], {f"{split}/loss": data["loss"],
+                                                              f"{split}/acc": data["acc"]}, None, {})
+        self.view.show_result(partial, self.log_scale.isChecked())
+        n = len(data["xs"])
+        if data["stage"] == "preview":
+            self.info.setText(f"Preview: {n}×{len(data['ys'])} points; refining the full grid (Cancel keeps "
+                              "nothing, the preview is not saved)…")
+        else:
+            self.info.setText(f"Refining: {data['rows_done']} of {data['rows']} rows computed; the rest is the "
+                              f"preview, interpolated")
 
     def _ended(self, state: str, message: str) -> None:
         job = self.job

@@ -123,3 +123,19 @@ def test_live_snapshots_appear_while_training(qtbot, studio_home):
     assert widget.result.loss.shape == (21, 21) and widget.saved_box.count() >= 1
     qtbot.waitUntil(lambda: session.state == "idle", timeout=90_000)
     session.shutdown(wait_s=2)
+
+
+def test_the_tab_draws_the_preview_then_the_refined_grid(qtbot, tab):
+    widget, run_dir = tab
+    assert widget.select_run(run_dir.name)
+    widget.resolution.setValue(21)
+    widget.samples.setValue(200)
+    widget.compute()
+    drawn = []  # what the heat map showed after each frame, and whether the job was still running
+    widget.job.frame.connect(lambda _d: drawn.append((widget.view.heatmap.image.image.shape, widget.busy,
+                                                      widget.info.text().split(":")[0])))
+    _finish(qtbot, widget)
+    assert widget.status.text().startswith("Showing"), widget.status.text()
+    assert drawn[0] == ((11, 11), True, "Preview")
+    assert all(shape == (21, 21) and busy and text == "Refining" for shape, busy, text in drawn[1:])
+    assert len(drawn) >= 3 and widget.view.heatmap.image.image.shape == (21, 21)

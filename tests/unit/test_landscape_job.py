@@ -3,6 +3,7 @@
 import multiprocessing
 import time
 
+import numpy as np
 import pytest
 
 from studio.core.landscape import io
@@ -33,6 +34,26 @@ def test_landscape_job_reports_progress_and_saves_the_result(run_dir):
     assert result.loss.shape == (7, 7)
     assert job.result["summary"]["center_loss"] == pytest.approx(result.center_loss())
     assert multiprocessing.active_children() == []
+
+
+def test_a_2d_landscape_sends_its_preview_first_then_rows_and_saves_the_same_grid(run_dir):
+    from studio.engine.landscape_compute import compute_landscape
+
+    options = {"kind": "2d", "resolution": 21, "samples": 200}
+    job = start_landscape_job("landscape", run_dir, options)
+    messages = _follow(job)
+    assert job.state == "finished", job.error
+    types = [m["type"] for m in messages]
+    frames = [m["data"] for m in messages if m["type"] == "frame"]
+    assert frames and frames[0]["stage"] == "preview" and frames[0]["loss"].shape == (11, 11)
+    assert frames[0]["split"] == "train"
+    assert types.index("frame") < types.index("result")  # the preview arrives before the end
+    rows = [f["rows_done"] for f in frames[1:]]
+    assert rows == sorted(rows) and rows[-1] == 21 and len(rows) >= 3
+    saved = io.load(job.result["path"])
+    plain, _ = compute_landscape(run_dir, **options, save=False)  # no preview, computed in this process
+    np.testing.assert_allclose(saved.loss, plain.loss, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(frames[-1]["loss"], saved.loss)
 
 
 def test_cancel_stops_a_long_job(run_dir):
