@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QIcon, QKeySequence
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl
+from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QGuiApplication, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -73,6 +73,13 @@ def documentation_path() -> Path:
     return resource().parent / "README.md"
 
 
+def default_size() -> QSize:
+    """1280×800, or the screen's free area when it is smaller (a 1024×768 projector): never off screen."""
+    size = QSize(1280, 800)
+    screen = QGuiApplication.primaryScreen()
+    return size.boundedTo(screen.availableGeometry().size()) if screen is not None else size
+
+
 class MainWindow(QMainWindow):
     def __init__(self, session: Session, probe_backend: bool = True, prefs: SettingsStore | None = None) -> None:
         super().__init__()
@@ -81,7 +88,7 @@ class MainWindow(QMainWindow):
         self.prefs.restore_choices(session)  # the last dataset/model/optimizer, before the forms are built
         self.setWindowTitle("Studio")
         self.setWindowIcon(app_icon())
-        self.resize(1280, 800)
+        self.resize(default_size())
         self.setAcceptDrops(True)
         self.last_error: tuple[str, str] | None = None
         # Asked before closing during a run; tests replace it.

@@ -129,3 +129,19 @@ def test_race_key_stays_outside_the_contour_at_1024x768(qtbot, window):
         window.toggle_presentation(False)
     finally:
         view.stop()
+
+
+def test_the_first_window_fits_a_small_screen(qtbot, monkeypatch):
+    """A 1024×768 projector: the window opens inside the screen's free area, not at 1280×800 past its edge."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QGuiApplication
+
+    from studio.gui import main_window
+
+    screen = QGuiApplication.primaryScreen()
+    monkeypatch.setattr(type(screen), "availableGeometry", lambda self: QRect(0, 0, 1024, 740))
+    size = main_window.default_size()
+    assert (size.width(), size.height()) == (1024, 740)
+    monkeypatch.setattr(type(screen), "availableGeometry", lambda self: QRect(0, 0, 1920, 1050))
+    size = main_window.default_size()
+    assert (size.width(), size.height()) == (1280, 800)
