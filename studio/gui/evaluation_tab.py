@@ -40,6 +40,7 @@ from studio.gui.plots.evaluation_views import (
     per_class_table,
 )
 from studio.gui.predict_panel import PredictPanel
+from studio.gui.run_picker import RunPicker
 
 SPLITS = (("test", "test"), ("validation", "val"), ("train", "train"))
 
@@ -48,7 +49,7 @@ def checkpoint_label(value: str) -> str:
     return "final" if value in ("", "final") else f"step {value}"
 
 
-class EvaluationTab(QWidget):
+class EvaluationTab(RunPicker, QWidget):
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
@@ -181,20 +182,6 @@ class EvaluationTab(QWidget):
             self.run_box.setCurrentIndex(index)
         if self.run_box.currentData() != current or self.checkpoint_box.count() == 0:
             self._run_changed()
-
-    def select_run(self, run_id: str) -> bool:
-        index = self.run_box.findData(run_id)
-        if index >= 0:
-            self.run_box.setCurrentIndex(index)
-        return index >= 0
-
-    def _follow_selection(self, run_ids: list[str]) -> None:
-        if run_ids and not self.busy:
-            self.select_run(run_ids[0])
-
-    def run_dir(self) -> Path | None:
-        run_id = self.run_box.currentData()
-        return self.session.store.get(run_id).dir if run_id else None
 
     def _run_changed(self) -> None:
         self.checkpoint_box.blockSignals(True)

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.landscape import io
 from studio.gui.plots.landscape_view import LandscapeView
+from studio.gui.run_picker import RunPicker
 
 KINDS = [("2-D (random directions)", "2d"), ("1-D (interpolation)", "1d"), ("Trajectory (PCA of checkpoints)",
                                                                               "trajectory")]
@@ -63,7 +64,7 @@ def trajectory_unready(run_dir: Path) -> str:
             "with at least 2 epochs or set train.checkpoint_every=1.")
 
 
-class LandscapeTab(QWidget):
+class LandscapeTab(RunPicker, QWidget):
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
@@ -232,20 +233,6 @@ class LandscapeTab(QWidget):
         else:
             self._refresh_saved()
             self._show_sharpness_curve()
-
-    def select_run(self, run_id: str) -> bool:
-        index = self.run_box.findData(run_id)
-        if index >= 0:
-            self.run_box.setCurrentIndex(index)
-        return index >= 0
-
-    def _follow_selection(self, run_ids: list[str]) -> None:
-        if run_ids and not self.busy:
-            self.select_run(run_ids[0])
-
-    def run_dir(self) -> Path | None:
-        run_id = self.run_box.currentData()
-        return self.session.store.get(run_id).dir if run_id else None
 
     def _run_changed(self) -> None:
         self.checkpoint_box.clear()

@@ -1,0 +1,31 @@
+"""The run chooser shared by the tabs that work on one run (Landscape, Evaluation).
+
+A tab using it has ``session``, a ``run_box`` combo whose item data are run ids, and a ``busy`` flag.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+class RunPicker:
+    """Select a run in ``run_box``, follow the run list's selection while idle, and name the run's folder."""
+
+    session: Any
+    run_box: Any
+    busy: bool
+
+    def select_run(self, run_id: str) -> bool:
+        index = self.run_box.findData(run_id)
+        if index >= 0:
+            self.run_box.setCurrentIndex(index)
+        return index >= 0
+
+    def _follow_selection(self, run_ids: list[str]) -> None:
+        if run_ids and not self.busy:
+            self.select_run(run_ids[0])
+
+    def run_dir(self) -> Path | None:
+        run_id = self.run_box.currentData()
+        return self.session.store.get(run_id).dir if run_id else None
