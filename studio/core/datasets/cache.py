@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from studio.core import procs
 from studio.core.errors import DataError
 
 FORMAT = 1
@@ -149,16 +150,6 @@ def make_key(source: Path, options: dict[str, Any], version: int) -> str:
 
 
 # --- writing -------------------------------------------------------------------------------
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def clean_stale() -> None:
     """Remove staging folders left by imports whose process died (a crash or a kill)."""
     base = root(create=False)
@@ -168,7 +159,7 @@ def clean_stale() -> None:
         return
     for folder in folders:
         parts = folder.name.split("-")
-        if folder.name.startswith(".old-") or (len(parts) > 2 and parts[1].isdigit() and not _alive(int(parts[1]))):
+        if folder.name.startswith(".old-") or (len(parts) > 2 and parts[1].isdigit() and not procs.alive(parts[1])):
             shutil.rmtree(folder, ignore_errors=True)
 
 
