@@ -382,3 +382,19 @@ def _unlink_semaphores(names: list[str]) -> None:
             sem_unlink(name)
         except OSError:
             pass
+
+
+# --- what a folder is (the GUI's open_path and core/open_target.py ask) ----------------------------------
+def is_run_dir(path: Path) -> bool:
+    """A run's own folder: it holds the run's ``config.toml``."""
+    return path.is_dir() and (path / "config.toml").is_file()
+
+
+def is_run_store(path: Path) -> bool:
+    """A run store's home (``STUDIO_HOME``, a shared folder a cluster job records into): ``runs.db``, no config."""
+    return path.is_dir() and (path / "runs.db").is_file() and not (path / "config.toml").exists()
+
+
+def is_run_config(path: Path) -> bool:
+    """A run's own ``config.toml`` (its folder has ``checkpoints/``), not a config file written by hand."""
+    return path.is_file() and path.name == "config.toml" and (path.parent / "checkpoints").is_dir()

@@ -1,0 +1,65 @@
+"""What a path handed to Studio is (``studio PATH``, File > Open…, a drop, a second launch): pure rules, no Qt.
+
+The window acts on the answer (``MainWindow.open_path``): watch a run store, load a run's config and select the
+run, load a config file, or import the rest as a dataset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from studio.core.config import RunConfig
+from studio.core.runs import is_run_config, is_run_dir, is_run_store
+
+MISSING: Final = "missing"
+STORE: Final = "store"  # a run store's folder: watched read-only
+RUN: Final = "run"  # a run's folder (or its own config.toml): load its config, select the run
+CONFIG: Final = "config"  # any other .toml: a run config to load
+IMPORT: Final = "import"  # anything else: a dataset (folder, archive, table, IDX) to import
+
+
+@dataclass(frozen=True)
+class OpenTarget:
+    """``kind`` (one of the constants above), the path as given (user home expanded), and ``target``: the folder
+    or file to act on (a run's folder for a run's ``config.toml``)."""
+
+    kind: str
+    given: Path
+    target: Path
+
+    @property
+    def config_file(self) -> Path | None:
+        """The config to load (a run's or a config file's), None for the other kinds."""
+        if self.kind == RUN:
+            return self.target / "config.toml"
+        return self.target if self.kind == CONFIG else None
+
+    @property
+    def remembered(self) -> bool:
+        """Whether it goes into the recent-files list (a run store and a missing path do not)."""
+        return self.kind in (RUN, CONFIG, IMPORT)
+
+
+def classify(path: str | Path) -> OpenTarget:
+    """What ``path`` is; the first rule that matches wins (a folder with both ``runs.db`` and ``config.toml`` is a
+    run, a ``.toml`` file is a config whatever its name)."""
+    given = Path(path).expanduser()
+    if not given.exists():
+        return OpenTarget(MISSING, given, given)
+    if is_run_store(given):
+        return OpenTarget(STORE, given, given)
+    target = given.parent if is_run_config(given) else given
+    if is_run_dir(target):
+        return OpenTarget(RUN, given, target)
+    if given.is_file() and given.suffix.lower() == ".toml":
+        return OpenTarget(CONFIG, given, given)
+    return OpenTarget(IMPORT, given, given)
+
+
+def read_config(path: Path) -> RunConfig:
+    """The config in ``path``, validated (a ``StudioError`` in words when it cannot be read or is not valid)."""
+    config = RunConfig.load(path)
+    config.validate()
+    return config
