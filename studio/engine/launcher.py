@@ -110,6 +110,8 @@ class Job(ProcessJob):
         if kind == protocol.STATUS:
             if self.state == RUNNING:
                 self.state_reached_running = True
+            elif self.state == PAUSED:  # the rate restarts on resume: paused time is not training time
+                self._first_metrics, self.eta_s = None, None
             if message.get("summary"):
                 self.summary = message["summary"]
             if "total_steps" in message:
