@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QGuiApplication, QIcon, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QGuiApplication, QIcon
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
-    QProgressBar,
     QSplitter,
     QTabWidget,
     QToolBar,
@@ -33,20 +33,21 @@ from PySide6.QtWidgets import (
 )
 
 from studio import __version__
+from studio.core import open_target
 from studio.core.errors import StudioError
 from studio.core.paths import resource
 from studio.gui import theme
-from studio.gui.elided_label import ElidedLabel
-from studio.gui.messages import format_duration, sentence
+from studio.gui.actions import MENUS, build_actions
+from studio.gui.messages import run_progress
 from studio.gui.panels.hardware import BackendProbe
 from studio.gui.panels.run_list import RunList
 from studio.gui.panels.settings_panels import SettingsPanels
 from studio.gui.plots.curves import CurvesView
 from studio.gui.session import Session
 from studio.gui.settings_store import SettingsStore
+from studio.gui.status_bar import StatusBar
 from studio.gui.tabs import EXTRA_TABS
 
-STOP_SHORTCUT = "Ctrl+."  # an explicit chord: never Esc, which belongs to dialogs and pop-ups
 THEME_LABELS = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
 
 
@@ -90,12 +91,11 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())
         self.resize(default_size())
         self.setAcceptDrops(True)
-        self.last_error: tuple[str, str] | None = None
         # Asked before closing during a run; tests replace it.
         self.confirm_close: Callable[[], bool] = self._ask_close
         # Asked before training when model and data do not fit (core/fit_check.py); tests replace it.
         self.confirm_warnings: Callable[[list[str]], bool] = self._ask_warnings
-        self._run_clock: dict[str, tuple[float, int]] = {}
+        self._last_progress: dict | None = None  # the run's last progress report (the ETA line while paused)
 
         self.settings = SettingsPanels(session)
         self.curves = CurvesView()
@@ -134,7 +134,8 @@ class MainWindow(QMainWindow):
         self._make_actions()
         self._make_presentation_corner()
         self.tabs.currentChanged.connect(lambda _i: self._fit_settings_panel())
-        self._make_status_bar()
+        self.status = StatusBar(self)
+        self.setStatusBar(self.status)
         self.prefs.restore_window(self, self._splitters())
         self.apply_theme(self.prefs.theme, save=False)
         session.config_changed.connect(lambda: self.prefs.save_choices(self.session.config))
@@ -197,95 +198,32 @@ class MainWindow(QMainWindow):
             label.setWordWrap(True)
             return label
 
-    def _action(self, text: str, shortcut: str | QKeySequence | QKeySequence.StandardKey | None, slot: Callable,
-                tip: str) -> QAction:
-        action = QAction(text, self)
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
-        action.setToolTip(f"{tip} ({QKeySequence(shortcut).toString()})" if shortcut else tip)
-        action.setStatusTip(tip)
-        action.triggered.connect(slot)
-        self.addAction(action)
-        return action
-
     def _make_actions(self) -> None:
-        self.train_action = self._action("Train", "Ctrl+Return", self.train, "Start training")
-        self.pause_action = self._action("Pause", "Space", self._toggle_pause, "Pause or resume the run")
-        # Not Esc: Esc closes dialogs and pop-ups, and a stray key must never end a run (issue 13).
-        self.stop_action = self._action("Stop", STOP_SHORTCUT, self.stop_run,
-                                        "Stop the run and save a checkpoint (the run can be resumed from it)")
-        for action in (self.stop_action, self.pause_action):  # keys meant for a dialog never reach the run
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        self.queue_action = self._action("Add to queue", "Ctrl+Shift+Return", lambda: self.session.enqueue(),
-                                         "Queue a run with these settings: it starts when the devices are free "
-                                         "and keeps going after Studio closes (Queue tab)")
-        self.import_action = self._action("Import data…", "Ctrl+I", self._import_dialog,
-                                          "Import a dataset: a folder of images, a zip, CSV, NPZ or IDX file")
-        self.import_folder_action = self._action("Import folder…", "Ctrl+Shift+I", self._import_folder_dialog,
-                                                 "Import a folder of images (one subfolder per class, or "
-                                                 "train/ and test/ folders of that layout), or of IDX files")
-        self.open_action = self._action("Open run…", QKeySequence.StandardKey.Open, self._open_dialog,
-                                        "Load a run's config (its config.toml) or any run config file")
-        self.open_store_action = self._action("Open run store…", None, self._open_store_dialog,
-                                              "Watch a run store that other machines write (a shared folder a "
-                                              "cluster job records into): read-only, its runs follow live")
-        self.own_store_action = self._action("Back to my run store", None, lambda: self._switch_store(None),
-                                             "Show your own runs again")
-        self.own_store_action.setEnabled(False)
-        self.export_action = self._action("Export metrics…", "Ctrl+E", self._export_dialog,
-                                          "Save the selected runs' metrics as a CSV file")
-        self.quit_action = self._action("Quit", QKeySequence.StandardKey.Quit, self.close, "Quit Studio")
-        self.presentation_action = self._action("Presentation mode", "F11", self.toggle_presentation,
-                                                "Full screen with large fonts and thick lines, for a projector")
-        self.presentation_action.setCheckable(True)
-        self.docs_action = self._action("Documentation", QKeySequence.StandardKey.HelpContents,
-                                        self.open_documentation, "Open Studio's documentation")
-        self.about_action = self._action("About Studio", None, self._about,
-                                         "Versions of Studio, PyTorch, CUDA and Qt")
+        """The menus and the Run toolbar from the actions table (gui/actions.py), plus the two lists the table
+        does not hold: the theme choices and the recent files."""
+        toolbar = QToolBar("Run")
+        toolbar.setObjectName("run_toolbar")
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.addToolBar(toolbar)
+        self.menus = {key: self.menuBar().addMenu(title) for key, title in MENUS}
+        self.actions_by_id: dict[str, QAction] = build_actions(self, toolbar, self.menus)
+        for action_id, action in self.actions_by_id.items():
+            setattr(self, f"{action_id}_action", action)  # self.train_action, self.stop_action, …
+        self.recent_menu = QMenu("Open &recent", self)
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.menus["file"].insertMenu(self.open_store_action, self.recent_menu)
         self.theme_group = QActionGroup(self)
         self.theme_actions: dict[str, QAction] = {}
+        self.menus["theme"] = self.menus["view"].addMenu("&Theme")
         for name, label in THEME_LABELS.items():
             action = QAction(label, self, checkable=True)
             action.setToolTip(f"{label} colours" if name != "system" else "Light or dark, as the desktop is")
             action.triggered.connect(lambda _checked=False, n=name: self.apply_theme(n))
             self.theme_group.addAction(action)
+            self.menus["theme"].addAction(action)
             self.theme_actions[name] = action
-        toolbar = QToolBar("Run")
-        toolbar.setObjectName("run_toolbar")
-        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        for a in (self.train_action, self.pause_action, self.stop_action, self.queue_action):
-            toolbar.addAction(a)
-        self.addToolBar(toolbar)
-        menu = self.menuBar()
-        file_menu = menu.addMenu("&File")
-        file_menu.addAction(self.import_action)
-        file_menu.addAction(self.import_folder_action)
-        file_menu.addAction(self.open_action)
-        self.recent_menu = file_menu.addMenu("Open &recent")
-        self.recent_menu.setToolTipsVisible(True)
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
-        file_menu.addAction(self.open_store_action)
-        file_menu.addAction(self.own_store_action)
-        file_menu.addAction(self.export_action)
-        file_menu.addSeparator()
-        file_menu.addAction(self.quit_action)
-        run_menu = menu.addMenu("&Run")
-        for a in (self.train_action, self.pause_action, self.stop_action, self.queue_action):
-            run_menu.addAction(a)
-        view_menu = menu.addMenu("&View")
-        view_menu.addAction(self.presentation_action)
-        theme_menu = view_menu.addMenu("&Theme")
-        theme_menu.setToolTipsVisible(True)
-        for action in self.theme_actions.values():
-            theme_menu.addAction(action)
-        help_menu = menu.addMenu("&Help")
-        help_menu.addAction(self.docs_action)
-        help_menu.addAction(self.about_action)
-        self.menus = {"file": file_menu, "run": run_menu, "view": view_menu, "theme": theme_menu,
-                      "help": help_menu}
-        for m in self.menus.values():
-            m.setToolTipsVisible(True)
+        for menu in (*self.menus.values(), self.recent_menu):
+            menu.setToolTipsVisible(True)
 
     def _make_presentation_corner(self) -> None:
         """Train, Stop and a way out of presentation mode, in the tab bar's corner (shown only there)."""
@@ -311,77 +249,37 @@ class MainWindow(QMainWindow):
         current = self.tabs.currentWidget()
         self.settings.setVisible(not self.presentation and getattr(current, "uses_settings_panel", True))
 
-    def _make_status_bar(self) -> None:
-        bar = self.statusBar()
-        self.status_label = ElidedLabel("Ready")  # a long message ends in "…", never pushing the ETA away
-        self.details_button = QToolButton()
-        self.details_button.setText("Details…")
-        self.details_button.setVisible(False)
-        self.details_button.setToolTip("The details of the message beside it (e.g. which files were skipped, and why)")
-        self.details_button.clicked.connect(self._show_details)
-        self.status_details = ""
-        self.progress_bar = QProgressBar()
-        self.progress_bar.setObjectName("progress")
-        self.progress_bar.setMaximumWidth(220)
-        self.progress_bar.setVisible(False)
-        self.eta_label = QLabel("")
-        self.eta_label.setObjectName("eta")
-        self.backend_label = QLabel("Back end: starting…")
-        self.backend_label.setToolTip("PyTorch loads in the background; the window does not wait for it")
-        bar.addWidget(self.status_label, 1)
-        bar.addWidget(self.details_button)
-        bar.addPermanentWidget(self.eta_label)
-        bar.addPermanentWidget(self.progress_bar)
-        bar.addPermanentWidget(self.backend_label)
-        self._error_boxes: list[QMessageBox] = []
-
     # --- reactions -------------------------------------------------------------------------
     # One place per message: transient information goes to the status bar; a failure that needs action goes
     # to a dialog only (not also the status bar), and the next success closes a failure's dialog still open.
     def show_message(self, text: str, details: str = "") -> None:
         """Information in the status bar (capitalised); ``details`` (e.g. the skipped files) behind Details…."""
-        text = sentence(text)
-        self.status_label.setText(text)
-        self.status_details = details
-        self.details_button.setVisible(bool(details))
-        if details:
-            self.details_button.setToolTip(details)
-
-    def _show_details(self) -> None:
-        box = QMessageBox(QMessageBox.Icon.Information, "Details", self.status_label.text(),
-                          QMessageBox.StandardButton.Ok, self)
-        box.setInformativeText(self.status_details)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.show()
+        self.status.show_message(text, details)
 
     def show_error(self, title: str, message: str) -> None:
         """A non-blocking dialog with the message (the window stays usable); the only place it is shown."""
-        self.last_error = (title, message)
-        box = QMessageBox(QMessageBox.Icon.Warning, title, sentence(message), QMessageBox.StandardButton.Ok, self)
-        box.setModal(False)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.destroyed.connect(lambda *_: self._error_boxes.remove(box) if box in self._error_boxes else None)
-        self._error_boxes.append(box)
-        box.show()
+        self.status.show_error(title, message)
 
     def clear_errors(self) -> None:
         """A success makes earlier failures stale: close their dialogs."""
-        self.last_error = None
-        for box in list(self._error_boxes):
-            box.close()
-        self._error_boxes.clear()
+        self.status.clear_errors()
+
+    @property
+    def last_error(self) -> tuple[str, str] | None:
+        """The last failure shown (title, message), None once a success cleared it (tests read it)."""
+        return self.status.last_error
 
     def _backend_ready(self, info: dict) -> None:
         self.settings.hardware.set_backend(info)
         gpus = len(info.get("gpus", []))
-        self.backend_label.setText(f"Back end ready: PyTorch {info.get('torch')}, {gpus} GPU{'s' if gpus != 1 else ''}")
-        if self.status_label.text() == "Ready":
+        self.status.set_backend(f"Back end ready: PyTorch {info.get('torch')}, {gpus} GPU{'s' if gpus != 1 else ''}")
+        if self.status.message.text() == "Ready":
             self.show_message("The training back end is ready")
         if os.environ.get("STUDIO_STARTUP_REPORT"):
-            print(f"studio: back end ready: {self.backend_label.text()}", flush=True)
+            print(f"studio: back end ready: {self.status.backend.text()}", flush=True)
 
     def _backend_failed(self, message: str) -> None:
-        self.backend_label.setText("Back end: not available")
+        self.status.set_backend("Back end: not available")
         self.show_error("Training back end", message)
 
     def _on_state(self, state: str) -> None:
@@ -391,12 +289,12 @@ class MainWindow(QMainWindow):
         self.pause_action.setText("Resume" if state == "paused" else "Pause")
         self.settings.setEnabled(state == "idle")
         if state == "idle":
-            self.progress_bar.setVisible(False)
-            self._set_eta("")
-        elif state == "paused":
-            self._run_clock.clear()  # the rate restarts on resume: paused time is not training time
-            done = self.eta_label.text().split(" · ETA")[0]
-            self._set_eta(f"{done} · paused" if done else "Paused")
+            self._last_progress = None
+            self.status.set_progress(None)
+            self.status.set_eta("")
+        elif state == "paused":  # the job restarts its rate on resume: paused time is not training time
+            paused = self._last_progress
+            self.status.set_eta(run_progress(paused, paused=True) if paused else "Paused")
 
     def train(self) -> str | None:
         """Start a run, after asking when model and data do not fit together (the warning the panel shows)."""
@@ -426,16 +324,18 @@ class MainWindow(QMainWindow):
                else f"`studio train --resume {run_id}` continues it.")
         self.show_message(f"Stopping: saving a checkpoint… {how}")
 
-    def _toggle_pause(self) -> None:
+    def enqueue(self) -> None:
+        """Queue a run with these settings (Queue tab)."""
+        self.session.enqueue()
+
+    def toggle_pause(self) -> None:
         if self.session.state == "paused":
             self.session.resume()
         elif self.session.state == "running":
             self.session.pause()
 
     def _on_started(self, run_id: str) -> None:
-        self.progress_bar.setVisible(True)
-        self.progress_bar.setValue(0)
-        self._run_clock.pop(run_id, None)
+        self.status.set_progress(0)
 
     def _on_ended(self, run_id: str, status: str, message: str) -> None:
         info = self.session.store.get(run_id)
@@ -450,23 +350,12 @@ class MainWindow(QMainWindow):
         self.curves.add_rows(run_id, rows)
 
     def _on_progress(self, run_id: str, p: dict) -> None:
-        step, total = p.get("step", 0), p.get("total_steps", 0)
-        if total:
-            self.progress_bar.setMaximum(total)
-            self.progress_bar.setValue(step)
-        if self.session.state == "paused":
-            eta = "paused"
-        else:
-            now = time.monotonic()
-            t0, s0 = self._run_clock.setdefault(run_id, (now, step))
-            rate = (step - s0) / (now - t0) if now > t0 else 0
-            eta = f"ETA {format_duration((total - step) / rate)}" if rate > 0 and total else "ETA …"
-        self._set_eta(f"Epoch {p.get('epoch')}/{p.get('epochs')} · step {step}/{total} · {eta}")
-
-    def _set_eta(self, text: str) -> None:
-        """The ETA label is as wide as its text: the status bar elides the message beside it, never the ETA."""
-        self.eta_label.setText(text)
-        self.eta_label.setMinimumWidth(self.eta_label.sizeHint().width() if text else 0)
+        """Progress bar and ``Epoch a/b · step c/d · <ETA>``, the ETA being the training job's own
+        (``engine/launcher.Job.eta_s``, in the words every job uses)."""
+        if p.get("total_steps"):
+            self.status.set_progress(p.get("step", 0), p["total_steps"])
+        self._last_progress = p
+        self.status.set_eta(run_progress(p, paused=self.session.state == "paused"))
 
     def _show_selection(self, run_ids: list[str]) -> None:
         """Overlay the selected runs' curves (from the run store; live rows keep arriving), named as in the run
@@ -487,14 +376,14 @@ class MainWindow(QMainWindow):
         self.run_list.set_colours(self.curves.colours())
 
     # --- files -----------------------------------------------------------------------------
-    def _import_dialog(self) -> None:
+    def import_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self, "Import a dataset", "",
             "Datasets (*.zip *.tar.gz *.tgz *.csv *.npz *.npy *.gz *.idx* *.txt);;All (*)")
         if path:
             self.import_path(path)
 
-    def _import_folder_dialog(self) -> None:
+    def import_folder_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Import a folder of images")
         if path:
             self.import_path(path)
@@ -511,25 +400,23 @@ class MainWindow(QMainWindow):
         self._importer.import_path(path)
 
     def open_path(self, path: str) -> str:
-        """Open what ``path`` is: a run directory (load its config, select the run), a run config ``.toml``
-        (load it), a run store's folder (watch it, read-only), else a dataset to import. Returns ``"run"``,
-        ``"config"``, ``"store"``, ``"import"`` or ``"missing"``."""
-        p = Path(path).expanduser()
-        if not p.exists():
-            self.show_error("Open", f"{p} does not exist. Check the path, or drop the file on the window.")
-            return "missing"
-        if p.is_dir() and (p / "runs.db").is_file() and not (p / "config.toml").exists():
-            self._switch_store(str(p))  # a run store (`studio /shared/studio`): watch it
-            return "store"
-        self.prefs.add_recent(str(p))
-        if p.is_file() and p.name == "config.toml" and (p.parent / "checkpoints").is_dir():
-            p = p.parent  # a run's own config: open the run
-        if p.is_dir() and (p / "config.toml").is_file():
-            return "run" if self._load_config(p / "config.toml", run_dir=p) else "missing"
-        if p.is_file() and p.suffix.lower() == ".toml":
-            return "config" if self._load_config(p) else "missing"
-        self.import_path(str(p))
-        return "import"
+        """Open what ``path`` is (``core/open_target.classify`` decides): a run directory (load its config, select
+        the run), a run config ``.toml`` (load it), a run store's folder (watch it, read-only), else a dataset to
+        import. Returns the kind: ``"run"``, ``"config"``, ``"store"``, ``"import"`` or ``"missing"`` (also when
+        a config could not be loaded)."""
+        target = open_target.classify(path)
+        if target.kind == open_target.MISSING:
+            self.show_error("Open", f"{target.given} does not exist. Check the path, or drop the file on the window.")
+            return open_target.MISSING
+        if target.remembered:
+            self.prefs.add_recent(str(target.given))
+        if target.kind == open_target.STORE:
+            self._switch_store(str(target.target))  # a run store (`studio /shared/studio`): watch it
+        elif target.kind == open_target.IMPORT:
+            self.import_path(str(target.target))
+        elif not self._load_config(target):
+            return open_target.MISSING
+        return target.kind
 
     def open_paths(self, paths: list[str]) -> None:
         """Paths handed over by a second launch: bring the window forward and open each."""
@@ -540,39 +427,43 @@ class MainWindow(QMainWindow):
         for path in paths:
             self.open_path(path)
 
-    def _load_config(self, path: Path, run_dir: Path | None = None) -> bool:
-        from studio.core.config import RunConfig
-
+    def _load_config(self, target: open_target.OpenTarget) -> bool:
+        """Load the config of a run or config-file target into the forms; a run of this store is selected."""
+        path = target.config_file
+        assert path is not None
         try:
-            config = RunConfig.load(path)
-            config.validate()
+            config = open_target.read_config(path)
         except StudioError as err:
             self.show_error("Cannot load the config", f"{path}: {err}")
             return False
         self.session.set_config(config)
         self.settings.reload()
-        if run_dir is None:
+        if target.kind == open_target.CONFIG:
             self.show_message(f"Loaded the config {path.name}; press Train to run it")
             return True
         try:
-            run = self.session.store.resolve(str(run_dir))
+            run = self.session.store.resolve(str(target.target))
         except StudioError:
-            self.show_message(f"Loaded the config of {run_dir.name} (a run from another run store)")
+            self.show_message(f"Loaded the config of {target.target.name} (a run from another run store)")
             return True
         self.session.set_selection([run.id])
         self.show_message(f"Opened run {run.id} ({run.status}); its config is loaded")
         return True
 
-    def _open_dialog(self) -> None:
+    def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open a run or a run config", str(self.session.store.runs_dir),
                                               "Run configs (*.toml);;All (*)")
         if path:
             self.open_path(path)
 
-    def _open_store_dialog(self) -> None:
+    def open_store_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Watch a run store (its folder holds runs.db)")
         if path:
             self._switch_store(path)
+
+    def watch_own_store(self) -> None:
+        """Back to the user's own run store after watching another."""
+        self._switch_store(None)
 
     def _switch_store(self, home: str | None) -> None:
         """Watch another run store read-only (None: back to the user's own); the title says which."""
@@ -593,7 +484,7 @@ class MainWindow(QMainWindow):
             self.recent_menu.addSeparator()
             self.recent_menu.addAction("Clear the list", self.prefs.clear_recent)
 
-    def _export_dialog(self) -> None:
+    def export_dialog(self) -> None:
         runs = self.session.selected_runs()
         if not runs:
             self.show_error("Export", "Select one or more runs in the run list first.")
@@ -694,7 +585,7 @@ class MainWindow(QMainWindow):
         return (f"Studio {__version__}\n\nPyTorch {torch_v}\nCUDA {cuda}\nGPUs: {gpus}\n"
                 f"Qt {qVersion()} (PySide6 {pyside_version})\nPython {sys.version.split()[0]}")
 
-    def _about(self) -> None:
+    def about(self) -> None:
         box = QMessageBox(QMessageBox.Icon.Information, "About Studio", self.about_text(),
                           QMessageBox.StandardButton.Ok, self)
         box.setIconPixmap(app_icon().pixmap(64, 64))

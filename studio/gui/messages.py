@@ -3,6 +3,8 @@ and durations that stay short ("ETA 1 min 05 s", not "ETA 65 s" clipped to "ETA 
 
 from __future__ import annotations
 
+from studio.core.jobs import format_eta
+
 
 def sentence(text: str) -> str:
     """``text`` with its first letter capitalised (the rest untouched: names and units keep their case)."""
@@ -22,3 +24,12 @@ def format_duration(seconds: float) -> str:
     if s < 3600:
         return f"{s // 60} min {s % 60:02d} s"
     return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+def run_progress(progress: dict, paused: bool = False) -> str:
+    """The status bar's line for a training run: ``Epoch 1/5 · step 20/100 · about 80 s left`` (``ETA …`` until
+    the job's ETA is known, ``paused`` while paused). The ETA is the job's own, in ``core/jobs.format_eta``'s
+    words, as every other job shows it."""
+    eta = "paused" if paused else format_eta(progress.get("eta_s")) or "ETA …"
+    return (f"Epoch {progress.get('epoch')}/{progress.get('epochs')} · step {progress.get('step', 0)}/"
+            f"{progress.get('total_steps', 0)} · {eta}")

@@ -92,7 +92,7 @@ class Session(QObject):
     run_started = Signal(str)
     run_ended = Signal(str, str, str)  # run_id, status, message
     metrics = Signal(str, object)  # run_id, rows of (step, name, value, wall)
-    progress = Signal(str, object)  # run_id, {step, total_steps, epoch, epochs}
+    progress = Signal(str, object)  # run_id, {step, total_steps, epoch, epochs, eta_s (the job's; None: unknown)}
     selection_changed = Signal(object)
     datasets_changed = Signal()
     status_text = Signal(str)
@@ -362,7 +362,7 @@ class Session(QObject):
             if handle is None:
                 continue
             if handle.kind == "training":
-                self._on_training(m, rows)
+                self._on_training(m, rows, handle.job.eta_s)
             kind = m.get("type")
             if kind in (protocol.PROGRESS, protocol.METRICS):
                 handle.progress.emit(handle.job.fraction, handle.job.text, handle.job.eta_s)
@@ -376,11 +376,12 @@ class Session(QObject):
         for run_id, r in rows.items():
             self.metrics.emit(run_id, r)
 
-    def _on_training(self, m: dict, rows: dict[str, list]) -> None:
+    def _on_training(self, m: dict, rows: dict[str, list], eta_s: float | None) -> None:
         kind, run_id = m.get("type"), m.get("run_id", "")
         if kind == protocol.METRICS:
             rows.setdefault(run_id, []).extend(m["rows"])
-            self.progress.emit(run_id, {k: m[k] for k in ("step", "total_steps", "epoch", "epochs")})
+            self.progress.emit(run_id, {**{k: m[k] for k in ("step", "total_steps", "epoch", "epochs")},
+                                        "eta_s": eta_s})
         elif kind == protocol.STATUS:
             if m["status"] == PAUSED:
                 self._set_state("paused")

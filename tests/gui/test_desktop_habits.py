@@ -226,7 +226,7 @@ def test_open_run_menu_loads_a_config_file(qtbot, window, tmp_path, monkeypatch)
     monkeypatch.setattr(mw.QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     window.open_action.trigger()
     assert window.session.config.optimizer.params["lr"] == pytest.approx(0.0123)
-    assert "lr.toml" in window.status_label.text()
+    assert "lr.toml" in window.status.message.text()
 
 
 def test_open_path_of_data_imports_and_bad_paths_say_why(qtbot, window, tmp_path, monkeypatch):
@@ -263,7 +263,7 @@ def test_export_writes_the_selected_runs_metrics(qtbot, window, tmp_path, monkey
 
 def test_about_names_the_versions_and_docs_open(qtbot, window, monkeypatch):
     window._backend_ready({"torch": "9.8.7", "cuda": "12.4", "cpus": 2, "gpus": ["Test GPU"]})
-    assert "back end is ready" in window.status_label.text()
+    assert "back end is ready" in window.status.message.text()
     window.about_action.trigger()
     text = window.about_box.text()
     for part in ("Studio 0.", "PyTorch 9.8.7", "CUDA 12.4", "Test GPU", "Qt 6.", "PySide6 6."):

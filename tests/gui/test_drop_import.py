@@ -36,9 +36,9 @@ def test_drop_a_folder_then_train_one_epoch(qtbot, window, tmp_path):
     assert "dropped_pets" in DATASETS
     combo = window.settings.forms["data"].combo
     assert combo.currentData() == "dropped_pets"
-    assert "2 files skipped" in window.status_label.text()
-    assert window.details_button.isVisibleTo(window)  # which files, and why: behind Details…
-    assert window.status_details.count("\n") == 2 and "zz_truncated.png" in window.status_details
+    assert "2 files skipped" in window.status.message.text()
+    assert window.status.details_button.isVisibleTo(window)  # which files, and why: behind Details…
+    assert window.status.details.count("\n") == 2 and "zz_truncated.png" in window.status.details
 
     tab = window.tab("Data")
     assert tab.bar_heights() == [12, 12, 12]

@@ -22,7 +22,8 @@ def test_train_shows_live_curves_then_stop(qtbot, window):
     run_id = window.session.selected_runs()[0]
     qtbot.waitUntil(lambda: window.curves.point_count(run_id, "train/loss") >= 3, timeout=90_000)
     assert window.curves.point_count(run_id, "lr") >= 3
-    assert window.progress_bar.value() > 0 and "ETA" in window.eta_label.text()
+    eta = window.status.eta.text()  # the training job's ETA, in the words every job uses
+    assert window.status.progress.value() > 0 and eta.startswith("Epoch ") and eta.endswith(("left", "ETA …"))
     assert not window.train_action.isEnabled() and not window.settings.isEnabled()
     t0 = time.monotonic()
     press(qtbot, window, window.stop_action)

@@ -16,7 +16,7 @@ def test_drop_text_train_lstm_and_generate(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: not window._importer.busy, timeout=60_000)
     session = window.session
     assert session.config.data.name == "headlines", window.last_error
-    assert "60 lines" in window.status_label.text() and "1 line skipped" in window.status_label.text()
+    assert "60 lines" in window.status.message.text() and "1 line skipped" in window.status.message.text()
     box = window.generate_box
     assert not box.isVisible()  # no run selected yet
 

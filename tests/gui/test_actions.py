@@ -1,0 +1,54 @@
+"""The window's actions come from the table in gui/actions.py: each is in the menu it names, shortcuts are
+unique, none is plain Esc (issue 13), and triggering one calls the window method it names."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import QToolBar
+
+from studio.gui.actions import ACTIONS, MENUS, spec
+
+
+def test_every_declared_action_is_in_its_menu_and_on_the_window(window):
+    titles = [a.text() for a in window.menuBar().actions()]
+    assert titles == [title for _key, title in MENUS]
+    toolbar = window.findChild(QToolBar, "run_toolbar")
+    for row in ACTIONS:
+        action = getattr(window, row.attribute)
+        assert window.actions_by_id[row.id] is action and action.text() == row.text
+        assert action in window.menus[row.menu].actions(), f"{row.id} is not in the {row.menu} menu"
+        assert (action in toolbar.actions()) == row.toolbar
+        assert action.isCheckable() == row.checkable
+    assert [a.text() for a in window.menus["run"].actions()] == ["Train", "Pause", "Stop", "Add to queue"]
+    file_items = [a.text() for a in window.menus["file"].actions()]
+    assert file_items.index("Open &recent") == file_items.index("Open run…") + 1
+    assert [a.text() for a in window.menus["theme"].actions()] == ["Follow the system", "Light", "Dark"]
+
+
+def test_shortcuts_are_unique_and_none_is_plain_esc(window):
+    keys = [row.key_sequence().toString() for row in ACTIONS if row.shortcut]
+    keys = [k for k in keys if k]  # a platform may have no key for a standard one (Quit on some desktops)
+    assert len(keys) == len(set(keys)), keys
+    for row in ACTIONS:  # a chord that does not parse would silently be no shortcut
+        if row.shortcut and not hasattr(QKeySequence.StandardKey, row.shortcut):
+            assert not QKeySequence(row.shortcut).isEmpty(), row.shortcut
+    esc = QKeySequence(Qt.Key.Key_Escape)
+    bound = [a for a in window.findChildren(QAction) if esc in a.shortcuts()]
+    bound += [s for s in window.findChildren(QShortcut) if s.key() == esc]
+    assert not bound, "Esc belongs to dialogs and pop-ups, never to a window action"
+    shortcuts = [a.shortcut().toString() for a in window.findChildren(QAction) if not a.shortcut().isEmpty()]
+    assert len(shortcuts) == len(set(shortcuts)), shortcuts
+    assert spec("stop").key_sequence().toString() == "Ctrl+."
+
+
+def test_triggering_an_action_calls_its_method(window, monkeypatch):
+    called: list[str] = []
+    for row in ACTIONS:
+        monkeypatch.setattr(window, row.method, lambda name=row.method: called.append(name))
+    for row in ACTIONS:
+        action = window.actions_by_id[row.id]
+        action.setEnabled(True)  # Stop, Pause and "Back to my run store" wait for a run or a watched store
+        action.trigger()
+        assert called[-1:] == [row.method], row.id
+    assert len(called) == len(ACTIONS)
