@@ -1,7 +1,8 @@
 """The main window: settings panels on the left, curves and the run list in tabs, Train/Pause/Stop.
 
-Also the desktop habits: menus and shortcuts, ``open_path`` (``studio PATH``, File > Open run…, a second
-launch handing over a path), remembered geometry/choices/recent files/theme (settings_store.py), light and
+Also the desktop habits: menus and shortcuts (declared in actions.py), the status bar (status_bar.py),
+``open_path`` (``studio PATH``, File > Open run…, a drop, a second launch handing over a path; what the path is,
+core/open_target.py decides), remembered geometry/choices/recent files/theme (settings_store.py), light and
 dark themes (theme.py), presentation mode (F11), and ``run_gui`` with the single-instance hand-off.
 """
 

@@ -1,5 +1,5 @@
 """Small wording helpers for messages a person reads: a capital first letter, counts with the right plural,
-and durations that stay short ("ETA 1 min 05 s", not "ETA 65 s" clipped to "ETA 6")."""
+and a training run's progress line (its ETA in the words every job uses: ``core/jobs.format_eta``)."""
 
 from __future__ import annotations
 
@@ -14,16 +14,6 @@ def sentence(text: str) -> str:
 def count(n: int, singular: str, plural: str | None = None) -> str:
     """``1 file``, ``2 files``."""
     return f"{n:,} {singular if n == 1 else plural or singular + 's'}"
-
-
-def format_duration(seconds: float) -> str:
-    """``42 s``, ``3 min 05 s``, ``2 h 07 min``."""
-    s = max(0, round(seconds))
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min {s % 60:02d} s"
-    return f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 
 def run_progress(progress: dict, paused: bool = False) -> str:

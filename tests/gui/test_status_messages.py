@@ -4,7 +4,7 @@ clipped, and skipped files named behind Details…."""
 from PySide6.QtWidgets import QMessageBox
 
 from studio.gui.data_import import skipped_details
-from studio.gui.messages import count, format_duration
+from studio.gui.messages import count
 
 
 def open_error_boxes(window):
@@ -61,7 +61,6 @@ def test_eta_is_never_clipped_by_a_long_message(qtbot, window):
 
 def test_skipped_files_are_counted_right_and_listed():
     assert count(1, "file") == "1 file" and count(2, "file") == "2 files"
-    assert format_duration(42) == "42 s" and format_duration(3 * 3600 + 7 * 60) == "3 h 07 min"
     report = {"skipped": 7, "skipped_examples": ["a.png: not an image", "b.png: truncated"]}
     assert skipped_details(report) == "7 files skipped:\na.png: not an image\nb.png: truncated\n… and 5 more"
     assert skipped_details({"skipped": 0}) == ""
