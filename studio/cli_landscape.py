@@ -19,10 +19,11 @@ SPLITS = ("train", "val", "test")
 
 def run_dir_of(id_or_dir: str) -> Path:
     """A run directory from a path (any run dir with config.toml) or a run id / id prefix in the store."""
+    from studio.core.runs import RunStore, is_run_dir
+
     path = Path(id_or_dir)
-    if path.is_dir() and (path / "config.toml").exists():
+    if is_run_dir(path):
         return path
-    from studio.core.runs import RunStore
 
     store = RunStore()
     try:

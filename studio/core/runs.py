@@ -326,7 +326,7 @@ class RunStore:
     def resolve(self, id_or_dir: str) -> RunInfo:
         """A run by id, by unique id prefix or suffix (``…-2c47``), or by its directory."""
         path = Path(id_or_dir)
-        if path.is_dir() and (path / "config.toml").exists():
+        if is_run_dir(path):
             return self.get(path.resolve().name)
         rows = self._db.execute("SELECT id FROM runs WHERE id LIKE ? OR id LIKE ?",
                                 (id_or_dir + "%", "%" + id_or_dir)).fetchall()
