@@ -7,6 +7,7 @@ Also the entry point for clusters: ``torchrun --nproc-per-node N -m studio.engin
 from __future__ import annotations
 
 import errno
+import os
 import signal
 import sys
 import traceback
@@ -244,5 +245,27 @@ def main(argv: list[str] | None = None) -> None:
     torchrun_main(argv)
 
 
+def exit_without_finalising(entry: Any) -> None:
+    """Run ``entry`` and leave with its exit code by ``os._exit``, as multiprocessing's children do.
+
+    A torchrun rank (``python -m studio.engine.worker``) is otherwise the one Studio process that goes through
+    interpreter finalisation after training, and there torch's C++ threads (gloo's) can abort a rank whose work
+    is done ("terminate called without an active exception", SIGABRT): torchrun then fails the whole job. Every
+    result is already written (rank 0 closed the store in ``run_rank``), so finalisation has nothing to do.
+    """
+    code: int | str | None = 0
+    try:
+        entry()
+    except SystemExit as err:
+        code = err.code
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    if isinstance(code, str):  # sys.exit("message") prints the message and exits 1
+        print(code, file=sys.stderr, flush=True)
+        code = 1
+    os._exit(code or 0)
+
+
 if __name__ == "__main__":
-    main()
+    exit_without_finalising(main)
