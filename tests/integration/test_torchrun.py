@@ -144,3 +144,14 @@ def test_killed_rank_is_restarted_and_the_run_continues_from_its_checkpoint(tmp_
     out = finish(agent)
     assert "continuing from step_" in out, out[-3000:]  # the second attempt resumed, not restarted from 0
     check_recorded(home, "torchrun-elastic", reference)  # the same curves as a run never interrupted
+
+
+def test_the_worker_entry_keeps_its_exit_code_when_it_skips_finalisation(tmp_path):
+    """``python -m studio.engine.worker`` leaves by ``os._exit`` (engine/worker.exit_without_finalising): a config
+    error still prints its one line and exits 2, the run-store contract."""
+    env = dict(os.environ, STUDIO_HOME=str(tmp_path / "home"), PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    proc = subprocess.run([sys.executable, "-m", "studio.engine.worker", "--config", str(tmp_path / "missing.toml")],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [f"studio: error: cannot read config file {tmp_path / 'missing.toml'}: "
+                                                "No such file or directory"]
