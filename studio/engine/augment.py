@@ -90,7 +90,7 @@ def preview(name: str, params: dict[str, Any], count: int = 16, seed: int = 0) -
     numpy arrays (N, C, H, W) for display (run in a background process: imports torch)."""
     from studio.core.config import Choice
     from studio.core.datasets.loading import load_dataset
-    from studio.engine.device_data import stats
+    from studio.core.normalise import stats
 
     data = load_dataset(Choice(name, dict(params)), seed)
     if not data.is_image:

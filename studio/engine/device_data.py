@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import torch
 
+from studio.core.normalise import pixel_scale
 from studio.engine.distributed import DistContext
 
 
@@ -19,7 +20,7 @@ class DeviceData:
         self.y = y.to(device)
         self.mean = mean.to(device)
         self.std = std.to(device)
-        self.scale = 1 / 255 if x.dtype == torch.uint8 else 1.0
+        self.scale = pixel_scale(x)
         self.augment: Callable[[torch.Tensor], torch.Tensor] | None = None  # random transforms (engine/augment.py)
         self.center = False  # subtract each sample's mean (sample-wise centering)
         self.tokens = x.dtype == torch.int64  # word indices (text): gathered as they are, never normalised
@@ -51,18 +52,6 @@ class DeviceData:
         for start in range(lo, hi, batch):
             end = min(start + batch, hi)
             yield self.normalise(self.x[start:end]), self.y[start:end]
-
-
-def stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-channel mean/std of the training inputs, shaped to broadcast against a batch."""
-    xf = x.float() * (1 / 255 if x.dtype == torch.uint8 else 1.0)
-    if xf.dim() == 4:
-        mean, std = xf.mean(dim=(0, 2, 3)), xf.std(dim=(0, 2, 3))
-        shape = (1, -1, 1, 1)
-    else:
-        mean, std = xf.mean(dim=0), xf.std(dim=0)
-        shape = (1, -1)
-    return mean.reshape(shape), std.clamp_min(1e-6).reshape(shape)
 
 
 def epoch_shard(n: int, epoch: int, seed: int, ctx: DistContext) -> torch.Tensor:

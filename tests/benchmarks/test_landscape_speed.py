@@ -20,7 +20,7 @@ from studio.core.datasets.loading import load_dataset
 from studio.core.landscape.directions import normalized_directions, parameters_of
 from studio.core.landscape.surface import evaluate_fast, evaluate_sequential, grid_coefficients
 from studio.core.models.builders import build_mlp
-from studio.engine.device_data import stats
+from studio.core.normalise import stats
 
 RESOLUTION, SAMPLES, BLOCKS = 41, 2000, 6
 

@@ -18,6 +18,7 @@ from studio.core.datasets.catalog import DATASETS
 from studio.core.datasets.loading import load_dataset
 from studio.core.errors import DataError
 from studio.core.models.catalog import MODELS
+from studio.core.normalise import normalise, stats
 
 
 @dataclass
@@ -36,17 +37,6 @@ class Data:
     input_shape: tuple[int, ...]
     num_classes: int
     is_image: bool
-
-
-def _normalise(x: torch.Tensor, mean: torch.Tensor, std: torch.Tensor) -> torch.Tensor:
-    return (x.float() * (1 / 255 if x.dtype == torch.uint8 else 1.0) - mean) / std
-
-
-def _stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-channel mean/std shaped to broadcast (the engine's normalisation; core does not import it)."""
-    xf = x.float() * (1 / 255 if x.dtype == torch.uint8 else 1.0)
-    dims, shape = ((0, 2, 3), (1, -1, 1, 1)) if xf.dim() == 4 else ((0,), (1, -1))
-    return xf.mean(dim=dims).reshape(shape), xf.std(dim=dims).clamp_min(1e-6).reshape(shape)
 
 
 def _subset(x: torch.Tensor, y: torch.Tensor, n: int, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -68,9 +58,9 @@ def load_data(dataset: str, train_samples: int = 0, test_samples: int = 0, seed:
     gen = torch.Generator().manual_seed(seed)
     xtr, ytr = _subset(data.x_train, data.y_train, train_samples, gen)
     xte, yte = _subset(data.x_test, data.y_test, test_samples, gen)
-    mean, std = _stats(xtr)
-    return Data(Split(_normalise(xtr, mean, std).to(device), ytr.long().to(device)),
-                Split(_normalise(xte, mean, std).to(device), yte.long().to(device)),
+    mean, std = stats(xtr)
+    return Data(Split(normalise(xtr, mean, std).to(device), ytr.long().to(device)),
+                Split(normalise(xte, mean, std).to(device), yte.long().to(device)),
                 tuple(data.input_shape), data.num_classes, data.is_image)
 
 
