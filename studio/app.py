@@ -11,21 +11,10 @@ import multiprocessing
 import os
 import sys
 
+from studio import version_line
 from studio.platform_check import gui_start_problem
 
 DESKTOP_FLAGS = ("--install-desktop", "--uninstall-desktop")
-
-
-def version_line() -> str:
-    """``studio 0.1.0 (torch 2.14.1)``: torch's version from its package metadata, without importing it."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from studio import __version__
-
-    try:
-        return f"studio {__version__} (torch {version('torch')})"
-    except PackageNotFoundError:
-        return f"studio {__version__} (torch not installed)"
 
 
 def not_a_path_or_command(word: str, commands: tuple[str, ...]) -> str | None:

@@ -4,30 +4,31 @@
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
 import math
 import signal
 import sys
 import time
+from types import ModuleType
 from typing import Any
 
+from studio import (
+    cli_cluster,
+    cli_compare,
+    cli_compress,
+    cli_data,
+    cli_demo,
+    cli_eval,
+    cli_export,
+    cli_fit,
+    cli_generate,
+    cli_landscape,
+    cli_model,
+    cli_queue,
+    cli_scale,
+    version_line,
+)
+from studio.cli_output import emit_json
 from studio.core.errors import ConfigError, StudioError
-
-
-def _clean(value: Any) -> Any:
-    """JSON has no NaN: a missing number is null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clean(v) for v in value]
-    return value
-
-
-def emit_json(obj: dict[str, Any]) -> None:
-    print(json.dumps(_clean(obj)), flush=True)
 
 
 class Progress:
@@ -177,12 +178,6 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _version_line() -> str:
-    from studio.app import version_line
-
-    return version_line()
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="studio", formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -193,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "  studio COMMAND ...  run a command headless, without a window (below)",
         epilog="`studio COMMAND --help` describes one command. Exit codes: 0 done, 2 a problem you can fix "
                "(one line on stderr), 3 a run that failed.")
-    parser.add_argument("-V", "--version", action="version", version=_version_line(),
+    parser.add_argument("-V", "--version", action="version", version=version_line(),
                         help="print Studio's version (and torch's) and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     train = sub.add_parser("train", help="train a run headless (progress on stderr)")
@@ -214,20 +209,17 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("--json", action="store_true")
     lst.set_defaults(func=cmd_list)
     for module in EXTENSIONS:
-        importlib.import_module(module).add_parser(sub)
+        module.add_parser(sub)
     return parser
 
 
 # Further commands live in their own modules, each with ``add_parser(subparsers)`` that registers
-# its sub-command (``set_defaults(func=...)``) and a module-level ``COMMANDS`` tuple of its names.
-EXTENSIONS: tuple[str, ...] = ("studio.cli_model", "studio.cli_landscape", "studio.cli_data", "studio.cli_demo",
-                               "studio.cli_queue", "studio.cli_compare", "studio.cli_eval", "studio.cli_export",
-                               "studio.cli_compress", "studio.cli_fit", "studio.cli_scale",
-                               "studio.cli_cluster", "studio.cli_generate")
+# its sub-command (``set_defaults(func=...)``) and a module-level ``COMMANDS`` tuple of its names. They import
+# nothing from this module (what they share is in cli_output.py): the import graph has no cycle.
+EXTENSIONS: tuple[ModuleType, ...] = (cli_model, cli_landscape, cli_data, cli_demo, cli_queue, cli_compare, cli_eval,
+                                      cli_export, cli_compress, cli_fit, cli_scale, cli_cluster, cli_generate)
 
-COMMANDS = ("train", "runs", "list") + tuple(
-    name for module in EXTENSIONS for name in importlib.import_module(module).COMMANDS
-)
+COMMANDS = ("train", "runs", "list") + tuple(name for module in EXTENSIONS for name in module.COMMANDS)
 
 
 def main(argv: list[str] | None = None) -> int:

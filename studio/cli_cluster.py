@@ -15,7 +15,7 @@ COMMANDS = ("export-config",)
 
 
 def cmd_export_config(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.core.config import RunConfig
     from studio.core.errors import ConfigError
     from studio.core.paths import studio_home

@@ -20,7 +20,7 @@ def _table(rows: list[list[str]]) -> str:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.core.compare import compare_runs, config_diff
     from studio.core.errors import ConfigError
     from studio.core.runs import RunStore

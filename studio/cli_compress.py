@@ -39,7 +39,7 @@ def format_table(entry: dict[str, Any]) -> str:
 
 
 def cmd_compress(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.core.errors import ConfigError
     from studio.engine import compression
 

@@ -57,7 +57,7 @@ def _options(args: argparse.Namespace) -> Any:
 
 def summary_text(r: dict[str, Any]) -> str:
     if r.get("kind") == "text":
-        from studio.core.text.store import summary_text as text_summary
+        from studio.core.text.text_import import summary_text as text_summary
 
         return text_summary(r)
     c, h, w = r["shape"]
@@ -72,7 +72,7 @@ def summary_text(r: dict[str, Any]) -> str:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.core.datasets.importers import ImportCancelled, import_path
 
     options = _options(args)
@@ -93,7 +93,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.core.datasets import cache
     from studio.core.datasets.known import KNOWN
 
@@ -116,7 +116,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.core.datasets.torchvision_catalog import ensure
 
     bar = StderrProgress()

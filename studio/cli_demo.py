@@ -47,8 +47,8 @@ def format_summary(value: Any, indent: int = 0) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
     from studio.cli_landscape import StderrProgress
+    from studio.cli_output import emit_json
     from studio.core.demos.catalog import DEMOS
 
     entry = DEMOS.get(args.name)

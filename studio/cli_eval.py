@@ -25,7 +25,7 @@ def _table(summary: dict[str, Any]) -> str:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.engine.evaluation import evaluate_run
 
     run_dir = run_dir_of(args.run)
@@ -46,7 +46,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.engine.predict import predict
 
     if args.top_k < 1:

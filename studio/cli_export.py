@@ -17,7 +17,7 @@ COMMANDS = ("export",)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.core.errors import ConfigError
     from studio.core.runs import RunStore
 

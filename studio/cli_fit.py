@@ -15,7 +15,7 @@ COMMANDS = ("fit",)
 
 
 def cmd_fit(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.engine.fit_runs import fit_runs
 
     out = fit_runs(args.runs, args.against, args.metric, args.extrapolate)

@@ -16,8 +16,8 @@ COMMANDS = ("generate",)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
     from studio.cli_landscape import run_dir_of
+    from studio.cli_output import emit_json
     from studio.engine.generate import check_request, generate
 
     check_request(args.words, args.temperature)  # before loading anything

@@ -55,7 +55,7 @@ class StderrProgress:
 
 
 def cmd_landscape(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.engine.landscape_compute import compute_landscape
 
     run_dir = run_dir_of(args.run)
@@ -83,7 +83,7 @@ def cmd_landscape(args: argparse.Namespace) -> int:
 
 
 def cmd_sharpness(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.engine.landscape_compute import compute_sharpness
 
     run_dir = run_dir_of(args.run)

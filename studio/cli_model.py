@@ -19,7 +19,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_model_summary(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.core.config import RunConfig
     from studio.core.models.summary import format_summary, summarize_config
 

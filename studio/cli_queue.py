@@ -38,7 +38,7 @@ def _start(queue, args: argparse.Namespace) -> None:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
 
     queue = _queue()
     info = queue.add(_base_config(args), args.name or "")
@@ -52,7 +52,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.core.errors import ConfigError
     from studio.core.sweep import sweep_configs, sweep_values
 
@@ -77,7 +77,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
 
     entries = _queue().entries(include_over=args.all)
     if args.json:
@@ -93,7 +93,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_cancel(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
 
     queue = _queue()
     out = []

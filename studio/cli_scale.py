@@ -29,7 +29,7 @@ def format_table(out: dict[str, Any]) -> str:
 
 
 def cmd_scale(args: argparse.Namespace) -> int:
-    from studio.cli import emit_json
+    from studio.cli_output import emit_json
     from studio.core.config import RunConfig
     from studio.engine.dp_scaling import parse_processes, scaling_study
 

@@ -12,46 +12,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# Settings that never describe a run (how many CPU threads ran it); left out of "what differs".
-IGNORED_KEYS = frozenset({"hardware.threads"})
-MISSING = None  # a setting a run does not have (another model's parameter)
+from studio.core.run_names import run_names
+from studio.core.settings_diff import MISSING, differing_keys, format_value, hashable, key_order
+
 NOT_METRICS = frozenset({"world_size"})  # summary numbers that restate a setting
 # Final metrics from a run's summary, in this order first; other numeric summary values follow.
 METRIC_ORDER = ("test_acc", "val_acc", "test_loss", "val_loss", "train_loss", "epochs", "steps", "seconds")
-SECTION_ORDER = ("data", "model", "optimizer", "schedule", "train", "hardware")
-
-
-def _key_order(key: str) -> tuple[int, str]:
-    section = key.split(".", 1)[0]
-    return (SECTION_ORDER.index(section) if section in SECTION_ORDER else len(SECTION_ORDER), key)
-
-
-def differing_keys(params: Sequence[dict[str, Any]], ignore: frozenset[str] = IGNORED_KEYS) -> list[str]:
-    """The settings whose value is not the same in all runs (missing in some counts as different),
-    in section order (data, model, optimizer, schedule, train, hardware). One run: nothing differs."""
-    if len(params) < 2:
-        return []
-    keys = set().union(*params) - ignore
-    out = [k for k in keys if len({_hashable(p.get(k, MISSING)) for p in params}) > 1]
-    # a registry entry's name first: "optimizer.name" explains why "optimizer.momentum" differs
-    return sorted(out, key=lambda k: (_key_order(k)[0], not k.endswith(".name"), k))
-
-
-def _hashable(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list) else value
-
-
-def format_value(value: Any) -> str:
-    """A setting or metric as a person reads it: 0.001, [256, 256], true, — for missing."""
-    if value is MISSING:
-        return "—"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return "—" if not math.isfinite(value) else f"{value:.6g}"
-    if isinstance(value, list):
-        return "[" + ", ".join(format_value(v) for v in value) + "]"
-    return str(value)
 
 
 def format_metric(value: Any) -> str:
@@ -69,12 +35,12 @@ class DiffRow:
 
     @property
     def same(self) -> bool:
-        return _hashable(self.left) == _hashable(self.right)
+        return hashable(self.left) == hashable(self.right)
 
 
 def config_diff(left: dict[str, Any], right: dict[str, Any], only_different: bool = False) -> list[DiffRow]:
     """Every setting of two runs side by side, in section order (``only_different``: just the changes)."""
-    keys = sorted(set(left) | set(right), key=_key_order)
+    keys = sorted(set(left) | set(right), key=key_order)
     rows = [DiffRow(k, left.get(k, MISSING), right.get(k, MISSING)) for k in keys]
     return [r for r in rows if not r.same] if only_different else rows
 
@@ -91,8 +57,6 @@ def compare_runs(store: Any, run_ids: Sequence[str]) -> dict[str, Any]:
     """The compare table of some runs of a ``RunStore``: for each run its id, name (as the run list names it,
     ``core/run_names.py``), status, the value of every differing setting and its final metrics; plus the lists
     of differing settings and metrics."""
-    from studio.core.run_names import run_names
-
     infos = [store.get(r) for r in run_ids]
     # the names the run list shows: what differs between all runs, or the name a person gave
     names = run_names(store.all_params(), {r.id: r.name for r in store.list()})

@@ -14,22 +14,14 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from studio.core.datasets import DATASETS
 from studio.core.errors import ConfigError
 from studio.core.ints import split_ints
-from studio.core.registry import Param, Registry
+from studio.core.models import MODELS
+from studio.core.optim import OPTIMIZERS, SCHEDULES
+from studio.core.registry import Choice, Param, Registry
 
 DEVICES = ("cpu", "cuda")
-
-
-@dataclass
-class Choice:
-    """A registry entry by name, with its parameter values."""
-
-    name: str
-    params: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, **self.params}
 
 
 @dataclass
@@ -117,20 +109,15 @@ def train_params() -> list[Param]:
     return out
 
 
-def _registries() -> dict[str, Registry]:
-    from studio.core.datasets import DATASETS
-    from studio.core.models import MODELS
-    from studio.core.optim import OPTIMIZERS, SCHEDULES
-
-    return {"data": DATASETS, "model": MODELS, "optimizer": OPTIMIZERS, "schedule": SCHEDULES}
-
-
+# The registries back the choice sections. They import nothing from this module (an entry with its values,
+# ``Choice``, lives in core/registry.py), so this import is at the top: no cycle hidden in a function.
+REGISTRIES: dict[str, Registry] = {"data": DATASETS, "model": MODELS, "optimizer": OPTIMIZERS, "schedule": SCHEDULES}
 CHOICE_SECTIONS = ("data", "model", "optimizer", "schedule")
 
 
 def default_choice(section: str, name: str) -> Choice:
     """An entry with its default parameters."""
-    return Choice(name, _registries()[section].get(name).defaults())
+    return Choice(name, REGISTRIES[section].get(name).defaults())
 
 
 @dataclass
@@ -160,7 +147,7 @@ class RunConfig:
                 + ", ".join((*CHOICE_SECTIONS, "train", "hardware"))
             )
         cfg = cls()
-        regs = _registries()
+        regs = REGISTRIES
         for section in CHOICE_SECTIONS:
             values = data.get(section, {})
             if not isinstance(values, dict):
@@ -203,7 +190,7 @@ class RunConfig:
     def with_overrides(self, assignments: list[str]) -> RunConfig:
         """Apply ``section.key=value`` strings (the CLI's ``--set``) and validate the result."""
         data = self.to_dict()
-        regs = _registries()
+        regs = REGISTRIES
         # entry names first, so `optimizer.lr=... optimizer.name=sgd` keeps the lr whatever the order
         assignments = sorted(assignments, key=lambda a: a.split("=", 1)[0].strip().endswith(".name"), reverse=True)
         for item in assignments:

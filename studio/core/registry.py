@@ -18,6 +18,17 @@ from studio.core.ints import split_ints
 KINDS = ("int", "float", "bool", "choice", "ints", "str")
 
 
+@dataclass
+class Choice:
+    """A registry entry by name, with its parameter values."""
+
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, **self.params}
+
+
 @dataclass(frozen=True)
 class Param:
     """One typed parameter: the GUI builds a widget from it, the config validates against it."""

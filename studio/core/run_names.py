@@ -1,5 +1,5 @@
 """Run names a person can tell apart: each run named by the settings that differ between the runs shown
-(``sgd lr=0.05 · batch 256`` against ``adam lr=0.001 · batch 128``), built on ``compare.differing_keys``.
+(``sgd lr=0.05 · batch 256`` against ``adam lr=0.001 · batch 128``), built on ``settings_diff.differing_keys``.
 
 A name the person gave (``RunStore.rename``, ``launch(name=…)``, a queued sweep's name) is kept as it is;
 only the automatic ``model · optimizer · data`` names are replaced.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.core.compare import differing_keys, format_value
+from studio.core.settings_diff import differing_keys, format_value
 
 MAX_PARTS = 4  # more differing settings than this: the first four and "…"
 # [train] settings read better as words

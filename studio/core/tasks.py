@@ -1,4 +1,5 @@
-"""What the model's outputs mean: the loss to train on and the sums evaluation reports.
+"""What the model's outputs mean: the loss to train on, the sums evaluation reports, and the summed losses
+that landscapes and curvature evaluate at many points of weight space (one place for all of them).
 
 Classification (class scores, cross-entropy with optional label smoothing, accuracy) or
 regression (one number per output, mean squared error, no accuracy). A dataset says it is a
@@ -7,10 +8,36 @@ regression problem with ``ArrayData.meta["task"] = "regression"``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
 from torch.nn import functional
+
+LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]  # (output, target) -> summed loss
+
+
+def cross_entropy_sum(output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy summed over the batch (in float32 whatever the autocast dtype)."""
+    return functional.cross_entropy(output.float(), target, reduction="sum")
+
+
+def correct_count(output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    return (output.argmax(-1) == target).sum()
+
+
+def mse_sum(output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Squared error averaged over each sample's outputs, summed over the batch (the regression task's loss)."""
+    total = functional.mse_loss(output.float(), target.view_as(output).float(), reduction="sum")
+    return total * len(output) / max(output.numel(), 1)
+
+
+def task_losses(classification: bool = True) -> dict[str, LossFn | None]:
+    """The ``loss_fn``/``correct_fn`` keyword arguments of the landscape evaluators (core/landscape/surface.py)
+    for a classification or a regression model."""
+    if classification:
+        return {"loss_fn": cross_entropy_sum, "correct_fn": correct_count}
+    return {"loss_fn": mse_sum, "correct_fn": None}
 
 
 class Classification:

@@ -17,7 +17,8 @@ import torch
 from studio.core.landscape import curvature, io
 from studio.core.landscape.directions import normalized_directions, parameters_of
 from studio.core.landscape.io import Landscape
-from studio.core.landscape.surface import default_grid, surface_2d, task_losses
+from studio.core.landscape.surface import default_grid, surface_2d
+from studio.core.tasks import task_losses
 from studio.engine import protocol
 from studio.engine.trainer import Callback, Trainer
 

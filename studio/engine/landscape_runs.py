@@ -19,7 +19,7 @@ from studio.core.config import RunConfig
 from studio.core.devices import pick_device
 from studio.core.errors import ConfigError, DataError
 from studio.core.landscape.directions import Params
-from studio.core.landscape.surface import task_losses
+from studio.core.tasks import task_losses
 from studio.engine.device_data import DeviceData
 
 SPLITS = ("train", "val", "test")
@@ -115,8 +115,8 @@ class RunData:
         self.config = RunConfig.load(config_path)
         self.device = device if isinstance(device, torch.device) else pick_device(device)
         from studio.core.datasets.loading import load_dataset
+        from studio.core.tasks import task_for
         from studio.engine.augment import attach
-        from studio.engine.tasks import task_for
         from studio.engine.worker import build_model, device_splits
 
         cfg = self.config

@@ -21,10 +21,11 @@ from studio.core.errors import RunFailed, StudioError
 from studio.core.jobs import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, estimate_eta
 from studio.core.runs import RunInfo, RunStore
 from studio.engine import backend, protocol, rank_watch
-from studio.engine.entry import RankSpec, rank_main
+from studio.engine.entry import rank_main
 from studio.engine.machine_check import check_machine
 from studio.engine.process_job import ProcessJob
 from studio.engine.protocol import Message
+from studio.engine.rank_spec import RankSpec
 
 STOP_GRACE_S = 8.0  # after Stop, ranks have this long to checkpoint and exit before being killed
 

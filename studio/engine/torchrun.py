@@ -27,6 +27,7 @@ from typing import Any
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError, StudioError
 from studio.core.runs import RunStore
+from studio.engine.rank_spec import RankSpec
 
 ID_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -115,11 +116,9 @@ def plan(store: RunStore | None, cfg: RunConfig, run_id: str | None, rank: int, 
     return TorchrunPlan(info.id, str(info.dir), None, cfg)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """torchrun entry: ranks and rendezvous from the environment; rank 0 records the run."""
-    from studio.engine.entry import RankSpec
-    from studio.engine.worker import run_rank
-
+def rank_from_args(argv: list[str] | None = None) -> tuple[int, RankSpec] | None:
+    """This rank and what it runs, from the command line and torchrun's environment (rank 0 records the run);
+    None when the run already finished. A config or store problem exits 2 with one line."""
     parser = argparse.ArgumentParser(prog="python -m studio.engine.worker")
     parser.add_argument("--config", help="run config TOML (default: the built-in default)")
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE")
@@ -147,10 +146,9 @@ def main(argv: list[str] | None = None) -> None:
     if p.finished:
         if rank == 0:
             print(f"run {p.run_id} already finished; nothing to do", file=sys.stderr)
-        return
+        return None
     if rank == 0:
         verb = f"continuing from {os.path.basename(p.resume_from)}" if p.resume_from else "new"
         print(f"run {p.run_id} ({verb}) in {p.run_dir}", file=sys.stderr)
-    spec = RankSpec(p.run_id, world, p.config.to_dict(), p.run_dir, home=str(store.home) if store else "",
-                    init_method="env://", local_rank=local_rank, resume_from=p.resume_from)
-    run_rank(rank, spec)
+    return rank, RankSpec(p.run_id, world, p.config.to_dict(), p.run_dir, home=str(store.home) if store else "",
+                          init_method="env://", local_rank=local_rank, resume_from=p.resume_from)

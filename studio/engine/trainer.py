@@ -17,13 +17,13 @@ import torch
 from torch import nn
 
 from studio.core.config import RunConfig
+from studio.core.tasks import Classification, Regression
 from studio.engine.augment import attach as attach_augmentation
 from studio.engine.batching import batch_slices, plan_batches, steps_per_epoch
 from studio.engine.device_data import DeviceData, epoch_shard
 from studio.engine.distributed import DistContext, all_reduce_sum
 from studio.engine.protocol import Message
 from studio.engine.sinks import Sink
-from studio.engine.tasks import Classification, Regression
 
 
 class Callback:

@@ -23,20 +23,21 @@ from studio.core.datasets.loading import load_dataset
 from studio.core.errors import ConfigError, DataError, StoreError, StudioError
 from studio.core.models import MODELS
 from studio.core.models.ghost_batch_norm import use_ghost_batch_norm
+from studio.core.normalise import stats
 from studio.core.optim import OPTIMIZERS, SCHEDULES
 from studio.core.runs import RunStore
+from studio.core.tasks import task_for
 from studio.engine import distributed, protocol
 from studio.engine.batching import lr_scale, plan_batches, steps_per_epoch
 from studio.engine.callbacks import Checkpointer, Control, Evaluator, MetricReporter
-from studio.engine.device_data import DeviceData, stats
-from studio.engine.entry import RankSpec
+from studio.engine.device_data import DeviceData
 from studio.engine.fine_tuning import TwoStageFineTune, wrap_model
 from studio.engine.landscape_callbacks import live_callbacks
+from studio.engine.rank_spec import RankSpec
 from studio.engine.rank_watch import Beats, RankGuard, is_peer_loss
 from studio.engine.regularisers import GradientClipping, GradientNoise
 from studio.engine.sinks import MultiSink, NullSink, QueueSink, Sink, StoreSink
 from studio.engine.stopping import ConvergenceCheck, EarlyStopping
-from studio.engine.tasks import task_for
 from studio.engine.trainer import Callback, Trainer
 from studio.engine.trajectory_snapshots import snapshot_callbacks
 
@@ -240,9 +241,11 @@ class StoreHeartbeat(Callback):
 
 def main(argv: list[str] | None = None) -> None:
     """torchrun entry (engine/torchrun.py): ranks and rendezvous from the environment; rank 0 records the run."""
-    from studio.engine.torchrun import main as torchrun_main
+    from studio.engine.torchrun import rank_from_args
 
-    torchrun_main(argv)
+    planned = rank_from_args(argv)
+    if planned is not None:
+        run_rank(*planned)
 
 
 def exit_without_finalising(entry: Any) -> None:

@@ -12,11 +12,11 @@ from studio.core.landscape.surface import (
     evaluate_sequential,
     grid_coefficients,
     interpolate_1d,
-    mse_sum,
     surface_2d,
 )
 from studio.core.models import MODELS
 from studio.core.models.builders import build_cnn, build_mlp
+from studio.core.tasks import mse_sum
 from studio.engine import landscape_compute as compute
 from studio.engine.landscape_runs import RunData, final_checkpoint, load_checkpoint
 from tests.unit.landscape_runs import SMALL, train_run

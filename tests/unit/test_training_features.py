@@ -15,12 +15,12 @@ from studio.core.config import RunConfig
 from studio.core.errors import Diverged
 from studio.core.models.ghost_batch_norm import GhostBatchNorm1d
 from studio.core.models.transfer import weights_path
+from studio.core.tasks import Classification, Regression, task_for
 from studio.engine.batching import batch_slices, lr_scale, plan_batches, steps_per_epoch
 from studio.engine.distributed import DistContext
 from studio.engine.regularisers import GradientClipping, GradientNoise
 from studio.engine.sinks import Sink
 from studio.engine.stopping import EarlyStopping
-from studio.engine.tasks import Classification, Regression, task_for
 from studio.engine.worker import build_trainer
 
 

@@ -73,6 +73,11 @@ def imported_names() -> set[str]:
     return set(_IMPORTED)
 
 
+def builtin_names() -> set[str]:
+    """Names of the datasets Studio ships or downloads (not imported ones): an import may not take them."""
+    return set(DATASETS.names()) - imported_names()
+
+
 def _describe(m: dict) -> str:
     c, h, w = m["shape"]
     colour = "grey" if c == 1 else "colour"

@@ -26,6 +26,7 @@ from studio.core.devices import pick_device
 from studio.core.errors import ConfigError
 from studio.core.landscape import curvature, surface
 from studio.core.optim.catalog import OPTIMIZERS
+from studio.core.tasks import cross_entropy_sum
 
 MODELS_ALLOWED = ("mlp", "linear", "lenet5", "cnn")
 
@@ -42,7 +43,7 @@ def lr_for(batch: int, lr: float, linear_scaling: bool, base_batch: int) -> floa
 def top_eigenvalue(model: nn.Module, x: torch.Tensor, y: torch.Tensor, seed: int = 0) -> float:
     """The largest eigenvalue of the Hessian of the mean cross-entropy on (x, y) at the model's weights."""
     params = {n: p.detach() for n, p in model.named_parameters()}
-    loss = curvature.LossFunction(model, params, x, y, surface.cross_entropy_sum, batch_size=1024)
+    loss = curvature.LossFunction(model, params, x, y, cross_entropy_sum, batch_size=1024)
     eig = curvature.lanczos(loss.matvec, loss.dim, k=1, iters=40, tol=1e-3, seed=seed, device=x.device)[0]
     model.train()
     return float(eig)

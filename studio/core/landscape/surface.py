@@ -31,34 +31,13 @@ from torch import nn
 from torch.func import functional_call, vmap
 
 from studio.core.landscape.directions import Params
+from studio.core.tasks import LossFn, correct_count, cross_entropy_sum
 
-LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]  # (output, target) -> summed loss
 Progress = Callable[[int, int], None]  # (done, total); may raise to cancel
 
 CPU_BUDGET = 64 * 2**20  # bytes of activations per chunk on the CPU: about what stays in cache
 GPU_FRACTION = 0.25  # of the free GPU memory
 CPU_DATA_BATCH = 512
-
-
-def cross_entropy_sum(output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    return nn.functional.cross_entropy(output.float(), target, reduction="sum")
-
-
-def correct_count(output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    return (output.argmax(-1) == target).sum()
-
-
-def mse_sum(output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """Squared error averaged over each sample's outputs, summed over the batch (the regression task's loss)."""
-    total = nn.functional.mse_loss(output.float(), target.view_as(output).float(), reduction="sum")
-    return total * len(output) / max(output.numel(), 1)
-
-
-def task_losses(classification: bool = True) -> dict[str, LossFn | None]:
-    """The ``loss_fn``/``correct_fn`` keyword arguments for a classification or a regression model."""
-    if classification:
-        return {"loss_fn": cross_entropy_sum, "correct_fn": correct_count}
-    return {"loss_fn": mse_sum, "correct_fn": None}
 
 
 def _point_params(base: Params, directions: list[Params], c: torch.Tensor) -> Params:

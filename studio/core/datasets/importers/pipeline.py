@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.datasets import cache, splits
+from studio.core.datasets.catalog import builtin_names
 from studio.core.datasets.importers.archive import extract_archive
 from studio.core.datasets.importers.cifar_svhn import import_cifar, import_svhn
 from studio.core.datasets.importers.csv_table import import_csv
@@ -57,15 +58,9 @@ def read_source(source: Source, options: ImportOptions, progress: Progress, scra
     raise DataError(f"cannot import {source.path}: unknown kind {source.kind}")
 
 
-def _builtin_names() -> set[str]:
-    from studio.core.datasets.catalog import DATASETS, imported_names
-
-    return set(DATASETS.names()) - imported_names()
-
-
 def choose_name(imported: Imported, source: Source, options: ImportOptions, key: str) -> tuple[str, str]:
     """(name, kind): the person's name, the classic dataset's name, or one made from the source's name."""
-    builtins = _builtin_names()
+    builtins = builtin_names()
     if options.name:
         name = cache.check_name(options.name)
         if name in builtins and name not in KNOWN:
@@ -99,10 +94,10 @@ def import_path(path: str | Path, options: ImportOptions | None = None,
     notes, cached."""
     options = options or ImportOptions()
     prog = import_progress(progress)
-    from studio.core.text import store as text_store
+    from studio.core.text import text_import
 
-    if text_store.is_text_source(path, options):  # a .txt or a CSV text column: a text corpus (core/text)
-        return text_store.import_text(path, options, prog)
+    if text_import.is_text_source(path, options):  # a .txt or a CSV text column: a text corpus (core/text)
+        return text_import.import_text(path, options, prog)
     prog.stage("looking at the source")
     source = detect(path)
     key = cache.make_key(source.path, {"kind": source.kind, **options.key()}, VERSION)
