@@ -274,6 +274,19 @@ class EvaluationTab(RunPicker, QWidget):
         self.predict_panel.status.setText("Classifying…")
         return self._start("predict", kwargs, self.predict_panel.show_predictions)
 
+    def predict_on(self, run_id: str, paths: list[str]) -> bool:
+        """Classify ``paths`` with run ``run_id`` (files dropped on its row in the run list): the run becomes the
+        chosen one and the Predict page shows the result."""
+        self.refresh_runs()
+        if self.busy or not self.select_run(run_id):
+            why = ("wait for the evaluation in progress to end" if self.busy else
+                   "only a finished or stopped run with a saved checkpoint can classify")
+            self.session.error.emit("Predict", f"Cannot classify with run {run_id} now: {why}.")
+            return False
+        self.pages.setCurrentWidget(self.predict_panel)
+        self.predict_panel.predict_paths(paths)
+        return True
+
     def export(self, what: str, path: str | Path) -> bool:
         """Write ``what`` (csv, png, tensorboard, export, torchscript) of the chosen run to ``path``."""
         run_id = self.run_box.currentData()

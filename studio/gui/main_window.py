@@ -150,6 +150,7 @@ class MainWindow(QMainWindow):
         session.run_ended.connect(self._on_ended)
         session.selection_changed.connect(self._show_selection)
         self.run_list.names_changed.connect(self.curves.set_labels)
+        self.run_list.tree.files_dropped.connect(self.files_dropped_on_run)
         self._on_state("idle")
         self.probe = None
         if probe_backend:
@@ -509,6 +510,17 @@ class MainWindow(QMainWindow):
     def dragEnterEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
+
+    def files_dropped_on_run(self, run_id: str, paths: list[str]) -> bool:
+        """Files dropped on a run's row are classified with that run (Evaluation › Predict shows them); dropped
+        between rows they open as anywhere else in the window."""
+        if not run_id:
+            for path in paths:
+                self.open_path(path)
+            return False
+        evaluation = self.tab("Evaluation")
+        self.tabs.setCurrentWidget(evaluation)
+        return evaluation.predict_on(run_id, paths)
 
     def dropEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         for url in event.mimeData().urls():

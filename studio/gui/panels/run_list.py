@@ -3,7 +3,9 @@
 Runs are named by what differs between them (``core/run_names.py``) unless a person renamed them; the
 runs shown in the curves carry their curve colour as a swatch (the plots' colour key). Right-click:
 Resume (issue 12: continue a stopped, interrupted or finished run from its checkpoint; also a button),
-Rename…, Notes…, Delete…. Other features add theirs with ``add_context_action`` and ``add_column``.
+Rename…, Notes…, Delete…. Images (or a folder, or a CSV) dropped on a run's row are classified with that
+run (``RunTree.files_dropped``; the Evaluation tab's Predict shows the result). Other features add theirs with
+``add_context_action`` and ``add_column``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -33,6 +35,47 @@ from studio.core.run_names import run_names
 
 COLUMNS = ("Run", "Status", "Test acc", "Val acc", "Steps", "Started", "Notes")
 RESUMABLE_ROLE = Qt.ItemDataRole.UserRole + 1  # the run can continue from a checkpoint (core/runs.py)
+
+
+class RunTree(QTreeWidget):
+    """The list's rows. Files dropped on the row of a run with a checkpoint are for that run (``files_dropped(run_id,
+    paths)``: classify them, issue 14's Predict); dropped between rows, ``run_id`` is "" (open or import them)."""
+
+    files_dropped = Signal(str, object)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setAcceptDrops(True)
+        self.setDropIndicatorShown(False)
+
+    def run_at(self, pos: Any) -> str:
+        """The run under ``pos`` (viewport coordinates) when it has a checkpoint to predict with, else ""."""
+        item = self.itemAt(pos)
+        return item.data(0, Qt.ItemDataRole.UserRole) if item is not None and item.data(0, RESUMABLE_ROLE) else ""
+
+    def dragEnterEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        if not event.mimeData().hasUrls():
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        run_id = self.run_at(event.position().toPoint())
+        # the row under the cursor is the run the files go to (current, not selected: the curves stay)
+        self.setCurrentItem(self.itemAt(event.position().toPoint()) if run_id else None,
+                            0, QItemSelectionModel.SelectionFlag.NoUpdate)
+
+    def dropEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if not paths:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.files_dropped.emit(self.run_at(event.position().toPoint()), paths)
 
 
 @dataclass
@@ -57,14 +100,15 @@ class RunList(QWidget):
         # Asked before deleting and for a new name / notes; tests replace them.
         self.confirm_delete: Callable[[list[str]], bool] = self._ask_delete
         self.ask_text: Callable[[str, str, str, bool], str | None] = self._ask_text
-        self.tree = QTreeWidget()
+        self.tree = RunTree()
         self.tree.setObjectName("run_list")
         self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.tree.setToolTip("Runs in the run store, named by what differs between them. Select one to see its "
                              "curves; Ctrl/Shift-click to overlay several (the swatch is the run's curve colour). "
-                             "Right-click to rename, add notes or delete.")
+                             "Right-click to rename, add notes or delete. Drop images or a CSV on a finished run to "
+                             "classify them with it.")
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._context_menu)
         self.tree.itemDoubleClicked.connect(lambda item, col: self.rename_dialog(self._id(item)) if col == 0 else None)
