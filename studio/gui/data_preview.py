@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
     QLabel,
+    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -28,6 +29,7 @@ from studio.core.errors import StudioError
 
 MIN_TILE = 40  # small images are shown enlarged to at least this many pixels high
 PREVIEW_COUNT = 16
+TEXT_LINES_SHOWN = 2000  # of a text corpus, in the Data tab
 
 
 def to_pixmap(images: np.ndarray, min_height: int = MIN_TILE, gap: int = 2) -> QPixmap:
@@ -84,15 +86,24 @@ class DataPreview(QWidget):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.grid_holder)
+        self.image_scroll = scroll
+        self.text_view = QPlainTextEdit()  # a text corpus: its lines instead of the image grid
+        self.text_view.setObjectName("text_lines")
+        self.text_view.setReadOnly(True)
+        self.text_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.text_view.hide()
         self.counts_plot = pg.PlotWidget(title="Images per class")
         self.counts_plot.setObjectName("class_counts")
         self.counts_plot.setMouseEnabled(x=False, y=False)
         self.bars: pg.BarGraphItem | None = None
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(scroll)
+        split.addWidget(self.text_view)
         split.addWidget(self.counts_plot)
-        split.setSizes([600, 400])
+        split.setSizes([600, 0, 400])
+        self.data_split = split
 
+        self.augment_labels = [QLabel("before"), QLabel("after")]
         self.augment_status = QLabel()
         self.augment_status.setObjectName("augment_status")
         self.augment_before = QLabel()
@@ -101,9 +112,9 @@ class DataPreview(QWidget):
         self.augment_after.setObjectName("augment_after")
         aug_box = QGridLayout()
         aug_box.addWidget(self.augment_status, 0, 0, 1, 2)
-        aug_box.addWidget(QLabel("before"), 1, 0)
+        aug_box.addWidget(self.augment_labels[0], 1, 0)
         aug_box.addWidget(self.augment_before, 1, 1)
-        aug_box.addWidget(QLabel("after"), 2, 0)
+        aug_box.addWidget(self.augment_labels[1], 2, 0)
         aug_box.addWidget(self.augment_after, 2, 1)
 
         layout = QVBoxLayout(self)
@@ -140,6 +151,7 @@ class DataPreview(QWidget):
             self.info.setText(str(err))
         self.summary = s
         self._clear_grid()
+        self._show_text_mode(s is not None and bool(s.lines))
         if s is None:
             self._set_counts([], [])
             return
@@ -150,6 +162,9 @@ class DataPreview(QWidget):
         self.resize_button.setVisible(s.available and bool(s.source) and name not in KNOWN
                                       and s.source != "bundled with Studio")
         self.augment_button.setEnabled(s.available)
+        if s.lines:
+            self._show_lines(s.lines)
+            return
         if not s.available:
             self.info.setText(s.message)
             self._set_counts([], [])
@@ -175,6 +190,32 @@ class DataPreview(QWidget):
             self.grid.addWidget(QLabel(f"… and {len(s.classes) - len(s.samples)} more classes"), len(s.samples), 0,
                                 1, 2)
         self._set_counts(s.classes, s.counts)
+
+    def _show_text_mode(self, text: bool) -> None:
+        """A text corpus has lines, not images: its lines and a length histogram replace the grid, the class
+        counts and the augmentation preview."""
+        self.image_scroll.setVisible(not text)
+        self.text_view.setVisible(text)
+        for w in (self.augment_button, self.augment_status, self.augment_before, self.augment_after,
+                  *self.augment_labels):
+            w.setVisible(not text)
+        self.counts_plot.setTitle("Lines by length" if text else "Images per class")
+        width = max(self.data_split.width(), 1000)
+        self.data_split.setSizes([0, width * 3 // 5, width * 2 // 5] if text else [width * 3 // 5, 0, width * 2 // 5])
+        if not text:
+            self.text_view.clear()
+
+    def _show_lines(self, lines: list[str]) -> None:
+        words = np.array([len(line.split()) for line in lines], dtype=np.int64)
+        shown = lines[:TEXT_LINES_SHOWN]
+        self.info.setText(f"{len(lines):,} lines, {int(words.sum()):,} words of text for next-word models (lstm_lm, "
+                          "gru_lm); each line becomes its growing prefixes. "
+                          + (f"The first {len(shown):,} lines:" if len(shown) < len(lines) else "Its lines:"))
+        self.text_view.setPlainText("\n".join(shown))
+        counts = np.bincount(words) if len(words) else np.zeros(0, np.int64)
+        self._set_counts([str(n) for n in range(len(counts))], counts.tolist())
+        self.counts_plot.setLabel("bottom", "words in the line")
+        self.counts_plot.getAxis("bottom").setTicks(None)
 
     def _clear_grid(self) -> None:
         while self.grid.count():

@@ -38,6 +38,26 @@ def test_preview_shows_counts_samples_splits_and_follows_the_config(qtbot, sessi
     assert "test 20" in tab.info.text()
 
 
+def test_a_text_corpus_shows_its_lines_and_their_lengths_not_an_image_grid(qtbot, session):
+    from studio.core.text.store import bundled_lines
+
+    tab = DataPreview(session)
+    qtbot.addWidget(tab)
+    tab.show()
+    session.set_choice("data", "fortunes")
+    lines = bundled_lines()
+    assert tab.text_view.isVisible() and not tab.image_scroll.isVisible()
+    assert tab.text_view.toPlainText().splitlines() == lines[:len(tab.text_view.toPlainText().splitlines())]
+    assert tab.text_view.blockCount() == min(len(lines), 2000)
+    heights = tab.bar_heights()  # lines per length in words
+    assert sum(heights) == len(lines) and heights[len(lines[0].split())] > 0
+    assert not tab.augment_button.isVisible() and tab.counts_plot.plotItem.titleLabel.text == "Lines by length"
+    session.set_choice("data", "fashion_mnist_small")  # back to images: grid, class counts, augmentation
+    assert tab.image_scroll.isVisible() and not tab.text_view.isVisible() and tab.augment_button.isVisible()
+    assert tab.sample_rows() == 10 and sum(tab.bar_heights()) == 12_000
+    assert tab.counts_plot.plotItem.titleLabel.text == "Images per class"
+
+
 def test_augmentation_preview_runs_in_the_background(qtbot, session, tmp_path):
     import_path(fx.image_folder(tmp_path / "pets", per_class=8))
     session.set_choice("data", "pets")

@@ -28,6 +28,7 @@ class DatasetSummary:
     skipped: int = 0
     notes: list[str] = field(default_factory=list)
     source: str = ""
+    lines: list[str] = field(default_factory=list)  # a text corpus: its lines (then there are no images)
 
 
 def _pick(y: np.ndarray, per_class: int, n_classes: int, seed: int) -> list[np.ndarray]:
@@ -56,7 +57,8 @@ def summarise(name: str, params: dict[str, Any] | None = None, val_fraction: flo
     from studio.core.text import store as text_store
 
     if name == text_store.BUNDLED or (manifest or {}).get("kind") == text_store.KIND:
-        return DatasetSummary(name, False, text_store.preview(name))
+        lines = text_store.corpus_lines(name)
+        return DatasetSummary(name, False, text_store.preview(name, lines=lines), lines=lines)
     if manifest is not None:
         arrays = cache.load_arrays(name, mmap=True)
         y = np.asarray(arrays["y"]).astype(np.int64)

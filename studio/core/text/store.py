@@ -33,9 +33,14 @@ def cached_lines(name: str) -> list[str]:
     return bytes(x).decode("utf-8").split("\n") if len(x) else []
 
 
-def preview(name: str, count: int = 6) -> str:
+def corpus_lines(name: str) -> list[str]:
+    """The lines of the bundled corpus or of an imported one."""
+    return bundled_lines() if name == BUNDLED else cached_lines(name)
+
+
+def preview(name: str, count: int = 6, lines: list[str] | None = None) -> str:
     """What the data panel says about a text corpus: its size and its first lines."""
-    lines = bundled_lines() if name == BUNDLED else cached_lines(name)
+    lines = corpus_lines(name) if lines is None else lines
     shown = "\n".join(f"  · {s[:100]}" for s in lines[:count])
     return (f"{len(lines):,} lines, {sum(len(s.split()) for s in lines):,} words of text for next-word models "
             f"(lstm_lm, gru_lm); each line becomes its growing prefixes. First lines:\n{shown}")
