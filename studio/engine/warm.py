@@ -5,6 +5,12 @@ touch CUDA or run a parallel torch operation (the children fork from this state)
 from __future__ import annotations
 
 import importlib
+import os
+import sys
+
+# What OpenMP saw: libgomp reads its wait policy from the environment when torch first loads it (below).
+WAIT_POLICY = os.environ.get("OMP_WAIT_POLICY", "").upper()
+TORCH_LOADED_HERE = "torch" not in sys.modules
 
 MODULES = (
     "torch",

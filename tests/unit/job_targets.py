@@ -48,3 +48,39 @@ def crash(progress, how: str = "kill") -> None:
 def warm_check(progress) -> dict:
     """Whether torch was already imported when the child started (the warm back end preloads it)."""
     return {"torch_preloaded": "torch" in sys.modules, "pid": os.getpid()}
+
+
+def wait_policy_check(progress) -> dict:
+    """The OpenMP wait policy this child's libgomp read: the warm server's, when it first imported torch."""
+    from studio.engine import warm
+
+    return {"torch_loaded_by_server": warm.TORCH_LOADED_HERE, "wait_policy": warm.WAIT_POLICY,
+            "pid": os.getpid(), "parent": os.getppid()}
+
+
+def idle_spin(progress, seconds: float = 0.6) -> dict:
+    """CPU time OpenMP's worker threads burn between tiny parallel operations 2 ms apart: spinning threads
+    burn most of the gaps, sleeping (PASSIVE) ones almost nothing. Seconds of worker CPU per second."""
+    import threading
+
+    import torch
+
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def workers_cpu() -> float:
+        total = 0.0
+        for tid in os.listdir("/proc/self/task"):
+            if int(tid) == threading.get_native_id():
+                continue
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks
+        return total
+
+    x = torch.ones(2_000_000)
+    x.add_(1)  # the OpenMP team exists
+    before, t0 = workers_cpu(), time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        x.add_(1)
+        time.sleep(0.002)
+    return {"spin": (workers_cpu() - before) / (time.perf_counter() - t0), "threads": torch.get_num_threads()}

@@ -8,6 +8,7 @@ import os
 import pytest
 
 from studio.core.threads import ThreadPlan
+from studio.core.threads import plan as thread_plan
 from studio.engine import backend
 from studio.engine.process_job import TaskJob
 
@@ -45,10 +46,43 @@ def test_the_back_end_survives_a_crashing_job(warm, how):
     assert after.result["pid"] != before.result["pid"]
 
 
-def test_a_plan_the_server_cannot_honour_is_spawned_cold(warm):
-    assert backend.context(ThreadPlan(2, "PASSIVE")).get_start_method() == "spawn"
-    assert backend.context(ThreadPlan(1, "PASSIVE")).get_start_method() == "forkserver"  # one thread: moot
-    assert backend.context(ThreadPlan(2, "")).get_start_method() == "forkserver"
+def test_every_thread_plan_starts_warm(warm):
+    spin, passive = backend.context(ThreadPlan(2, "")), backend.context(ThreadPlan(2, "PASSIVE"))
+    assert spin.get_start_method() == passive.get_start_method() == "forkserver"
+    assert spin is not passive  # one server per wait policy
+    assert backend.context(ThreadPlan(1, "PASSIVE")) is spin  # one thread: no OpenMP team, the policy is moot
+
+
+@pytest.mark.skipif(bool(backend.env_policy()), reason="OMP_WAIT_POLICY set for the whole test run")
+@pytest.mark.parametrize("busy, policy", [("2", "PASSIVE"), ("0", "")])
+def test_a_job_forks_from_the_server_with_its_plans_wait_policy(warm, monkeypatch, busy, policy):
+    """The busy plan (STUDIO_BUSY_CORES pins the measurement) asks for PASSIVE: its child comes from the warm
+    PASSIVE server, whose libgomp read PASSIVE when it loaded torch; a quiet plan gets the spin-wait server."""
+    monkeypatch.setenv("STUDIO_BUSY_CORES", busy)
+    plan = thread_plan(requested=2)
+    assert plan.wait_policy == policy
+    job = TaskJob("tests.unit.job_targets:wait_policy_check", label="check", threads=plan)
+    job.start()
+    assert job.wait(180) == "finished", job.error
+    assert job.ctx.get_start_method() == "forkserver"
+    assert job.result["parent"] == backend.server_pid(policy)  # forked by that server, not spawned
+    assert job.result["torch_loaded_by_server"] and job.result["wait_policy"] == policy
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(backend.env_policy()), reason="OMP_WAIT_POLICY set for the whole test run")
+def test_openmp_threads_of_a_passive_child_sleep_instead_of_spinning(warm):
+    """Behaviour, not only the environment: between parallel operations the PASSIVE child's OpenMP workers
+    burn far less CPU than the spin-wait child's (the two interleaved, so load hits both)."""
+    spin: dict[str, list[float]] = {"": [], "PASSIVE": []}
+    for _ in range(3):
+        for policy in spin:
+            job = TaskJob("tests.unit.job_targets:idle_spin", label="check", threads=ThreadPlan(2, policy))
+            job.start()
+            assert job.wait(180) == "finished", job.error
+            assert job.result["threads"] == 2
+            spin[policy].append(job.result["spin"])
+    assert sorted(spin["PASSIVE"])[1] < 0.5 * sorted(spin[""])[1], spin
 
 
 def test_a_warm_training_rank_runs_a_whole_run(warm, studio_home):
