@@ -33,6 +33,7 @@ from studio.engine.landscape_runs import (
 Report = Callable[[float, str], None]
 
 DEFAULT_RESOLUTION = {"1d": 41, "2d": 41, "trajectory": 41}
+PREVIEW_SAMPLES = 500  # the coarse preview's samples: its shape in ~¼ of the time of 2,000 (docs/benchmarks.md)
 
 
 def _steps(progress: Report | None, text: str, lo: float = 0.0, hi: float = 1.0) -> surface.Progress | None:
@@ -52,16 +53,17 @@ def compute_landscape(run_dir: str | Path, kind: str = "2d", resolution: int | N
                       checkpoint: str | None = None, other_run: str | Path | None = None, samples: int = 2000,
                       split: str = "train", span: float = 1.0, seed: int = 0, include_bias_bn: bool = False,
                       device: str = "auto", fast: bool = True, save: bool = True,
-                      progress: Report | None = None,
-                      emit: coarse_fine.Frame | None = None) -> tuple[Landscape, Path | None]:
+                      progress: Report | None = None, emit: coarse_fine.Frame | None = None,
+                      preview_samples: int = PREVIEW_SAMPLES) -> tuple[Landscape, Path | None]:
     """Compute a 1-D, 2-D or trajectory landscape of the run in ``run_dir``; save it unless ``save`` is False.
 
     1-D interpolates from the initial weights to ``checkpoint`` (default final), or with ``other_run``
     from this run's ``checkpoint`` (α = 0) to the other run's final weights (α = 1), on the train and test
     data. 2-D spans ``[-span, span]²`` around ``checkpoint`` along two filter-normalised random directions.
     Trajectory spans the PCA plane of the saved checkpoints around the final weights.
-    With ``emit``, a 2-D landscape is computed coarse-to-fine (``core/landscape/coarse_fine.py``): ``emit``
-    gets the preview grid, then the refined rows, each with the split's name; the result is the same grid.
+    With ``emit``, a 2-D or trajectory landscape is computed coarse-to-fine (``core/landscape/coarse_fine.py``):
+    ``emit`` gets the preview grid (on ``preview_samples`` of the samples; 0: all), then the refined rows, each
+    with the split's name and the kind (a trajectory's also with its path); the result is the same grid.
     """
     if kind not in io.KINDS:
         raise ConfigError(f"unknown landscape kind {kind!r}; choose one of {', '.join(io.KINDS)}")
@@ -84,10 +86,11 @@ def compute_landscape(run_dir: str | Path, kind: str = "2d", resolution: int | N
     if kind == "1d":
         result = _one_d(data, ref, other_run, resolution, samples, seed, evaluate, meta, progress)
     elif kind == "2d":
-        result = _two_d(data, ref, resolution, samples, split, span, seed, include_bias_bn, evaluate, meta, progress,
-                        emit)
+        result = _two_d(data, ref, resolution, samples, split, span, seed, include_bias_bn,
+                        {**evaluate, "preview_samples": preview_samples}, meta, progress, emit)
     else:
-        result = _trajectory(data, resolution, samples, split, seed, include_bias_bn, evaluate, meta, progress)
+        result = _trajectory(data, resolution, samples, split, seed, include_bias_bn,
+                             {**evaluate, "preview_samples": preview_samples}, meta, progress, emit)
     result.meta["seconds"] = round(time.perf_counter() - started, 3)
     path = io.save(result, run_dir) if save else None
     if progress:
@@ -134,20 +137,29 @@ def _two_d(data: RunData, ref: Any, resolution: int, samples: int, split: str, s
     x, y = data.eval_data(split, samples, seed)
     xs = ys = surface.default_grid(resolution, span)
     steps = _steps(progress, "evaluating the grid", 0.02, 0.99)
-    if emit is None:
-        out = surface.surface_2d(data.model, center, d1, d2, x, y, xs, ys, progress=steps, **evaluate)
-    else:
-        out = coarse_fine.surface_2d_coarse_to_fine(data.model, center, d1, d2, x, y, xs, ys,
-                                                    on_frame=lambda f: emit({**f, "split": split}),
-                                                    progress=steps, **evaluate)
+    out = _surface(data, center, d1, d2, x, y, xs, ys, steps, evaluate, emit, {"split": split, "kind": "2d"})
     meta.update(checkpoint=ref.label, step=ref.step, split=split, span=span,
                 directions="random Gaussian, filter-normalised (Li et al. 2018)",
                 batch_norm=_bn_note(data, ref.label))
     return Landscape("2d", xs, ys, {f"{split}/loss": out["loss"], f"{split}/acc": out["acc"]}, None, meta)
 
 
+def _surface(data: RunData, center: Any, d1: Any, d2: Any, x: torch.Tensor, y: torch.Tensor, xs: np.ndarray,
+             ys: np.ndarray, steps: surface.Progress | None, evaluate: dict, emit: coarse_fine.Frame | None,
+             frame_fields: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The plane's grid: in one go, or with ``emit`` coarse-to-fine (each frame with ``frame_fields``)."""
+    evaluate = dict(evaluate)
+    preview_samples = evaluate.pop("preview_samples", 0)
+    if emit is None:
+        return surface.surface_2d(data.model, center, d1, d2, x, y, xs, ys, progress=steps, **evaluate)
+    return coarse_fine.surface_2d_coarse_to_fine(data.model, center, d1, d2, x, y, xs, ys,
+                                                 on_frame=lambda f: emit({**f, **frame_fields}), progress=steps,
+                                                 preview_samples=preview_samples, **evaluate)
+
+
 def _trajectory(data: RunData, resolution: int, samples: int, split: str, seed: int, include_bias_bn: bool,
-                evaluate: dict, meta: dict, progress: Report | None) -> Landscape:
+                evaluate: dict, meta: dict, progress: Report | None,
+                emit: coarse_fine.Frame | None = None) -> Landscape:
     refs = path_points(data.run_dir)  # checkpoints and the run's weight snapshots
     final_ref = final_checkpoint(data.run_dir)
     if progress:
@@ -158,10 +170,12 @@ def _trajectory(data: RunData, resolution: int, samples: int, split: str, seed: 
     (x0, x1), (y0, y1) = path_range(plane.path)
     xs, ys = np.linspace(x0, x1, resolution), np.linspace(y0, y1, resolution)
     x, y = data.eval_data(split, samples, seed)
-    out = surface.surface_2d(data.model, final, plane.directions[0], plane.directions[1], x, y, xs, ys,
-                             progress=_steps(progress, "evaluating the plane", 0.05, 0.99), **evaluate)
+    ev = [float(v) for v in plane.explained_variance]
+    out = _surface(data, final, plane.directions[0], plane.directions[1], x, y, xs, ys,
+                   _steps(progress, "evaluating the plane", 0.05, 0.99), evaluate, emit,
+                   {"split": split, "kind": "trajectory", "path": plane.path, "explained_variance": ev})
     meta.update(checkpoint="final", split=split, steps=[r.step for r in refs],
-                explained_variance=[float(v) for v in plane.explained_variance], centered=plane.centered,
+                explained_variance=ev, centered=plane.centered,
                 directions="PCA of checkpoint differences to the final weights (Li et al. 2018, §7)",
                 batch_norm=_bn_note(data, "final"))
     return Landscape("trajectory", xs, ys, {f"{split}/loss": out["loss"], f"{split}/acc": out["acc"]},

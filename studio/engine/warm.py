@@ -14,6 +14,7 @@ TORCH_LOADED_HERE = "torch" not in sys.modules
 
 MODULES = (
     "torch",
+    "torch.fx.experimental.symbolic_shapes",  # sympy: a vmapped loss's first call imported it (~1 s, a landscape)
     "numpy",
     "studio.engine.worker",  # training ranks: trainer, models, optimizers, datasets
     "studio.engine.landscape_compute",

@@ -3,7 +3,7 @@ data; compute in a background process (progress, cancel); see a heat map with is
 optimizer's path, a 3-D surface and 1-D curves; export PNG and the raw grid (.npz). Also the run's
 sharpness (top Hessian eigenvalues, trace, ε-sharpness) and its logged ``sharpness/top_eig`` curve.
 
-Torch-free: the computation runs in ``studio.engine.landscape_job`` (a spawned process).
+Torch-free: the computation runs in ``studio.engine.landscape_job`` (a process forked from the warm back end).
 """
 
 from __future__ import annotations
@@ -359,17 +359,19 @@ class LandscapeTab(RunPicker, QWidget):
         self.status.setText(f"{job.job.task}: {job.progress_text()}")
 
     def _frame(self, data: dict[str, Any]) -> None:
-        """A 2-D landscape in the making: the coarse preview, then the grid as its rows are refined."""
+        """A 2-D or trajectory landscape in the making: the coarse preview, then the grid as its rows are refined."""
         job = self.job
         if job is None or job.finished or data.get("stage") not in ("preview", "refine"):
             return
-        split = data.get("split", "train")
-        partial = io.Landscape("2d", data["xs"], data["ys"], {f"{split}/loss": data["loss"],
-                                                              f"{split}/acc": data["acc"]}, None, {})
+        split, kind = data.get("split", "train"), data.get("kind", "2d")
+        meta = {"explained_variance": data["explained_variance"]} if "explained_variance" in data else {}
+        partial = io.Landscape(kind, data["xs"], data["ys"], {f"{split}/loss": data["loss"],
+                                                              f"{split}/acc": data["acc"]}, data.get("path"), meta)
         self.view.show_result(partial, self.log_scale.isChecked())
         n = len(data["xs"])
         if data["stage"] == "preview":
-            self.info.setText(f"Preview: {n}×{len(data['ys'])} points; refining the full grid (Cancel keeps "
+            on = f" on {data['samples']} samples" if data.get("samples") else ""
+            self.info.setText(f"Preview: {n}×{len(data['ys'])} points{on}; refining the full grid (Cancel keeps "
                               "nothing, the preview is not saved)…")
         else:
             self.info.setText(f"Refining: {data['rows_done']} of {data['rows']} rows computed; the rest is the "

@@ -139,3 +139,20 @@ def test_the_tab_draws_the_preview_then_the_refined_grid(qtbot, tab):
     assert drawn[0] == ((11, 11), True, "Preview")
     assert all(shape == (21, 21) and busy and text == "Refining" for shape, busy, text in drawn[1:])
     assert len(drawn) >= 3 and widget.view.heatmap.image.image.shape == (21, 21)
+
+
+def test_a_trajectory_draws_its_coarse_preview_with_the_path_first(qtbot, tab):
+    widget, run_dir = tab
+    assert widget.select_run(run_dir.name)
+    widget.kind_box.setCurrentIndex(widget.kind_box.findData("trajectory"))
+    widget.resolution.setValue(13)
+    widget.samples.setValue(200)
+    widget.compute()
+    drawn = []  # (image shape, path points drawn, the info line's first word) after each frame
+    widget.job.frame.connect(lambda _d: drawn.append((widget.view.heatmap.image.image.shape,
+                                                      len(widget.view.heatmap.path_item.xData),
+                                                      widget.info.text().split(":")[0])))
+    _finish(qtbot, widget)
+    assert widget.status.text().startswith("Showing"), widget.status.text()
+    assert drawn and drawn[0][0] == (11, 11) and drawn[0][1] >= 2 and drawn[0][2] == "Preview"
+    assert widget.view.heatmap.image.image.shape == (13, 13)

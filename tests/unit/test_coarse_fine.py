@@ -52,3 +52,18 @@ def test_upsample_is_exact_for_a_bilinear_surface():
 def test_preview_indices_keep_both_ends():
     assert list(coarse_fine.preview_indices(41, 11)) == list(range(0, 41, 4))
     assert list(coarse_fine.preview_indices(3, 11)) == [0, 1, 2]
+
+
+def test_a_preview_on_fewer_samples_is_those_samples_grid_and_the_full_grid_stays_exact():
+    model, center, d1, d2, x, y = _setup()
+    xs = ys = surface.default_grid(9)
+    plain = surface.surface_2d(model, center, d1, d2, x, y, xs, ys)
+    few = surface.surface_2d(model, center, d1, d2, x[:16], y[:16], xs, ys)
+    frames = []
+    out = coarse_fine.surface_2d_coarse_to_fine(model, center, d1, d2, x, y, xs, ys, on_frame=frames.append,
+                                                preview=3, frames=2, preview_samples=16)
+    first = frames[0]
+    assert first["stage"] == "preview" and first["samples"] == 16
+    np.testing.assert_allclose(first["loss"], few["loss"][np.ix_([0, 4, 8], [0, 4, 8])], rtol=1e-5, atol=1e-6)
+    assert not np.allclose(first["loss"], plain["loss"][np.ix_([0, 4, 8], [0, 4, 8])])  # really fewer samples
+    np.testing.assert_allclose(out["loss"], plain["loss"], rtol=1e-5, atol=1e-6)

@@ -72,3 +72,17 @@ def test_a_bad_request_fails_with_a_message(run_dir):
     job = start_landscape_job("sharpness", run_dir, {"checkpoint": "12345"})
     _follow(job)
     assert job.state == "failed" and "no checkpoint at step 12345" in job.error
+
+
+def test_a_trajectory_landscape_draws_a_coarse_preview_first(run_dir):
+    """The trajectory plane also comes coarse-to-fine, each frame with the path to draw on it."""
+    from studio.engine.landscape_compute import compute_landscape
+
+    frames = []
+    land, _ = compute_landscape(run_dir, "trajectory", resolution=13, samples=200, save=False, device="cpu",
+                                emit=frames.append)
+    assert frames[0]["stage"] == "preview" and frames[0]["kind"] == "trajectory"
+    assert frames[0]["loss"].shape == (11, 11) and len(frames[0]["explained_variance"]) == 2
+    np.testing.assert_allclose(frames[0]["path"], land.path)
+    assert frames[-1]["rows_done"] == 13
+    np.testing.assert_allclose(frames[-1]["loss"], land.loss)

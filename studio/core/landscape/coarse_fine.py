@@ -2,7 +2,8 @@
 grid in blocks of rows, each reported as it completes (on the preview, upsampled, where rows are still missing).
 
 The full grid is evaluated exactly as :func:`surface.surface_2d` would (same directions, same points); the
-preview costs ``(preview / resolution)²`` extra (7 % for 11 of 41 points per axis).
+preview costs ``(preview / resolution)²`` extra (7 % for 11 of 41 points per axis), less when it is evaluated on
+the first ``preview_samples`` samples only (the shape in a quarter of the time: the landscape's first frame).
 """
 
 from __future__ import annotations
@@ -38,12 +39,13 @@ def surface_2d_coarse_to_fine(model: nn.Module, center: Params, d1: Params, d2: 
                               x: torch.Tensor, y: torch.Tensor, xs: np.ndarray, ys: np.ndarray,
                               on_frame: Frame | None = None, preview: int = PREVIEW, frames: int = FRAMES,
                               progress: surface.Progress | None = None, fast: bool = True,
-                              **kwargs: Any) -> dict[str, np.ndarray]:
+                              preview_samples: int = 0, **kwargs: Any) -> dict[str, np.ndarray]:
     """Loss and accuracy on ``center + a·d1 + b·d2`` (arrays (len(ys), len(xs))), like ``surface_2d``.
 
     ``on_frame`` gets ``{"stage": "preview", "xs", "ys", "loss", "acc"}`` (the coarse grid) first, then
     ``{"stage": "refine", "xs", "ys", "loss", "acc", "rows_done", "rows"}`` after each block of rows: the full
-    grid, its rows below ``rows_done`` computed and the rest upsampled from the preview.
+    grid, its rows below ``rows_done`` computed and the rest upsampled from the preview. ``preview_samples`` > 0
+    evaluates the preview on ``x[:preview_samples]`` only (its frame says ``"samples"``); the grid uses all of x.
     """
     xs, ys = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
     ix, iy = preview_indices(len(xs), preview), preview_indices(len(ys), preview)
@@ -54,10 +56,12 @@ def surface_2d_coarse_to_fine(model: nn.Module, center: Params, d1: Params, d2: 
     def steps(offset: int, size: int) -> surface.Progress | None:  # the evaluators count in their own units
         return None if progress is None else (lambda done, n: progress(offset + size * done // max(n, 1), total))
 
-    coarse = surface.surface_2d(model, center, d1, d2, x, y, xs_c, ys_c, fast=fast,
+    n = min(preview_samples, len(y)) if preview_samples > 0 else len(y)
+    coarse = surface.surface_2d(model, center, d1, d2, x[:n], y[:n], xs_c, ys_c, fast=fast,
                                 progress=steps(0, n_coarse), **kwargs)
     if on_frame:
-        on_frame({"stage": "preview", "xs": xs_c, "ys": ys_c, "loss": coarse["loss"], "acc": coarse["acc"]})
+        on_frame({"stage": "preview", "xs": xs_c, "ys": ys_c, "loss": coarse["loss"], "acc": coarse["acc"],
+                  "samples": n})
     loss = upsample(xs_c, ys_c, coarse["loss"], xs, ys)
     acc = upsample(xs_c, ys_c, coarse["acc"], xs, ys)
     block = max(1, math.ceil(len(ys) / max(1, frames)))
