@@ -372,7 +372,7 @@ class LandscapeTab(RunPicker, QWidget):
         if data["stage"] == "preview":
             on = f" on {data['samples']} samples" if data.get("samples") else ""
             self.info.setText(f"Preview: {n}×{len(data['ys'])} points{on}; refining the full grid (Cancel keeps "
-                              "nothing, the preview is not saved)…")
+                              "nothing)…")
         else:
             self.info.setText(f"Refining: {data['rows_done']} of {data['rows']} rows computed; the rest is the "
                               f"preview, interpolated")
