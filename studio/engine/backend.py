@@ -12,7 +12,8 @@ the server, and a forked child keeps what its server read. A thread plan (``core
 either the environment's policy (OpenMP's spin-wait unless the person set one) or PASSIVE (a busy
 machine, more than one thread), so there are two servers: the environment's, started at once, and a
 PASSIVE one (``engine/warm_passive.py`` sets the policy before torch loads), started when the first has
-finished importing so the two imports do not compete for the CPU. A one-thread plan starts no OpenMP
+finished importing so the two imports do not compete for the CPU (on 2 cores: when a job first asks for
+it, see EAGER_PASSIVE_CORES). A one-thread plan starts no OpenMP
 threads, so its policy is moot and it uses the first server. Why two servers rather than PASSIVE for
 all: docs/architecture.md ("The warm back end"). Without ``start_warm()`` (the CLI, where one process
 imports torch once anyway) jobs are spawned.
@@ -27,12 +28,15 @@ import os
 import threading
 from typing import Any
 
-from studio.core.threads import ThreadPlan
+from studio.core.threads import ThreadPlan, cpu_count
 from studio.engine.forkservers import ServerContext
 
 PRELOAD = ["studio.engine.warm"]
 PASSIVE = "PASSIVE"
 PRELOAD_PASSIVE = ["studio.engine.warm_passive", *PRELOAD]
+# With one core kept for the GUI, a 2-core machine gives the Session's jobs one thread each: they never ask
+# for PASSIVE there, so the second server (a torch import, ~300 MB) waits until a job does (a CLI queue run).
+EAGER_PASSIVE_CORES = 3
 
 _servers: dict[str, ServerContext] = {}  # wait policy → its server (made on first use, started by start_warm)
 _state: dict[str, Any] = {"warm": False, "second": None}
@@ -65,14 +69,15 @@ def _server(policy: str) -> ServerContext | None:
 
 def start_warm() -> None:
     """Start the servers (returns at once: the first imports torch in the background, the PASSIVE one
-    after it, from a thread)."""
+    after it, from a thread; on fewer than EAGER_PASSIVE_CORES cores the PASSIVE one when a job first
+    asks for it)."""
     first = _server(env_policy())
     assert first is not None
     first.ensure_running()
     with _lock:
         _state["warm"] = True
         thread = _state["second"]
-        if env_policy() == PASSIVE or (thread is not None and thread.is_alive()):
+        if env_policy() == PASSIVE or (thread is not None and thread.is_alive()) or cpu_count() < EAGER_PASSIVE_CORES:
             return
         _state["second"] = threading.Thread(target=_start_second, args=(first,), name="studio-warm", daemon=True)
         _state["second"].start()

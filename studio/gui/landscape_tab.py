@@ -371,10 +371,11 @@ class LandscapeTab(RunPicker, QWidget):
         n = len(data["xs"])
         if data["stage"] == "preview":
             on = f" on {data['samples']} samples" if data.get("samples") else ""
-            self.info.setText(f"Preview: {n}×{len(data['ys'])} points{on}; refining the full grid (Cancel keeps "
+            # explicit line breaks: a word-wrapped label got too little height in this column and was clipped
+            self.info.setText(f"Preview: {n}×{len(data['ys'])} points{on};\nrefining the full grid (Cancel keeps "
                               "nothing)…")
         else:
-            self.info.setText(f"Refining: {data['rows_done']} of {data['rows']} rows computed; the rest is the "
+            self.info.setText(f"Refining: {data['rows_done']} of {data['rows']} rows computed;\nthe rest is the "
                               f"preview, interpolated")
 
     def _ended(self, state: str, message: str) -> None:
