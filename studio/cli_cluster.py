@@ -19,7 +19,7 @@ def cmd_export_config(args: argparse.Namespace) -> int:
     from studio.core.config import RunConfig
     from studio.core.errors import ConfigError
     from studio.core.paths import studio_home
-    from studio.core.slurm import ClusterSpec, batch_script, run_id_for
+    from studio.core.slurm import ClusterSpec, run_id_for, write_cluster_job
 
     if bool(args.run) == bool(args.config):
         raise ConfigError("give a run (its id or folder) or --config FILE, not both")
@@ -37,28 +37,16 @@ def cmd_export_config(args: argparse.Namespace) -> int:
     spec.check()
     if not args.torchrun and (args.nodes != 1 or args.gpus_per_node):
         raise ConfigError("--nodes and --gpus-per-node describe a torchrun launch: add --torchrun")
-    cfg.hardware.device = "cuda" if spec.gpus_per_node else "cpu"
-    cfg.hardware.gpus = []  # each node's ranks take its GPUs 0..G-1 (LOCAL_RANK)
-    cfg.hardware.processes = spec.nodes * spec.ranks_per_node
     run_id = args.run_id or run_id_for(cfg.model.name)
     out = Path(args.out or f"studio-{run_id}").resolve()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        config_path = out / "config.toml"
-        config_path.write_text(cfg.to_toml(), encoding="utf-8")
-        script_path = None
-        if args.torchrun:
-            home = str(Path(args.studio_home).resolve()) if args.studio_home else str(studio_home())
-            script_path = out / "run.sbatch"
-            script_path.write_text(batch_script(spec, config_path, run_id, home, args.job_name or "", name),
-                                   encoding="utf-8")
-            script_path.chmod(0o755)
-    except OSError as err:
-        raise ConfigError(f"cannot write to {out}: {err.strerror}") from None
+    home = str(Path(args.studio_home).resolve()) if args.studio_home else str(studio_home())
+    config_path, script_path = write_cluster_job(cfg, spec, out, run_id, home, args.torchrun, args.job_name or "",
+                                                 name)
+    world_size = spec.nodes * spec.ranks_per_node
     if args.json:
         emit_json({"config": str(config_path), "script": str(script_path) if script_path else None,
                    "run_id": run_id, "nodes": spec.nodes, "ranks_per_node": spec.ranks_per_node,
-                   "world_size": cfg.hardware.processes})
+                   "world_size": world_size})
     else:
         print(f"wrote {config_path}" + (f" and {script_path}" if script_path else ""), file=sys.stderr)
         if script_path:

@@ -14,8 +14,12 @@ import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from studio.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from studio.core.config import RunConfig
 
 RDZV_PORT = 29500
 
@@ -114,3 +118,34 @@ srun --kill-on-bad-exit=1 "$PYTHON" -m torch.distributed.run \\
 srun_pid=$!
 wait "$srun_pid"
 """
+
+
+def cluster_config(cfg: RunConfig, spec: ClusterSpec) -> RunConfig:
+    """``cfg`` as the cluster runs it: CUDA when the nodes have GPUs (each node's ranks take its GPUs
+    0..G-1 by LOCAL_RANK), else the CPU, with one process per rank of the whole job."""
+    out = cfg.copy()
+    out.hardware.device = "cuda" if spec.gpus_per_node else "cpu"
+    out.hardware.gpus = []
+    out.hardware.processes = spec.nodes * spec.ranks_per_node
+    return out
+
+
+def write_cluster_job(cfg: RunConfig, spec: ClusterSpec, out: Path, run_id: str, studio_home: str,
+                      torchrun: bool = True, job_name: str = "", run_name: str = "") -> tuple[Path, Path | None]:
+    """Write ``config.toml`` (``cfg`` as the cluster runs it) and, with ``torchrun``, the executable ``run.sbatch``
+    into ``out``: the paths written (``studio export-config`` and the GUI's Run on a cluster… dialog)."""
+    spec.check()
+    cfg = cluster_config(cfg, spec)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        config_path = out / "config.toml"
+        config_path.write_text(cfg.to_toml(), encoding="utf-8")
+        script_path = None
+        if torchrun:
+            script_path = out / "run.sbatch"
+            script_path.write_text(batch_script(spec, config_path, run_id, studio_home, job_name, run_name),
+                                   encoding="utf-8")
+            script_path.chmod(0o755)
+    except OSError as err:
+        raise ConfigError(f"cannot write to {out}: {err.strerror}") from None
+    return config_path, script_path

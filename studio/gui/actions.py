@@ -58,6 +58,8 @@ ACTIONS: Final[tuple[ActionSpec, ...]] = (
     ActionSpec("queue", "Add to queue", "enqueue", "Queue a run with these settings: it starts when the devices "
                "are free and keeps going after Studio closes (Queue tab)", "run", "Ctrl+Shift+Return",
                toolbar=True),
+    ActionSpec("cluster", "Run on a cluster…", "cluster_dialog", "Write these settings as a Slurm job that runs "
+               "torchrun on several machines (config.toml and run.sbatch)", "run", separator_before=True),
     ActionSpec("import", "Import data…", "import_dialog",
                "Import a dataset: a folder of images, a zip, CSV, NPZ or IDX file", "file", "Ctrl+I"),
     ActionSpec("import_folder", "Import folder…", "import_folder_dialog",

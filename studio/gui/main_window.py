@@ -20,6 +20,7 @@ from PySide6.QtCore import QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QGuiApplication, QIcon
 from PySide6.QtWidgets import (
     QApplication,
+    QDialog,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -510,6 +511,15 @@ class MainWindow(QMainWindow):
     def dragEnterEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
+
+    def cluster_dialog(self) -> QDialog:
+        """Run on a cluster…: the current settings as a Slurm + torchrun job (gui/cluster_dialog.py)."""
+        from studio.gui.cluster_dialog import ClusterDialog
+
+        dialog = ClusterDialog(self.session, self)
+        dialog.setModal(False)
+        dialog.show()
+        return dialog
 
     def files_dropped_on_run(self, run_id: str, paths: list[str]) -> bool:
         """Files dropped on a run's row are classified with that run (Evaluation › Predict shows them); dropped

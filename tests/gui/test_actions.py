@@ -20,7 +20,8 @@ def test_every_declared_action_is_in_its_menu_and_on_the_window(window):
         assert action in window.menus[row.menu].actions(), f"{row.id} is not in the {row.menu} menu"
         assert (action in toolbar.actions()) == row.toolbar
         assert action.isCheckable() == row.checkable
-    assert [a.text() for a in window.menus["run"].actions()] == ["Train", "Pause", "Stop", "Add to queue"]
+    assert [a.text() for a in window.menus["run"].actions() if not a.isSeparator()] == [
+        "Train", "Pause", "Stop", "Add to queue", "Run on a cluster…"]
     file_items = [a.text() for a in window.menus["file"].actions()]
     assert file_items.index("Open &recent") == file_items.index("Open run…") + 1
     assert [a.text() for a in window.menus["theme"].actions()] == ["Follow the system", "Light", "Dark"]
