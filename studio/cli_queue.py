@@ -106,6 +106,18 @@ def cmd_cancel(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_move(args: argparse.Namespace) -> int:
+    from studio.cli_output import emit_json
+
+    queue = _queue()
+    run_id = queue.store.resolve(args.run).id
+    position = queue.move(run_id, args.position)
+    print(f"{run_id}: #{position} in the queue", file=sys.stderr)
+    if args.json:
+        emit_json({"run_id": run_id, "position": position})
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from studio.engine.scheduler import serve
 
@@ -141,6 +153,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     cancel.add_argument("run", nargs="+", help="run id (or a unique prefix)")
     cancel.add_argument("--json", action="store_true")
     cancel.set_defaults(func=cmd_cancel)
+    move = qsub.add_parser("move", help="move a waiting run to another place in the queue (1: it starts next)")
+    move.add_argument("run", help="run id (or a unique prefix)")
+    move.add_argument("position", type=int, help="its new place among the waiting runs (1: next)")
+    move.add_argument("--json", action="store_true")
+    move.set_defaults(func=cmd_move)
     run = qsub.add_parser("run", help="serve the queue in the foreground until it is empty")
     run.add_argument("--cpu-slots", type=int, default=None, help="CPU runs at a time (default 1)")
     run.add_argument("--idle-exit", type=float, default=3.0, help="seconds to wait for more runs before exiting")

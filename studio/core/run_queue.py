@@ -194,6 +194,27 @@ class RunQueue:
                 return "stopping"
         raise ConfigError(f"run {run_id} has already {'ended' if state == DONE else 'been cancelled'}")
 
+    def move(self, run_id: str, position: int) -> int:
+        """Put a waiting run at ``position`` among the waiting runs (1: it starts next; past the end: last); the
+        others keep their order. The position it got."""
+        with self._write() as db:
+            waiting = [r for (r,) in db.execute("SELECT run_id FROM queue WHERE state=? ORDER BY position",
+                                                (WAITING,))]
+            if run_id not in waiting:
+                row = db.execute("SELECT state FROM queue WHERE run_id=?", (run_id,)).fetchone()
+                raise ConfigError(f"run {run_id} is not in the queue" if row is None else
+                                  f"run {run_id} is {row[0]}: only a waiting run can move in the queue")
+            if position < 1:
+                raise ConfigError(f"a queue position is 1 or more (1: next), not {position}")
+            slots = [p for (p,) in db.execute("SELECT position FROM queue WHERE state=? ORDER BY position",
+                                              (WAITING,))]
+            waiting.remove(run_id)
+            index = min(position, len(waiting) + 1) - 1
+            waiting.insert(index, run_id)
+            # the waiting runs take the same slots in their new order; running and finished ones keep theirs
+            db.executemany("UPDATE queue SET position=? WHERE run_id=?", zip(slots, waiting, strict=True))
+        return index + 1
+
     # --- reading -----------------------------------------------------------------------------
     def entries(self, include_over: bool = False) -> list[QueueEntry]:
         """Waiting runs in queue order after the running ones (and, if asked, those that are over)."""

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.errors import StudioError
+from studio.core.run_names import run_names
 from studio.core.runs import flatten
 
 COLUMNS = ("#", "Run", "State", "Devices", "Queued")
@@ -50,12 +51,24 @@ class QueueTab(QWidget):
         self.cancel_button.setObjectName("queue_cancel")
         self.cancel_button.setToolTip("A waiting run is taken out of the queue; a running one stops (checkpoint)")
         self.cancel_button.clicked.connect(self.cancel_selected)
+        self.move_buttons: dict[str, QPushButton] = {}
+        for key, text, tip in (("first", "Start next", "Move the selected waiting run to the front of the queue"),
+                               ("up", "Move up", "Start the selected waiting run one place earlier"),
+                               ("down", "Move down", "Start the selected waiting run one place later")):
+            button = QPushButton(text)
+            button.setObjectName(f"queue_move_{key}")
+            button.setToolTip(tip)
+            button.clicked.connect(lambda _checked=False, k=key: self.move_selected(k))
+            self.move_buttons[key] = button
         self.status = QLabel("")
         self.status.setObjectName("queue_status")
         top = QHBoxLayout()
         top.addWidget(self.add_button)
         top.addWidget(self.cancel_button)
-        top.addWidget(self.status, 1)
+        top.addStretch(1)
+        for button in self.move_buttons.values():
+            top.addWidget(button)
+        self.status.setWordWrap(True)  # its own line: a long status never widens the window
 
         self.tree = QTreeWidget()
         self.tree.setObjectName("queue_list")
@@ -63,10 +76,13 @@ class QueueTab(QWidget):
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.tree.setToolTip("Running runs, then waiting runs in the order they start. On the CPU runs go one "
-                             "at a time; on GPUs each takes the GPUs it asks for as they become free.")
+                             "at a time; on GPUs each takes the GPUs it asks for as they become free. Select a "
+                             "waiting run to move it in the queue.")
+        self.tree.itemSelectionChanged.connect(self._update_move_buttons)
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.status)
         layout.addWidget(self.tree, 1)
         layout.addWidget(self._sweep_form())
         session.runs_changed.connect(self._changed)
@@ -172,6 +188,29 @@ class QueueTab(QWidget):
         for item in self.tree.selectedItems():
             self.session.cancel_queued(item.data(0, Qt.ItemDataRole.UserRole))
 
+    def selected_waiting(self) -> tuple[str, int] | None:
+        """(run id, queue position) of the one selected run when it is waiting, else None."""
+        items = self.tree.selectedItems()
+        if len(items) != 1 or not items[0].text(0).isdigit():
+            return None
+        return items[0].data(0, Qt.ItemDataRole.UserRole), int(items[0].text(0))
+
+    def move_selected(self, where: str) -> int | None:
+        """Move the selected waiting run: ``first``, ``up`` or ``down``; its new position."""
+        chosen = self.selected_waiting()
+        if chosen is None:
+            return None
+        run_id, position = chosen
+        target = {"first": 1, "up": max(1, position - 1), "down": position + 1}[where]
+        return self.session.move_queued(run_id, target)
+
+    def _update_move_buttons(self) -> None:
+        chosen = self.selected_waiting()
+        waiting = sum(1 for i in range(self.tree.topLevelItemCount()) if self.tree.topLevelItem(i).text(0).isdigit())
+        self.move_buttons["first"].setEnabled(chosen is not None and chosen[1] > 1)
+        self.move_buttons["up"].setEnabled(chosen is not None and chosen[1] > 1)
+        self.move_buttons["down"].setEnabled(chosen is not None and chosen[1] < waiting)
+
     def _changed(self, *_args: Any) -> None:
         self._dirty = True
         if self.isVisible():
@@ -189,9 +228,12 @@ class QueueTab(QWidget):
         selected = {i.data(0, Qt.ItemDataRole.UserRole) for i in self.tree.selectedItems()}
         self.tree.clear()
         entries = queue.entries()
+        store = self.session.store
+        # named as the run list names them (what differs between the runs), so a sweep's runs tell apart
+        names = run_names(store.all_params(), {r.id: r.name for r in store.list()}) if entries else {}
         for e in entries:
             state = "running" if e.state == "running" else "waiting"
-            item = QTreeWidgetItem([str(e.position) if e.position else "▶", e.name, state,
+            item = QTreeWidgetItem([str(e.position) if e.position else "▶", names.get(e.run_id, e.name), state,
                                     ", ".join(e.devices), time.strftime("%H:%M:%S", time.localtime(e.added))])
             item.setData(0, Qt.ItemDataRole.UserRole, e.run_id)
             item.setToolTip(1, e.run_id)
@@ -207,3 +249,4 @@ class QueueTab(QWidget):
         self.status.setText(f"{running} running · {waiting} waiting · "
                             + (f"scheduler pid {holder}" if holder else "no scheduler running"))
         self.cancel_button.setEnabled(bool(entries))
+        self._update_move_buttons()

@@ -337,6 +337,16 @@ class Session(QObject):
         self.status_text.emit(f"Run {run_id}: {'cancelled' if result == 'cancelled' else 'stopping'}")
         self.runs_changed.emit()
 
+    def move_queued(self, run_id: str, position: int) -> int | None:
+        """Move a waiting run to ``position`` in the queue (1: next); the position it got, None if it could not."""
+        try:
+            got = self.queue.move(run_id, position)
+        except StudioError as err:
+            self.error.emit("Cannot move the run", str(err))
+            return None
+        self.runs_changed.emit()
+        return got
+
     def queue_positions(self) -> dict[str, int]:
         return self.queue.positions()
 

@@ -76,6 +76,29 @@ def test_cancel_waiting_never_starts_running_is_asked_to_stop(tmp_path):
         queue.cancel(a)
 
 
+def test_a_waiting_run_moves_in_the_queue_and_the_next_claim_follows(tmp_path, capsys, monkeypatch):
+    queue, (a, b, c, d) = queue_of(tmp_path, [], [], [], [])
+    assert queue.claim_next("100:1", Inventory()).info.id == a  # running: it keeps its place
+    assert queue.move(d, 1) == 1
+    assert queue.positions() == {d: 1, b: 2, c: 3}
+    assert queue.move(b, 99) == 3  # past the end: last
+    assert queue.positions() == {d: 1, c: 2, b: 3}
+    assert queue.move(c, 2) == 2 and queue.positions() == {d: 1, c: 2, b: 3}  # where it is: nothing changes
+    with pytest.raises(ConfigError, match="only a waiting run can move"):
+        queue.move(a, 1)
+    with pytest.raises(ConfigError, match="1 or more"):
+        queue.move(c, 0)
+    queue.finish(a)
+    assert queue.claim_next("100:1", Inventory()).info.id == d  # the run moved to the front starts next
+
+    from studio.cli import main  # the same through the CLI, with --json
+
+    monkeypatch.setenv("STUDIO_HOME", str(tmp_path))
+    assert main(["queue", "move", b, "1", "--json"]) == 0
+    assert capsys.readouterr().out.strip() == f'{{"run_id": "{b}", "position": 1}}'
+    assert queue.positions() == {b: 1, c: 2}
+
+
 def test_two_schedulers_racing_claim_each_run_exactly_once(tmp_path):
     queue, ids = queue_of(tmp_path, *([["train.epochs=1"]] * 12))
     claimed: dict[str, list[str]] = {"1:1": [], "2:1": []}
