@@ -28,9 +28,10 @@ POLICIES = {
 }
 
 
-def train_seconds(extra: list[str]) -> float:
+def train_seconds(extra: list[str], **env_vars: str) -> float:
     env = dict(os.environ)
     env.pop("OMP_WAIT_POLICY", None)
+    env.update(env_vars)
     env.setdefault("STUDIO_HOME", tempfile.mkdtemp(prefix="studio-bench-"))
     out = subprocess.run([sys.executable, "-m", "studio", "train", "--json", "--quiet", *extra],
                          capture_output=True, text=True, env=env, timeout=900)
@@ -67,6 +68,28 @@ def test_a_competing_program_costs_about_its_share_of_the_cpu() -> None:
     new_idle = statistics.median(times[("new (core/threads.py)", "idle")])
     new_hog = statistics.median(times[("new (core/threads.py)", "1 CPU hog")])
     assert new_hog < 2.5 * new_idle
+
+
+WAITS = {"spin-wait": {"STUDIO_BUSY_CORES": "0"}, "PASSIVE": {"OMP_WAIT_POLICY": "PASSIVE"}}
+
+
+@pytest.mark.benchmark
+def test_passive_wait_against_spin_wait() -> None:
+    """What PASSIVE costs (or saves) on the default run, both with every core's threads: the measurement that
+    decides between one warm server for every policy and one PASSIVE server for all (docs/architecture.md)."""
+    times: dict[tuple[str, str], list[float]] = {}
+    for load in ("idle", "1 CPU hog"):
+        with cpu_hog(load != "idle"):
+            for _ in range(3):
+                for name, env in WAITS.items():
+                    times.setdefault((name, load), []).append(train_seconds([], **env))
+    print(f"\ndefault run, training seconds, {cpu_count()} threads, load average {os.getloadavg()[0]:.1f} at the end")
+    for load in ("idle", "1 CPU hog"):
+        spin, passive = (times[(name, load)] for name in WAITS)
+        print(f"{load:10} spin-wait {spin}  PASSIVE {passive}  PASSIVE/spin (medians) "
+              f"{statistics.median(passive) / statistics.median(spin):.2f}")
+    hog = {name: statistics.median(times[(name, "1 CPU hog")]) for name in WAITS}
+    assert hog["PASSIVE"] < hog["spin-wait"]  # why a busy machine's plan asks for PASSIVE at all
 
 
 if __name__ == "__main__":

@@ -156,3 +156,21 @@ def test_a_trajectory_draws_its_coarse_preview_with_the_path_first(qtbot, tab):
     assert widget.status.text().startswith("Showing"), widget.status.text()
     assert drawn and drawn[0][0] == (11, 11) and drawn[0][1] >= 2 and drawn[0][2] == "Preview"
     assert widget.view.heatmap.image.image.shape == (13, 13)
+
+
+def test_the_tabs_landscape_forks_from_the_warm_back_end(qtbot, tab):
+    from studio.engine import backend
+
+    widget, run_dir = tab
+    backend.start_warm()  # what the window does once it is shown
+    try:
+        assert widget.select_run(run_dir.name)
+        widget.resolution.setValue(7)
+        widget.samples.setValue(200)
+        widget.compute()
+        _finish(qtbot, widget)
+        job = widget.job.job
+        assert widget.status.text().startswith("Showing"), widget.status.text()
+        assert job.ctx.get_start_method() == "forkserver" and job.ctx is backend.context(job.threads)
+    finally:
+        backend.stop_warm()
