@@ -53,6 +53,20 @@ def test_every_thread_plan_starts_warm(warm):
     assert backend.context(ThreadPlan(1, "PASSIVE")) is spin  # one thread: no OpenMP team, the policy is moot
 
 
+def test_the_passive_server_starts_by_itself_only_where_the_guis_jobs_can_use_it(warm, monkeypatch):
+    monkeypatch.setitem(backend._state, "second", None)
+    monkeypatch.setattr(backend, "EAGER_PASSIVE_CORES", 99)  # a 2-core machine: waits for a job that needs it
+    backend.start_warm()
+    assert backend._state["second"] is None
+    monkeypatch.setattr(backend, "EAGER_PASSIVE_CORES", 1)  # more cores: after the first server is ready
+    backend.start_warm()
+    starter = backend._state["second"]
+    starter.join(180)
+    assert not starter.is_alive()
+    os.kill(backend.server_pid("PASSIVE"), 0)  # running
+    assert backend.server_pid("PASSIVE") != backend.server_pid()
+
+
 @pytest.mark.skipif(bool(backend.env_policy()), reason="OMP_WAIT_POLICY set for the whole test run")
 @pytest.mark.parametrize("busy, policy", [("2", "PASSIVE"), ("0", "")])
 def test_a_job_forks_from_the_server_with_its_plans_wait_policy(warm, monkeypatch, busy, policy):
