@@ -77,7 +77,8 @@ def start_warm() -> None:
     with _lock:
         _state["warm"] = True
         thread = _state["second"]
-        if env_policy() == PASSIVE or (thread is not None and thread.is_alive()) or cpu_count() < EAGER_PASSIVE_CORES:
+        # a policy in the environment is the person's: every plan keeps it, so the first server serves them all
+        if env_policy() or (thread is not None and thread.is_alive()) or cpu_count() < EAGER_PASSIVE_CORES:
             return
         _state["second"] = threading.Thread(target=_start_second, args=(first,), name="studio-warm", daemon=True)
         _state["second"].start()

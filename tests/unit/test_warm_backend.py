@@ -65,6 +65,10 @@ def test_the_passive_server_starts_by_itself_only_where_the_guis_jobs_can_use_it
     assert not starter.is_alive()
     os.kill(backend.server_pid("PASSIVE"), 0)  # running
     assert backend.server_pid("PASSIVE") != backend.server_pid()
+    monkeypatch.setitem(backend._state, "second", None)
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")  # the person's choice: every plan keeps it, one server
+    backend.start_warm()
+    assert backend._state["second"] is None
 
 
 @pytest.mark.skipif(bool(backend.env_policy()), reason="OMP_WAIT_POLICY set for the whole test run")
