@@ -123,7 +123,19 @@ class ProcessJob:
     def spawn(self, target: Any, args: tuple, name: str) -> Any:
         """Start one child process running ``target(*args)``."""
         proc = self.ctx.Process(target=target, args=args, name=name, daemon=True)
-        proc.start()
+        try:
+            proc.start()
+        except Exception as err:  # noqa: BLE001 - only the warm server's own failure is retried
+            if not backend.is_warm() or self.ctx.get_start_method() == "spawn":
+                raise
+            # The warm server could not fork (it died, or a Python whose multiprocessing internals differ from
+            # the ones engine/forkservers.py follows): this process stops asking it, and the child is spawned.
+            backend.stop_warm()
+            print(f"studio: the warm back end failed ({type(err).__name__}: {err}); starting processes cold",
+                  file=sys.stderr)
+            self.ctx = backend.context(self.threads)
+            proc = self.ctx.Process(target=target, args=args, name=name, daemon=True)
+            proc.start()
         self.processes.append(proc)
         return proc
 

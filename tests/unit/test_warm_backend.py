@@ -113,3 +113,21 @@ def test_a_warm_training_rank_runs_a_whole_run(warm, studio_home):
     assert job.ctx.get_start_method() == "forkserver"
     assert job.wait(180) == "finished", job.error
     assert job.progress["step"] > 0 and RunStore().get(job.run_id).status == "finished"
+
+
+def test_a_warm_server_that_cannot_fork_falls_back_to_spawn(warm, monkeypatch, capfd):
+    from studio.engine import forkservers
+
+    def broken(self, process_obj):
+        raise OSError("the server is gone")
+
+    monkeypatch.setattr(forkservers._ServerPopen, "_launch", broken)
+    try:
+        job = _run("warm_check")
+        assert job.state == "finished" and not job.result["torch_preloaded"], job.error  # started cold
+        assert job.ctx.get_start_method() == "spawn" and not backend.is_warm()
+        assert "the warm back end failed (OSError: the server is gone)" in capfd.readouterr().err
+    finally:
+        monkeypatch.undo()
+        backend.start_warm()  # the next tests find it warm again
+    assert _run("warm_check").result["torch_preloaded"]
