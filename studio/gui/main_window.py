@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QGuiApplication, QIcon
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
     QToolBar,
     QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -44,11 +45,13 @@ from studio.gui.messages import run_progress
 from studio.gui.panels.hardware import BackendProbe
 from studio.gui.panels.run_list import RunList
 from studio.gui.panels.settings_panels import SettingsPanels
-from studio.gui.plots.curves import CurvesView
 from studio.gui.session import Session
 from studio.gui.settings_store import SettingsStore
 from studio.gui.status_bar import StatusBar
 from studio.gui.tabs import EXTRA_TABS
+
+if TYPE_CHECKING:
+    from studio.gui.plots.curves import CurvesView
 
 THEME_LABELS = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
 
@@ -59,6 +62,9 @@ class TabPlaceholder(QWidget):
     def __init__(self, title: str) -> None:
         super().__init__()
         self.setObjectName(f"placeholder_{title}")
+
+
+CURVES_AFTER_MS = 30  # the Training tab's plots are built this long after the window shows (start-up)
 
 
 def app_icon() -> QIcon:
@@ -100,11 +106,18 @@ class MainWindow(QMainWindow):
         self._last_progress: dict | None = None  # the run's last progress report (the ETA line while paused)
 
         self.settings = SettingsPanels(session)
-        self.curves = CurvesView()
-        self.curves.setObjectName("curves")
+        # the curves (pyqtgraph) are built just after the window shows, or when first asked for (``curves``)
+        self._curves: CurvesView | None = None
+        self.curves_holder = QWidget()
+        self.curves_holder.setObjectName("curves_holder")
+        holder_layout = QVBoxLayout(self.curves_holder)
+        holder_layout.setContentsMargins(0, 0, 0, 0)
+        self._curves_loading = QLabel("Loading the plots…")
+        self._curves_loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        holder_layout.addWidget(self._curves_loading)
         self.run_list = RunList(session)
         training = QSplitter(Qt.Orientation.Vertical)
-        training.addWidget(self.curves)
+        training.addWidget(self.curves_holder)
         training.addWidget(self.run_list)
         from studio.gui.generate_box import GenerateBox
 
@@ -150,7 +163,7 @@ class MainWindow(QMainWindow):
         session.run_started.connect(self._on_started)
         session.run_ended.connect(self._on_ended)
         session.selection_changed.connect(self._show_selection)
-        self.run_list.names_changed.connect(self.curves.set_labels)
+        self.run_list.names_changed.connect(lambda names: self._curves and self._curves.set_labels(names))
         self.run_list.tree.files_dropped.connect(self.files_dropped_on_run)
         self._on_state("idle")
         self.probe = None
@@ -162,6 +175,24 @@ class MainWindow(QMainWindow):
             self._probe_pending = True
 
     # --- building --------------------------------------------------------------------------
+    @property
+    def curves(self) -> CurvesView:
+        """The Training tab's curves, built on first use (just after the window shows: importing pyqtgraph is
+        the largest part of start-up, so the window does not wait for it)."""
+        if self._curves is None:
+            from studio.gui.plots.curves import CurvesView
+
+            curves = CurvesView()
+            curves.setObjectName("curves")
+            self._curves_loading.deleteLater()
+            self.curves_holder.layout().addWidget(curves)
+            self._curves = curves
+            curves.set_labels(dict(self.run_list.names))
+            self.run_list.set_colours(curves.colours())
+            if self.presentation:
+                curves.set_presentation(True)
+        return self._curves
+
     def tab(self, title: str) -> QWidget:
         """The tab titled ``title``, built now if it has not been shown yet (KeyError for an unknown title)."""
         for i in range(self.tabs.count()):
@@ -544,8 +575,9 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         applied = theme.apply(name, app)
         theme.restyle_plots(self, applied)
-        self.curves.restyle_key()
-        self.run_list.set_colours(self.curves.colours())
+        if self._curves is not None:
+            self._curves.restyle_key()
+            self.run_list.set_colours(self._curves.colours())
         self.theme_actions[name].setChecked(True)
         self.theme_name = name
         if save:
@@ -581,7 +613,8 @@ class MainWindow(QMainWindow):
             widget.set_presentation(on)
 
     def _presentation_widgets(self) -> list[Any]:
-        widgets = [self.curves] + [self.tabs.widget(i) for i in range(self.tabs.count())]
+        widgets = ([self._curves] if self._curves is not None else []) + [self.tabs.widget(i)
+                                                                           for i in range(self.tabs.count())]
         seen, out = set(), []
         for w in widgets:
             if callable(getattr(w, "set_presentation", None)) and id(w) not in seen:
@@ -619,6 +652,8 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
+        if self._curves is None:  # the plots once the window has painted (CURVES_AFTER_MS)
+            QTimer.singleShot(CURVES_AFTER_MS, lambda: self.curves)
         if getattr(self, "_probe_pending", False):
             self._probe_pending = False
             from studio.engine import backend
@@ -693,6 +728,12 @@ def run_gui(argv: list[str]) -> int:
     if os.environ.get("STUDIO_STARTUP_REPORT"):  # tests/benchmarks/bench_startup.py and the bundle smoke test
         def report() -> None:
             print(f"studio: window shown {time.perf_counter() - started:.3f} s after run_gui; "
+                  f"torch imported: {'torch' in sys.modules}", flush=True)
+            QTimer.singleShot(0, report_curves)
+
+        def report_curves() -> None:
+            assert window.curves is not None  # built now if the timer has not yet
+            print(f"studio: curves shown {time.perf_counter() - started:.3f} s after run_gui; "
                   f"torch imported: {'torch' in sys.modules}", flush=True)
             if os.environ["STUDIO_STARTUP_REPORT"] == "quit":
                 window.close()

@@ -6,6 +6,7 @@ Okabe–Ito colour that vanishes on a dark background (black) is drawn light the
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
@@ -94,23 +95,31 @@ def curve_colour(colour: str) -> str:
 def apply(theme: str, app: QApplication | None = None) -> str:
     """Apply ``"system"``, ``"light"`` or ``"dark"`` to the application and every plot; returns light/dark."""
     global _current
-    import pyqtgraph as pg
-
     app = app or QApplication.instance()
     name = resolve(theme, app)
     _current = name
     if app.style().name().lower() != "fusion":
         app.setStyle("Fusion")
     app.setPalette(palette(name))
-    colours = PLOT_COLOURS[name]
-    pg.setConfigOptions(background=colours.background, foreground=colours.foreground)
+    if "pyqtgraph" in sys.modules:  # else the first plot sets its colours (plot_options) when it loads it
+        plot_options()
     for top in app.topLevelWidgets():
         restyle_plots(top, name)
     return name
 
 
+def plot_options() -> None:
+    """pyqtgraph's default colours for the current theme (before a plot is made)."""
+    import pyqtgraph as pg
+
+    colours = PLOT_COLOURS[_current]
+    pg.setConfigOptions(background=colours.background, foreground=colours.foreground)
+
+
 def restyle_plots(root: QWidget, name: str | None = None) -> int:
     """Restyle every pyqtgraph view under ``root`` for the theme; returns how many views changed."""
+    if "pyqtgraph" not in sys.modules:
+        return 0  # no plot has been made yet
     import pyqtgraph as pg
 
     name = name or _current

@@ -4,7 +4,8 @@ side by side, idle and with one competing CPU-bound process (``python3 -c 'while
 Run: ``QT_QPA_PLATFORM=offscreen python -m pytest tests/benchmarks/test_startup.py -m benchmark -s``
 (or ``python tests/benchmarks/test_startup.py``). The window is timed from the moment the process is started
 until it prints that the window is shown (STUDIO_STARTUP_REPORT=quit makes it print and close), so Python's
-own start-up and every import count.
+own start-up and every import count; and until the Training tab's curves are up too (pyqtgraph is imported
+just after the window shows, main_window.CURVES_AFTER_MS).
 """
 
 from __future__ import annotations
@@ -24,33 +25,43 @@ BARE_WINDOW = ("import sys; from PySide6.QtWidgets import QApplication, QMainWin
                "print('window shown; torch imported: False', flush=True)")
 
 
-def time_until_line(cmd: list[str], marker: str | None, env: dict[str, str]) -> float:
-    """Seconds from starting ``cmd`` until it prints a line containing ``marker`` (or until it exits)."""
+def times_until_lines(cmd: list[str], markers: tuple[str, ...], env: dict[str, str]) -> list[float]:
+    """Seconds from starting ``cmd`` until it prints a line containing each of ``markers``, in order (none: until
+    it exits)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-    elapsed = None
+    elapsed: list[float] = []
     assert proc.stdout is not None
     for line in proc.stdout:
-        if marker and marker in line:
-            elapsed = time.perf_counter() - t0
+        if len(elapsed) < len(markers) and markers[len(elapsed)] in line:
+            elapsed.append(time.perf_counter() - t0)
             assert "torch imported: False" in line, line
-            break
-    if elapsed is None:
+            if len(elapsed) == len(markers):
+                break
+    if not markers:
         proc.wait(timeout=120)
-        elapsed = time.perf_counter() - t0
-        assert proc.returncode == 0 and not marker, f"{cmd} ended without {marker!r}"
+        elapsed.append(time.perf_counter() - t0)
+        assert proc.returncode == 0, f"{cmd} failed"
+    assert len(elapsed) == max(len(markers), 1), f"{cmd} ended without {markers!r}"
     proc.wait(timeout=120)
     return elapsed
+
+
+def time_until_line(cmd: list[str], marker: str | None, env: dict[str, str]) -> float:
+    """Seconds from starting ``cmd`` until it prints a line containing ``marker`` (or until it exits)."""
+    return times_until_lines(cmd, (marker,) if marker else (), env)[0]
 
 
 def measure(rounds: int = ROUNDS) -> dict[str, list[float]]:
     env = dict(os.environ, STUDIO_STARTUP_REPORT="quit", QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM",
                                                                                          "offscreen"))
     env.setdefault("STUDIO_HOME", tempfile.mkdtemp(prefix="studio-startup-"))
-    times: dict[str, list[float]] = {"window": [], "bare": [], "torch": []}
+    times: dict[str, list[float]] = {"window": [], "curves": [], "bare": [], "torch": []}
     for _ in range(rounds):  # interleaved, so all see the same machine load
-        times["window"].append(time_until_line([sys.executable, "-m", "studio", "--new-instance"],
-                                               "window shown", env))
+        window, curves = times_until_lines([sys.executable, "-m", "studio", "--new-instance"],
+                                           ("window shown", "curves shown"), env)
+        times["window"].append(window)
+        times["curves"].append(curves)
         times["bare"].append(time_until_line([sys.executable, "-c", BARE_WINDOW], "window shown", env))
         times["torch"].append(time_until_line([sys.executable, "-c", "import torch"], None, env))
     return times
@@ -71,6 +82,7 @@ def report(times: dict[str, list[float]], label: str = "idle") -> str:
     w, b, t = (statistics.median(times[k]) for k in ("window", "bare", "torch"))
     return (f"[{label}] launch → Studio window shown: median {w:.2f} s (min {min(times['window']):.2f}, "
             f"rounds {len(times['window'])})\n"
+            f"[{label}] ... and its curves shown:      median {statistics.median(times['curves']):.2f} s\n"
             f"[{label}] bare PySide6 window shown:      median {b:.2f} s (min {min(times['bare']):.2f}); "
             f"Studio is {w / b:.1f}× the bare window\n"
             f'[{label}] python -c "import torch":       median {t:.2f} s; the window appears {t / w:.1f}× sooner')

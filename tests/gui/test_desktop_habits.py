@@ -156,7 +156,7 @@ def test_menus_hold_the_actions_with_their_shortcuts(window):
 
     assert texts(window.menus["file"]) == ["Import data…", "Import folder…", "Open run…", "Open &recent",
                                            "Open run store…", "Back to my run store", "Export metrics…", "Quit"]
-    assert texts(window.menus["run"]) == ["Train", "Pause", "Stop", "Add to queue"]
+    assert texts(window.menus["run"]) == ["Train", "Pause", "Stop", "Add to queue", "Run on a cluster…"]
     assert texts(window.menus["view"]) == ["Presentation mode", "&Theme"]
     assert texts(window.menus["theme"]) == ["Follow the system", "Light", "Dark"]
     assert texts(window.menus["help"]) == ["Documentation", "About Studio"]
