@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import shiboken6
 from PySide6.QtCore import QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QGuiApplication, QIcon
 from PySide6.QtWidgets import (
@@ -192,6 +193,11 @@ class MainWindow(QMainWindow):
             if self.presentation:
                 curves.set_presentation(True)
         return self._curves
+
+    def _build_curves(self) -> None:
+        """The timer's side of ``curves`` (the window may have been closed and deleted since it was shown)."""
+        if shiboken6.isValid(self) and shiboken6.isValid(self.curves_holder):
+            _ = self.curves
 
     def tab(self, title: str) -> QWidget:
         """The tab titled ``title``, built now if it has not been shown yet (KeyError for an unknown title)."""
@@ -653,7 +659,7 @@ class MainWindow(QMainWindow):
     def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         if self._curves is None:  # the plots once the window has painted (CURVES_AFTER_MS)
-            QTimer.singleShot(CURVES_AFTER_MS, lambda: self.curves)
+            QTimer.singleShot(CURVES_AFTER_MS, self, self._build_curves)
         if getattr(self, "_probe_pending", False):
             self._probe_pending = False
             from studio.engine import backend

@@ -58,3 +58,32 @@ def test_a_tab_is_built_on_first_view_and_keeps_its_place(window):
     other = window.tab("Compare")  # built on demand without switching to it
     assert window.tabs.currentIndex() == data_index and not isinstance(other, TabPlaceholder)
     assert len(titles) == 1 + len(EXTRA_TABS)
+
+
+def test_a_window_closed_before_its_curves_are_built_leaves_no_timer_behind(qtbot):
+    """The curves' timer (CURVES_AFTER_MS) dies with the window: deleting a just-shown window raises nothing later."""
+    from studio.core.runs import RunStore
+    from studio.gui.main_window import CURVES_AFTER_MS, MainWindow
+    from studio.gui.session import Session
+
+    session = Session(RunStore())
+    win = MainWindow(session, probe_backend=False)
+    win.show()
+    assert win._curves is None
+    win.deleteLater()
+    qtbot.wait(CURVES_AFTER_MS * 5)  # an exception in the event loop fails this test (pytest-qt)
+    session.shutdown(wait_s=5)
+
+
+def test_the_curves_build_by_themselves_after_the_window_shows(qtbot):
+    from studio.core.runs import RunStore
+    from studio.gui.main_window import MainWindow
+    from studio.gui.session import Session
+
+    session = Session(RunStore())
+    win = MainWindow(session, probe_backend=False)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitUntil(lambda: win._curves is not None, timeout=30_000)
+    assert win.curves.parent() is win.curves_holder and win.curves.isVisible()
+    session.shutdown(wait_s=5)
