@@ -301,4 +301,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from studio.engine.process_exit import exit_without_finalising
+
+    exit_without_finalising(main)

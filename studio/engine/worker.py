@@ -7,7 +7,6 @@ Also the entry point for clusters: ``torchrun --nproc-per-node N -m studio.engin
 from __future__ import annotations
 
 import errno
-import os
 import signal
 import sys
 import traceback
@@ -33,6 +32,7 @@ from studio.engine.callbacks import Checkpointer, Control, Evaluator, MetricRepo
 from studio.engine.device_data import DeviceData
 from studio.engine.fine_tuning import TwoStageFineTune, wrap_model
 from studio.engine.landscape_callbacks import live_callbacks
+from studio.engine.process_exit import exit_without_finalising
 from studio.engine.rank_spec import RankSpec
 from studio.engine.rank_watch import Beats, RankGuard, is_peer_loss
 from studio.engine.regularisers import GradientClipping, GradientNoise
@@ -246,28 +246,6 @@ def main(argv: list[str] | None = None) -> None:
     planned = rank_from_args(argv)
     if planned is not None:
         run_rank(*planned)
-
-
-def exit_without_finalising(entry: Any) -> None:
-    """Run ``entry`` and leave with its exit code by ``os._exit``, as multiprocessing's children do.
-
-    A torchrun rank (``python -m studio.engine.worker``) is otherwise the one Studio process that goes through
-    interpreter finalisation after training, and there torch's C++ threads (gloo's) can abort a rank whose work
-    is done ("terminate called without an active exception", SIGABRT): torchrun then fails the whole job. Every
-    result is already written (rank 0 closed the store in ``run_rank``), so finalisation has nothing to do.
-    """
-    code: int | str | None = 0
-    try:
-        entry()
-    except SystemExit as err:
-        code = err.code
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    if isinstance(code, str):  # sys.exit("message") prints the message and exits 1
-        print(code, file=sys.stderr, flush=True)
-        code = 1
-    os._exit(code or 0)
 
 
 if __name__ == "__main__":
