@@ -12,7 +12,7 @@ import torch
 
 from studio.core.datasets.arrays import ArrayData
 from studio.core.text.sequences import prefix_pairs, unigram_perplexity
-from studio.core.text.store import BUNDLED, bundled_lines, cached_lines
+from studio.core.text.store import corpus_lines
 from studio.core.text.tokenizer import Vocabulary
 
 SPLIT_SEED = 0
@@ -24,10 +24,6 @@ def split_lines(lines: list[str], val_fraction: float, test_fraction: float) -> 
     n_test, n_val = round(len(lines) * test_fraction), round(len(lines) * val_fraction)
     pick = [lines[i] for i in order]
     return pick[n_test + n_val:], pick[n_test:n_test + n_val], pick[:n_test]
-
-
-def corpus_lines(name: str) -> list[str]:
-    return bundled_lines() if name == BUNDLED else cached_lines(name)
 
 
 def load_text(name: str, seed: int = 0, vocab_size: int = 1000, max_len: int = 16, val_fraction: float = 0.1,
