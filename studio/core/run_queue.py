@@ -243,8 +243,9 @@ class RunQueue:
     def changes_token(self) -> tuple:
         """Something that changes whenever a run is added, changes status or moves in the queue (cheap to poll)."""
         runs = self._db.execute("SELECT COUNT(*), MAX(updated) FROM runs").fetchone()
-        queue = self._db.execute("SELECT COUNT(*), SUM(state='waiting'), SUM(state='running'), MAX(ended) "
-                                 "FROM queue").fetchone()
+        # SUM(position * rowid): the order of the queue (a move permutes positions between fixed rowids)
+        queue = self._db.execute("SELECT COUNT(*), SUM(state='waiting'), SUM(state='running'), MAX(ended), "
+                                 "SUM(position * rowid) FROM queue").fetchone()
         return (*runs, *queue)
 
     def wants_gpu(self) -> bool:

@@ -79,7 +79,9 @@ def test_cancel_waiting_never_starts_running_is_asked_to_stop(tmp_path):
 def test_a_waiting_run_moves_in_the_queue_and_the_next_claim_follows(tmp_path, capsys, monkeypatch):
     queue, (a, b, c, d) = queue_of(tmp_path, [], [], [], [])
     assert queue.claim_next("100:1", Inventory()).info.id == a  # running: it keeps its place
+    token = queue.changes_token()
     assert queue.move(d, 1) == 1
+    assert queue.changes_token() != token  # a window watching the store (or another process) sees the move
     assert queue.positions() == {d: 1, b: 2, c: 3}
     assert queue.move(b, 99) == 3  # past the end: last
     assert queue.positions() == {d: 1, c: 2, b: 3}
