@@ -19,7 +19,7 @@ OUT = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 def seed_runs(store, n_runs: int = 3) -> list[str]:
     """Train a few real short runs of the default model at different learning rates (about a minute)."""
     from studio.core.config import RunConfig
-    from studio.engine.launcher import launch
+    from studio.engine.training.launcher import launch
 
     ids = []
     for lr in (1e-3, 3e-3, 1e-2)[:n_runs]:
@@ -37,10 +37,10 @@ def main() -> int:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from studio.core.runs import RunStore
-    from studio.gui.main_window import MainWindow
-    from studio.gui.session import Session
-    from studio.gui.settings_store import SettingsStore
+    from studio.core.runs.store import RunStore
+    from studio.gui.app.main_window import MainWindow
+    from studio.gui.app.session import Session
+    from studio.gui.app.settings import SettingsStore
 
     app = QApplication(sys.argv[:1])
     prefs = SettingsStore(QSettings(os.path.join(os.environ["STUDIO_HOME"], "shots.ini"), QSettings.Format.IniFormat))

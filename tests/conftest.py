@@ -52,8 +52,8 @@ def queued_runs(tmp_path_factory):
     """Real tiny runs, shared by the queue, compare and Compare-tab tests: a sweep over the learning rate
     (0.003, 0.3 — cancelled at once, 0.03) and one more run with 1 epoch, all queued through the CLI and
     served by the detached scheduler that `studio queue add` starts. Returns (home, env, store, run ids)."""
-    from studio.core.run_queue import RunQueue
-    from studio.core.runs import RunStore
+    from studio.core.runs.queue import RunQueue
+    from studio.core.runs.store import RunStore
 
     home = tmp_path_factory.mktemp("queue_home")
     config = home / "tiny.toml"

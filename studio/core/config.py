@@ -33,7 +33,7 @@ class TrainConfig:
     metric_interval: int = 20  # steps between metric reads (the only host syncs in the loop)
     checkpoint_every: int = 0  # epochs between checkpoints; 0: only at the end or on stop
     checkpoint_minutes: float = 10.0  # also checkpoint when this much time has passed (a crash loses less); 0: off
-    # regularisers, stopping rules and large-batch tools (engine/regularisers.py, stopping.py, batching.py)
+    # regularisers, stopping rules and large-batch tools (engine/callbacks/regularisers.py, stopping.py, batching.py)
     label_smoothing: float = 0.0
     grad_clip: float = 0.0  # max global gradient norm; 0: off
     grad_noise: float = 0.0  # η of the annealed gradient noise; 0: off
@@ -94,7 +94,7 @@ TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
                       "the stalled process (0: never)", 0, 7 * 24 * 3600),
 }
 
-# Limits of the [hardware] counts (what the machine has is checked at launch: engine/machine_check.py).
+# Limits of the [hardware] counts (what the machine has is checked at launch: engine/training/machine_check.py).
 HARDWARE_LIMITS: dict[str, tuple[int, int]] = {"processes": (1, 1024), "threads": (0, 1024)}
 
 

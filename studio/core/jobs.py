@@ -2,7 +2,7 @@
 
 Every background job (training, landscapes, imports, previews, demos, summaries) and every long
 function they call report through a :class:`Progress` and stop by raising :class:`Cancelled`. Pure
-Python: no torch, no Qt, no processes (the process side is ``studio/engine/process_job.py``).
+Python: no torch, no Qt, no processes (the process side is ``studio/engine/jobs/process_job.py``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 One torchrun agent per node (``srun``, one task a node); the rendezvous comes from Slurm's environment
 (the first node of ``$SLURM_JOB_NODELIST``, the job id as the rendezvous id), so nothing in the script names
 a machine. The run's id is fixed when the script is written: a job that Slurm requeues (or that you submit
-again) continues the same run from its last checkpoint (engine/torchrun.py). ``--signal=B:TERM@S`` sends
+again) continues the same run from its last checkpoint (engine/training/torchrun.py). ``--signal=B:TERM@S`` sends
 SIGTERM to the script S seconds before the time limit; it passes it on to every rank (srun → torchrun →
 ranks), which stop together with a checkpoint, then it requeues the job. docs/clusters.md explains it.
 """

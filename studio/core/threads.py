@@ -12,7 +12,7 @@ another program holds, a spinning thread steals the time the working thread need
   idle, they spin (PASSIVE costs ~2.6× on an idle machine).
 
 ``apply`` sets the numbers inside the child (it imports torch). OpenMP reads its wait policy when torch
-is first imported, so a PASSIVE plan forks from the warm back end's PASSIVE server (``engine/backend.py``).
+is first imported, so a PASSIVE plan forks from the warm back end's PASSIVE server (``engine/jobs/backend.py``).
 """
 
 from __future__ import annotations

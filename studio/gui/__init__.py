@@ -33,7 +33,7 @@ class _PyqtgraphLoader(importlib.abc.Loader):
         finally:
             if hide and sys.modules.get("cuda.bindings", 0) is None:
                 del sys.modules["cuda.bindings"]
-        from studio.gui import theme
+        from studio.gui.app import theme
 
         theme.plot_options()
 

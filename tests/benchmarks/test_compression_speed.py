@@ -13,9 +13,9 @@ import os
 import pytest
 
 from studio.core.config import RunConfig
-from studio.core.runs import RunStore
-from studio.engine.compression import compress_run
-from studio.engine.launcher import launch
+from studio.core.runs.store import RunStore
+from studio.engine.tasks.compression import compress_run
+from studio.engine.training.launcher import launch
 
 VARIANTS = ({"prune_amount": 0.5}, {"quantize": "int8"}, {"prune_amount": 0.5, "quantize": "int8"},
             {"prune_amount": 0.5, "structured": True})

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from studio.engine.evaluation import evaluate_run
-from studio.engine.export import export_model
+from studio.engine.tasks.evaluation import evaluate_run
+from studio.engine.tasks.export import export_model
 from tests.conftest import run_cli
 
 pytestmark = pytest.mark.benchmark

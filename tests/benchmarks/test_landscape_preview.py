@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from studio.engine import backend, protocol
-from studio.engine.landscape_job import LandscapeJob
+from studio.engine.jobs import backend, protocol
+from studio.engine.tasks.landscape_job import LandscapeJob
 from tests.benchmarks.cpu_hog import cpu_hog
 
 ROUNDS = 3

@@ -19,8 +19,8 @@ from studio.core.config import Choice
 from studio.core.datasets.loading import load_dataset
 from studio.core.landscape.directions import normalized_directions, parameters_of
 from studio.core.landscape.surface import evaluate_fast, evaluate_sequential, grid_coefficients
+from studio.core.maths.normalise import stats
 from studio.core.models.builders import build_mlp
-from studio.core.normalise import stats
 
 RESOLUTION, SAMPLES, BLOCKS = 41, 2000, 6
 

@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from studio.core.run_queue import RunQueue
-from studio.core.runs import RunStore
+from studio.core.runs.queue import RunQueue
+from studio.core.runs.store import RunStore
 from tests.conftest import TINY_CONFIG
 
 N = 3

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from studio.core.runs import RunStore
+from studio.core.runs.store import RunStore
 from tests.integration.test_torchrun import free_port, torchrun
 
 pytestmark = pytest.mark.benchmark

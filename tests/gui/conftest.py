@@ -2,9 +2,9 @@
 
 import pytest
 
-from studio.core.runs import RunStore
-from studio.gui.main_window import MainWindow
-from studio.gui.session import Session
+from studio.core.runs.store import RunStore
+from studio.gui.app.main_window import MainWindow
+from studio.gui.app.session import Session
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The window's actions come from the table in gui/actions.py: each is in the menu it names, shortcuts are
+"""The window's actions come from the table in gui/app/actions.py: each is in the menu it names, shortcuts are
 unique, none is plain Esc (issue 13), and triggering one calls the window method it names."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QToolBar
 
-from studio.gui.actions import ACTIONS, MENUS, spec
+from studio.gui.app.actions import ACTIONS, MENUS, spec
 
 
 def test_every_declared_action_is_in_its_menu_and_on_the_window(window):

@@ -205,7 +205,7 @@ def test_model_data_mismatch_is_warned_before_training(window):
 # --- trajectory landscapes ------------------------------------------------------------------------------
 def test_trajectory_is_greyed_out_with_its_reason_for_a_run_without_path_points(window):
     from studio.core.config import RunConfig
-    from studio.gui.landscape_tab import LandscapeTab
+    from studio.gui.tabs.landscape import LandscapeTab
 
     store = window.session.store
     short = store.create_run(RunConfig().with_overrides(["train.epochs=1"]))

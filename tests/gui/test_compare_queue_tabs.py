@@ -5,10 +5,10 @@ import pytest
 from PySide6.QtCore import Qt
 
 from studio.core.config import RunConfig
-from studio.core.run_queue import RunQueue
-from studio.core.runs import RunStore
-from studio.gui.main_window import MainWindow
-from studio.gui.session import Session
+from studio.core.runs.queue import RunQueue
+from studio.core.runs.store import RunStore
+from studio.gui.app.main_window import MainWindow
+from studio.gui.app.session import Session
 from tests.conftest import TINY_CONFIG, wait_for
 
 

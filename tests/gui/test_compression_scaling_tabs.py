@@ -8,9 +8,9 @@ import math
 import pytest
 
 from studio.core.config import RunConfig
-from studio.core.runs import RunStore
-from studio.gui.main_window import MainWindow
-from studio.gui.session import Session
+from studio.core.runs.store import RunStore
+from studio.gui.app.main_window import MainWindow
+from studio.gui.app.session import Session
 
 
 def open_tab(qtbot, home, title: str):

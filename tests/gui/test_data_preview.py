@@ -8,10 +8,10 @@ from PySide6.QtWidgets import QPushButton
 
 from studio.core.datasets import cache
 from studio.core.datasets.importers import import_path
-from studio.core.runs import RunStore
-from studio.gui.data_import import ImportController
-from studio.gui.data_preview import DataPreview
-from studio.gui.session import Session
+from studio.core.runs.store import RunStore
+from studio.gui.app.session import Session
+from studio.gui.tabs.data import DataPreview
+from studio.gui.widgets.data_import import ImportController
 from tests.unit import import_fixtures as fx
 
 
@@ -104,7 +104,7 @@ def test_an_ambiguous_csv_asks_for_the_label_column(qtbot, session, tmp_path):
 
 
 def test_cancel_from_the_progress_dialog_leaves_nothing(qtbot, session):
-    from studio.engine.import_job import ImportJob
+    from studio.engine.tasks.data_import import ImportJob
 
     controller = ImportController(session)
     cancelled = []

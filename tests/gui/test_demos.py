@@ -9,10 +9,10 @@ import sys
 import numpy as np
 import pytest
 
-from studio.core.runs import RunStore
-from studio.engine import backend
+from studio.core.runs.store import RunStore
+from studio.engine.jobs import backend
+from studio.gui.app.session import Session
 from studio.gui.demos.lab import VIEWS, TeachingLab
-from studio.gui.session import Session
 from studio.gui.tabs import EXTRA_TABS
 
 # small settings: the point is the plumbing, the numbers are tested in tests/unit/test_demos_*.py

@@ -8,7 +8,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from studio.core.datasets import DATASETS
-from studio.gui.main_window import MainWindow
+from studio.gui.app.main_window import MainWindow
 from tests.unit import import_fixtures as fx
 
 

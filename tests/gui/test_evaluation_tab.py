@@ -11,9 +11,9 @@ from PIL import Image
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from studio.core.runs import RunStore
-from studio.gui.evaluation_tab import EvaluationTab
-from studio.gui.session import Session
+from studio.core.runs.store import RunStore
+from studio.gui.app.session import Session
+from studio.gui.tabs.evaluation import EvaluationTab
 from tests.unit.eval_run import shared_run
 
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from studio.core.landscape import io
-from studio.core.runs import RunStore
-from studio.gui.landscape_tab import LandscapeTab
-from studio.gui.session import Session
+from studio.core.runs.store import RunStore
+from studio.gui.app.session import Session
+from studio.gui.tabs.landscape import LandscapeTab
 from tests.unit.landscape_runs import SMALL, train_run
 
 
@@ -159,7 +159,7 @@ def test_a_trajectory_draws_its_coarse_preview_with_the_path_first(qtbot, tab):
 
 
 def test_the_tabs_landscape_forks_from_the_warm_back_end(qtbot, tab):
-    from studio.engine import backend
+    from studio.engine.jobs import backend
 
     widget, run_dir = tab
     backend.start_warm()  # what the window does once it is shown

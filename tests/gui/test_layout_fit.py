@@ -136,7 +136,7 @@ def test_the_first_window_fits_a_small_screen(qtbot, monkeypatch):
     from PySide6.QtCore import QRect
     from PySide6.QtGui import QGuiApplication
 
-    from studio.gui import main_window
+    from studio.gui.app import main_window
 
     screen = QGuiApplication.primaryScreen()
     monkeypatch.setattr(type(screen), "availableGeometry", lambda self: QRect(0, 0, 1024, 740))

@@ -5,7 +5,7 @@ the first time it is shown."""
 import subprocess
 import sys
 
-from studio.gui.main_window import TabPlaceholder
+from studio.gui.app.main_window import TabPlaceholder
 from studio.gui.tabs import EXTRA_TABS
 
 PROBE = r"""
@@ -15,8 +15,8 @@ sys.addaudithook(lambda event, args: reads.append(str(args[0])) if event == "ope
                  and str(args[0]).endswith((".npz", "-ubyte", "-ubyte.gz")) else None)
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from studio.gui.main_window import MainWindow
-from studio.gui.session import Session
+from studio.gui.app.main_window import MainWindow
+from studio.gui.app.session import Session
 from studio.gui.tabs import EXTRA_TABS
 win = MainWindow(Session(), probe_backend=False)
 win.show()
@@ -27,7 +27,7 @@ while win._curves is None and time.monotonic() < deadline:
     app.processEvents()
     time.sleep(0.01)
 import pyqtgraph as pg
-from studio.gui import theme
+from studio.gui.app import theme
 coloured = pg.getConfigOption("background") == theme.PLOT_COLOURS[theme._current].background
 heavy = [m for m in sys.modules if m.split(".")[0] == "torch" or m.startswith("cuda.bindings")]
 tabs = [t.split(":")[0] for _, t in EXTRA_TABS if t.split(":")[0] in sys.modules]
@@ -62,9 +62,9 @@ def test_a_tab_is_built_on_first_view_and_keeps_its_place(window):
 
 def test_a_window_closed_before_its_curves_are_built_leaves_no_timer_behind(qtbot):
     """The curves' timer (CURVES_AFTER_MS) dies with the window: deleting a just-shown window raises nothing later."""
-    from studio.core.runs import RunStore
-    from studio.gui.main_window import CURVES_AFTER_MS, MainWindow
-    from studio.gui.session import Session
+    from studio.core.runs.store import RunStore
+    from studio.gui.app.main_window import CURVES_AFTER_MS, MainWindow
+    from studio.gui.app.session import Session
 
     session = Session(RunStore())
     win = MainWindow(session, probe_backend=False)
@@ -76,9 +76,9 @@ def test_a_window_closed_before_its_curves_are_built_leaves_no_timer_behind(qtbo
 
 
 def test_the_curves_build_by_themselves_after_the_window_shows(qtbot):
-    from studio.core.runs import RunStore
-    from studio.gui.main_window import MainWindow
-    from studio.gui.session import Session
+    from studio.core.runs.store import RunStore
+    from studio.gui.app.main_window import MainWindow
+    from studio.gui.app.session import Session
 
     session = Session(RunStore())
     win = MainWindow(session, probe_backend=False)

@@ -8,9 +8,9 @@ from PIL import Image
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from studio.core.runs import RunStore
-from studio.gui.main_window import MainWindow
-from studio.gui.session import Session
+from studio.core.runs.store import RunStore
+from studio.gui.app.main_window import MainWindow
+from studio.gui.app.session import Session
 from tests.unit.eval_run import shared_run
 
 

@@ -3,8 +3,8 @@ clipped, and skipped files named behind Details…."""
 
 from PySide6.QtWidgets import QMessageBox
 
-from studio.gui.data_import import skipped_details
-from studio.gui.messages import count
+from studio.gui.app.messages import count
+from studio.gui.widgets.data_import import skipped_details
 
 
 def open_error_boxes(window):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from studio.core.config import RunConfig
-from studio.core.runs import RunStore
+from studio.core.runs.store import RunStore
 from tests.conftest import TINY_CONFIG, wait_for
 
 

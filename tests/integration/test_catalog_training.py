@@ -23,9 +23,9 @@ from studio.core.datasets.bundled import load_fashion_mnist_small
 from studio.core.datasets.loading import load_dataset
 from studio.core.models import MODELS
 from studio.core.optim import OPTIMIZERS, SCHEDULES
-from studio.engine.distributed import DistContext
-from studio.engine.sinks import NullSink
-from studio.engine.worker import build_trainer
+from studio.engine.training.distributed import DistContext
+from studio.engine.training.sinks import NullSink
+from studio.engine.training.worker import build_trainer
 
 POINTS = ["data.name=moons", "data.n_samples=200"]
 TEXT = ["data.name=fortunes", "data.vocab_size=200", "data.max_len=4", "model.embedding=8", "model.hidden=16",

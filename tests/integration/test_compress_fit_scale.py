@@ -11,8 +11,8 @@ import torch
 
 from studio import cli
 from studio.core.config import RunConfig
-from studio.core.runs import RunStore
-from studio.engine.launcher import launch
+from studio.core.runs.store import RunStore
+from studio.engine.training.launcher import launch
 from tests.unit.landscape_runs import train_run
 
 

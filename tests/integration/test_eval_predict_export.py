@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from studio import cli
-from studio.core.runs import RunStore
+from studio.core.runs.store import RunStore
 from tests.conftest import run_cli
 from tests.unit.eval_run import shared_run
 
@@ -83,7 +83,7 @@ def test_eval_json_contract_and_hand_computed_scores(in_store: dict):
 
 
 def test_predict_on_a_training_image_matches_eval(run: dict, tmp_path: Path, capsys: pytest.CaptureFixture):
-    from studio.engine.landscape_runs import RunData
+    from studio.engine.replay import RunData
 
     code, out, err = studio(capsys, "eval", str(run["dir"]), "--split", "train", "--json", "--quiet")
     assert code == 0, err
@@ -168,8 +168,8 @@ def test_export_curves_tensorboard_and_a_model_that_loads_without_studio(in_stor
     code, out, err = studio(capsys, "export", run["id"], "--model", str(tmp_path / "ts.pt"), "--format", "torchscript",
                             "--json")
     assert code == 0, err
-    from studio.engine.landscape_runs import RunData
-    from studio.engine.predict import predict
+    from studio.engine.replay import RunData
+    from studio.engine.tasks.predict import predict
 
     images = RunData(run["dir"]).split("test").x[:5]
     np.save(tmp_path / "x.npy", images.numpy())

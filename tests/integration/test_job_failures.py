@@ -5,8 +5,8 @@ import signal
 import time
 
 from studio.core.config import RunConfig
-from studio.core.runs import RunStore
-from studio.engine.launcher import launch
+from studio.core.runs.store import RunStore
+from studio.engine.training.launcher import launch
 
 
 def test_killed_rank_fails_the_run_and_tears_down_the_others():

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from studio.core.landscape import io
-from studio.core.runs import RunStore
+from studio.core.runs.store import RunStore
 from tests.conftest import run_cli
 
 LANDSCAPE_KEYS = {"path", "kind", "resolution", "center_loss", "min_loss", "max_loss", "seconds"}

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from studio.core.run_queue import RunQueue
-from studio.core.runs import ENDED, RunStore
+from studio.core.runs.queue import RunQueue
+from studio.core.runs.store import ENDED, RunStore
 from tests.conftest import TINY_CONFIG, last_json, run_cli, wait_for
 
 
@@ -49,7 +49,7 @@ def test_compare_table_and_diff_of_real_runs(queued_runs):
 GUI_THEN_EXIT = """
 import os, sys
 from studio.core.config import RunConfig
-from studio.gui.session import Session
+from studio.gui.app.session import Session
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 session = Session()

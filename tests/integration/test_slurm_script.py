@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from studio.core.config import RunConfig
-from studio.core.runs import RunStore
+from studio.core.runs.store import RunStore
 from tests.conftest import TINY_CONFIG, last_json, run_cli, wait_for
 from tests.integration.test_torchrun import free_port
 

@@ -3,7 +3,7 @@ continues a seed with the requested number of in-vocabulary words (real subproce
 
 from __future__ import annotations
 
-from studio.core.runs import RunStore
+from studio.core.runs.store import RunStore
 from tests.conftest import last_json, run_cli
 
 TEXT_RUN = ('[data]\nname = "fortunes"\nvocab_size = 500\nmax_len = 8\n'
@@ -35,7 +35,7 @@ def test_lstm_beats_the_unigram_baseline_and_generates_known_words(tmp_path):
     greedy = last_json(cli.stdout)
     assert len(greedy["words"]) == 8 and set(greedy["words"]) <= vocab
     assert greedy["text"].startswith("the man ")
-    from studio.engine.generate import generate
+    from studio.engine.tasks.generate import generate
 
     run_dir = RunStore().get(result["run_id"]).dir
     assert generate(run_dir, "the man", 8)["words"] == greedy["words"]  # temperature 0 is greedy: always the same

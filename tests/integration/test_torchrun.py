@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from studio.core.runs import RunStore
+from studio.core.runs.store import RunStore
 from tests.conftest import last_json, run_cli, wait_for
 
 # 300 moons points, 9 steps an epoch; a metric row every step, a checkpoint every 2 epochs.
@@ -147,7 +147,7 @@ def test_killed_rank_is_restarted_and_the_run_continues_from_its_checkpoint(tmp_
 
 
 def test_the_worker_entry_keeps_its_exit_code_when_it_skips_finalisation(tmp_path):
-    """``python -m studio.engine.worker`` leaves by ``os._exit`` (engine/worker.exit_without_finalising): a config
+    """``python -m studio.engine.worker`` leaves by ``os._exit`` (engine/jobs/exit.py): a config
     error still prints its one line and exits 2, the run-store contract."""
     env = dict(os.environ, STUDIO_HOME=str(tmp_path / "home"), PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     proc = subprocess.run([sys.executable, "-m", "studio.engine.worker", "--config", str(tmp_path / "missing.toml")],

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from studio.core.runs import RunStore
+from studio.core.runs.store import RunStore
 from tests.conftest import run_cli
 
 KEYS = {"run_id", "status", "epochs", "steps", "train_loss", "val_loss", "val_acc", "test_acc", "world_size",

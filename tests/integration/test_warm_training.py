@@ -7,9 +7,10 @@ from __future__ import annotations
 import os
 
 from studio.core.config import RunConfig
-from studio.core.runs import RunStore
-from studio.engine import backend, rank_watch
-from studio.engine.launcher import launch
+from studio.core.runs.store import RunStore
+from studio.engine.jobs import backend
+from studio.engine.training import rank_watch
+from studio.engine.training.launcher import launch
 from tests.conftest import TINY_CONFIG
 
 

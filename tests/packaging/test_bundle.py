@@ -93,7 +93,7 @@ def test_bundle_window_under_xvfb(bundle, tmp_path):
     """The window appears before torch loads, the frozen back-end probe answers, a second launch hands its
     config to the open window, Ctrl+Return trains from the GUI (workers spawned from the frozen executable)."""
     from studio.core.config import RunConfig
-    from studio.core.runs import RunStore
+    from studio.core.runs.store import RunStore
 
     xvfb = subprocess.Popen(["Xvfb", "-displayfd", "1", "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
                             stdout=subprocess.PIPE, text=True)

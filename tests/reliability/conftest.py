@@ -26,7 +26,7 @@ def start_train(*args: str, env: dict | None = None) -> subprocess.Popen:
 
 
 def runs(home: Path) -> list:
-    from studio.core.runs import RunStore
+    from studio.core.runs.store import RunStore
 
     store = RunStore(home)
     try:
@@ -37,7 +37,7 @@ def runs(home: Path) -> list:
 
 def wait_training(home: Path, timeout: float = 60, min_step: int = 5, processes: int = 1) -> str:
     """The id of the one run in ``home`` once it has logged metrics past ``min_step``."""
-    from studio.core.runs import RunStore
+    from studio.core.runs.store import RunStore
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

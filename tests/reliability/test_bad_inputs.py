@@ -67,12 +67,12 @@ def test_bad_checkpoint_is_named_never_executed(stopped_run, tmp_path, kind):
         assert str(bad) in line and "not a Studio checkpoint" in line
         assert json.loads(resumed.stdout.splitlines()[-1])["error"] in line
         assert not marker.exists(), "loading a checkpoint ran code from it"
-        from studio.core.runs import RunStore
+        from studio.core.runs.store import RunStore
 
         kept = RunStore(env["STUDIO_HOME"]).get(result["run_id"])
         assert kept.status == "finished" and kept.run_config.train.epochs == 2  # a failed resume changes nothing
         from studio.core.errors import DataError
-        from studio.engine.checkpoints import load_checkpoint  # the same in-process (studio eval, landscapes)
+        from studio.engine.training.checkpoints import load_checkpoint  # the same in-process (studio eval, landscapes)
 
         with pytest.raises(DataError, match="not a Studio checkpoint"):
             load_checkpoint(bad)
@@ -106,7 +106,7 @@ def test_binary_config_file(home, tmp_path):
 def test_run_ids_never_collide(home):
     """Two processes creating runs as fast as they can get distinct ids and folders (was: FileExistsError
     after ~1,900 runs in 16 s); and a forced collision is retried."""
-    script = ("from studio.core.config import RunConfig\nfrom studio.core.runs import RunStore\n"
+    script = ("from studio.core.config import RunConfig\nfrom studio.core.runs.store import RunStore\n"
               "s = RunStore(); c = RunConfig()\n"
               "print(' '.join(s.create_run(c).id for _ in range(300)))\n")
     procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True) for _ in range(2)]
@@ -114,7 +114,7 @@ def test_run_ids_never_collide(home):
     assert all(p.returncode == 0 for p in procs)
     assert len(ids) == 600 and len(set(ids)) == 600
     from studio.core.config import RunConfig
-    from studio.core.runs import RunStore
+    from studio.core.runs.store import RunStore
 
     store = RunStore(home)
     taken = ids[0]

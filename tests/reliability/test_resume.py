@@ -11,9 +11,9 @@ import torch
 
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError, DiskFull
-from studio.core.runs import RunStore
-from studio.engine.launcher import launch
-from studio.engine.resume_plan import plan_resume
+from studio.core.runs.store import RunStore
+from studio.engine.training.launcher import launch
+from studio.engine.training.resume_plan import plan_resume
 from tests.conftest import run_cli
 
 # dropout and gradient noise draw random numbers every step: their RNG states must come back too
@@ -82,7 +82,7 @@ def test_extend_a_finished_run_from_the_cli(home):
 
 
 def test_atomic_save_keeps_the_previous_checkpoint_on_a_full_disk(tmp_path, monkeypatch):
-    from studio.engine import checkpoints
+    from studio.engine.training import checkpoints
 
     path = tmp_path / "step_0000001.pt"
     checkpoints.atomic_save({"model": {"w": torch.ones(3)}, "step": 1}, path)

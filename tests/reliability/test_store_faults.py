@@ -26,7 +26,7 @@ def one_error(result: subprocess.CompletedProcess, code: int = 2) -> str:
 def recorded_run(home: Path) -> str:
     """A finished run as the store records it (no training needed to damage its database)."""
     from studio.core.config import RunConfig
-    from studio.core.runs import RunStore
+    from studio.core.runs.store import RunStore
 
     store = RunStore(home)
     run = store.create_run(RunConfig.from_toml(TINY_CONFIG), "tiny")

@@ -52,7 +52,7 @@ def warm_check(progress) -> dict:
 
 def wait_policy_check(progress) -> dict:
     """The OpenMP wait policy this child's libgomp read: the warm server's, when it first imported torch."""
-    from studio.engine import warm
+    from studio.engine.jobs import warm
 
     return {"torch_loaded_by_server": warm.TORCH_LOADED_HERE, "wait_policy": warm.WAIT_POLICY,
             "pid": os.getpid(), "parent": os.getppid()}

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from studio.core.config import RunConfig
-from studio.core.runs import RunStore
-from studio.engine.launcher import launch
+from studio.core.runs.store import RunStore
+from studio.engine.training.launcher import launch
 
 
 def train_run(home: Path, overrides: list[str]) -> Path:

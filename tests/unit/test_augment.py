@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from studio.core.datasets.importers import import_path
-from studio.engine.augment import Augmenter, attach, preview
-from studio.engine.device_data import DeviceData
+from studio.engine.training.augment import Augmenter, attach, preview
+from studio.engine.training.device_data import DeviceData
 from tests.unit import import_fixtures as fx
 
 ZERO = torch.zeros(1, 1, 1, 1)

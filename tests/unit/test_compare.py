@@ -1,10 +1,10 @@
-"""What differs between runs, the two-run diff and the compare table (core/compare.py)."""
+"""What differs between runs, the two-run diff and the compare table (core/runs/compare.py)."""
 
 import pytest
 
-from studio.core.compare import compare_runs, config_diff, differing_keys, final_metrics, format_value
 from studio.core.config import RunConfig
-from studio.core.runs import RunStore
+from studio.core.runs.compare import compare_runs, config_diff, differing_keys, final_metrics, format_value
+from studio.core.runs.store import RunStore
 
 
 def test_differing_keys_orders_sections_and_counts_missing_as_different():
@@ -26,7 +26,7 @@ def test_config_diff_and_formatting():
 
 
 def test_format_metric():
-    from studio.core.compare import format_metric
+    from studio.core.runs.compare import format_metric
 
     shown = [format_metric(v) for v in (0.853333, 1.0, 18, 12345.678, None)]
     assert shown == ["0.8533", "1.0000", "18", "12345.7", "—"]
@@ -56,7 +56,7 @@ def test_compare_runs_from_the_store(tmp_path):
 
 
 def test_parallel_axes_numeric_log_and_categorical():
-    from studio.core.compare import make_axis, parallel_axes
+    from studio.core.runs.compare import make_axis, parallel_axes
 
     lin = make_axis("train.epochs", [1, 3, 2])
     assert lin.positions == [0.0, 1.0, 0.5] and not lin.log and lin.ticks[0] == (0.0, "1")

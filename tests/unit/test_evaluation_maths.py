@@ -1,9 +1,9 @@
-"""core/evaluation.py against numbers worked out by hand."""
+"""core/maths/evaluation.py against numbers worked out by hand."""
 
 import numpy as np
 import pytest
 
-from studio.core import evaluation
+from studio.core.maths import evaluation
 
 CLASSES = ["a", "b", "c"]
 # true labels and predicted probabilities of 6 examples (predictions: a, a, b, c, c, c)

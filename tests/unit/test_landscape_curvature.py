@@ -9,7 +9,7 @@ from torch.func import functional_call
 
 from studio.core.landscape import curvature
 from studio.core.landscape.directions import flatten, parameters_of, unflatten
-from studio.core.tasks import mse_sum
+from studio.core.maths.objectives import mse_sum
 
 
 @pytest.fixture(scope="module")

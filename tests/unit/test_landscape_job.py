@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from studio.core.landscape import io
-from studio.engine.landscape_job import start_landscape_job
+from studio.engine.tasks.landscape_job import start_landscape_job
 from tests.unit.landscape_runs import SMALL, train_run
 
 
@@ -37,7 +37,7 @@ def test_landscape_job_reports_progress_and_saves_the_result(run_dir):
 
 
 def test_a_2d_landscape_sends_its_preview_first_then_rows_and_saves_the_same_grid(run_dir):
-    from studio.engine.landscape_compute import compute_landscape
+    from studio.engine.tasks.landscape import compute_landscape
 
     options = {"kind": "2d", "resolution": 21, "samples": 200}
     job = start_landscape_job("landscape", run_dir, options)
@@ -76,7 +76,7 @@ def test_a_bad_request_fails_with_a_message(run_dir):
 
 def test_a_trajectory_landscape_draws_a_coarse_preview_first(run_dir):
     """The trajectory plane also comes coarse-to-fine, each frame with the path to draw on it."""
-    from studio.engine.landscape_compute import compute_landscape
+    from studio.engine.tasks.landscape import compute_landscape
 
     frames = []
     land, _ = compute_landscape(run_dir, "trajectory", resolution=13, samples=200, save=False, device="cpu",

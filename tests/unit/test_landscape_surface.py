@@ -14,11 +14,11 @@ from studio.core.landscape.surface import (
     interpolate_1d,
     surface_2d,
 )
+from studio.core.maths.objectives import mse_sum
 from studio.core.models import MODELS
 from studio.core.models.builders import build_cnn, build_mlp
-from studio.core.tasks import mse_sum
-from studio.engine import landscape_compute as compute
-from studio.engine.landscape_runs import RunData, final_checkpoint, load_checkpoint
+from studio.engine.replay import RunData, final_checkpoint, load_checkpoint
+from studio.engine.tasks import landscape as compute
 from tests.unit.landscape_runs import SMALL, train_run
 
 
@@ -127,7 +127,7 @@ def test_centre_of_the_grid_is_the_checkpoint_loss(bn_run):
 
 def test_centre_on_the_whole_test_split_is_the_run_test_loss(bn_run):
     """The trainer's own evaluation (eval mode, full test split) reported test_loss at the end."""
-    from studio.core.runs import RunStore
+    from studio.core.runs.store import RunStore
 
     result, _ = compute.compute_landscape(bn_run, "2d", resolution=3, samples=0, split="test", save=False)
     summary = RunStore(bn_run.parents[1]).get(bn_run.name).summary

@@ -7,7 +7,7 @@ import pytest
 from studio.core import open_target as ot
 from studio.core.config import RunConfig
 from studio.core.errors import StudioError
-from studio.core.runs import RunStore
+from studio.core.runs.store import RunStore
 
 
 @pytest.fixture

@@ -8,13 +8,13 @@ import time
 
 import pytest
 
-from studio.engine import protocol
-from studio.engine.demo_job import demo_job
-from studio.engine.import_job import ImportJob
-from studio.engine.landscape_job import LandscapeJob
-from studio.engine.launcher import Job
-from studio.engine.process_job import ProcessJob, TaskJob
-from studio.engine.summary_job import summary_job
+from studio.engine.jobs import protocol
+from studio.engine.jobs.process_job import ProcessJob, TaskJob
+from studio.engine.tasks.data_import import ImportJob
+from studio.engine.tasks.demo import demo_job
+from studio.engine.tasks.landscape_job import LandscapeJob
+from studio.engine.tasks.summary import summary_job
+from studio.engine.training.launcher import Job
 
 
 def _follow(job, timeout=120.0):

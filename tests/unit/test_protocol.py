@@ -3,9 +3,9 @@ import multiprocessing
 import pytest
 
 from studio.core.config import RunConfig
-from studio.core.runs import RunStore
-from studio.engine import protocol
-from studio.engine.sinks import MultiSink, QueueSink, StoreSink
+from studio.core.runs.store import RunStore
+from studio.engine.jobs import protocol
+from studio.engine.training.sinks import MultiSink, QueueSink, StoreSink
 
 
 def test_messages_are_versioned_and_checked():
@@ -41,7 +41,7 @@ def test_queue_sink_survives_a_closed_queue():
 
 
 def test_drain_takes_everything_waiting_up_to_a_limit():
-    from studio.engine.queues import drain
+    from studio.engine.jobs.queues import drain
 
     q = multiprocessing.get_context("spawn").Queue()
     assert drain(q) == []

@@ -8,9 +8,9 @@ import pytest
 
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError
-from studio.core.run_queue import Inventory, Request, RunQueue, allocate
-from studio.core.runs import RunStore
-from studio.engine.scheduler import Scheduler
+from studio.core.runs.queue import Inventory, Request, RunQueue, allocate
+from studio.core.runs.store import RunStore
+from studio.engine.training.scheduler import Scheduler
 
 CPU = Request("cpu")
 
@@ -257,6 +257,6 @@ def test_gpus_are_counted_only_once_a_run_wants_one(tmp_path):
 def test_count_gpus_asks_a_separate_process():
     import torch
 
-    from studio.engine.scheduler import count_gpus
+    from studio.engine.training.scheduler import count_gpus
 
     assert count_gpus() == (torch.cuda.device_count() if torch.cuda.is_available() else 0)

@@ -5,7 +5,7 @@ import pytest
 
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError
-from studio.core.runs import RunStore
+from studio.core.runs.store import RunStore
 
 
 def test_create_log_and_read_back(tmp_path):

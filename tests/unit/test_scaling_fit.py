@@ -1,4 +1,4 @@
-"""The power-law fit (core/scaling_fit.py) on curves with a known answer."""
+"""The power-law fit (core/maths/scaling_fit.py) on curves with a known answer."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from studio.core.errors import DataError
-from studio.core.scaling_fit import fit_power_law, power_law
+from studio.core.maths.scaling_fit import fit_power_law, power_law
 
 
 @pytest.mark.parametrize("seed", range(6))

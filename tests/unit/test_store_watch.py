@@ -1,5 +1,5 @@
 """Watching a store that other machines write: read-only opening never changes it; the journal mode on a
-network filesystem; which run a torchrun launch is (engine/torchrun.py)."""
+network filesystem; which run a torchrun launch is (engine/training/torchrun.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from studio.core import store_db
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError, StoreError
-from studio.core.runs import STALE_S, RunStore
-from studio.engine.torchrun import plan, run_id_from_env
+from studio.core.runs import db as store_db
+from studio.core.runs.store import STALE_S, RunStore
+from studio.engine.training.torchrun import plan, run_id_from_env
 from tests.conftest import TINY_CONFIG
 
 
@@ -92,7 +92,7 @@ def test_torchrun_plan_creates_then_continues_then_leaves_a_finished_run(tmp_pat
 def test_rank_0_hands_its_plan_to_the_others(tmp_path):
     import torch.distributed as dist
 
-    from studio.engine.torchrun import _receive, _send
+    from studio.engine.training.torchrun import _receive, _send
 
     store = RunStore(tmp_path)
     cfg = RunConfig.from_toml(TINY_CONFIG)

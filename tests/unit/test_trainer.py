@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from studio.core.config import RunConfig
-from studio.engine.device_data import epoch_shard
-from studio.engine.distributed import DistContext
-from studio.engine.sinks import Sink
-from studio.engine.worker import build_trainer
+from studio.engine.training.device_data import epoch_shard
+from studio.engine.training.distributed import DistContext
+from studio.engine.training.sinks import Sink
+from studio.engine.training.worker import build_trainer
 
 
 class ListSink(Sink):

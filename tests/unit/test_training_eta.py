@@ -9,8 +9,9 @@ import pytest
 
 from studio.core.config import RunConfig
 from studio.core.jobs import PAUSED, RUNNING
-from studio.core.runs import RunStore
-from studio.engine import launcher, protocol
+from studio.core.runs.store import RunStore
+from studio.engine.jobs import protocol
+from studio.engine.training import launcher
 
 
 def test_the_eta_measures_training_and_restarts_after_a_pause(tmp_path, monkeypatch):

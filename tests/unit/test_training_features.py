@@ -13,15 +13,15 @@ from torch import nn
 
 from studio.core.config import RunConfig
 from studio.core.errors import Diverged
+from studio.core.maths.objectives import Classification, Regression, task_for
 from studio.core.models.ghost_batch_norm import GhostBatchNorm1d
 from studio.core.models.transfer import weights_path
-from studio.core.tasks import Classification, Regression, task_for
-from studio.engine.batching import batch_slices, lr_scale, plan_batches, steps_per_epoch
-from studio.engine.distributed import DistContext
-from studio.engine.regularisers import GradientClipping, GradientNoise
-from studio.engine.sinks import Sink
-from studio.engine.stopping import EarlyStopping
-from studio.engine.worker import build_trainer
+from studio.engine.callbacks.regularisers import GradientClipping, GradientNoise
+from studio.engine.callbacks.stopping import EarlyStopping
+from studio.engine.training.batching import batch_slices, lr_scale, plan_batches, steps_per_epoch
+from studio.engine.training.distributed import DistContext
+from studio.engine.training.sinks import Sink
+from studio.engine.training.worker import build_trainer
 
 
 class ListSink(Sink):

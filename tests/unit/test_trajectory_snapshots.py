@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import torch
 
-from studio.engine.landscape_compute import compute_landscape
-from studio.engine.landscape_runs import list_checkpoints, list_snapshots, load_checkpoint
-from studio.engine.trajectory_snapshots import MAX_SNAPSHOTS, snapshot_epochs
+from studio.engine.callbacks.trajectory_snapshots import MAX_SNAPSHOTS, snapshot_epochs
+from studio.engine.replay import list_checkpoints, list_snapshots, load_checkpoint
+from studio.engine.tasks.landscape import compute_landscape
 from tests.unit.landscape_runs import train_run
 
 
@@ -34,7 +34,7 @@ def test_a_run_with_default_checkpointing_gives_a_trajectory(tmp_path):
 
 def test_snapshots_can_be_switched_off():
     from studio.core.config import RunConfig
-    from studio.engine.trajectory_snapshots import TrajectorySnapshots, snapshot_callbacks
+    from studio.engine.callbacks.trajectory_snapshots import TrajectorySnapshots, snapshot_callbacks
 
     assert [type(c) for c in snapshot_callbacks(RunConfig(), "/tmp/run")] == [TrajectorySnapshots]
     assert snapshot_callbacks(RunConfig().with_overrides(["train.trajectory_snapshots=false"]), "/tmp/run") == []

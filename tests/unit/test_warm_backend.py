@@ -9,8 +9,8 @@ import pytest
 
 from studio.core.threads import ThreadPlan
 from studio.core.threads import plan as thread_plan
-from studio.engine import backend
-from studio.engine.process_job import TaskJob
+from studio.engine.jobs import backend
+from studio.engine.jobs.process_job import TaskJob
 
 
 @pytest.fixture(scope="module")
@@ -106,8 +106,8 @@ def test_openmp_threads_of_a_passive_child_sleep_instead_of_spinning(warm):
 def test_a_warm_training_rank_runs_a_whole_run(warm, studio_home):
     """A rank forked by the server (not the launcher's child) still reports, finishes and is recorded."""
     from studio.core.config import RunConfig
-    from studio.core.runs import RunStore
-    from studio.engine.launcher import launch
+    from studio.core.runs.store import RunStore
+    from studio.engine.training.launcher import launch
 
     job = launch(RunConfig().with_overrides(["data.name=moons", "train.epochs=30"]), RunStore(), spare_cores=1)
     assert job.ctx.get_start_method() == "forkserver"
@@ -116,7 +116,7 @@ def test_a_warm_training_rank_runs_a_whole_run(warm, studio_home):
 
 
 def test_a_warm_server_that_cannot_fork_falls_back_to_spawn(warm, monkeypatch, capfd):
-    from studio.engine import forkservers
+    from studio.engine.jobs import forkservers
 
     def broken(self, process_obj):
         raise OSError("the server is gone")

@@ -25,8 +25,8 @@ from studio.core.demos.training import Batches, Data, build_model, evaluate, loa
 from studio.core.devices import pick_device
 from studio.core.errors import ConfigError
 from studio.core.landscape import curvature, surface
+from studio.core.maths.objectives import cross_entropy_sum
 from studio.core.optim.catalog import OPTIMIZERS
-from studio.core.tasks import cross_entropy_sum
 
 MODELS_ALLOWED = ("mlp", "linear", "lenet5", "cnn")
 

@@ -17,8 +17,8 @@ from studio.core.config import Choice
 from studio.core.datasets.catalog import DATASETS
 from studio.core.datasets.loading import load_dataset
 from studio.core.errors import DataError
+from studio.core.maths.normalise import normalise, stats
 from studio.core.models.catalog import MODELS
-from studio.core.normalise import normalise, stats
 
 
 @dataclass

@@ -9,6 +9,6 @@
 - ``io``: results as .npz with metadata under ``run_dir/landscapes/`` (numpy only: the GUI reads them).
 
 Rebuilding a run's model and data from its directory replays the worker's set-up, so it lives in the
-engine: ``studio/engine/landscape_runs.py``; the jobs the CLI, the background process and the GUI run are
-``studio/engine/landscape_compute.py``.
+engine: ``studio/engine/replay.py``; the jobs the CLI, the background process and the GUI run are
+``studio/engine/tasks/landscape.py``.
 """

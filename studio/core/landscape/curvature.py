@@ -24,7 +24,7 @@ from torch import nn
 from torch.func import functional_call, grad, grad_and_value, vjp, vmap
 
 from studio.core.landscape.directions import Params, flatten, unflatten
-from studio.core.tasks import LossFn, cross_entropy_sum
+from studio.core.maths.objectives import LossFn, cross_entropy_sum
 
 Step = Callable[[int, int], None]  # progress(done, total); may raise to cancel
 MatVec = Callable[[torch.Tensor], torch.Tensor]

@@ -31,7 +31,7 @@ from torch import nn
 from torch.func import functional_call, vmap
 
 from studio.core.landscape.directions import Params
-from studio.core.tasks import LossFn, correct_count, cross_entropy_sum
+from studio.core.maths.objectives import LossFn, correct_count, cross_entropy_sum
 
 Progress = Callable[[int, int], None]  # (done, total); may raise to cancel
 

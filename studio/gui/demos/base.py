@@ -28,7 +28,7 @@ from studio.core.demos.catalog import DEMOS, EXPLANATIONS
 from studio.core.errors import StudioError
 from studio.gui.demos import style
 from studio.gui.demos.player import Player
-from studio.gui.forms import param_widget
+from studio.gui.widgets.forms import param_widget
 
 RERUN_DELAY_MS = 400
 

@@ -18,9 +18,9 @@ def take(out_dir: Path, names: list[str] | None = None, size: tuple[int, int] = 
          timeout_s: float = 600.0) -> list[Path]:
     from PySide6.QtWidgets import QApplication
 
-    from studio.engine import backend
+    from studio.engine.jobs import backend
+    from studio.gui.app.session import Session
     from studio.gui.demos.lab import VIEWS, TeachingLab
-    from studio.gui.session import Session
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
-from studio.gui import theme
+from studio.gui.app import theme
 from studio.gui.plots.palette import OKABE_ITO
 
 # line width, marker size, title size, axis label size, tick point size

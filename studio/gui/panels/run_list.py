@@ -1,6 +1,6 @@
 """The run list: past and current runs from the run store; selecting runs overlays their curves.
 
-Runs are named by what differs between them (``core/run_names.py``) unless a person renamed them; the
+Runs are named by what differs between them (``core/runs/names.py``) unless a person renamed them; the
 runs shown in the curves carry their curve colour as a swatch (the plots' colour key). Right-click:
 Resume (issue 12: continue a stopped, interrupted or finished run from its checkpoint; also a button),
 Rename…, Notes…, Delete…. Images (or a folder, or a CSV) dropped on a run's row are classified with that
@@ -31,10 +31,10 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.errors import StudioError
-from studio.core.run_names import run_names
+from studio.core.runs.names import run_names
 
 COLUMNS = ("Run", "Status", "Test acc", "Val acc", "Steps", "Started", "Notes")
-RESUMABLE_ROLE = Qt.ItemDataRole.UserRole + 1  # the run can continue from a checkpoint (core/runs.py)
+RESUMABLE_ROLE = Qt.ItemDataRole.UserRole + 1  # the run can continue from a checkpoint (core/runs/store.py)
 
 
 class RunTree(QTreeWidget):
@@ -271,7 +271,7 @@ class RunList(QWidget):
         """Name the run (an empty name goes back to the name made from what differs)."""
         store = self.session.store
         if not name.strip():
-            from studio.core.run_names import automatic_name
+            from studio.core.runs.names import automatic_name
 
             name = automatic_name(store.params(run_id))
         store.rename(run_id, name)

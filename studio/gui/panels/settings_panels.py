@@ -8,9 +8,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGroupBox, QLabel, QPushButton, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
 from studio.core.config import train_params
-from studio.gui.forms import PlainForm, RegistryForm
+from studio.gui.app.session import registry_for
 from studio.gui.panels.hardware import HardwarePanel
-from studio.gui.session import registry_for
+from studio.gui.widgets.forms import PlainForm, RegistryForm
 
 BASIC_TRAIN = ("epochs", "batch_size", "val_fraction", "seed")  # the rest sits under "Advanced settings"
 
@@ -97,7 +97,7 @@ class SettingsPanels(QScrollArea):
         return found
 
     def show_model_summary(self) -> QWidget:
-        from studio.gui.model_summary import ModelSummaryDialog
+        from studio.gui.widgets.model_summary import ModelSummaryDialog
 
         dialog = ModelSummaryDialog(self.session, self.session.config.copy(), self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

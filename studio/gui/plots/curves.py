@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.gui.app.theme import curve_colour
 from studio.gui.plots.palette import run_colour
-from studio.gui.theme import curve_colour
 
 # plot title, y-axis label (with its unit), then (metric name, line label, dashed?, per-epoch symbols?)
 PLOTS = {
@@ -40,7 +40,7 @@ PLOTS = {
     "throughput": ("Throughput", "samples/s", [("throughput", "samples/s", False, False)]),
 }
 # Plots that appear only once a shown run has their metric: the sharpness curve is logged when
-# train.sharpness_every > 0 (engine/landscape_callbacks.py).
+# train.sharpness_every > 0 (engine/callbacks/landscape.py).
 OPTIONAL_PLOTS = {
     "sharpness": ("Sharpness", "top Hessian eigenvalue λmax", [("sharpness/top_eig", "λmax", False, True)]),
     "perplexity": ("Perplexity", "perplexity (next word)", [("train/perplexity", "train", False, False),

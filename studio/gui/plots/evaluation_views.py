@@ -1,4 +1,4 @@
-"""The views of an evaluation (``core/evaluation.py``'s summary): confusion matrix heat map, per-class table,
+"""The views of an evaluation (``core/maths/evaluation.py``'s summary): confusion matrix heat map, per-class table,
 reliability diagram and a gallery of the most confident mistakes. Torch-free; they draw plain dicts and
 numpy arrays."""
 

@@ -1,5 +1,5 @@
 """Parallel coordinates: one vertical axis per differing setting plus the chosen metric, one line per run,
-coloured by the metric (viridis: dark = low, yellow = high). The axes come from ``core/compare.parallel_axes``.
+coloured by the metric (viridis: dark = low, yellow = high). The axes come from ``core/runs/compare.parallel_axes``.
 """
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import math
 
 import pyqtgraph as pg
 
-from studio.core.compare import Axis
-from studio.gui import theme
+from studio.core.runs.compare import Axis
+from studio.gui.app import theme
 
 NO_VALUE = "#9a9a9a"  # a run without the metric
 

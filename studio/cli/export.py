@@ -1,0 +1,93 @@
+"""``studio export``: a run's curves (CSV, PNG), its metrics as TensorBoard event files, and its trained
+model as a TorchScript or torch.export file with its config, loadable without Studio.
+
+With ``--json`` the last line on stdout is one JSON object with a key per target asked for (``csv``,
+``png``, ``tensorboard``, ``model``, each with its ``path``) and ``run_id``, ``seconds``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+COMMANDS = ("export",)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from studio.cli._shared import emit_json
+    from studio.core.errors import ConfigError
+    from studio.core.runs.store import RunStore
+
+    if not (args.csv or args.png or args.tensorboard or args.model):
+        raise ConfigError("nothing to export: give --csv FILE, --png FILE, --tensorboard DIR and/or --model FILE")
+    for target in (args.csv, args.png, args.model):
+        if target is not None:
+            _writable_parent(target)
+    started = time.perf_counter()
+    store = RunStore(_home_of(args.run))
+    run = store.resolve(args.run)
+    out: dict[str, Any] = {"run_id": run.id}
+    if args.csv:
+        from studio.core.runs.export import export_metrics_csv
+
+        out["csv"] = {"path": str(args.csv), "rows": export_metrics_csv(store, [run.id], args.csv)}
+    if args.png:
+        from studio.gui.plots.curves_png import ensure_app, render_curves_png
+
+        app = ensure_app()  # noqa: F841 - kept alive while drawing
+        out["png"] = {"path": str(args.png), "bytes": render_curves_png(store, [run.id], args.png)}
+    if args.tensorboard:
+        from studio.engine.tasks.export import export_tensorboard
+
+        out["tensorboard"] = export_tensorboard(store, run.id, args.tensorboard)
+    if args.model:
+        from studio.engine.tasks.export import export_model
+
+        out["model"] = export_model(run.dir, args.model, args.format, args.checkpoint)
+    out["seconds"] = round(time.perf_counter() - started, 3)
+    if args.json:
+        emit_json(out)
+    else:
+        for key in ("csv", "png", "tensorboard", "model"):
+            if key in out:
+                print(f"{key}: {out[key]['path']}", file=sys.stderr)
+    return 0
+
+
+def _home_of(run: str) -> Path | None:
+    """The run store holding a run directory (``HOME/runs/RUN_ID``), else None: the default store."""
+    path = Path(run)
+    home = path.resolve().parent.parent
+    return home if (path / "config.toml").exists() and (home / "runs.db").exists() else None
+
+
+def _writable_parent(path: Path) -> None:
+    from studio.core.errors import ConfigError
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(f"cannot write {path}: {err.strerror or err}") from None
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder; give a file name")
+
+
+def add_parser(sub: Any) -> None:
+    ex = sub.add_parser("export", help="export a run's curves (CSV, PNG, TensorBoard) or its model (TorchScript, "
+                                       "torch.export)")
+    ex.add_argument("run", metavar="RUN_ID_OR_DIR", help="a run id (or unique prefix) or a run directory")
+    ex.add_argument("--csv", type=Path, metavar="FILE",
+                    help="the metrics as CSV: run_id, run_name, metric, step, value")
+    ex.add_argument("--png", type=Path, metavar="FILE", help="the curves as a PNG image")
+    ex.add_argument("--tensorboard", type=Path, metavar="DIR",
+                    help="TensorBoard event files under DIR/RUN_ID (needs the tensorboard package)")
+    ex.add_argument("--model", type=Path, metavar="FILE",
+                    help="the trained model with its preprocessing (+ FILE.json: classes, input, config)")
+    ex.add_argument("--format", choices=("export", "torchscript"), default="export",
+                    help="model file format: torch.export .pt2 (default) or TorchScript .pt")
+    ex.add_argument("--checkpoint", help="the model's checkpoint: final (default), initial, a step or a .pt file")
+    ex.add_argument("--json", action="store_true", help="print the result as one JSON line on stdout")
+    ex.set_defaults(func=cmd_export)

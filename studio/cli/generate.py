@@ -1,0 +1,46 @@
+"""``studio generate RUN --seed "the man" --words 8 [--temperature T] [--json]``: text from a next-word run.
+
+Greedy (the most likely word each time) when the temperature is 0, the default; sampling from
+softmax(logits / T) otherwise (``--sample-seed`` makes a sample repeatable). With ``--json`` the last
+stdout line is one object: run_id, checkpoint, seed, words, text, temperature, oov_in_seed, vocab_size,
+seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+COMMANDS = ("generate",)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from studio.cli._shared import emit_json
+    from studio.cli.landscape import run_dir_of
+    from studio.engine.tasks.generate import check_request, generate
+
+    check_request(args.words, args.temperature)  # before loading anything
+    out = generate(run_dir_of(args.run), args.seed, args.words, args.temperature, args.sample_seed,
+                   args.checkpoint, args.device)
+    if args.json:
+        emit_json(out)
+    else:
+        print(out["text"])
+        if out["oov_in_seed"]:
+            print(f"not in the run's vocabulary (read as <oov>): {', '.join(out['oov_in_seed'])}", file=sys.stderr)
+    return 0
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("generate", help="continue a seed text word by word with a next-word run (lstm_lm, gru_lm)")
+    p.add_argument("run", metavar="RUN_ID_OR_DIR", help="a run id (or unique prefix) or a run directory")
+    p.add_argument("--seed", required=True, help='the text to continue, e.g. "the man"')
+    p.add_argument("--words", type=int, default=8, help="how many words to add (default 8)")
+    p.add_argument("--temperature", type=float, default=0.0,
+                   help="0: greedy (default); higher: more surprising words (sampling from softmax(logits/T))")
+    p.add_argument("--sample-seed", type=int, help="seed of the sampling (repeatable output at T > 0)")
+    p.add_argument("--checkpoint", help="final (default), initial, a step number or a .pt file")
+    p.add_argument("--device", default="cpu", help="cpu (default), auto or cuda")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON line on stdout")
+    p.set_defaults(func=cmd_generate)

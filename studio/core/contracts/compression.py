@@ -1,0 +1,34 @@
+"""Compression options shared by the CLI, the GUI and the engine (``engine/tasks/compression.py`` does the work).
+
+Torch-free, so the GUI and the CLI's parser can read them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+# ``int8``: static quantisation (calibrated activations) for models with convolutions, dynamic otherwise
+QUANTIZE: tuple[str, ...] = ("none", "int8", "int8-dynamic", "int8-static")
+# the sweep's target sparsities (fractions of the prunable weights set to zero)
+SWEEP_SPARSITIES: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
+
+
+def list_compressed(run_dir: str | Path) -> list[dict[str, Any]]:
+    """The run's saved compressions (``run_dir/compressed/<id>/summary.json``), oldest first."""
+    out = []
+    for path in sorted((Path(run_dir) / "compressed").glob("*/summary.json")):
+        try:
+            out.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def load_sweep(run_dir: str | Path) -> dict[str, Any] | None:
+    """The run's last sparsity sweep (``run_dir/compressed/sweep.json``), or None."""
+    try:
+        return json.loads((Path(run_dir) / "compressed" / "sweep.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None

@@ -1,0 +1,221 @@
+"""Opening the run store's SQLite database: schema migrations, clear errors, and recovery.
+
+- Schema changes are additive: a numbered list of migrations (``MIGRATIONS``) applied in order and
+  recorded in ``PRAGMA user_version``. Append to the list; never edit an applied entry.
+- A file that is not a database (garbage, truncated) is moved aside to ``runs.db.corrupt-<time>`` (kept,
+  never deleted) and a new database is rebuilt from the run folders (``config.toml`` + ``run.json``);
+  whatever metric rows can still be read from the damaged file are copied over.
+- Every other failure (a folder named runs.db, a read-only home, a full disk) is a ``StoreError``: one line
+  a person can act on.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+from studio.core.errors import StoreError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY, name TEXT, created REAL, updated REAL, status TEXT,
+    config TEXT, summary TEXT DEFAULT '{}', message TEXT DEFAULT '', dir TEXT
+);
+CREATE TABLE IF NOT EXISTS params (run_id TEXT, key TEXT, value TEXT, PRIMARY KEY (run_id, key));
+CREATE TABLE IF NOT EXISTS metrics (run_id TEXT, step INTEGER, name TEXT, value REAL, wall REAL);
+CREATE INDEX IF NOT EXISTS metrics_by_run ON metrics (run_id, name, step);
+CREATE TABLE IF NOT EXISTS notes (run_id TEXT PRIMARY KEY, text TEXT);
+"""
+
+# (user_version after it, statements). Additive only: append new entries at the end.
+MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
+    (1, ("ALTER TABLE runs ADD COLUMN heartbeat REAL DEFAULT 0",  # last sign of life from rank 0
+         "ALTER TABLE runs ADD COLUMN procs TEXT DEFAULT ''")),  # JSON: host, rank pids, semaphore names
+]
+
+
+def describe_sqlite(err: sqlite3.Error, path: Path) -> str:
+    text = str(err)
+    if "readonly" in text or "read-only" in text:
+        return f"the run store {path} is read-only; set STUDIO_HOME to a folder you can write"
+    if "disk is full" in text or "database or disk is full" in text:
+        return f"the disk holding the run store {path} is full; free some space"
+    if "unable to open" in text:
+        return f"the run store {path} cannot be opened ({text}); check that its folder exists and is writable"
+    if "locked" in text or "busy" in text:
+        return f"the run store {path} is locked by another program ({text}); try again"
+    return f"the run store {path} cannot be used: {text}"
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    for target, statements in MIGRATIONS:
+        if version >= target:
+            continue
+        for sql in statements:
+            try:
+                db.execute(sql)
+            except sqlite3.OperationalError as err:  # another process migrated at the same time
+                if "duplicate column" not in str(err) and "already exists" not in str(err):
+                    raise
+        db.execute(f"PRAGMA user_version={target}")
+        db.commit()
+        version = target
+
+
+# Filesystems where SQLite's WAL mode does not work: WAL keeps its index in shared memory (the -shm file,
+# mmap'd), which processes on different machines do not share. There the store uses a rollback journal, whose
+# locks are POSIX file locks that these filesystems pass between machines (when their lock service works).
+NETWORK_FS = ("nfs", "nfs4", "cifs", "smb3", "smbfs", "lustre", "gpfs", "beegfs", "ceph", "fuse.sshfs",
+              "fuse.glusterfs", "glusterfs", "9p", "afs", "fuse.juicefs", "pvfs2", "orangefs", "panfs", "wekafs")
+
+
+def filesystem_type(path: Path) -> str:
+    """The type of the filesystem holding ``path`` (Linux /proc/self/mountinfo; "" elsewhere or unknown)."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return ""
+    target, best, fstype = str(Path(path).resolve()), "", ""
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        fields = left.split()
+        if len(fields) < 5 or not right:
+            continue
+        mount = fields[4].replace("\\040", " ")
+        if (target == mount or target.startswith(mount.rstrip("/") + "/")) and len(mount) >= len(best):
+            best, fstype = mount, right.split()[0]
+    return fstype
+
+
+def journal_mode(path: Path) -> str:
+    """WAL on local disks; DELETE (a rollback journal) on network filesystems; ``STUDIO_STORE_JOURNAL``
+    (wal or delete) decides when set."""
+    import os
+
+    forced = os.environ.get("STUDIO_STORE_JOURNAL", "").strip().lower()
+    if forced in ("wal", "delete"):
+        return forced.upper()
+    return "DELETE" if filesystem_type(path.parent) in NETWORK_FS else "WAL"
+
+
+def connect_readonly(path: Path) -> sqlite3.Connection:
+    """A connection that can only read (``mode=ro``): watching a store another machine writes never changes it,
+    never migrates it and never moves it aside, whatever it reads. StoreError when it cannot be opened."""
+    if not path.is_file():
+        raise StoreError(f"there is no run store at {path.parent} (no {path.name})")
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=10, check_same_thread=False)
+        db.execute("SELECT count(*) FROM runs").fetchone()
+    except sqlite3.Error as err:
+        raise StoreError(describe_sqlite(err, path)) from None
+    return db
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=60, check_same_thread=False)
+    try:
+        try:
+            db.execute(f"PRAGMA journal_mode={journal_mode(path)}")
+        except sqlite3.OperationalError as err:  # another process holds it open in the other mode: keep that one
+            if "locked" not in str(err):
+                raise
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(SCHEMA)
+        _migrate(db)
+        db.execute("SELECT count(*), max(created) FROM runs").fetchone()  # touches every page of the table
+        db.execute("SELECT max(rowid) FROM metrics").fetchone()
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def connect(path: Path, runs_dir: Path) -> sqlite3.Connection:
+    """The store's database, migrated; a damaged one is moved aside and rebuilt from ``runs_dir``."""
+    if path.is_dir():
+        raise StoreError(f"the run store {path} is a folder, not a database; move it away (Studio makes a new one)")
+    try:
+        return _open(path)
+    except sqlite3.OperationalError as err:
+        raise StoreError(describe_sqlite(err, path)) from None
+    except sqlite3.DatabaseError as err:  # not a database, or a malformed one
+        aside = move_aside(path)
+        try:
+            db = _open(path)
+            rebuild(db, runs_dir, aside, reason=str(err))
+        except sqlite3.Error as again:
+            raise StoreError(describe_sqlite(again, path)) from None
+        return db
+
+
+def move_aside(path: Path) -> Path:
+    """Rename the damaged database (and its WAL files) to ``<name>.corrupt-<time>``; returns the new path."""
+    aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(f"{path}{suffix}")
+        try:
+            src.rename(f"{aside}{suffix}")
+        except FileNotFoundError:  # another process got there first, or no WAL
+            pass
+        except OSError as err:
+            raise StoreError(f"the run store {path} is damaged and cannot be moved aside: {err.strerror}") from None
+    return aside
+
+
+def rebuild(db: sqlite3.Connection, runs_dir: Path, damaged: Path, reason: str) -> int:
+    """Register every run folder in ``db`` (from its config.toml and run.json); copy the metric rows
+    that can still be read from ``damaged``. Returns the number of runs registered."""
+    from studio.core.runs.record import read_record
+
+    count = 0
+    folders = sorted(p for p in runs_dir.iterdir() if (p / "config.toml").is_file()) if runs_dir.is_dir() else []
+    for folder in folders:
+        rec = read_record(folder)
+        try:
+            config = (folder / "config.toml").read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        final = (folder / "checkpoints" / "final.pt").exists()
+        status = rec.get("status") or ("finished" if final else "interrupted")
+        if status in ("running", "paused", "queued"):
+            status = "interrupted"
+        message = rec.get("message") or ""
+        note = f"recovered from its folder after {damaged.name} was found damaged ({reason})"
+        created = float(rec.get("created") or folder.stat().st_mtime)
+        with db:
+            db.execute("INSERT OR IGNORE INTO runs (id, name, created, updated, status, config, summary, message, "
+                       "dir) VALUES (?,?,?,?,?,?,?,?,?)",
+                       (folder.name, rec.get("name") or folder.name, created, time.time(), status, config,
+                        json.dumps(rec.get("summary") or {}), f"{message} [{note}]".strip(), str(folder)))
+        count += 1
+    _salvage_metrics(db, damaged)
+    return count
+
+
+def _salvage_metrics(db: sqlite3.Connection, damaged: Path) -> None:
+    """Copy the metric rows still readable from the damaged file (stops at the first unreadable page)."""
+    try:
+        old = sqlite3.connect(f"file:{damaged}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return
+    known = {row[0] for row in db.execute("SELECT id FROM runs")}
+    batch: list[tuple] = []
+    try:
+        rows = old.execute("SELECT run_id, step, name, value, wall FROM metrics")
+        for row in rows:
+            if row[0] in known:
+                batch.append(row)
+            if len(batch) >= 10_000:
+                with db:
+                    db.executemany("INSERT INTO metrics VALUES (?,?,?,?,?)", batch)
+                batch = []
+    except sqlite3.Error:
+        pass
+    finally:
+        old.close()
+    if batch:
+        with db:
+            db.executemany("INSERT INTO metrics VALUES (?,?,?,?,?)", batch)

@@ -1,0 +1,400 @@
+"""The run store: one directory per run (config.toml, run.json, checkpoints/, landscapes/) and one SQLite
+database (runs, params, metrics) in WAL mode, written by rank 0 and read by the GUI and the CLI.
+
+A run whose processes are all gone while it still says running or paused (the whole group was killed) is
+settled as ``interrupted`` the next time the store is read: its rank pids (with start times, so a reused
+pid does not count) and rank 0's heartbeat are recorded while it runs. Opening, migrations and recovery
+of a damaged database live in core/runs/db.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from studio.core import procs
+from studio.core.config import RunConfig
+from studio.core.errors import ConfigError, StoreError
+from studio.core.jobs import ENDED, STATES  # noqa: F401 - ENDED: what other modules read here
+from studio.core.paths import studio_home
+from studio.core.runs.db import connect, connect_readonly, describe_sqlite
+from studio.core.runs.record import write_record
+
+STATUSES = STATES  # a run's status is a job state (core/jobs.py)
+RESUMABLE = ("stopped", "interrupted", "finished", "failed")  # with a checkpoint: `studio train --resume`
+LIVE = ("running", "paused")
+STALE_S = 3600.0  # a live run with no known processes and no heartbeat for this long is interrupted
+
+
+@dataclass
+class RunInfo:
+    id: str
+    name: str
+    created: float
+    updated: float
+    status: str
+    config: str
+    dir: Path
+    summary: dict[str, Any] = field(default_factory=dict)
+    message: str = ""
+    heartbeat: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        ckpt = self.last_checkpoint
+        return {"run_id": self.id, "name": self.name, "status": self.status, "created": self.created,
+                "updated": self.updated, "dir": str(self.dir), "message": self.message,
+                "last_checkpoint": str(ckpt) if ckpt else None, **self.summary}
+
+    @property
+    def last_checkpoint(self) -> Path | None:
+        """The newest ``checkpoints/step_*.pt`` (by step), or None."""
+        files = sorted((self.dir / "checkpoints").glob("step_*.pt"))
+        return files[-1] if files else None
+
+    @property
+    def resumable(self) -> bool:
+        return self.status in RESUMABLE and self.last_checkpoint is not None
+
+    @property
+    def run_config(self) -> RunConfig:
+        return RunConfig.from_toml(self.config)
+
+
+def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in d.items():
+        if isinstance(value, dict):
+            out.update(flatten(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+class RunStore:
+    """Runs on disk and in SQLite. Safe to open from several processes at once, and to use from several
+    threads: each thread gets its own connection (a connection has one owner; SQLite's WAL does the rest)."""
+
+    def __init__(self, home: str | Path | None = None, read_only: bool = False) -> None:
+        """``read_only``: watch a store that others write (another machine, a cluster job): the database is
+        opened ``mode=ro`` and nothing in the store is ever changed (docs/clusters.md)."""
+        self.home = Path(home) if home else studio_home()
+        self.runs_dir = self.home / "runs"
+        self.db_path = self.home / "runs.db"
+        self.read_only = read_only
+        self._local = threading.local()
+        if not read_only:
+            try:
+                self.runs_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise StoreError(f"cannot use the run store {self.home}: {err.strerror}; "
+                                 "set STUDIO_HOME to a folder you can write") from None
+        self._local.db = self._connect()  # open now: a store that cannot be used says so at once
+
+    def _connect(self) -> sqlite3.Connection:
+        return connect_readonly(self.db_path) if self.read_only else connect(self.db_path, self.runs_dir)
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """This thread's connection (opened on its first use)."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._local.db = self._connect()
+        return db
+
+    def close(self) -> None:
+        """Close this thread's connection (another thread's closes with that thread)."""
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+    def _refuse_if_read_only(self, what: str) -> None:
+        if self.read_only:
+            raise StoreError(f"cannot {what}: the run store {self.home} is open read-only, to watch it")
+
+    @contextmanager
+    def _writing(self, what: str) -> Iterator[None]:
+        """A transaction whose SQLite/OS failures become one StoreError line."""
+        self._refuse_if_read_only(what)
+        try:
+            with self._db:
+                yield
+        except sqlite3.Error as err:
+            raise StoreError(f"cannot {what}: {describe_sqlite(err, self.db_path)}") from None
+        except OSError as err:
+            raise StoreError(f"cannot {what}: {err.strerror} ({err.filename or self.home})") from None
+
+    # --- writing ---------------------------------------------------------------------------
+    def new_run_id(self) -> str:
+        """A fresh id: the local time to the second and 8 random hex digits (collisions are retried)."""
+        return time.strftime("%Y%m%d-%H%M%S", time.localtime()) + "-" + secrets.token_hex(4)
+
+    def create_run(self, config: RunConfig, name: str = "", run_id: str | None = None) -> RunInfo:
+        """Register a new run (status queued) and write its directory with config.toml.
+
+        The id (``run_id``, or a fresh one) is claimed by creating its folder (``mkdir`` fails if it exists),
+        so ids never collide however fast runs are created. On any failure (a full disk) nothing is left
+        behind."""
+        import shutil
+
+        self._refuse_if_read_only("create a run")
+        text = config.to_toml()
+        name = name or f"{config.model.name} · {config.optimizer.name} · {config.data.name}"
+        given = run_id
+        for _ in range(100):
+            run_id = given or self.new_run_id()
+            run_dir = self.runs_dir / run_id
+            try:
+                run_dir.mkdir(parents=True)
+                break
+            except FileExistsError:
+                if given:
+                    raise StoreError(f"a run {given} already exists in {self.runs_dir}") from None
+                continue
+            except OSError as err:
+                raise StoreError(f"cannot create a run in {self.runs_dir}: {err.strerror}") from None
+        else:  # pragma: no cover - 100 collisions of 32 random bits
+            raise StoreError(f"cannot find a free run id in {self.runs_dir}")
+        now = time.time()
+        try:
+            (run_dir / "checkpoints").mkdir()
+            (run_dir / "config.toml").write_text(text, encoding="utf-8")
+            with self._writing("create the run"):
+                self._db.execute(
+                    "INSERT INTO runs (id, name, created, updated, status, config, dir) VALUES (?,?,?,?,?,?,?)",
+                    (run_id, name, now, now, "queued", text, str(run_dir)),
+                )
+                self._db.executemany(
+                    "INSERT INTO params VALUES (?,?,?)",
+                    [(run_id, k, json.dumps(v)) for k, v in flatten(config.to_dict()).items()],
+                )
+        except OSError as err:
+            shutil.rmtree(run_dir, ignore_errors=True)
+            raise StoreError(f"cannot create the run in {self.runs_dir}: {err.strerror}") from None
+        except StoreError:
+            shutil.rmtree(run_dir, ignore_errors=True)
+            raise
+        write_record(run_dir, id=run_id, name=name, created=now, status="queued")
+        return self.get(run_id)
+
+    def update_config(self, run_id: str, config: RunConfig) -> None:
+        """Replace a run's config (resuming with more epochs): the database, its params and config.toml."""
+        text = config.to_toml()
+        info = self.get(run_id)
+        with self._writing("update the run's config"):
+            self._db.execute("UPDATE runs SET config=? WHERE id=?", (text, run_id))
+            self._db.executemany("INSERT OR REPLACE INTO params VALUES (?,?,?)",
+                                 [(run_id, k, json.dumps(v)) for k, v in flatten(config.to_dict()).items()])
+        tmp = info.dir / ".config.toml.tmp"
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, info.dir / "config.toml")
+        except OSError as err:
+            raise StoreError(f"cannot write {info.dir / 'config.toml'}: {err.strerror}") from None
+
+    def set_status(self, run_id: str, status: str, message: str | None = None,
+                   summary: dict[str, Any] | None = None) -> None:
+        if status not in STATUSES:
+            raise ValueError(status)
+        with self._writing("record the run's status"):
+            self._db.execute("UPDATE runs SET status=?, updated=? WHERE id=?", (status, time.time(), run_id))
+            if message is not None:
+                self._db.execute("UPDATE runs SET message=? WHERE id=?", (message, run_id))
+            if summary is not None:
+                old = json.loads(self._db.execute("SELECT summary FROM runs WHERE id=?", (run_id,)).fetchone()[0])
+                self._db.execute("UPDATE runs SET summary=? WHERE id=?", (json.dumps({**old, **summary}), run_id))
+        row = self._db.execute("SELECT dir, message, summary FROM runs WHERE id=?", (run_id,)).fetchone()
+        if row:
+            write_record(Path(row[0]), status=status, message=row[1] or "", summary=json.loads(row[2] or "{}"))
+
+    def set_procs(self, run_id: str, pids: list[int], semaphores: list[str] | None = None) -> None:
+        """Record the run's rank processes (and the launcher's queue semaphores, freed if it is interrupted)."""
+        procs_json = json.dumps({"host": procs.host(), "pids": [procs.identity(p) for p in pids],
+                                 "sems": semaphores or []})
+        with self._writing("record the run's processes"):
+            self._db.execute("UPDATE runs SET procs=?, heartbeat=? WHERE id=?", (procs_json, time.time(), run_id))
+
+    def beat(self, run_id: str) -> None:
+        """Rank 0's sign of life (every few seconds while a run trains)."""
+        with self._writing("record the run's heartbeat"):
+            self._db.execute("UPDATE runs SET heartbeat=? WHERE id=?", (time.time(), run_id))
+
+    def truncate_metrics(self, run_id: str, after_step: int) -> None:
+        """Drop a run's metric rows past ``after_step`` (resuming from an earlier checkpoint)."""
+        with self._writing("trim the run's metrics"):
+            self._db.execute("DELETE FROM metrics WHERE run_id=? AND step>?", (run_id, after_step))
+
+    def log_metrics(self, run_id: str, rows: Iterable[tuple[int, str, float, float]]) -> None:
+        """Append ``(step, name, value, wall_time)`` rows in one transaction."""
+        with self._writing("record metrics"):
+            self._db.executemany(
+                "INSERT INTO metrics (run_id, step, name, value, wall) VALUES (?,?,?,?,?)",
+                [(run_id, int(s), n, float(v), float(w)) for s, n, v, w in rows],
+            )
+
+    def rename(self, run_id: str, name: str) -> None:
+        """A person's name for the run (shown instead of the one made from what differs)."""
+        self.get(run_id)
+        with self._db:
+            self._db.execute("UPDATE runs SET name=? WHERE id=?", (name.strip(), run_id))
+
+    def set_notes(self, run_id: str, text: str) -> None:
+        self.get(run_id)
+        with self._db:
+            self._db.execute("INSERT OR REPLACE INTO notes (run_id, text) VALUES (?, ?)", (run_id, text))
+
+    def notes(self) -> dict[str, str]:
+        """Every run's notes (runs without notes are left out)."""
+        return {r: t for r, t in self._db.execute("SELECT run_id, text FROM notes").fetchall() if t}
+
+    def delete(self, run_id: str) -> None:
+        import shutil
+
+        self._refuse_if_read_only("delete the run")
+        info = self.get(run_id)
+        with self._db:
+            for table, col in (("metrics", "run_id"), ("params", "run_id"), ("notes", "run_id"), ("runs", "id")):
+                self._db.execute(f"DELETE FROM {table} WHERE {col}=?", (run_id,))
+        shutil.rmtree(info.dir, ignore_errors=True)
+
+    # --- reading ---------------------------------------------------------------------------
+    def _info(self, row: tuple) -> RunInfo:
+        rid, name, created, updated, status, config, summary, message, rdir, heartbeat, procs_json = row
+        info = RunInfo(rid, name, created, updated, status, config, Path(rdir), json.loads(summary or "{}"),
+                       message or "", heartbeat or 0.0)
+        if (status in LIVE or (status == "queued" and procs_json)) and self._gone(info, procs_json):
+            self._settle_interrupted(info, procs_json)
+        return info
+
+    _COLS = "id, name, created, updated, status, config, summary, message, dir, heartbeat, procs"
+
+    @staticmethod
+    def _gone(info: RunInfo, procs_json: str | None) -> bool:
+        """A live-looking run none of whose processes runs (or, off this host, silent for STALE_S)."""
+        try:
+            recorded = json.loads(procs_json) if procs_json else {}
+        except ValueError:
+            recorded = {}
+        if recorded.get("pids") and recorded.get("host") == procs.host():
+            return not any(procs.alive(p) for p in recorded["pids"])
+        if info.status == "queued":  # waiting in the run queue: no processes yet
+            return False
+        return time.time() - max(info.heartbeat, info.updated) > STALE_S
+
+    def _settle_interrupted(self, info: RunInfo, procs_json: str | None) -> None:
+        ckpt = info.last_checkpoint
+        after = (f"; its last checkpoint is {ckpt.name}: `studio train --resume {info.id}` continues it" if ckpt
+                 else "; it saved no checkpoint to resume from")
+        info.status = "interrupted"
+        info.message = ("interrupted: its training processes ended without a word (killed, or the machine "
+                        f"stopped){after}")
+        if self.read_only:  # shown as interrupted; the store is left as it is
+            return
+        try:
+            with self._db:
+                self._db.execute("UPDATE runs SET status='interrupted', message=?, updated=? WHERE id=? AND "
+                                 "status IN ('queued', 'running', 'paused')", (info.message, time.time(), info.id))
+            write_record(info.dir, status="interrupted", message=info.message)
+        except sqlite3.Error:  # a read-only store still shows the run as interrupted
+            pass
+        try:
+            sems = json.loads(procs_json or "{}").get("sems", [])
+        except ValueError:
+            sems = []
+        _unlink_semaphores(sems)
+
+    def list(self) -> list[RunInfo]:
+        """All runs, newest first."""
+        rows = self._db.execute(f"SELECT {self._COLS} FROM runs ORDER BY created DESC").fetchall()
+        return [self._info(r) for r in rows]
+
+    def get(self, run_id: str) -> RunInfo:
+        row = self._db.execute(f"SELECT {self._COLS} FROM runs WHERE id=?", (run_id,)).fetchone()
+        if row is None:
+            raise ConfigError(f"no run {run_id!r} in {self.db_path}; `studio runs` lists them")
+        return self._info(row)
+
+    def resolve(self, id_or_dir: str) -> RunInfo:
+        """A run by id, by unique id prefix or suffix (``…-2c47``), or by its directory."""
+        path = Path(id_or_dir)
+        if is_run_dir(path):
+            return self.get(path.resolve().name)
+        rows = self._db.execute("SELECT id FROM runs WHERE id LIKE ? OR id LIKE ?",
+                                (id_or_dir + "%", "%" + id_or_dir)).fetchall()
+        if len(rows) == 1:
+            return self.get(rows[0][0])
+        if len(rows) > 1:
+            raise ConfigError(f"{id_or_dir!r} matches {len(rows)} runs; give more of the id")
+        return self.get(id_or_dir)
+
+    def metrics(self, run_id: str, since_rowid: int = 0) -> dict[str, tuple[list[int], list[float]]]:
+        """Every metric of a run as ``name -> (steps, values)``, in step order."""
+        out: dict[str, tuple[list[int], list[float]]] = {}
+        rows = self._db.execute(
+            "SELECT name, step, value FROM metrics WHERE run_id=? AND rowid>? ORDER BY name, step, rowid",
+            (run_id, since_rowid),
+        )
+        for name, step, value in rows:
+            steps, values = out.setdefault(name, ([], []))
+            steps.append(step)
+            values.append(value)
+        return out
+
+    def last_metric_rowid(self, run_id: str) -> int:
+        return self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM metrics WHERE run_id=?", (run_id,)).fetchone()[0]
+
+    def metric_rows_after(self, run_id: str, rowid: int) -> list[tuple[int, int, str, float, float]]:
+        """The rows logged after ``rowid`` as ``(rowid, step, name, value, wall_time)`` (to follow a live run)."""
+        return self._db.execute("SELECT rowid, step, name, value, wall FROM metrics WHERE run_id=? AND rowid>? "
+                                "ORDER BY rowid", (run_id, rowid)).fetchall()
+
+    def all_params(self) -> dict[str, dict[str, Any]]:
+        """Every run's settings (``run_id → {section.key: value}``) in one query."""
+        out: dict[str, dict[str, Any]] = {}
+        for run_id, key, value in self._db.execute("SELECT run_id, key, value FROM params").fetchall():
+            out.setdefault(run_id, {})[key] = json.loads(value)
+        return out
+
+    def params(self, run_id: str) -> dict[str, Any]:
+        rows = self._db.execute("SELECT key, value FROM params WHERE run_id=?", (run_id,)).fetchall()
+        return {k: json.loads(v) for k, v in rows}
+
+
+def _unlink_semaphores(names: list[str]) -> None:
+    """Free the POSIX semaphores of a launcher that was killed before it could (they stay in /dev/shm)."""
+    if not names:
+        return
+    try:
+        from _multiprocessing import sem_unlink  # type: ignore[attr-defined]
+    except ImportError:  # pragma: no cover - Windows
+        return
+    for name in names:
+        try:
+            sem_unlink(name)
+        except OSError:
+            pass
+
+
+# --- what a folder is (the GUI's open_path and core/open_target.py ask) ----------------------------------
+def is_run_dir(path: Path) -> bool:
+    """A run's own folder: it holds the run's ``config.toml``."""
+    return path.is_dir() and (path / "config.toml").is_file()
+
+
+def is_run_store(path: Path) -> bool:
+    """A run store's home (``STUDIO_HOME``, a shared folder a cluster job records into): ``runs.db``, no config."""
+    return path.is_dir() and (path / "runs.db").is_file() and not (path / "config.toml").exists()
+
+
+def is_run_config(path: Path) -> bool:
+    """A run's own ``config.toml`` (its folder has ``checkpoints/``), not a config file written by hand."""
+    return path.is_file() and path.name == "config.toml" and (path.parent / "checkpoints").is_dir()

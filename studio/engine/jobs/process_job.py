@@ -1,0 +1,365 @@
+"""The one process-job base: every background job (training, landscape, import, preview, demo, model
+summary) is a :class:`ProcessJob`.
+
+A job owns one or more child processes (started from the warm back end, ``engine/jobs/backend.py``), one
+message queue (child → parent, ``engine/jobs/protocol.py`` messages), one control queue (parent → child) and
+a cancel flag. The parent calls ``poll()`` from a timer or a thread: it returns the messages so far,
+keeps ``state``, ``fraction``/``text``/``eta_s`` (progress), ``result`` and ``errors`` up to date,
+notices a child that died, kills a child that ignores Cancel for ``grace_s`` seconds, and ends with
+one ``ended`` message (state, a message a person can read, exit code).
+
+A short job is a :class:`TaskJob`: any ``module:function(progress=..., **kwargs)`` run by
+:func:`task_main` in the child. Torch-free and Qt-free at import: the GUI imports this module.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+from studio.core import threads as thread_policy
+from studio.core.errors import RunFailed, StudioError
+from studio.core.jobs import ENDED, FAILED, FINISHED, QUEUED, RUNNING, STOPPED, Cancelled, Progress, Report
+from studio.engine.jobs import backend, protocol
+from studio.engine.jobs.protocol import Message
+from studio.engine.jobs.queues import drain
+
+GRACE_S = 5.0  # after Cancel, a job has this long to stop by itself before it is killed
+_ids = itertools.count(1)
+
+
+def new_job_id(kind: str) -> str:
+    """A job id unique in this process: ``landscape-3``."""
+    return f"{kind}-{os.getpid()}-{next(_ids)}"
+
+
+class ProcessJob:
+    """A background job in child processes. Subclasses implement ``_launch`` (start the children with
+    :meth:`spawn`) and may extend ``_observe`` (a message arrived), ``_on_end`` (all children are gone,
+    the state is settled) and ``_death_note`` (words for children that died without a word)."""
+
+    label = "job"  # in words, for messages: "the landscape", "training"
+    grace_s = GRACE_S
+
+    def __init__(self, job_id: str, threads: thread_policy.ThreadPlan | None = None) -> None:
+        self.id = job_id
+        self.threads = threads  # decided at start (``_plan``) unless given
+        self.ctx: Any = None  # the start method, chosen at start (``engine/jobs/backend.py``)
+        self.ctx_queues = backend.queue_context()
+        self.messages = self.ctx_queues.Queue()
+        self.control = self.ctx_queues.Queue()
+        self.cancel_flag = self.ctx_queues.Event()
+        self.processes: list[Any] = []
+        self.state = QUEUED
+        self.fraction = 0.0
+        self.text = ""
+        self.eta_s: float | None = None
+        self.result: Any = None
+        self.errors: list[Message] = []
+        self.failure = ""  # why a failed job failed, in words
+        self.finished = False
+        self.started_at = 0.0
+        self.ended_at = 0.0
+        self._cancel_at: float | None = None
+
+    # --- what subclasses provide ---------------------------------------------------------------
+    def _launch(self) -> None:
+        raise NotImplementedError
+
+    def _plan(self) -> thread_policy.ThreadPlan:
+        """Threads for the children (measured when the job starts: start may run off the GUI thread)."""
+        return thread_policy.plan(spare=1, short=True)
+
+    def _on_end(self, forced: str | None) -> None:
+        """All children are gone and ``state`` is final (``forced``: killed after the grace period)."""
+
+    def _check_health(self) -> str:
+        """While the children run: a reason to give up on them (a stall), or ''."""
+        return ""
+
+    def _failure_message(self) -> str:
+        """Why the job failed, in words: the first error a child reported, else how a child died."""
+        return self.errors[0]["message"] if self.errors else self._death_note()
+
+    def _death_note(self) -> str:
+        for proc in self.processes:
+            code = proc.exitcode
+            if code not in (None, 0):
+                how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+                return f"the {self.label} process {how} without reporting an error (out of memory?)"
+        return f"the {self.label} process ended without a result"
+
+    # --- starting ------------------------------------------------------------------------------
+    @property
+    def run_id(self) -> str:
+        return self.id
+
+    @property
+    def started(self) -> bool:
+        return bool(self.processes) or self.finished
+
+    def start(self) -> ProcessJob:
+        """Start the children; a job that cannot start raises RunFailed (and is marked failed)."""
+        self.started_at = time.monotonic()
+        try:
+            if self.threads is None:
+                self.threads = self._plan()
+            self.ctx = backend.context(self.threads)
+            self._launch()
+        except Exception as err:
+            message = f"the {self.label} could not be started: {err}"
+            self.errors.append(protocol.error(self.id, message))
+            self._teardown()
+            self._end()
+            raise RunFailed(message) from err
+        return self
+
+    def spawn(self, target: Any, args: tuple, name: str) -> Any:
+        """Start one child process running ``target(*args)``."""
+        proc = self.ctx.Process(target=target, args=args, name=name, daemon=True)
+        try:
+            proc.start()
+        except Exception as err:  # noqa: BLE001 - only the warm server's own failure is retried
+            if not backend.is_warm() or self.ctx.get_start_method() == "spawn":
+                raise
+            # The warm server could not fork (it died, or a Python whose multiprocessing internals differ from
+            # the ones engine/jobs/forkservers.py follows): this process stops asking it, and the child is spawned.
+            backend.stop_warm()
+            print(f"studio: the warm back end failed ({type(err).__name__}: {err}); starting processes cold",
+                  file=sys.stderr)
+            self.ctx = backend.context(self.threads)
+            proc = self.ctx.Process(target=target, args=args, name=name, daemon=True)
+            proc.start()
+        self.processes.append(proc)
+        return proc
+
+    # --- control -------------------------------------------------------------------------------
+    def send(self, command: str) -> None:
+        if command not in protocol.CONTROLS:
+            raise ValueError(command)
+        if not self.finished:
+            try:
+                self.control.put(command)
+            except (OSError, ValueError):
+                pass
+
+    def cancel(self) -> None:
+        """Ask the job to stop; it is killed if it has not ended ``grace_s`` seconds later."""
+        if self.finished:
+            return
+        if self._cancel_at is None:
+            self._cancel_at = time.monotonic()
+        self.cancel_flag.set()
+        self.send(protocol.STOP)
+
+    stop = cancel
+
+    # --- following -----------------------------------------------------------------------------
+    def poll(self, timeout: float = 0.0, max_messages: int = 5000) -> list[Message]:
+        """Messages since the last call (waits up to ``timeout`` for the first); the last one of a job is
+        ``ended``."""
+        if self.finished:
+            return []
+        out: list[Message] = drain(self.messages, timeout, limit=max_messages)
+        for message in out:
+            self._observe(message)
+        out.extend(self._watch())
+        return out
+
+    def _observe(self, message: Message) -> None:
+        kind = message.get("type")
+        if kind == protocol.STATUS:
+            self.state = message["status"]
+        elif kind == protocol.PROGRESS:
+            self.fraction, self.text = float(message["fraction"]), str(message.get("text", ""))
+            self.eta_s = message.get("eta_s")
+        elif kind == protocol.RESULT:
+            self.result = message["value"]
+        elif kind == protocol.ERROR:
+            self.errors.append(message)
+
+    def _watch(self) -> list[Message]:
+        """Notice dead children, a cancel that takes too long, and the end of the job."""
+        if not self.processes:
+            return []
+        codes = [p.exitcode for p in self.processes]
+        if all(c is not None for c in codes):
+            return self._end()
+        if any(c not in (None, 0) for c in codes):  # one child died: the others cannot go on
+            self._teardown()
+            return self._end()
+        sick = self._check_health()
+        if sick:
+            self.errors.insert(0, protocol.error(self.id, sick, rank=-1))
+            self._teardown()
+            return self._end()
+        if self._cancel_at is not None and time.monotonic() - self._cancel_at > self.grace_s:
+            self._teardown()
+            return self._end(forced=STOPPED)
+        return []
+
+    def _end(self, forced: str | None = None) -> list[Message]:
+        """All children are gone: read what they left, settle the state, close the queues."""
+        for proc in self.processes:
+            proc.join(timeout=5)
+        tail: list[Message] = drain(self.messages, 0.05, each_timeout=0.05)
+        for message in tail:
+            self._observe(message)
+        self.finished = True
+        self.ended_at = time.monotonic()
+        if forced and self.state not in ENDED:
+            self.state = forced
+        elif self.errors:
+            self.state = FAILED
+        elif self.state not in ENDED:
+            self.state = STOPPED if self._cancel_at is not None else FAILED
+        if self.state == FAILED:
+            self.failure = self._failure_message()
+        if self.state == FINISHED:
+            self.fraction, self.eta_s = 1.0, 0.0
+        self._on_end(forced)
+        tail.append(self.ended_message())
+        for q in (self.messages, self.control):
+            q.cancel_join_thread()
+            q.close()
+        return tail
+
+    @property
+    def error(self) -> str | None:
+        """Why the job failed, in words (before the end: the first error so far; None if none)."""
+        return self.failure or (self.errors[0]["message"] if self.errors else None)
+
+    @property
+    def exit_code(self) -> int:
+        """0 finished or stopped, 2 a user-fixable error, 3 a failure (the CLI's contract)."""
+        if self.state in (FINISHED, STOPPED):
+            return 0
+        for error in self.errors:
+            if error.get("message") == self.failure:
+                return int(error.get("exit_code", 3))
+        return 3
+
+    def ended_message(self) -> Message:
+        return protocol.ended(self.id, self.state, self.error or "", self.exit_code, label=self.label)
+
+    def _teardown(self) -> None:
+        for proc in self.processes:
+            if proc.is_alive():
+                proc.terminate()
+        deadline = time.monotonic() + 3
+        for proc in self.processes:
+            proc.join(timeout=max(0.0, deadline - time.monotonic()))
+            if proc.is_alive():
+                proc.kill()
+                proc.join(timeout=2)
+
+    def kill(self) -> None:
+        """Tear the job down now (closing the app without waiting)."""
+        if not self.finished:
+            self._teardown()
+            self._end(forced=STOPPED)
+
+    def wait(self, timeout: float | None = None) -> str:
+        """Follow the job until it ends (scripts, the CLI, tests); its final state."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.finished:
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(f"{self.label} {self.id} still {self.state}")
+            self.poll(timeout=0.1)
+        return self.state
+
+
+# --- short jobs: one function in one child -------------------------------------------------------------
+@dataclass
+class TaskSpec:
+    """What a task child needs (pickled to it)."""
+
+    job_id: str
+    target: str  # "module:function"
+    kwargs: dict[str, Any]
+    label: str
+    threads: thread_policy.ThreadPlan
+    messages: Any = None
+    cancel: Any = None
+    frames: bool = False  # pass ``emit(frame)`` to the function (live snapshots for a view)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def resolve(target: str) -> Any:
+    import importlib
+
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def task_main(spec: TaskSpec) -> None:
+    """The child of a :class:`TaskJob`: run the function, report on the queue, honour cancel."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides
+    os.environ.update(spec.env)
+    thread_policy.apply(spec.threads)
+    queue, job_id = spec.messages, spec.job_id
+    code = 0
+
+    def report(r: Report) -> None:
+        queue.put(protocol.progress(job_id, r))
+
+    progress = Progress(report, spec.cancel.is_set, cancelled_message=f"the {spec.label} was cancelled")
+    try:
+        kwargs = dict(spec.kwargs)
+        if spec.frames:
+            def emit(data: dict[str, Any]) -> None:
+                progress.check()
+                queue.put(protocol.frame(job_id, data))
+            kwargs["emit"] = emit
+        progress(0.0, "starting")
+        value = resolve(spec.target)(progress=progress, **kwargs)
+        queue.put(protocol.result(job_id, value))
+        queue.put(protocol.status(job_id, FINISHED))
+    except Cancelled as err:
+        queue.put(protocol.status(job_id, STOPPED, message=str(err)))
+    except StudioError as err:
+        code = err.exit_code or 3
+        queue.put(protocol.error(job_id, str(err), exit_code=code, **getattr(err, "fields", {})))
+    except MemoryError:
+        code = 3
+        queue.put(protocol.error(job_id, f"the machine ran out of memory during the {spec.label}; try a smaller "
+                                         "size or fewer samples"))
+    except BaseException as err:  # noqa: BLE001 - every failure reaches the person as a sentence
+        code = 3
+        queue.put(protocol.error(job_id, f"the {spec.label} failed: {type(err).__name__}: {err}",
+                                 detail=traceback.format_exc()))
+    finally:
+        queue.close()
+        queue.join_thread()  # everything is on the pipe before the process exits
+    if code:
+        sys.exit(code)
+
+
+class TaskJob(ProcessJob):
+    """``target(progress=..., **kwargs)`` ("module:function") in one child process; its return value is
+    ``result``. ``frames``: the function also gets ``emit(frame)`` for live snapshots."""
+
+    def __init__(self, target: str, kwargs: dict[str, Any] | None = None, *, label: str = "job",
+                 kind: str = "task", frames: bool = False, threads: thread_policy.ThreadPlan | None = None,
+                 grace_s: float | None = None) -> None:
+        super().__init__(new_job_id(kind), threads)
+        self.kind = kind
+        self.label = label
+        self.target = target
+        self.kwargs = dict(kwargs or {})
+        self.frames = frames
+        if grace_s is not None:
+            self.grace_s = grace_s
+
+    def _launch(self) -> None:
+        assert self.threads is not None
+        spec = TaskSpec(self.id, self.target, self.kwargs, self.label, self.threads, self.messages,
+                        self.cancel_flag, self.frames, backend.child_env(self.threads, self.ctx))
+        self.spawn(task_main, (spec,), f"studio-{self.kind}")
+        self.state = RUNNING

@@ -1,0 +1,306 @@
+"""Data-parallel scaling measured on this machine: the same training at 1, 2, … processes (DDP, gloo on the
+CPU, NCCL on GPUs) and, where CUDA exists, single-process ``nn.DataParallel`` beside it.
+
+Each configuration trains the config's model on its data for ``steps`` steps at the same GLOBAL batch
+(each of N ranks takes batch/N, as ``studio train`` does), so every configuration takes the same path and
+the steps to a target accuracy match; what changes is the time. Per step we time, on rank 0:
+
+- ``step_ms``: a normal DDP step (forward, backward with the gradient all-reduce, optimizer step), and
+  ``fwd_bwd_ms``, its forward and backward alone;
+- ``compute_ms``: the same forward and backward under ``DDP.no_sync()`` on the same batch (no all-reduce),
+  on every ``probe_every``-th step, before the real step (its gradients are thrown away);
+- ``allreduce_ms`` = ``fwd_bwd_ms`` − ``compute_ms``: the communication DDP could not hide behind the
+  backward pass (0 for one process).
+
+Throughput is global samples per second of the timed steps; efficiency is throughput(N) / (N × throughput(1)).
+Validation accuracy is measured every ``eval_every`` steps (not timed); ``steps_to_target`` is the first
+step where it reaches ``target``. Ranks are separate ``python -m studio.engine.dp_scaling`` processes (so the
+measurement also runs from a daemonic background job) that join a process group over TCP on localhost;
+rank 0 prints JSON lines (progress, then the result) on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from studio.core.config import RunConfig
+from studio.core.errors import ConfigError, RunFailed
+from studio.core.ints import split_ints
+
+Report = Callable[[float, str], None]
+MODES = ("ddp", "dp")  # dp: single-process nn.DataParallel over the GPUs (CUDA only)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _timed(fn: Callable[[], None], sync: Callable[[], None]) -> float:
+    sync()
+    t0 = time.perf_counter()
+    fn()
+    sync()
+    return (time.perf_counter() - t0) * 1000
+
+
+def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: dict[str, Any]) -> dict[str, Any] | None:
+    """One rank of one configuration; rank 0 returns the measurement."""
+    import torch
+    import torch.distributed as dist
+    from torch import nn
+
+    from studio.core.datasets.loading import load_dataset
+    from studio.engine.training.worker import build_model, device_splits
+
+    mode, device_kind = options["mode"], options["device"]
+    torch.set_num_threads(max(1, int(options.get("threads") or 1)))
+    torch.manual_seed(cfg.train.seed)
+    if device_kind == "cuda":
+        device = torch.device("cuda", rank if mode == "ddp" else 0)
+        torch.cuda.set_device(device)
+    else:
+        device = torch.device("cpu")
+    if world > 1 and mode == "ddp":
+        dist.init_process_group("nccl" if device_kind == "cuda" else "gloo", init_method=f"tcp://127.0.0.1:{port}",
+                                rank=rank, world_size=world)
+    data = load_dataset(cfg.data, seed=cfg.train.seed)
+    train, val, _ = device_splits(data, cfg, device)
+    net: nn.Module = build_model(cfg, data, device)
+    if mode == "ddp" and world > 1:
+        model: nn.Module = nn.parallel.DistributedDataParallel(net)
+    elif mode == "dp":
+        model = nn.DataParallel(net, device_ids=list(range(world)))
+    else:
+        model = net
+    opt = torch.optim.Adam(net.parameters(), lr=float(cfg.optimizer.params.get("lr", 1e-3)))
+    loss_fn = nn.CrossEntropyLoss()
+    batch = cfg.train.batch_size
+    local = batch // world if mode == "ddp" else batch
+    steps, probe_every, eval_every = options["steps"], options["probe_every"], options["eval_every"]
+    target = options["target"]
+    gen = torch.Generator().manual_seed(cfg.train.seed)
+    sync = torch.cuda.synchronize if device_kind == "cuda" else (lambda: None)
+    reduces = world > 1 and mode == "ddp"
+    step_ms, fwd_bwd_ms, compute_ms, curve = [], [], [], []
+    steps_to_target = None
+    warmup = min(3, steps // 4)
+
+    def evaluate() -> float:
+        model.eval()
+        with torch.inference_mode():
+            n = min(len(val), 2000)
+            x, y = val.normalise(val.x[:n].to(device)), val.y[:n].to(device)
+            acc = float((net(x).argmax(1) == y).float().mean())
+        model.train()
+        return acc
+
+    model.train()
+    for step in range(1, steps + 1):
+        idx = torch.randint(0, len(train), (batch,), generator=gen)  # every rank draws the same global batch
+        mine = idx[rank * local:(rank + 1) * local] if mode == "ddp" else idx
+        x, y = train.normalise(train.x[mine].to(device)), train.y[mine].to(device)
+        timed = step > warmup
+        if reduces and timed and step % probe_every == 0:  # the same work without the all-reduce
+            opt.zero_grad(set_to_none=True)
+            sync()
+            t0 = time.perf_counter()
+            with model.no_sync():
+                loss_fn(model(x), y).backward()
+            sync()
+            compute_ms.append((time.perf_counter() - t0) * 1000)
+        opt.zero_grad(set_to_none=True)
+        sync()
+        t0 = time.perf_counter()
+        loss_fn(model(x), y).backward()
+        sync()
+        t1 = time.perf_counter()
+        opt.step()
+        sync()
+        if timed:
+            step_ms.append((time.perf_counter() - t0) * 1000)
+            fwd_bwd_ms.append((t1 - t0) * 1000)
+        if step % eval_every == 0 or step == steps:
+            if rank == 0:
+                acc = evaluate()
+                curve.append((step, acc))
+                if steps_to_target is None and target and acc >= target:
+                    steps_to_target = step
+                print(json.dumps({"type": "progress", "step": step, "steps": steps, "val_acc": acc}), flush=True)
+    if world > 1 and mode == "ddp":
+        dist.barrier()
+        dist.destroy_process_group()
+    if rank != 0:
+        return None
+
+    def mean(v: list[float]) -> float:
+        return sum(v) / len(v) if v else float("nan")
+
+    total_ms = sum(step_ms)
+    with_sync = mean(fwd_bwd_ms)
+    compute = mean(compute_ms) if reduces else with_sync  # one process: nothing to all-reduce
+    return {"mode": mode, "processes": world, "device": device_kind, "threads": torch.get_num_threads(),
+            "global_batch": batch, "local_batch": local, "steps": steps, "timed_steps": len(step_ms),
+            "step_ms": mean(step_ms), "fwd_bwd_ms": with_sync, "compute_ms": compute,
+            "allreduce_ms": max(0.0, with_sync - compute), "optimizer_ms": mean(step_ms) - with_sync,
+            "samples_per_s": batch * len(step_ms) / (total_ms / 1000) if total_ms else 0.0,
+            "val_acc": curve[-1][1] if curve else None, "curve": curve, "target": target,
+            "steps_to_target": steps_to_target}
+
+
+def busy_machine() -> bool:
+    """Other programs keep at least half a core busy (1-minute load average, this measurement's own ranks
+    not yet started)."""
+    try:
+        return os.getloadavg()[0] >= 0.5
+    except OSError:
+        return False
+
+
+def _spawn_rank(rank: int, world: int, port: int, config_path: Path, options: dict[str, Any]) -> subprocess.Popen:
+    env = dict(os.environ, OMP_NUM_THREADS=str(options.get("threads") or 1))
+    if options.get("passive"):
+        env["OMP_WAIT_POLICY"] = "PASSIVE"  # idle OpenMP threads sleep instead of spinning on shared cores
+    cmd = [sys.executable, "-m", "studio.engine.dp_scaling", "--rank", str(rank), "--world", str(world),
+           "--port", str(port), "--config", str(config_path), "--options", json.dumps(options)]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE if rank == 0 else subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+def measure(cfg: RunConfig, processes: int, mode: str, options: dict[str, Any], workdir: Path,
+            progress: Report | None = None, base: float = 0.0, span: float = 1.0) -> dict[str, Any]:
+    """Run one configuration (``processes`` ranks, or one DataParallel process over ``processes`` GPUs)."""
+    config_path = workdir / "config.toml"
+    cfg.save(config_path)
+    opts = {**options, "mode": mode}
+    world_procs = processes if mode == "ddp" else 1
+    port = free_port()
+    procs = [_spawn_rank(r, processes, port, config_path, opts) for r in range(world_procs)]
+    result = None
+    try:
+        assert procs[0].stdout is not None
+        for line in procs[0].stdout:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if msg.get("type") == "progress" and progress:
+                progress(base + span * msg["step"] / msg["steps"],
+                         f"{processes} × {mode.upper()}: step {msg['step']}/{msg['steps']}")
+            elif msg.get("type") == "result":
+                result = msg["result"]
+        errs = [p.communicate(timeout=120)[1] for p in procs]
+    except BaseException:
+        for p in procs:
+            p.kill()
+        raise
+    if result is None or any(p.returncode for p in procs):
+        tail = next((e.strip().splitlines()[-1] for e in errs if e and e.strip()), "no message")
+        raise RunFailed(f"the {processes}-process {mode.upper()} measurement failed: {tail}")
+    return result
+
+
+def parse_processes(text: str) -> list[int]:
+    try:
+        values = split_ints(text)
+    except ValueError:
+        raise ConfigError(f"--processes takes whole numbers separated by commas, e.g. 1,2 (not {text!r})") from None
+    if not values or any(v < 1 or v > 64 for v in values):
+        raise ConfigError("--processes takes counts from 1 to 64, e.g. 1,2")
+    return values
+
+
+def scaling_study(cfg: RunConfig, processes: list[int], steps: int = 60, target: float = 0.75, eval_every: int = 10,
+                  probe_every: int = 2, threads: int = 0, data_parallel: bool = True,
+                  progress: Report | None = None) -> dict[str, Any]:
+    """Measure every process count (and DataParallel where CUDA is present); returns ``{"rows": [...],
+    "cuda", "cores", "config"}`` with each row's ``efficiency`` against linear scaling from the first DDP row.
+
+    ``threads`` per rank: 0 gives each rank cores ÷ processes (at least 1), as ``studio train`` does. On a
+    busy CPU (load average ≥ 0.5 before the ranks start) idle OpenMP threads are told to sleep
+    (``OMP_WAIT_POLICY=PASSIVE``): spinning threads on shared cores made one 2-thread process several times
+    slower than two 1-thread processes here, which measures the spinning, not data parallelism.
+    """
+    import tempfile
+
+    if steps < 8:
+        raise ConfigError("--steps must be at least 8 (the first few are warm-up and not timed)")
+    if not 0 <= target <= 1:
+        raise ConfigError("--target is an accuracy from 0 to 1")
+    cuda = _cuda_count()
+    device = "cuda" if cfg.hardware.device.startswith("cuda") or (cfg.hardware.device == "auto" and cuda) else "cpu"
+    if device == "cuda" and max(processes) > cuda:
+        raise ConfigError(f"{max(processes)} processes need as many GPUs; this machine has {cuda}")
+    if cfg.train.batch_size % max(processes):
+        raise ConfigError(f"the global batch {cfg.train.batch_size} does not split evenly over {max(processes)} "
+                          "processes; pick a batch size they divide")
+    cores = os.cpu_count() or 1
+    plan = [(n, "ddp") for n in processes]
+    if device == "cuda" and data_parallel:
+        plan += [(n, "dp") for n in processes if n > 1]
+    rows = []
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    passive = device == "cpu" and "OMP_WAIT_POLICY" not in os.environ and busy_machine()
+    with tempfile.TemporaryDirectory(prefix="studio-scale-") as tmp:
+        for i, (n, mode) in enumerate(plan):
+            opts = {"steps": steps, "target": target, "eval_every": eval_every, "probe_every": probe_every,
+                    "device": device, "threads": threads or max(1, cores // (n if mode == "ddp" else 1)),
+                    "passive": passive}
+            rows.append(measure(cfg, n, mode, opts, Path(tmp), progress, i / len(plan), 1 / len(plan)))
+    base = next((r for r in rows if r["mode"] == "ddp" and r["processes"] == min(processes)), rows[0])
+    for r in rows:
+        per_proc = base["samples_per_s"] / base["processes"]
+        r["speedup"] = r["samples_per_s"] / base["samples_per_s"] if base["samples_per_s"] else None
+        r["efficiency"] = r["samples_per_s"] / (per_proc * r["processes"]) if per_proc else None
+        r["allreduce_share"] = r["allreduce_ms"] / r["step_ms"] if r["step_ms"] else None
+    if progress:
+        progress(1.0, "done")
+    return {"rows": rows, "device": device, "cuda_devices": cuda, "cores": cores, "load_avg": load,
+            "omp_wait_policy": "PASSIVE" if passive else os.environ.get("OMP_WAIT_POLICY", ""), "model": cfg.model.name,
+            "dataset": cfg.data.name, "global_batch": cfg.train.batch_size, "steps": steps, "target": target}
+
+
+def scale_job(config: dict[str, Any], processes: str, steps: int, target: float,
+              progress: Report | None = None) -> dict[str, Any]:
+    """The GUI's background measurement of a config (``RunConfig.to_dict``) at ``processes`` ("1,2")."""
+    return scaling_study(RunConfig.from_dict(config), parse_processes(processes), steps=steps, target=target,
+                         progress=progress)
+
+
+def _cuda_count() -> int:
+    """GPUs, asked in a child process so this one never initialises CUDA (ranks must, after forking nothing)."""
+    try:
+        out = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.device_count())"],
+                             capture_output=True, text=True, timeout=120)
+        return int(out.stdout.strip() or 0)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description="one rank of a data-parallel scaling measurement (internal)")
+    p.add_argument("--rank", type=int, required=True)
+    p.add_argument("--world", type=int, required=True)
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--config", required=True)
+    p.add_argument("--options", required=True)
+    a = p.parse_args(argv)
+    result = rank_main(a.rank, a.world, a.port, RunConfig.load(a.config), json.loads(a.options))
+    if result is not None:
+        print(json.dumps({"type": "result", "result": result}), flush=True)
+
+
+if __name__ == "__main__":
+    from studio.engine.jobs.exit import exit_without_finalising
+
+    exit_without_finalising(main)

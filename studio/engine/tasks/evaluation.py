@@ -1,0 +1,122 @@
+"""Evaluate a saved run on one of its splits: what the CLI and the background job run.
+
+The run's model, checkpoint and data come from ``engine/replay.py`` (the trainer's own builders,
+so the split and the normalisation are exactly those of training); the maths is ``core/maths/evaluation.py``.
+The result is saved under ``run_dir/evaluations/`` as ``<split>-<checkpoint>.json`` (the summary) and
+``.npz`` (``probs`` (N, K) float32, ``labels`` (N,), ``mistake_images`` uint8 (M, C, H, W) of the most
+confident mistakes when the data are images).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from studio.core.errors import ConfigError
+from studio.core.maths import evaluation
+from studio.engine.replay import CheckpointRef, RunData, resolve_checkpoint
+
+Report = Callable[[float, str], None]
+BATCH = 1024
+
+
+@dataclass
+class EvalResult:
+    summary: dict[str, Any]  # the JSON: accuracy, per_class, confusion, ece, seconds, …
+    probs: np.ndarray
+    labels: np.ndarray
+    mistake_images: np.ndarray | None
+    path: Path | None = None
+
+
+def load_run(run_dir: str | Path, checkpoint: str | None = None,
+             device: str = "auto") -> tuple[RunData, CheckpointRef]:
+    """The run's model with ``checkpoint`` (default final) loaded, in eval mode; classification runs only."""
+    data = RunData(run_dir, device)
+    if not data.classification:
+        raise ConfigError(f"run {data.run_id} is a regression run: evaluation and prediction need class labels")
+    ref = resolve_checkpoint(run_dir, checkpoint)
+    data.load_weights(ref)
+    return data, ref
+
+
+@torch.inference_mode()
+def class_probabilities(model: torch.nn.Module, x: torch.Tensor, normalise: Callable[[torch.Tensor], torch.Tensor],
+                        device: torch.device, progress: Report | None = None, text: str = "") -> np.ndarray:
+    """Softmax outputs ``(N, K)`` of ``model`` on raw inputs ``x`` (normalised here, in batches)."""
+    out = []
+    for start in range(0, len(x), BATCH):
+        batch = normalise(x[start:start + BATCH]).to(device)  # the split's statistics live on the CPU
+        out.append(torch.softmax(model(batch).float(), dim=1).cpu())
+        if progress:
+            progress(min(start + BATCH, len(x)) / max(len(x), 1), text)
+    if not out:
+        return np.zeros((0, 0), np.float32)
+    return torch.cat(out).numpy()
+
+
+def evaluate_run(run_dir: str | Path, split: str = "test", checkpoint: str | None = None, device: str = "auto",
+                 mistakes: int = 24, bins: int = evaluation.DEFAULT_BINS, save: bool = True,
+                 progress: Report | None = None) -> EvalResult:
+    """Confusion matrix, per-class scores, calibration and the most confident mistakes of the run in
+    ``run_dir`` on ``split`` (train, val or test) with ``checkpoint`` (default final)."""
+    if bins < 1:
+        raise ConfigError("the reliability diagram needs at least one bin")
+    started = time.perf_counter()
+    if progress:
+        progress(0.0, "loading the run")
+    data, ref = load_run(run_dir, checkpoint, device)
+    part = data.split(split)
+    if len(part) == 0:
+        raise ConfigError(f"the run's {split} split is empty; pick another split")
+    probs = class_probabilities(data.model, part.x, part.normalise, data.device, progress, f"evaluating on {split}")
+    labels = part.y.cpu().numpy()
+    summary = evaluation.summarise(probs, labels, data.classes, bins, mistakes)
+    images = part.x[[m["index"] for m in summary["mistakes"]]].cpu().numpy() if data.is_image else None
+    if not data.is_image:
+        for m in summary["mistakes"]:
+            m["input"] = [round(float(v), 5) for v in part.x[m["index"]].flatten()[:16]]
+    summary = {"run_id": data.run_id, "split": split, "checkpoint": ref.label, "step": ref.step,
+               "classes": data.classes, "device": data.device.type, **summary,
+               "seconds": round(time.perf_counter() - started, 3)}
+    result = EvalResult(summary, probs.astype(np.float32), labels, images)
+    if save:
+        result.path = save_result(result, run_dir)
+        result.summary["path"] = str(result.path)
+    if progress:
+        progress(1.0, "done")
+    return result
+
+
+def evaluation_task(run_dir: str, split: str = "test", checkpoint: str | None = None,
+                    progress: Report | None = None) -> dict[str, Any]:
+    """The background job's function (``engine/jobs/process_job.py``): evaluate, save, return the summary
+    (its ``path`` names the saved JSON; the arrays are in the ``.npz`` beside it)."""
+    return evaluate_run(run_dir, split=split, checkpoint=checkpoint, progress=progress).summary
+
+
+def save_result(result: EvalResult, run_dir: str | Path) -> Path:
+    """Write ``<split>-<checkpoint>.json`` and ``.npz`` under ``run_dir/evaluations`` (temp name, then
+    renamed); returns the JSON's path."""
+    folder = Path(run_dir) / "evaluations"
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = evaluation.result_stem(result.summary["split"], result.summary["checkpoint"])
+    arrays: dict[str, np.ndarray] = {"probs": result.probs, "labels": result.labels}
+    if result.mistake_images is not None:
+        arrays["mistake_images"] = result.mistake_images
+    npz, path = folder / f"{stem}.npz", folder / f"{stem}.json"
+    with open(folder / f"{stem}.npz.part", "wb") as fh:
+        np.savez_compressed(fh, **arrays)
+    os.replace(folder / f"{stem}.npz.part", npz)
+    tmp = folder / f"{stem}.json.part"
+    tmp.write_text(json.dumps(result.summary), encoding="utf-8")
+    os.replace(tmp, path)
+    return path

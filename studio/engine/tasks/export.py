@@ -1,0 +1,136 @@
+"""Export a run for use outside Studio: its model as a TorchScript or torch.export file, its curves as
+TensorBoard event files.
+
+The exported model holds the preprocessing of training, so a plain ``torch`` program feeds it raw inputs:
+images as pixel values 0–255 shaped ``(N, C, H, W)`` (any dtype), points as ``(N, D)`` floats; it returns
+class probabilities ``(N, K)`` (a regression run: its raw outputs). A JSON file beside it names the classes,
+the input shape, the checkpoint and the run's config, and shows how to load it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from studio.core.errors import ConfigError, DataError
+from studio.engine.replay import RunData, resolve_checkpoint
+
+FORMATS = ("torchscript", "export")
+SUFFIX = {"torchscript": ".pt", "export": ".pt2"}
+LOADERS = {"torchscript": "torch.jit.load(PATH)", "export": "torch.export.load(PATH).module()"}
+
+
+class Packaged(nn.Module):
+    """The run's model behind its input preprocessing (scale, training mean/std, optional centering)."""
+
+    def __init__(self, model: nn.Module, mean: torch.Tensor, std: torch.Tensor, scale: float, center: bool,
+                 softmax: bool) -> None:
+        super().__init__()
+        self.model = model
+        self.register_buffer("mean", mean.detach().clone().float())
+        self.register_buffer("std", std.detach().clone().float())
+        self.scale, self.center, self.softmax = float(scale), bool(center), bool(softmax)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = (x.float() * self.scale - self.mean) / self.std
+        if self.center:
+            x = x - x.mean(dim=tuple(range(1, x.dim())), keepdim=True)
+        out = self.model(x)
+        return torch.softmax(out, dim=1) if self.softmax else out
+
+
+def package(run_dir: str | Path, checkpoint: str | None = None) -> tuple[Packaged, RunData, Any]:
+    """The run's model with ``checkpoint`` (default final) and its preprocessing, on the CPU, in eval mode."""
+    data = RunData(run_dir, "cpu")
+    ref = resolve_checkpoint(run_dir, checkpoint)
+    data.load_weights(ref)
+    train = data.split("train")
+    return Packaged(data.model, train.mean, train.std, train.scale, train.center, data.classification).eval(), data, ref
+
+
+def export_model(run_dir: str | Path, out: str | Path, fmt: str = "export",
+                 checkpoint: str | None = None, progress: Any = None) -> dict[str, Any]:
+    """Write the run's model to ``out`` (suffix added when missing) and ``<out>.json``; returns
+    ``{"path", "config_path", "format", "bytes", "seconds", …}``."""
+    if fmt not in FORMATS:
+        raise ConfigError(f"unknown model format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    started = time.perf_counter()
+    if progress:
+        progress(0.0, "loading the run")
+    net, data, ref = package(run_dir, checkpoint)
+    if progress:
+        progress(0.3, f"saving the model as {fmt}")
+    path = Path(out)
+    if path.suffix not in (".pt", ".pt2"):
+        path = path.with_name(path.name + SUFFIX[fmt])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    example = data.split("train").x[:2].clone()
+    tmp = path.with_name(f"{path.stem}.part{path.suffix}")  # torch.export wants the .pt2 suffix
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # TorchScript is deprecated, still widely loaded
+        try:
+            if fmt == "torchscript":
+                torch.jit.save(torch.jit.trace(net, example, check_trace=False), str(tmp))
+            else:
+                batch = torch.export.Dim("batch", min=1)
+                program = torch.export.export(net, (example,), dynamic_shapes={"x": {0: batch}})
+                torch.export.save(program, str(tmp))
+        except (RuntimeError, TypeError, ValueError) as err:
+            tmp.unlink(missing_ok=True)
+            other = "export" if fmt == "torchscript" else "torchscript"
+            raise DataError(f"this model cannot be saved as {fmt} ({str(err).splitlines()[0][:200]}); "
+                            f"try --format {other}") from None
+    os.replace(tmp, path)
+    meta = {
+        "format": fmt, "load": LOADERS[fmt].replace("PATH", repr(path.name)), "run_id": data.run_id,
+        "checkpoint": ref.label, "step": ref.step, "input_shape": list(data.input_shape),
+        "input": ("pixel values 0-255, shape (N, C, H, W); the model normalises them itself" if data.is_image
+                  else "raw feature values, shape (N, D); the model normalises them itself"),
+        "output": "class probabilities (N, K)" if data.classification else "raw outputs",
+        "classes": data.classes, "config": data.config.to_dict(),
+    }
+    config_path = path.with_name(path.name + ".json")
+    config_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    return {"path": str(path), "config_path": str(config_path), "format": fmt, "bytes": path.stat().st_size,
+            "checkpoint": ref.label, "seconds": round(time.perf_counter() - started, 3)}
+
+
+def export_tensorboard(store: Any, run_id: str, logdir: str | Path) -> dict[str, Any]:
+    """Write every logged metric of ``run_id`` (with its step and wall time) and the run's config as
+    TensorBoard event files under ``logdir/<run_id>``; ``tensorboard --logdir LOGDIR`` shows them."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        raise ConfigError("TensorBoard export needs the tensorboard package: pip install 'studio[tensorboard]' "
+                          "(or pip install tensorboard)") from None
+    info = store.get(run_id)
+    rows = store.metric_rows_after(run_id, 0)  # (rowid, step, name, value, wall), in logging order
+    folder = Path(logdir) / run_id
+    writer = SummaryWriter(log_dir=str(folder))
+    try:
+        for _, step, name, value, wall in rows:
+            writer.add_scalar(name, value, global_step=step, walltime=wall)
+        config = (info.dir / "config.toml").read_text(encoding="utf-8") if (info.dir / "config.toml").exists() else ""
+        if config:
+            writer.add_text("config", "```toml\n" + config + "\n```", global_step=0)
+    finally:
+        writer.close()
+    return {"path": str(folder), "scalars": len(rows), "tags": sorted({r[2] for r in rows})}
+
+
+def tensorboard_task(home: str, run_id: str, logdir: str, progress: Any = None) -> dict[str, Any]:
+    """The background job's function: ``export_tensorboard`` on the run store at ``home``."""
+    from studio.core.runs.store import RunStore
+
+    store = RunStore(home)
+    try:
+        return export_tensorboard(store, run_id, logdir)
+    finally:
+        store.close()

@@ -1,0 +1,240 @@
+"""The landscape and sharpness jobs of a run: what the CLI, the background process and the GUI run.
+
+Each takes a run directory and plain arguments, reports progress as ``progress(fraction, text)`` (which
+may raise :class:`Cancelled`), saves its result under ``run_dir/landscapes/`` and returns it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from studio.core.errors import ConfigError
+from studio.core.jobs import Cancelled  # noqa: F401 - what ``progress`` raises to stop
+from studio.core.landscape import coarse_fine, curvature, io, surface
+from studio.core.landscape.directions import normalized_directions
+from studio.core.landscape.io import Landscape
+from studio.core.landscape.trajectory import path_range, pca_plane
+from studio.engine.replay import (
+    RunData,
+    final_checkpoint,
+    list_checkpoints,
+    path_points,
+    resolve_checkpoint,
+)
+
+Report = Callable[[float, str], None]
+
+DEFAULT_RESOLUTION = {"1d": 41, "2d": 41, "trajectory": 41}
+PREVIEW_SAMPLES = 500  # the coarse preview's samples: its shape in ~¼ of the time of 2,000 (docs/benchmarks.md)
+
+
+def _steps(progress: Report | None, text: str, lo: float = 0.0, hi: float = 1.0) -> surface.Progress | None:
+    """A (done, total) callback that reports ``lo..hi`` of the whole job as ``text``."""
+    if progress is None:
+        return None
+    return lambda done, total: progress(lo + (hi - lo) * done / max(total, 1), text)
+
+
+def _bn_note(data: RunData, label: str) -> str:
+    if not data.has_batch_norm():
+        return "no BatchNorm in the model"
+    return f"BatchNorm in eval mode with the running statistics of the {label} checkpoint"
+
+
+def compute_landscape(run_dir: str | Path, kind: str = "2d", resolution: int | None = None,
+                      checkpoint: str | None = None, other_run: str | Path | None = None, samples: int = 2000,
+                      split: str = "train", span: float = 1.0, seed: int = 0, include_bias_bn: bool = False,
+                      device: str = "auto", fast: bool = True, save: bool = True,
+                      progress: Report | None = None, emit: coarse_fine.Frame | None = None,
+                      preview_samples: int = PREVIEW_SAMPLES) -> tuple[Landscape, Path | None]:
+    """Compute a 1-D, 2-D or trajectory landscape of the run in ``run_dir``; save it unless ``save`` is False.
+
+    1-D interpolates from the initial weights to ``checkpoint`` (default final), or with ``other_run``
+    from this run's ``checkpoint`` (α = 0) to the other run's final weights (α = 1), on the train and test
+    data. 2-D spans ``[-span, span]²`` around ``checkpoint`` along two filter-normalised random directions.
+    Trajectory spans the PCA plane of the saved checkpoints around the final weights.
+    With ``emit``, a 2-D or trajectory landscape is computed coarse-to-fine (``core/landscape/coarse_fine.py``):
+    ``emit`` gets the preview grid (on ``preview_samples`` of the samples; 0: all), then the refined rows, each
+    with the split's name and the kind (a trajectory's also with its path); the result is the same grid.
+    """
+    if kind not in io.KINDS:
+        raise ConfigError(f"unknown landscape kind {kind!r}; choose one of {', '.join(io.KINDS)}")
+    resolution = resolution or DEFAULT_RESOLUTION[kind]
+    if not 2 <= resolution <= 501:
+        raise ConfigError(f"the resolution must be between 2 and 501 points per axis; got {resolution}")
+    if samples < 0:
+        raise ConfigError("samples must be 0 (the whole split) or more")
+    started = time.perf_counter()
+    if progress:
+        progress(0.0, "loading the run")
+    data = RunData(run_dir, device)
+    ref = resolve_checkpoint(run_dir, checkpoint)
+    evaluate = {"fast": fast, **data.loss_fns()}
+    meta: dict[str, Any] = {
+        "run_id": data.run_id, "model": data.config.model.name, "dataset": data.config.data.name,
+        "samples": samples or data.split_size(split), "seed": seed, "device": str(data.device.type),
+        "evaluator": "fast (vmap)" if fast else "sequential", "include_bias_bn": include_bias_bn,
+    }
+    if kind == "1d":
+        result = _one_d(data, ref, other_run, resolution, samples, seed, evaluate, meta, progress)
+    elif kind == "2d":
+        result = _two_d(data, ref, resolution, samples, split, span, seed, include_bias_bn,
+                        {**evaluate, "preview_samples": preview_samples}, meta, progress, emit)
+    else:
+        result = _trajectory(data, resolution, samples, split, seed, include_bias_bn,
+                             {**evaluate, "preview_samples": preview_samples}, meta, progress, emit)
+    result.meta["seconds"] = round(time.perf_counter() - started, 3)
+    path = io.save(result, run_dir) if save else None
+    if progress:
+        progress(1.0, "done")
+    return result, path
+
+
+def _one_d(data: RunData, ref: Any, other_run: Any, resolution: int, samples: int, seed: int,
+           evaluate: dict, meta: dict, progress: Report | None) -> Landscape:
+    if other_run is not None:
+        other_dir = Path(other_run)
+        start = data.load_weights(ref)
+        end_ref = final_checkpoint(other_dir)
+        end = data.load_weights(end_ref)  # loads the other run's buffers too: BN stats of α = 1
+        meta.update(start=f"{data.run_id} {ref.label}", end=f"{other_dir.name} final", other_run=str(other_dir))
+        label = f"{other_dir.name} final"
+    else:
+        steps = list_checkpoints(data.run_dir)
+        if not steps:
+            raise ConfigError(f"the run in {data.run_dir} has no initial checkpoint (step 0)")
+        start = data.load_weights(steps[0])
+        end = data.load_weights(ref)
+        meta.update(start=f"step {steps[0].step}", end=ref.label)
+        label = ref.label
+    note = _bn_note(data, label)
+    meta.update(checkpoint=label, batch_norm=note + " (α = 1)" if data.has_batch_norm() else note)
+    alphas = surface.default_alphas(resolution)
+    values: dict[str, np.ndarray] = {}
+    splits = ("train", "test")
+    for i, split in enumerate(splits):
+        x, y = data.eval_data(split, samples, seed)
+        out = surface.interpolate_1d(data.model, start, end, x, y, alphas,
+                                     progress=_steps(progress, f"{split} data", i / 2, (i + 1) / 2), **evaluate)
+        values[f"{split}/loss"], values[f"{split}/acc"] = out["loss"], out["acc"]
+    meta["splits"] = list(splits)
+    return Landscape("1d", alphas, None, values, None, meta)
+
+
+def _two_d(data: RunData, ref: Any, resolution: int, samples: int, split: str, span: float, seed: int,
+           include_bias_bn: bool, evaluate: dict, meta: dict, progress: Report | None,
+           emit: coarse_fine.Frame | None = None) -> Landscape:
+    center = data.load_weights(ref)
+    d1, d2 = normalized_directions(center, 2, seed, include_bias_bn)
+    x, y = data.eval_data(split, samples, seed)
+    xs = ys = surface.default_grid(resolution, span)
+    steps = _steps(progress, "evaluating the grid", 0.02, 0.99)
+    out = _surface(data, center, d1, d2, x, y, xs, ys, steps, evaluate, emit, {"split": split, "kind": "2d"})
+    meta.update(checkpoint=ref.label, step=ref.step, split=split, span=span,
+                directions="random Gaussian, filter-normalised (Li et al. 2018)",
+                batch_norm=_bn_note(data, ref.label))
+    return Landscape("2d", xs, ys, {f"{split}/loss": out["loss"], f"{split}/acc": out["acc"]}, None, meta)
+
+
+def _surface(data: RunData, center: Any, d1: Any, d2: Any, x: torch.Tensor, y: torch.Tensor, xs: np.ndarray,
+             ys: np.ndarray, steps: surface.Progress | None, evaluate: dict, emit: coarse_fine.Frame | None,
+             frame_fields: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The plane's grid: in one go, or with ``emit`` coarse-to-fine (each frame with ``frame_fields``)."""
+    evaluate = dict(evaluate)
+    preview_samples = evaluate.pop("preview_samples", 0)
+    if emit is None:
+        return surface.surface_2d(data.model, center, d1, d2, x, y, xs, ys, progress=steps, **evaluate)
+    return coarse_fine.surface_2d_coarse_to_fine(data.model, center, d1, d2, x, y, xs, ys,
+                                                 on_frame=lambda f: emit({**f, **frame_fields}), progress=steps,
+                                                 preview_samples=preview_samples, **evaluate)
+
+
+def _trajectory(data: RunData, resolution: int, samples: int, split: str, seed: int, include_bias_bn: bool,
+                evaluate: dict, meta: dict, progress: Report | None,
+                emit: coarse_fine.Frame | None = None) -> Landscape:
+    refs = path_points(data.run_dir)  # checkpoints and the run's weight snapshots
+    final_ref = final_checkpoint(data.run_dir)
+    if progress:
+        progress(0.01, f"reading {len(refs)} checkpoints")
+    path_weights = [data.load_weights(r) for r in refs]
+    final = data.load_weights(final_ref)  # last: the model keeps the final BN statistics
+    plane = pca_plane(path_weights, final, include_bias_bn)
+    (x0, x1), (y0, y1) = path_range(plane.path)
+    xs, ys = np.linspace(x0, x1, resolution), np.linspace(y0, y1, resolution)
+    x, y = data.eval_data(split, samples, seed)
+    ev = [float(v) for v in plane.explained_variance]
+    out = _surface(data, final, plane.directions[0], plane.directions[1], x, y, xs, ys,
+                   _steps(progress, "evaluating the plane", 0.05, 0.99), evaluate, emit,
+                   {"split": split, "kind": "trajectory", "path": plane.path, "explained_variance": ev})
+    meta.update(checkpoint="final", split=split, steps=[r.step for r in refs],
+                explained_variance=ev, centered=plane.centered,
+                directions="PCA of checkpoint differences to the final weights (Li et al. 2018, §7)",
+                batch_norm=_bn_note(data, "final"))
+    return Landscape("trajectory", xs, ys, {f"{split}/loss": out["loss"], f"{split}/acc": out["acc"]},
+                     plane.path, meta)
+
+
+def compute_sharpness(run_dir: str | Path, checkpoint: str | None = None, k: int = 3, samples: int = 1000,
+                      split: str = "train", trace_samples: int = 64, eps: float = 1e-3, eps_steps: int = 10,
+                      seed: int = 0, device: str = "auto", method: str = "lanczos", save: bool = True,
+                      progress: Report | None = None) -> dict[str, Any]:
+    """Top-``k`` Hessian eigenvalues, Hutchinson's trace and Keskar's ε-sharpness at ``checkpoint``."""
+    if method not in ("lanczos", "power"):
+        raise ConfigError(f"unknown eigenvalue method {method!r}; choose lanczos or power")
+    if k < 1 or trace_samples < 1 or eps <= 0:
+        raise ConfigError("k and trace_samples must be at least 1 and eps above 0")
+    started = time.perf_counter()
+    if progress:
+        progress(0.0, "loading the run")
+    data = RunData(run_dir, device)
+    ref = resolve_checkpoint(run_dir, checkpoint)
+    params = data.load_weights(ref)
+    x, y = data.eval_data(split, samples, seed)
+    loss = curvature.LossFunction(data.model, params, x, y, data.loss_fns()["loss_fn"])
+    find = curvature.lanczos if method == "lanczos" else curvature.power_iteration
+    eigs = find(loss.matvec, loss.dim, k=k, seed=seed, device=data.device,
+                progress=_steps(progress, "top eigenvalues", 0.02, 0.45))
+    trace, trace_err = curvature.hutchinson_trace(loss.matvec, loss.dim, trace_samples, seed, data.device,
+                                                  matmat=loss.matmat, block=_probe_block(loss.dim),
+                                                  progress=_steps(progress, "Hessian trace", 0.45, 0.85))
+    sharp = curvature.eps_sharpness(loss, eps, eps_steps, seed, progress=_steps(progress, "ε-sharpness", 0.85, 1.0))
+    result = {
+        "run_id": data.run_id, "checkpoint": ref.label, "step": ref.step, "top_eigenvalues": eigs,
+        "trace": trace, "trace_stderr": trace_err, "eps_sharpness": sharp["eps_sharpness"], "eps": eps,
+        "loss": sharp["loss"], "split": split, "samples": len(y), "method": method,
+        "batch_norm": _bn_note(data, ref.label), "device": data.device.type,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    if save:
+        result["path"] = str(save_sharpness(result, run_dir))
+    if progress:
+        progress(1.0, "done")
+    return result
+
+
+def _probe_block(dim: int) -> int:
+    """Hutchinson probes per vmapped pass: up to 16, fewer for big models."""
+    return int(max(1, min(16, 2e8 // max(dim * 4 * 8, 1))))
+
+
+def save_sharpness(result: dict[str, Any], run_dir: str | Path) -> Path:
+    folder = io.landscapes_dir(run_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"sharpness_{time.strftime('%Y%m%d-%H%M%S')}_{os.getpid() % 10000:04d}.json"
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(result, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def set_threads(threads: int = 0) -> None:
+    """Use ``threads`` CPU threads (0: all cores)."""
+    torch.set_num_threads(threads or max(1, os.cpu_count() or 1))

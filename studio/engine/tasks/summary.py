@@ -1,0 +1,34 @@
+"""The model summary (layers, shapes, parameters, FLOPs) as a background job: building the model needs
+torch, which the GUI never imports (``engine/jobs/process_job.py``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.engine.jobs.process_job import TaskJob
+
+
+def run_summary(config: dict[str, Any], progress: Any = None) -> dict[str, Any]:
+    """The child's model summary of a config (as ``RunConfig.to_dict``)."""
+    from studio.core.config import RunConfig
+    from studio.core.models.summary import summarize_config
+
+    if progress is not None:
+        progress(0.1, "building the model")
+    return summarize_config(RunConfig.from_dict(config))
+
+
+def summary_job(config: dict[str, Any]) -> TaskJob:
+    return TaskJob("studio.engine.tasks.summary:run_summary", {"config": config}, label="model summary",
+                   kind="summary")
+
+
+def ready(progress: Any = None) -> dict[str, bool]:
+    """A job that only makes torch and the training code ready (the start-up cost of a new process: the
+    benchmark tests/benchmarks/test_job_start.py and the warm back end's check)."""
+    import sys
+
+    preloaded = "torch" in sys.modules
+    import studio.engine.training.worker  # noqa: F401 - torch, models, optimizers, datasets
+
+    return {"preloaded": preloaded}

@@ -1,0 +1,15 @@
+"""A rank process's entry point. Torch-free, so the parent can pickle it (by name) without importing torch; the
+child imports the worker (and torch) itself. What the rank gets is engine/training/rank_spec.py's RankSpec."""
+
+from __future__ import annotations
+
+import os
+
+from studio.engine.training.rank_spec import RankSpec
+
+
+def rank_main(rank: int, spec: RankSpec) -> None:
+    os.environ.update(spec.env)
+    from studio.engine.training.worker import run_rank
+
+    run_rank(rank, spec)

@@ -1,0 +1,54 @@
+"""What a checkpoint holds so a run can continue exactly where it stopped, and putting it back.
+
+Saved: the scheduler, the loop's position (epoch, batches done in it), the running loss sums, every
+rank's RNG states (dropout, augmentation), and the state of callbacks that keep some (``state_dict`` /
+``load_state_dict``: early stopping, the convergence check, gradient noise). The model, the optimizer
+and the counters are the checkpoint's plain keys. The data order needs nothing: each epoch's shuffle is
+seeded by (seed, epoch), so skipping the batches already done gives the same order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.engine.training.checkpoints import resume_position, set_rng_state
+from studio.engine.training.trainer import Trainer
+
+
+def training_state(t: Trainer, rng: list[dict[str, Any]]) -> dict[str, Any]:
+    callbacks = {type(cb).__name__: cb.state_dict() for cb in t.callbacks if hasattr(cb, "state_dict")}
+    return {
+        "version": 1,
+        "scheduler": t.scheduler.state_dict(),
+        "position": {"epoch": t.epoch, "batch": t.batch_in_epoch, "world_size": t.ctx.world_size},
+        "epoch_sums": t.epoch_sums.detach().cpu(), "window": t.window.detach().cpu(),
+        "rng": rng, "callbacks": callbacks, "summary": {k: v for k, v in t.summary.items()
+                                                       if isinstance(v, (int, float, str))},
+    }
+
+
+def restore(t: Trainer, state: dict[str, Any]) -> None:
+    """Put a checkpoint's state back into a freshly built trainer (call after every callback exists)."""
+    resume = state.get("resume") or {}
+    t.net.load_state_dict(state["model"])
+    if "optimizer" in state:
+        t.optimizer.load_state_dict(state["optimizer"])
+    if "scheduler" in resume:
+        t.scheduler.load_state_dict(resume["scheduler"])
+    t.step = int(state.get("step", 0))
+    t.epochs_done = int(state.get("epoch", 0))
+    t.start_epoch, t.skip_batches = resume_position(state)
+    t.epoch = t.start_epoch
+    if "epoch_sums" in resume:
+        t.epoch_sums.copy_(resume["epoch_sums"].to(t.epoch_sums.device))
+        t.window.copy_(resume["window"].to(t.window.device))
+    t.summary.update(resume.get("summary") or {})
+    saved = resume.get("callbacks") or {}
+    for cb in t.callbacks:
+        if hasattr(cb, "load_state_dict") and type(cb).__name__ in saved:
+            cb.load_state_dict(saved[type(cb).__name__])
+    t.resumed = True
+    rngs = resume.get("rng") or []
+    if rngs:  # after the callbacks' on_train_start, which may draw random numbers in a fresh run too
+        mine = rngs[t.ctx.rank] if t.ctx.rank < len(rngs) else rngs[0]
+        t.restore_rng = lambda: set_rng_state(mine, t.ctx.device)

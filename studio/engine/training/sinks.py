@@ -1,0 +1,78 @@
+"""Where a worker's messages go: the parent's queue (QueueSink) and the run store (StoreSink)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.engine.jobs.protocol import Message
+
+
+class Sink:
+    def send(self, message: Message) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class QueueSink(Sink):
+    """Puts messages on a multiprocessing queue; a parent that went away does not stop training."""
+
+    def __init__(self, queue: Any) -> None:
+        self.queue = queue
+        self.broken = False
+
+    def send(self, message: Message) -> None:
+        if self.broken:
+            return
+        try:
+            self.queue.put(message)
+        except (OSError, ValueError, EOFError, BrokenPipeError):
+            self.broken = True
+
+    def abandon(self) -> None:
+        """The reader is gone: send nothing more, and let the process exit without flushing the queue
+        (its feeder thread would wait forever on a full pipe nobody reads)."""
+        self.broken = True
+        try:
+            self.queue.cancel_join_thread()
+        except (AttributeError, OSError, ValueError):
+            pass
+
+
+class StoreSink(Sink):
+    """Records metrics, status and errors in the RunStore (SQLite), so a run outlives the GUI."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def send(self, message: Message) -> None:
+        kind, run_id = message["type"], message["run_id"]
+        if kind == "metrics":
+            self.store.log_metrics(run_id, message["rows"])
+        elif kind == "status":
+            summary = message.get("summary")
+            self.store.set_status(run_id, message["status"], message.get("message"), summary)
+        elif kind == "error":
+            self.store.set_status(run_id, "failed", message["message"])
+
+    def close(self) -> None:
+        self.store.close()
+
+
+class MultiSink(Sink):
+    def __init__(self, *sinks: Sink) -> None:
+        self.sinks = [s for s in sinks if s is not None]
+
+    def send(self, message: Message) -> None:
+        for sink in self.sinks:
+            sink.send(message)
+
+    def close(self) -> None:
+        for sink in self.sinks:
+            sink.close()
+
+
+class NullSink(Sink):
+    def send(self, message: Message) -> None:
+        pass

@@ -1,0 +1,178 @@
+"""The training loop. Features (metrics, control, checkpoints, evaluation) are callbacks.
+
+Speed tricks, each visible here:
+- the dataset is one tensor on the device and a batch is an index gather (engine/training/device_data.py);
+- loss and accuracy accumulate on the device; callbacks read them every ``metric_interval`` steps,
+  the loop's only host syncs;
+- ``zero_grad(set_to_none=True)``; evaluation under ``torch.inference_mode``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import torch
+from torch import nn
+
+from studio.core.config import RunConfig
+from studio.core.maths.objectives import Classification, Regression
+from studio.engine.jobs.protocol import Message
+from studio.engine.training.augment import attach as attach_augmentation
+from studio.engine.training.batching import batch_slices, plan_batches, steps_per_epoch
+from studio.engine.training.device_data import DeviceData, epoch_shard
+from studio.engine.training.distributed import DistContext, all_reduce_sum
+from studio.engine.training.sinks import Sink
+
+
+class Callback:
+    """Hooks the loop calls; override the ones you need."""
+
+    def on_train_start(self, trainer: Trainer) -> None: ...
+    def on_epoch_start(self, trainer: Trainer) -> None: ...
+    def on_after_backward(self, trainer: Trainer) -> None: ...  # gradients ready, before the optimizer step
+    def on_step_end(self, trainer: Trainer) -> None: ...
+    def on_epoch_end(self, trainer: Trainer) -> None: ...
+    def on_train_end(self, trainer: Trainer) -> None: ...
+
+
+class Trainer:
+    def __init__(self, model: nn.Module, net: nn.Module, optimizer: torch.optim.Optimizer,
+                 scheduler: Any, train: DeviceData, val: DeviceData, test: DeviceData, cfg: RunConfig,
+                 ctx: DistContext, sink: Sink, run_id: str, callbacks: list[Callback],
+                 task: Classification | Regression | None = None, batches: list[int] | None = None) -> None:
+        self.model, self.net = model, net  # net: the plain module (model may be its DDP wrapper)
+        self.optimizer, self.scheduler = optimizer, scheduler
+        self.train_data, self.val_data, self.test_data = train, val, test
+        attach_augmentation(cfg.data.params, train, val, test)  # batch-wise, on the device (engine/training/augment.py)
+        self.cfg, self.ctx, self.sink, self.run_id = cfg, ctx, sink, run_id
+        self.callbacks = callbacks
+        self.task = task or Classification()
+        # per-rank batch size of each epoch (the config's batch is global; see engine/training/batching.py)
+        self.batches = batches or plan_batches(len(train), cfg.train, ctx.world_size)
+        self.batch = self.batches[0]
+        self.total_steps = sum(steps_per_epoch(len(train), b, ctx.world_size) for b in self.batches)
+        self.needs_closure = getattr(optimizer, "requires_closure", False)  # Newton re-evaluates the loss
+        self.step = 0
+        self.epoch = 0
+        self.epochs_done = 0
+        # where the loop starts (a resumed run: engine/training/resume.py) and how far into the epoch it is
+        self.start_epoch = 0
+        self.skip_batches = 0
+        self.batch_in_epoch = 0
+        self.resumed = False
+        self.rng_at_stop: Any = None  # RNG states when the loop left (before the end-of-run callbacks)
+        self.restore_rng: Any = None  # set by a resume: puts the saved RNG states back after on_train_start
+        self.should_stop = False
+        self.stopped_by_user = False
+        self.stop_reason = ""
+        # (loss sum, correct, count) on the device: since the last read, and over this epoch
+        self.window = torch.zeros(3, device=ctx.device)
+        self.epoch_sums = torch.zeros(3, device=ctx.device)
+        self.summary: dict[str, Any] = {}
+        self.started = time.perf_counter()
+
+    @staticmethod
+    def count_steps(n_train: int, cfg: RunConfig, world_size: int, full_batch: bool = False) -> int:
+        """Optimizer steps in the whole run: every rank takes the same number."""
+        plan = plan_batches(n_train, cfg.train, world_size, full_batch)
+        return sum(steps_per_epoch(n_train, b, world_size) for b in plan)
+
+    def request_stop(self, reason: str, by_user: bool = False) -> None:
+        """End the run after this step: "stopped" when the user asked, else "finished" with ``reason``."""
+        self.should_stop, self.stop_reason = True, reason
+        self.stopped_by_user = self.stopped_by_user or by_user
+
+    # --- helpers callbacks use -------------------------------------------------------------
+    def emit(self, message: Message) -> None:
+        """Send a message from rank 0 (the others stay quiet)."""
+        if self.ctx.is_main:
+            self.sink.send(message)
+
+    def reduce(self, values: torch.Tensor) -> torch.Tensor:
+        """Sum a device tensor over ranks and bring it to the host (a sync: call it rarely)."""
+        return all_reduce_sum(self.ctx, values.clone()).cpu()
+
+    def lr(self) -> float:
+        return self.optimizer.param_groups[0]["lr"]
+
+    @torch.inference_mode()
+    def evaluate(self, data: DeviceData) -> tuple[float, float]:
+        """(mean loss, accuracy) over a split, shared out across ranks; nan for an empty split (and for the
+        accuracy of a regression)."""
+        was_training = self.net.training
+        self.net.eval()
+        sums = torch.zeros(3, device=self.ctx.device)
+        for x, y in data.slices(1024, self.ctx):
+            sums += self.task.sums(self.net(x), y)
+        self.net.train(was_training)
+        loss, correct, count = self.reduce(sums).tolist()
+        if not count:
+            return math.nan, math.nan
+        return loss / count, correct / count if self.task.has_accuracy else math.nan
+
+    def _call(self, hook: str) -> None:
+        for cb in self.callbacks:
+            getattr(cb, hook)(self)
+
+    # --- the loop --------------------------------------------------------------------------
+    def train_step(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Forward, backward, the gradient hooks, the optimizer and schedule steps: (outputs, loss)."""
+        out = self.model(x)
+        loss = self.task.loss(out, y)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self._call("on_after_backward")
+        self.optimizer.step((lambda: self.task.loss(self.model(x), y)) if self.needs_closure else None)
+        self.scheduler.step()
+        return out, loss
+
+    def fit(self) -> dict[str, Any]:
+        self.started = time.perf_counter()
+        self._call("on_train_start")
+        if self.restore_rng is not None:
+            self.restore_rng()
+        for epoch in range(self.start_epoch, self.cfg.train.epochs):
+            if self.should_stop:
+                break
+            self.epoch = epoch
+            self.batch = self.batches[self.epoch]
+            skip = self.skip_batches if epoch == self.start_epoch else 0  # batches a resumed run already did
+            self._call("on_epoch_start")
+            self.model.train()
+            if not skip:
+                self.epoch_sums.zero_()
+            self.batch_in_epoch = skip
+            order = epoch_shard(len(self.train_data), self.epoch, self.cfg.train.seed, self.ctx)
+            order = order.to(self.ctx.device, non_blocking=True)
+            for index, part in enumerate(batch_slices(len(order), self.batch)):
+                if index < skip:
+                    continue
+                self.batch_in_epoch = index + 1
+                x, y = self.train_data.batch(order[part])
+                out, loss = self.train_step(x, y)
+                with torch.no_grad():
+                    sums = self.task.sums(out.detach(), y, loss.detach())
+                    self.window += sums
+                    self.epoch_sums += sums
+                self.step += 1
+                self._call("on_step_end")
+                if self.should_stop:
+                    break
+            else:
+                self.epochs_done = self.epoch + 1
+                self._call("on_epoch_end")
+        self.rng_at_stop = self.capture_rng()
+        self._call("on_train_end")
+        return self.summary
+
+    def capture_rng(self) -> Any:
+        """Every rank's RNG states (a collective; see engine/training/checkpoints.py)."""
+        from studio.engine.training.checkpoints import gather_rng
+
+        return gather_rng(self.ctx)
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.started

@@ -1,0 +1,253 @@
+"""One training rank: set up the device, process group, data, model and optimizer; run the loop;
+report a final status. Every failure becomes an ``error`` message a person can act on.
+
+Also the entry point for clusters: ``torchrun --nproc-per-node N -m studio.engine.worker --config F``.
+"""
+
+from __future__ import annotations
+
+import errno
+import signal
+import sys
+import traceback
+from typing import Any
+
+import torch
+
+from studio.core import devices
+from studio.core import threads as thread_policy
+from studio.core.config import RunConfig
+from studio.core.datasets.arrays import ArrayData
+from studio.core.datasets.loading import load_dataset
+from studio.core.errors import ConfigError, DataError, StoreError, StudioError
+from studio.core.maths.normalise import stats
+from studio.core.maths.objectives import task_for
+from studio.core.models import MODELS
+from studio.core.models.ghost_batch_norm import use_ghost_batch_norm
+from studio.core.optim import OPTIMIZERS, SCHEDULES
+from studio.core.runs.store import RunStore
+from studio.engine.callbacks.builtin import Checkpointer, Control, Evaluator, MetricReporter
+from studio.engine.callbacks.fine_tuning import TwoStageFineTune, wrap_model
+from studio.engine.callbacks.landscape import live_callbacks
+from studio.engine.callbacks.regularisers import GradientClipping, GradientNoise
+from studio.engine.callbacks.stopping import ConvergenceCheck, EarlyStopping
+from studio.engine.callbacks.trajectory_snapshots import snapshot_callbacks
+from studio.engine.jobs import protocol
+from studio.engine.jobs.exit import exit_without_finalising
+from studio.engine.training import distributed
+from studio.engine.training.batching import lr_scale, plan_batches, steps_per_epoch
+from studio.engine.training.device_data import DeviceData
+from studio.engine.training.rank_spec import RankSpec
+from studio.engine.training.rank_watch import Beats, RankGuard, is_peer_loss
+from studio.engine.training.sinks import MultiSink, NullSink, QueueSink, Sink, StoreSink
+from studio.engine.training.trainer import Callback, Trainer
+
+
+def pick_device(cfg: RunConfig, rank: int) -> torch.device:
+    """The rank's device: its GPU (``hardware.gpus[rank]``, or the rank's index) or the CPU."""
+    if cfg.hardware.device == "cuda":
+        return devices.pick_device("cuda", cfg.hardware.gpus[rank] if cfg.hardware.gpus else rank)
+    return torch.device("cpu")
+
+
+def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_id: str, run_dir: str,
+                  control_queue: Any, data: ArrayData | None = None, guard: Any = None, beats: Any = None,
+                  resume_from: str | None = None) -> Trainer:
+    """Everything a run needs, from its config (``data`` replaces loading the config's dataset); with
+    ``resume_from``, the state of that checkpoint (engine/training/resume.py)."""
+    torch.manual_seed(cfg.train.seed)
+    data = data if data is not None else load_dataset(cfg.data, seed=cfg.train.seed)
+    train, val, test = device_splits(data, cfg, ctx.device)
+    net = build_model(cfg, data, ctx.device)
+    entry = OPTIMIZERS.get(cfg.optimizer.name)
+    if "closure" in entry.tags and ctx.distributed:
+        raise ConfigError(f"optimizer {entry.name} runs in one process; set hardware.processes=1")
+    full_batch = "full_batch" in entry.tags
+    batches = plan_batches(len(train), cfg.train, ctx.world_size, full_batch)
+    optimizer = build_optimizer(cfg, net, batches[0] * ctx.world_size, sink if ctx.is_main else None, run_id)
+    per_epoch = [steps_per_epoch(len(train), b, ctx.world_size) for b in batches]
+    factor = SCHEDULES.build(cfg.schedule.name, total_steps=sum(per_epoch), steps_per_epoch=per_epoch[0],
+                             **cfg.schedule.params)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+    callbacks = build_callbacks(cfg, ctx, net, run_dir, control_queue,
+                                cfg.optimizer.params.get("tolerance", 0.0) if full_batch else 0.0, guard, beats)
+    trainer = Trainer(wrap_model(net, ctx), net, optimizer, scheduler, train, val, test, cfg, ctx, sink, run_id,
+                      callbacks, task=task_for(data.meta, cfg.train.label_smoothing), batches=batches)
+    if resume_from:
+        from studio.engine.training.checkpoints import load_checkpoint
+        from studio.engine.training.resume import restore
+
+        restore(trainer, load_checkpoint(resume_from))
+    return trainer
+
+
+def device_splits(data: ArrayData, cfg: RunConfig, device: torch.device) -> tuple[DeviceData, DeviceData, DeviceData]:
+    """Train, validation and test on the device, normalised with the training set's statistics
+    (unless the dataset says its inputs must stay as they are: ``meta["normalise"] = False``)."""
+    if len(data.y_train) == 0:
+        raise DataError(f"dataset {cfg.data.name!r} has no training samples")
+    x_tr, y_tr, x_val, y_val = data.split_validation(cfg.train.val_fraction, cfg.train.seed)
+    mean, std = stats(x_tr) if data.meta.get("normalise", True) else (torch.zeros(1), torch.ones(1))
+    return tuple(DeviceData(x, y, mean, std, device)  # type: ignore[return-value]
+                 for x, y in ((x_tr, y_tr), (x_val, y_val), (data.x_test, data.y_test)))
+
+
+def build_model(cfg: RunConfig, data: ArrayData, device: torch.device) -> torch.nn.Module:
+    if data.meta.get("task") == "next_word" and "text" not in MODELS.get(cfg.model.name).tags:
+        raise ConfigError(f"{cfg.data.name} is a text dataset: choose a next-word model (lstm_lm or gru_lm), "
+                          f"not {cfg.model.name}")
+    net = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
+                       **cfg.model.params)
+    if cfg.train.ghost_batch:
+        use_ghost_batch_norm(net, cfg.train.ghost_batch)
+    return net.to(device)
+
+
+def build_optimizer(cfg: RunConfig, net: torch.nn.Module, global_batch: int, sink: Sink | None,
+                    run_id: str) -> torch.optim.Optimizer:
+    """The config's optimizer over the model's parameters (or its own groups: transfer learning),
+    with the linear scaling rule applied to every group's learning rate when it is switched on."""
+    params = cfg.optimizer.params
+    groups = net.optimizer_groups(params["lr"]) if hasattr(net, "optimizer_groups") else net.parameters()
+    optimizer = OPTIMIZERS.build(cfg.optimizer.name, params=groups, **params)
+    scale = lr_scale(cfg.train, global_batch)
+    if scale != 1.0:
+        for group in optimizer.param_groups:
+            group["lr"] *= scale
+        if sink:
+            sink.send(protocol.log(run_id, f"linear scaling rule: learning rate {params['lr']:.4g} × {global_batch}"
+                                           f"/{cfg.train.base_batch} = {params['lr'] * scale:.4g}"))
+    return optimizer
+
+
+def build_callbacks(cfg: RunConfig, ctx: distributed.DistContext, net: torch.nn.Module, run_dir: str,
+                    control_queue: Any, tolerance: float, guard: Any = None, beats: Any = None) -> list[Callback]:
+    """The run's features, in the order the loop calls them."""
+    tr = cfg.train
+    checkpointer = Checkpointer(run_dir, tr.checkpoint_every, tr.keep_checkpoints, tr.checkpoint_minutes)
+    callbacks: list[Callback] = [
+        Control(control_queue, tr.metric_interval if ctx.device.type == "cuda" else 1, checkpointer, guard, beats),
+        MetricReporter(tr.metric_interval),
+    ]
+    if tr.grad_clip > 0:
+        callbacks.append(GradientClipping(tr.grad_clip))
+    if tr.grad_noise > 0:
+        callbacks.append(GradientNoise(tr.grad_noise, tr.seed))
+    if hasattr(net, "freeze_base"):
+        callbacks.append(TwoStageFineTune(net.frozen_epochs))
+    callbacks.append(Evaluator())
+    if tr.early_stop_patience > 0:  # after the Evaluator: it reads the epoch's validation loss
+        callbacks.append(EarlyStopping(tr.early_stop_patience, tr.early_stop_min_delta))
+    if tolerance > 0:
+        callbacks.append(ConvergenceCheck(tolerance))
+    callbacks += live_callbacks(cfg, run_dir)  # landscape snapshots, sharpness curve (engine/callbacks/landscape.py)
+    callbacks += snapshot_callbacks(cfg, run_dir)  # weights for trajectory landscapes
+    return [*callbacks, checkpointer]
+
+
+def describe_failure(err: BaseException, cfg: RunConfig | None) -> tuple[str, int]:
+    """A sentence a person can act on, and the CLI exit code (2: fix your input; 3: the run failed)."""
+    if isinstance(err, StudioError):
+        return str(err), err.exit_code
+    if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the disk is full ({err.filename or 'a run file'}); free some space and resume the run", 3
+    if is_peer_loss({"message": str(err)}):
+        return f"lost contact with another training process ({str(err).splitlines()[0][:200]})", 3
+    if isinstance(err, torch.cuda.OutOfMemoryError):
+        batch = cfg.train.batch_size if cfg else "?"
+        return (f"the GPU ran out of memory with batch size {batch}; lower train.batch_size or pick a "
+                "smaller model", 3)
+    if isinstance(err, MemoryError):
+        return "the machine ran out of memory; lower train.batch_size or use a smaller dataset", 3
+    return f"training failed: {type(err).__name__}: {err}", 3
+
+
+def run_rank(rank: int, spec: RankSpec) -> None:
+    """Run rank ``rank`` of a job described by ``spec`` (see engine/training/launcher.py)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; Ctrl+C reaches the whole group
+    run_id, world = spec.run_id, spec.world_size
+    queue_sink = QueueSink(spec.queue) if spec.queue is not None else NullSink()
+    guard = RankGuard(spec.parent_pid, on_parent_gone=getattr(queue_sink, "abandon", None))
+    cfg = None
+    code = 0
+    store = None
+    training = False
+    sink: Sink = queue_sink
+    try:
+        store = RunStore(spec.home) if rank == 0 and spec.home else None
+        sink = MultiSink(queue_sink, StoreSink(store) if store else None) if rank == 0 else queue_sink
+        cfg = RunConfig.from_dict(spec.config)
+        thread_policy.apply(spec.threads or thread_policy.plan(cfg.hardware.threads, processes=world))
+        device = pick_device(cfg, rank if spec.local_rank is None else spec.local_rank)
+        ctx = distributed.init(rank, world, spec.init_method, device)
+        trainer = build_trainer(cfg, ctx, sink, run_id, spec.run_dir, spec.control if rank == 0 else None,
+                                guard=guard, beats=Beats(spec.beats, rank), resume_from=spec.resume_from)
+        if trainer.resumed and store:
+            store.truncate_metrics(run_id, trainer.step)  # rows past the checkpoint are redone
+        if store:
+            trainer.callbacks.insert(0, StoreHeartbeat(store, run_id))
+        if rank == 0:
+            sink.send(protocol.status(run_id, "running", total_steps=trainer.total_steps,
+                                      epochs=cfg.train.epochs, world_size=world, device=device.type))
+        training = True  # from here a failure is a failed run (exit 3), even the store's
+        summary = trainer.fit()
+        final = "stopped" if trainer.stopped_by_user else "finished"
+        if rank == 0:
+            sink.send(protocol.status(run_id, final, summary=summary, message=trainer.stop_reason))
+    except BaseException as err:  # noqa: BLE001 - every failure is reported, then the rank exits non-zero
+        message, code = describe_failure(err, cfg)
+        if training and isinstance(err, StoreError):
+            code = 3  # the run store failed mid-run (a full disk): the run failed, it was not a bad input
+        queue_sink.send(protocol.error(run_id, message, rank=rank, detail=traceback.format_exc(),
+                                       exit_code=code, peer_lost=is_peer_loss({"message": message})))
+        if store:
+            try:
+                store.set_status(run_id, "failed", message)
+            except StudioError:  # the store itself is what failed (a full disk): the launcher retries
+                pass
+        code = code or 1
+    finally:
+        if guard.parent_gone:
+            abandon = getattr(queue_sink, "abandon", None)
+            if abandon:
+                abandon()
+        try:
+            distributed.shutdown()
+        except Exception:  # noqa: BLE001 - a broken group cannot be shut down cleanly
+            pass
+        try:
+            sink.close()
+        except Exception:  # noqa: BLE001 - closing a broken store must not hide the run's result
+            pass
+    if code:
+        sys.exit(code)
+
+
+class StoreHeartbeat(Callback):
+    """Rank 0 records a sign of life in the run store every ``every`` seconds (core/runs/store.py uses it to tell
+    a live run from an interrupted one where the rank pids cannot be checked)."""
+
+    def __init__(self, store: RunStore, run_id: str, every: float = 10.0) -> None:
+        self.store, self.run_id, self.every = store, run_id, every
+        self.last = 0.0
+
+    def on_step_end(self, t: Trainer) -> None:
+        import time
+
+        now = time.monotonic()
+        if now - self.last >= self.every:
+            self.last = now
+            self.store.beat(self.run_id)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """torchrun entry (training/torchrun.py): ranks and rendezvous from the environment; rank 0 records the run."""
+    from studio.engine.training.torchrun import rank_from_args
+
+    planned = rank_from_args(argv)
+    if planned is not None:
+        run_rank(*planned)
+
+
+if __name__ == "__main__":
+    exit_without_finalising(main)

@@ -1,0 +1,311 @@
+"""The Compression tab: prune and/or quantise the run selected in the run list and see before and after side
+by side (test accuracy, size on disk, parameters and sparsity, CPU latency); the run's earlier compressions;
+and a sweep of test accuracy against sparsity 0–95 % in one background job. The work is ``studio compress``
+``engine/tasks/compression.py`` in a background job the
+Session follows (``gui/app/job_binding.py``); the saved entries are read from the run directory.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.contracts.compression import QUANTIZE, list_compressed, load_sweep
+from studio.gui.app.job_binding import TaskRunner
+from studio.gui.plots.palette import run_colour
+
+HINT = "Select a finished classification run in the Training tab's run list to compress it."
+ROWS = (("test accuracy", "test_acc", "{:.4f}"), ("size on disk", "bytes", "kib"),
+        ("size gzipped", "gzip_bytes", "kib"),
+        ("parameters", "params", "{:,}"), ("non-zero parameters", "nonzero_params", "{:,}"),
+        ("weight sparsity", "sparsity", "{:.1%}"), ("latency, 1 example", "latency_ms", "{:.3f} ms"),
+        ("latency, batch 256", "batch256_ms", "{:.2f} ms"))
+HISTORY = ("entry", "test acc", "Δ points", "size", "÷ size", "sparsity", "latency")
+
+
+def _fmt(fmt: str, value: Any) -> str:
+    if value is None:
+        return "—"
+    return f"{value / 1024:,.0f} KiB" if fmt == "kib" else fmt.format(value)
+
+
+def _change(key: str, before: Any, after: Any) -> str:
+    if key == "test_acc":
+        return f"{(after - before) * 100:+.2f} points"
+    if key in ("bytes", "gzip_bytes", "latency_ms", "batch256_ms") and after:
+        return f"÷ {before / after:.2f}"
+    if key == "sparsity":
+        return ""
+    return f"{after - before:+,}" if isinstance(before, int) else ""
+
+
+def _table(name: str, headers: tuple[str, ...]) -> QTableWidget:
+    t = QTableWidget(0, len(headers))
+    t.setObjectName(name)
+    t.setHorizontalHeaderLabels(list(headers))
+    t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    t.verticalHeader().setVisible(False)
+    t.verticalHeader().setDefaultSectionSize(t.fontMetrics().height() + 8)
+    t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    t.horizontalHeader().setStretchLastSection(True)
+    return t
+
+
+class CompressionTab(QWidget):
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.run_id: str | None = None
+        self.run_dir: Path | None = None
+        self.last: dict[str, Any] | None = None
+        self.sweep: dict[str, Any] | None = None
+        self.error: str | None = None
+        self.job = TaskRunner(session, "compress", self)
+        self.job.progress.connect(self._on_progress)
+        self.job.done.connect(self._on_done)
+        self.job.failed.connect(self._on_failed)
+        self._task = ""
+
+        self.title = QLabel(HINT)
+        self.title.setObjectName("compress_title")
+        self.title.setWordWrap(True)
+        self.prune = QDoubleSpinBox()
+        self.prune.setObjectName("compress_prune")
+        self.prune.setRange(0.0, 0.99)
+        self.prune.setSingleStep(0.05)
+        self.prune.setValue(0.5)
+        self.prune.setToolTip("Fraction of the weights set to zero: the smallest by magnitude across the whole "
+                              "network (torch.nn.utils.prune.global_unstructured)")
+        self.structured = QCheckBox("whole neurons / channels")
+        self.structured.setToolTip("Structured pruning: remove each layer's output neurons or channels with the "
+                                   "smallest L2 norm (the output layer is kept)")
+        self.fine_tune = QSpinBox()
+        self.fine_tune.setRange(0, 5000)
+        self.fine_tune.setSingleStep(50)
+        self.fine_tune.setSuffix(" steps")
+        self.fine_tune.setToolTip("Train a little after pruning (Adam at a tenth of the run's learning rate); "
+                                  "pruned weights stay zero")
+        self.quantize = QComboBox()
+        self.quantize.setObjectName("compress_quantize")
+        self.quantize.addItems(QUANTIZE)
+        self.quantize.setCurrentText("int8")
+        self.quantize.setToolTip("Post-training int8 quantisation (torch.ao.quantization): int8 = static with "
+                                 "calibration for conv models, dynamic (Linear/LSTM weights) otherwise")
+        self.run_button = QPushButton("Compress")
+        self.run_button.setObjectName("compress_button")
+        self.run_button.clicked.connect(self.compress)
+        self.run_button.setToolTip("Prune and/or quantise the selected run; the result is saved as a new entry")
+        self.sweep_button = QPushButton("Sweep sparsity 0–95 %")
+        self.sweep_button.setObjectName("sweep_button")
+        self.sweep_button.setToolTip("Test accuracy after pruning to 0, 10, … 95 % (each from the trained weights)")
+        self.sweep_button.clicked.connect(self.run_sweep)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.job.cancel)
+        self.cancel_button.setToolTip("Stop the compression or the sweep")
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 100)
+        self.status = QLabel("")
+        self.status.setObjectName("compress_status")
+        self.status.setWordWrap(True)
+
+        form = QFormLayout()
+        form.addRow("Prune", self.prune)
+        form.addRow("", self.structured)
+        form.addRow("Fine-tune", self.fine_tune)
+        form.addRow("Quantise", self.quantize)
+        buttons = QHBoxLayout()
+        for b in (self.run_button, self.sweep_button, self.cancel_button):
+            buttons.addWidget(b)
+        controls = QWidget()
+        cl = QVBoxLayout(controls)
+        cl.addWidget(self.title)
+        cl.addLayout(form)
+        cl.addLayout(buttons)
+        cl.addWidget(self.bar)
+        cl.addWidget(self.status)
+        cl.addStretch(1)
+
+        self.table = _table("compress_table", ("", "before", "after", "change"))
+        self.table.setToolTip("The original model and the compressed one side by side (latency: CPU, one thread)")
+        self.history = _table("compress_history", HISTORY)
+        self.history.setToolTip("This run's saved compressions (RUN_DIR/compressed); click one to show it")
+        self.history.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.history.itemSelectionChanged.connect(self._show_history_row)
+        self.entries: list[dict[str, Any]] = []
+
+        self.plot = pg.PlotWidget()
+        self.plot.setObjectName("sweep_plot")
+        self.plot.setTitle("Test accuracy against sparsity")
+        self.plot.setLabel("bottom", "weights pruned (%)")
+        self.plot.setLabel("left", "test accuracy (%)")
+        self.plot.showGrid(x=True, y=True, alpha=0.3)
+        self.plot.addLegend(offset=(10, -10))  # bottom left: the curve starts high and falls at the right
+
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(controls)
+        top.addWidget(self.table)
+        top.setStretchFactor(1, 1)
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        bottom.addWidget(self.history)
+        bottom.addWidget(self.plot)
+        bottom.setSizes([460, 640])
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(bottom)
+        layout = QVBoxLayout(self)
+        layout.addWidget(split)
+        session.selection_changed.connect(self._on_selection)
+        self.run_id = ""  # nothing shown yet: the first selection (even none) is drawn
+        self._on_selection(session.selected_runs())
+
+    # --- the run ---------------------------------------------------------------------------
+    def _on_selection(self, run_ids: list[str]) -> None:
+        run_id = run_ids[0] if run_ids else None
+        if run_id == self.run_id:
+            return
+        self.run_id, self.run_dir, self.last = run_id, None, None
+        if run_id:
+            try:
+                info = self.session.store.get(run_id)
+                self.run_dir = info.dir
+                self.title.setText(f"<b>{info.name or run_id}</b> ({info.status}, model {info.run_config.model.name})")
+            except Exception as err:  # noqa: BLE001 - a run deleted meanwhile: say so
+                self.title.setText(str(err))
+        else:
+            self.title.setText(HINT)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self.entries = list_compressed(self.run_dir) if self.run_dir else []
+        self.sweep = load_sweep(self.run_dir) if self.run_dir else None
+        self._fill_history()
+        self.show_entry(self.last or (self.entries[-1] if self.entries else None))
+        self._draw_sweep()
+        self._enable()
+
+    def _enable(self) -> None:
+        busy = self.job.running
+        for b in (self.run_button, self.sweep_button):
+            b.setEnabled(not busy and self.run_dir is not None)
+        self.cancel_button.setEnabled(busy)
+
+    # --- actions ---------------------------------------------------------------------------
+    def compress(self) -> None:
+        if not self.run_id:
+            return
+        self._start("compress", "studio.engine.tasks.compression:compress_run",
+                    {"run_dir": str(self.run_dir), "prune_amount": round(self.prune.value(), 4),
+                     "structured": self.structured.isChecked(), "quantize": self.quantize.currentText(),
+                     "fine_tune_steps": self.fine_tune.value()})
+
+    def run_sweep(self) -> None:
+        if not self.run_id:
+            return
+        self._start("sweep", "studio.engine.tasks.compression:sparsity_sweep",
+                    {"run_dir": str(self.run_dir), "structured": self.structured.isChecked(),
+                     "fine_tune_steps": self.fine_tune.value()})
+
+    def _start(self, task: str, target: str, kwargs: dict[str, Any]) -> None:
+        self._task, self.error = task, None
+        self.bar.setValue(0)
+        self.status.setText("Starting…")
+        self.job.start(target, kwargs, label="compression" if task == "compress" else "sparsity sweep")
+        self._enable()
+
+    def _on_progress(self, fraction: float, text: str) -> None:
+        self.bar.setValue(int(fraction * 100))
+        self.status.setText(text)
+
+    def _on_done(self, result: dict[str, Any]) -> None:
+        self.bar.setValue(100)
+        if self._task == "sweep":
+            self.status.setText(f"Sweep done in {result['seconds']:.1f} s")
+            self.last = None
+        else:
+            self.last = result
+            self.status.setText(f"Saved as {result['id']} ({result['seconds']:.1f} s)")
+        self._refresh()
+
+    def _on_failed(self, message: str) -> None:
+        self.error = message
+        self.bar.setValue(0)
+        self.status.setText("Cancelled." if message == "cancelled" else f"Failed: {message}")
+        self._enable()
+
+    # --- views -----------------------------------------------------------------------------
+    def show_entry(self, entry: dict[str, Any] | None) -> None:
+        self.table.setRowCount(0)
+        if not entry:
+            return
+        b, a = entry["before"], entry["after"]
+        what = [f"pruned {entry['prune']:.0%}" + (" (structured)" if entry.get("structured") else "")] \
+            if entry["prune"] else []
+        if entry.get("fine_tune_steps"):
+            what.append(f"fine-tuned {entry['fine_tune_steps']} steps")
+        if entry.get("method"):
+            what.append(f"int8 {entry['method']}")
+        self.table.setHorizontalHeaderLabels(["", "before", "after: " + ", ".join(what), "change"])
+        self.table.setRowCount(len(ROWS))
+        for i, (label, key, fmt) in enumerate(ROWS):
+            cells = (label, _fmt(fmt, b.get(key)), _fmt(fmt, a.get(key)), _change(key, b.get(key), a.get(key)))
+            for j, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if j:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(i, j, item)
+
+    def _fill_history(self) -> None:
+        self.history.blockSignals(True)
+        self.history.setRowCount(len(self.entries))
+        for i, e in enumerate(self.entries):
+            a = e["after"]
+            cells = (e["id"], f"{a['test_acc']:.4f}", f"{e['accuracy_change'] * 100:+.2f}", _fmt("kib", a["bytes"]),
+                     f"{e['size_ratio']:.2f}", f"{a['sparsity']:.0%}", f"{a['latency_ms']:.3f} ms")
+            for j, text in enumerate(cells):
+                self.history.setItem(i, j, QTableWidgetItem(text))
+        self.history.blockSignals(False)
+
+    def _show_history_row(self) -> None:
+        rows = self.history.selectionModel().selectedRows()
+        if rows and rows[0].row() < len(self.entries):
+            self.show_entry(self.entries[rows[0].row()])
+
+    def _draw_sweep(self) -> None:
+        self.plot.clear()
+        s = self.sweep
+        if not s or not s.get("points"):
+            return
+        xs = [p["sparsity"] * 100 for p in s["points"]]
+        ys = [p["test_acc"] * 100 for p in s["points"]]
+        name = "structured" if s.get("structured") else "global magnitude"
+        if s.get("fine_tune_steps"):
+            name += f", {s['fine_tune_steps']} fine-tuning steps"
+        self.plot.plot(xs, ys, pen=pg.mkPen(run_colour(0), width=2), symbol="o", symbolSize=7,
+                       symbolBrush=run_colour(0), name=name)
+        base = ys[0] if xs[0] == 0 else None
+        if base is not None:
+            self.plot.plot([0, 100], [base - 1, base - 1], pen=pg.mkPen(run_colour(1), width=1,
+                                                                              style=Qt.PenStyle.DashLine),
+                           name="1 point below the unpruned model")
+        self.plot.setXRange(0, 100, padding=0.02)

@@ -1,0 +1,370 @@
+"""The Evaluation tab: what a finished run gets wrong, predictions on new inputs, and exports.
+
+Pick a run, a checkpoint and a split, press Evaluate: a background job (``engine/tasks/evaluation.py`` through the
+session) computes the confusion matrix (counts or normalised), per-class precision/recall/F1, the reliability
+diagram with its ECE and the most confident mistakes, saves them under the run's ``evaluations/`` and shows
+them; a saved evaluation opens at once. Predict classifies dropped images, folders, CSV files or a pasted
+CSV row; Export writes the curves (CSV, PNG), TensorBoard event files or the model (torch.export or
+TorchScript). Torch-free: every computation that needs torch runs in a job.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QFileDialog,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.maths.evaluation import load_saved, result_stem
+from studio.gui.plots.evaluation_views import (
+    ConfusionView,
+    MistakeGallery,
+    ReliabilityView,
+    fill_per_class,
+    per_class_table,
+)
+from studio.gui.tabs.landscape import checkpoint_choices
+from studio.gui.widgets.predict_panel import PredictPanel
+from studio.gui.widgets.run_picker import RunPicker
+
+SPLITS = (("test", "test"), ("validation", "val"), ("train", "train"))
+
+
+def checkpoint_label(value: str) -> str:
+    return "final" if value in ("", "final") else f"step {value}"
+
+
+class EvaluationTab(RunPicker, QWidget):
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.job: Any = None  # the JobHandle of the evaluation, prediction or export in progress
+        self.summary: dict[str, Any] | None = None
+        self._build()
+        session.runs_changed.connect(self.refresh_runs)
+        session.run_ended.connect(lambda *_: self.refresh_runs())
+        session.selection_changed.connect(self._follow_selection)
+        app = QApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.shutdown)
+        self.refresh_runs()
+        self._follow_selection(session.selected_runs())
+
+    # --- building ----------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.run_box = QComboBox()
+        self.run_box.setToolTip("The run to evaluate (runs with saved checkpoints)")
+        self.run_box.setMinimumContentsLength(12)
+        self.run_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.run_box.currentIndexChanged.connect(self._run_changed)
+        self.checkpoint_box = QComboBox()
+        self.checkpoint_box.setToolTip("The weights to evaluate: the final ones or a saved step")
+        self.checkpoint_box.currentIndexChanged.connect(self.open_saved)
+        self.split_box = QComboBox()
+        for label, value in SPLITS:
+            self.split_box.addItem(label, value)
+        self.split_box.setToolTip("The data to evaluate on (the split the run held out, or its training data)")
+        self.split_box.currentIndexChanged.connect(self.open_saved)
+        self.evaluate_button = QPushButton("Evaluate")
+        self.evaluate_button.setToolTip("Compute the evaluation in a background process")
+        self.evaluate_button.clicked.connect(self.evaluate)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.setToolTip("Stop the computation; nothing half-done is saved")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.progress.setFixedWidth(120)
+        self.progress.setVisible(False)  # shown while a job runs
+        self.status = QLabel("Pick a run and press Evaluate.")
+        self.status.setWordWrap(True)
+        bar = QHBoxLayout()
+        for label, widget in (("Run", self.run_box), ("Checkpoint", self.checkpoint_box), ("Data", self.split_box)):
+            bar.addWidget(QLabel(label))
+            bar.addWidget(widget, 2 if widget is self.run_box else 0)
+        bar.addWidget(self.evaluate_button)
+        bar.addWidget(self.cancel_button)
+        status_row = QHBoxLayout()
+        status_row.addWidget(self.progress)
+        status_row.addWidget(self.status, 1)
+
+        self.confusion = ConfusionView()
+        self.per_class = per_class_table()
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.confusion)
+        left.addWidget(self.per_class)
+        left.setSizes([420, 200])
+        self.gallery = MistakeGallery()
+        self.reliability = ReliabilityView()
+        self.predict_panel = PredictPanel()
+        self.predict_panel.requested.connect(self.predict)
+        self.pages = QTabWidget()
+        self.pages.addTab(self.gallery, "Confident mistakes")
+        self.pages.addTab(self.reliability, "Calibration")
+        self.pages.addTab(self.predict_panel, "Predict")
+        self.pages.addTab(self._export_page(), "Export")
+        splitter = QSplitter()
+        splitter.addWidget(left)
+        splitter.addWidget(self.pages)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([520, 520])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addLayout(status_row)
+        layout.addWidget(splitter, 1)
+
+    def _export_page(self) -> QWidget:
+        page = QWidget()
+        curves = QGroupBox("Curves of the run")
+        grid = QGridLayout(curves)
+        self.csv_button = QPushButton("CSV…")
+        self.csv_button.setToolTip("Every logged metric: run_id, run_name, metric, step, value")
+        self.csv_button.clicked.connect(lambda: self._export_dialog("csv"))
+        self.png_button = QPushButton("PNG…")
+        self.png_button.setToolTip("The loss, accuracy, learning-rate and throughput plots as one image")
+        self.png_button.clicked.connect(lambda: self._export_dialog("png"))
+        self.tb_button = QPushButton("TensorBoard…")
+        self.tb_button.setToolTip("Event files for `tensorboard --logdir DIR` (every metric, with step and wall "
+                                  "time, and the config)")
+        self.tb_button.clicked.connect(lambda: self._export_dialog("tensorboard"))
+        for i, b in enumerate((self.csv_button, self.png_button, self.tb_button)):
+            grid.addWidget(b, 0, i)
+        model = QGroupBox("Trained model (the chosen checkpoint)")
+        mgrid = QGridLayout(model)
+        self.export_button = QPushButton("torch.export (.pt2)…")
+        self.export_button.setToolTip("Load without Studio: torch.export.load(PATH).module(); takes pixel values "
+                                      "0–255 and returns class probabilities; a .json beside it names the classes")
+        self.export_button.clicked.connect(lambda: self._export_dialog("export"))
+        self.script_button = QPushButton("TorchScript (.pt)…")
+        self.script_button.setToolTip("Load without Studio: torch.jit.load(PATH)")
+        self.script_button.clicked.connect(lambda: self._export_dialog("torchscript"))
+        mgrid.addWidget(self.export_button, 0, 0)
+        mgrid.addWidget(self.script_button, 0, 1)
+        self.export_status = QLabel("The model file holds the preprocessing: it takes pixel values 0–255 and returns "
+                                    "class probabilities, in plain PyTorch without Studio.")
+        self.export_status.setWordWrap(True)
+        layout = QVBoxLayout(page)
+        layout.addWidget(curves)
+        layout.addWidget(model)
+        layout.addWidget(self.export_status)
+        layout.addStretch(1)
+        return page
+
+    # --- runs --------------------------------------------------------------------------------
+    def refresh_runs(self) -> None:
+        current = self.run_box.currentData()
+        self.run_box.blockSignals(True)
+        self.run_box.clear()
+        for run in self.session.store.list():
+            if run.status in ("finished", "stopped") and checkpoint_choices(run.dir):
+                self.run_box.addItem(f"{run.name or 'run'} · {run.id}", run.id)
+        self.run_box.blockSignals(False)
+        index = self.run_box.findData(current)
+        if index >= 0:
+            self.run_box.setCurrentIndex(index)
+        if self.run_box.currentData() != current or self.checkpoint_box.count() == 0:
+            self._run_changed()
+
+    def _run_changed(self) -> None:
+        self.checkpoint_box.blockSignals(True)
+        self.checkpoint_box.clear()
+        run_dir = self.run_dir()
+        if run_dir is not None:
+            for label, value in checkpoint_choices(run_dir):
+                self.checkpoint_box.addItem(label, value)
+        self.checkpoint_box.blockSignals(False)
+        self.open_saved()
+
+    def saved_path(self) -> Path | None:
+        run_dir = self.run_dir()
+        if run_dir is None or self.checkpoint_box.currentData() is None:
+            return None
+        stem = result_stem(self.split_box.currentData(), checkpoint_label(self.checkpoint_box.currentData()))
+        return run_dir / "evaluations" / f"{stem}.json"
+
+    def open_saved(self) -> None:
+        """Show the saved evaluation of the chosen run, checkpoint and split, if there is one."""
+        path = self.saved_path()
+        if path is not None and path.exists():
+            self.show_result(path)
+        else:
+            self.clear()
+            self.status.setText("Not evaluated yet: press Evaluate." if path else
+                                "No finished run with checkpoints yet: train one first.")
+
+    # --- showing -----------------------------------------------------------------------------
+    def clear(self) -> None:
+        self.summary = None
+        self.confusion.counts = None
+        self.confusion.redraw()
+        self.confusion.image.clear()
+        self.per_class.setRowCount(0)
+        self.gallery.clear()
+
+    def show_result(self, json_path: str | Path) -> None:
+        summary, arrays = load_saved(json_path)
+        self.summary = summary
+        self.confusion.show_matrix(summary["confusion"], summary["classes"])
+        fill_per_class(self.per_class, summary["per_class"])
+        self.reliability.show_reliability(summary["reliability"])
+        self.gallery.show_mistakes(summary["mistakes"], arrays.get("mistake_images"))
+        self.status.setText(self.summary_text())
+
+    def summary_text(self) -> str:
+        s = self.summary
+        if s is None:
+            return ""
+        return (f"Accuracy {s['accuracy']:.4f} on {s['examples']:,} {s['split']} examples · ECE {s['ece']:.4f} · "
+                f"{len(s['mistakes'])} most confident mistakes · {s['run_id']} ({s['checkpoint']}), computed in "
+                f"{s['seconds']:.1f} s")
+
+    # --- jobs --------------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.job is not None and not self.job.done
+
+    def _start(self, task: str, kwargs: dict[str, Any], on_result: Any) -> bool:
+        if self.busy:
+            self.status.setText("Wait for the computation in progress (or cancel it).")
+            return False
+        self.job = self.session.start_evaluation(task, kwargs)
+        label = self.job.job.label
+        self.job.progress.connect(self._progress)
+        self.job.ended.connect(lambda state, message, handle=self.job: self._ended(handle, state, message, on_result,
+                                                                                   label))
+        self.progress.setValue(0)
+        self.status.setText(f"Starting the {label}…")
+        self._set_busy(True)
+        return True
+
+    def evaluate(self) -> bool:
+        run_dir = self.run_dir()
+        if run_dir is None:
+            self.session.error.emit("Evaluation", "Pick a finished run with saved checkpoints first (train one).")
+            return False
+        kwargs = {"run_dir": str(run_dir), "split": self.split_box.currentData(),
+                  "checkpoint": self.checkpoint_box.currentData()}
+        return self._start("evaluate", kwargs, lambda result: self.show_result(result["path"]))
+
+    def predict(self, paths: list[str], top_k: int = 3) -> bool:
+        run_dir = self.run_dir()
+        if run_dir is None:
+            self.session.error.emit("Predict", "Pick a finished run with saved checkpoints first (train one).")
+            return False
+        kwargs = {"run_dir": str(run_dir), "paths": list(paths), "top": top_k,
+                  "checkpoint": self.checkpoint_box.currentData()}
+        self.predict_panel.status.setText("Classifying…")
+        return self._start("predict", kwargs, self.predict_panel.show_predictions)
+
+    def predict_on(self, run_id: str, paths: list[str]) -> bool:
+        """Classify ``paths`` with run ``run_id`` (files dropped on its row in the run list): the run becomes the
+        chosen one and the Predict page shows the result."""
+        self.refresh_runs()
+        if self.busy or not self.select_run(run_id):
+            why = ("wait for the evaluation in progress to end" if self.busy else
+                   "only a finished or stopped run with a saved checkpoint can classify")
+            self.session.error.emit("Predict", f"Cannot classify with run {run_id} now: {why}.")
+            return False
+        self.pages.setCurrentWidget(self.predict_panel)
+        self.predict_panel.predict_paths(paths)
+        return True
+
+    def export(self, what: str, path: str | Path) -> bool:
+        """Write ``what`` (csv, png, tensorboard, export, torchscript) of the chosen run to ``path``."""
+        run_id = self.run_box.currentData()
+        if not run_id:
+            self.session.error.emit("Export", "Pick a run first.")
+            return False
+        path = Path(path)
+        if what == "csv":
+            from studio.core.runs.export import export_metrics_csv
+
+            rows = export_metrics_csv(self.session.store, [run_id], path)
+            self.export_status.setText(f"Wrote {rows:,} metric rows to {path}.")
+            return True
+        if what == "png":
+            from studio.gui.plots.curves_png import render_curves_png
+
+            size = render_curves_png(self.session.store, [run_id], path)
+            self.export_status.setText(f"Wrote the curves to {path} ({size / 1024:.0f} KiB).")
+            return True
+        done = self._export_done
+        if what == "tensorboard":
+            return self._start("tensorboard", {"home": str(self.session.store.home), "run_id": run_id,
+                                               "logdir": str(path)}, done)
+        return self._start("model", {"run_dir": str(self.run_dir()), "out": str(path), "fmt": what,
+                                     "checkpoint": self.checkpoint_box.currentData()}, done)
+
+    def _export_done(self, result: dict[str, Any]) -> None:
+        if "bytes" in result:
+            self.export_status.setText(f"Wrote {result['path']} ({result['bytes'] / 1e6:.1f} MB) and "
+                                       f"{Path(result['config_path']).name}.")
+        else:
+            self.export_status.setText(f"Wrote {result['scalars']:,} values to {result['path']}: "
+                                       f"tensorboard --logdir {Path(result['path']).parent}")
+
+    def _export_dialog(self, what: str) -> None:
+        run_id = self.run_box.currentData() or "run"
+        if what == "tensorboard":
+            path = QFileDialog.getExistingDirectory(self, "TensorBoard log folder")
+        else:
+            suffix = {"csv": ".csv", "png": ".png", "export": ".pt2", "torchscript": ".pt"}[what]
+            path, _ = QFileDialog.getSaveFileName(self, "Export", f"{run_id}{suffix}", f"*{suffix}")
+        if path:
+            try:
+                self.export(what, path)
+            except Exception as err:  # noqa: BLE001 - a failed write becomes a message, not a crash
+                self.session.error.emit("Export", str(err))
+
+    def cancel(self) -> None:
+        if self.busy:
+            self.job.cancel()
+            self.status.setText("Cancelling…")
+
+    def _set_busy(self, busy: bool) -> None:
+        for b in (self.evaluate_button, self.export_button, self.script_button, self.tb_button):
+            b.setEnabled(not busy)
+        self.predict_panel.drop.setEnabled(not busy)
+        self.cancel_button.setEnabled(busy)
+        self.progress.setVisible(busy)
+
+    def _progress(self, fraction: float, _text: str, _eta: object) -> None:
+        if self.busy:
+            self.progress.setValue(int(fraction * 1000))
+            self.status.setText(f"{self.job.job.label}: {self.job.progress_text()}")
+
+    def _ended(self, handle: Any, state: str, message: str, on_result: Any, label: str) -> None:
+        if handle is not self.job:
+            return
+        self._set_busy(False)
+        if state == "finished" and handle.result is not None:
+            self.progress.setValue(1000)
+            self.status.setText(self.summary_text() or f"The {label} is done.")  # the evaluation stays in view
+            on_result(handle.result)
+        elif state == "stopped":
+            self.status.setText("Cancelled.")
+        else:
+            self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog
+            self.session.error.emit(label.capitalize(), message or f"the {label} failed")
+
+    def shutdown(self) -> None:
+        if self.busy:
+            self.job.cancel()

@@ -1,0 +1,474 @@
+"""The Landscape tab: pick a run, a checkpoint, the kind (1-D, 2-D, trajectory), the resolution and the
+data; compute in a background process (progress, cancel); see a heat map with iso-lines and the
+optimizer's path, a 3-D surface and 1-D curves; export PNG and the raw grid (.npz). Also the run's
+sharpness (top Hessian eigenvalues, trace, ε-sharpness) and its logged ``sharpness/top_eig`` curve.
+
+Torch-free: the computation runs in ``studio.engine.tasks.landscape_job`` (a process forked from the warm back end).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.landscape import io
+from studio.gui.plots.landscape_view import LandscapeView
+from studio.gui.widgets.run_picker import RunPicker
+
+KINDS = [("2-D (random directions)", "2d"), ("1-D (interpolation)", "1d"), ("Trajectory (PCA of checkpoints)",
+                                                                              "trajectory")]
+SPLITS = ("train", "val", "test")
+LIVE_MS = 2000
+_STEP = re.compile(r"step_(\d+)\.pt$")
+
+
+def checkpoint_choices(run_dir: Path) -> list[tuple[str, str]]:
+    """(label, value) for the run's checkpoints: final first, then every saved step."""
+    folder = Path(run_dir) / "checkpoints"
+    steps = sorted(int(m.group(1)) for p in folder.glob("step_*.pt") if (m := _STEP.search(p.name)))
+    out = [("final", "final")] if (folder / "final.pt").exists() or steps else []
+    return out + [(f"step {s}" + (" (initial)" if s == 0 else ""), str(s)) for s in steps]
+
+
+def trajectory_unready(run_dir: Path) -> str:
+    """Why a trajectory cannot be computed for this run yet ("" when it can): it needs two saved points of the
+    path besides the final weights (step checkpoints or the run's weight snapshots)."""
+    steps = {int(m.group(1)) for sub in ("checkpoints", "snapshots")
+             for p in (Path(run_dir) / sub).glob("step_*.pt") if (m := _STEP.search(p.name))}
+    if len(steps - {max(steps, default=-1)}) >= 2:
+        return ""
+    return ("Trajectory needs two saved points of the path besides the final weights; this run has "
+            f"{max(len(steps) - 1, 0)}. Runs of 2+ epochs keep them (weight snapshots); for this one, train again "
+            "with at least 2 epochs or set train.checkpoint_every=1.")
+
+
+class LandscapeTab(RunPicker, QWidget):
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.job: Any = None
+        self.result: io.Landscape | None = None
+        self.result_path: Path | None = None
+        self.sharpness: dict[str, Any] | None = None
+        self._build()
+        self.live_timer = QTimer(self)  # a run in training may save live snapshots and sharpness values
+        self.live_timer.setInterval(LIVE_MS)
+        self.live_timer.timeout.connect(self._watch_live)
+        self.live_timer.start()
+        self._seen: set[str] = set()  # saved results already known for the chosen run
+        session.run_ended.connect(self._run_ended)
+        session.runs_changed.connect(self.refresh_runs)
+        session.selection_changed.connect(self._follow_selection)
+        app = QApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.shutdown)  # no landscape process outlives the window
+        self.refresh_runs()
+        self._follow_selection(session.selected_runs())
+
+    # --- building ----------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.run_box = QComboBox()
+        self.run_box.setToolTip("The run whose landscape to compute (runs with saved checkpoints)")
+        self.run_box.currentIndexChanged.connect(self._run_changed)
+        self.checkpoint_box = QComboBox()
+        self.checkpoint_box.setToolTip("2-D: the centre; 1-D: the end point (α = 1)")
+        self.kind_box = QComboBox()
+        for label, value in KINDS:
+            self.kind_box.addItem(label, value)
+        self.kind_box.currentIndexChanged.connect(self._kind_changed)
+        self.kind_box.setToolTip("1-D: interpolation between two weight vectors; 2-D: a filter-normalised surface "
+                                 "around a checkpoint; trajectory: the path on the PCA plane of the checkpoints")
+        self.other_box = QComboBox()
+        self.other_box.setToolTip("1-D: interpolate from this run's checkpoint to another run's final weights "
+                                  "(e.g. small- vs large-batch, Keskar et al. 2017)")
+        self.resolution = QSpinBox()
+        self.resolution.setRange(3, 301)
+        self.resolution.setValue(41)
+        self.resolution.setToolTip("Points per axis (41 × 41 in Li et al. 2018)")
+        self.samples = QSpinBox()
+        self.samples.setRange(0, 1_000_000)
+        self.samples.setSingleStep(500)
+        self.samples.setValue(2000)
+        self.samples.setSpecialValueText("all")
+        self.samples.setToolTip("Examples evaluated at each point (a seeded subset; 0: the whole split)")
+        self.split_box = QComboBox()
+        self.split_box.addItems(SPLITS)
+        self.split_box.setToolTip("Which split the loss and accuracy are measured on")
+        self.span = QDoubleSpinBox()
+        self.span.setRange(0.01, 100.0)
+        self.span.setValue(1.0)
+        self.span.setToolTip("2-D: the grid covers [−span, span]² in units of the filter-normalised directions")
+        self.bias_bn = QCheckBox("Move biases and BatchNorm too")
+        self.bias_bn.setToolTip("Li et al. keep them fixed by default")
+        self.compute_button = QPushButton("Compute")
+        self.compute_button.clicked.connect(self.compute)
+        self.compute_button.setToolTip("Compute the landscape in a background process")
+        self.sharpness_button = QPushButton("Sharpness")
+        self.sharpness_button.setToolTip("Top Hessian eigenvalues, Hutchinson trace and Keskar's ε-sharpness "
+                                         "at the checkpoint")
+        self.sharpness_button.clicked.connect(self.compute_sharpness)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.setToolTip("Stop the computation; nothing half-done is saved")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.status = QLabel("Pick a run and press Compute.")
+        self.status.setWordWrap(True)
+
+        form = QFormLayout()
+        form.addRow("Run", self.run_box)
+        form.addRow("Checkpoint", self.checkpoint_box)
+        form.addRow("Kind", self.kind_box)
+        form.addRow("Compare with", self.other_box)
+        form.addRow("Resolution", self.resolution)
+        form.addRow("Samples", self.samples)
+        form.addRow("Data", self.split_box)
+        form.addRow("Span", self.span)
+        form.addRow(self.bias_bn)
+        buttons = QHBoxLayout()
+        for b in (self.compute_button, self.sharpness_button, self.cancel_button):
+            buttons.addWidget(b)
+        compute_box = QGroupBox("Compute")
+        inner = QVBoxLayout(compute_box)
+        inner.addLayout(form)
+        inner.addLayout(buttons)
+        inner.addWidget(self.progress)
+        inner.addWidget(self.status)
+
+        self.saved_box = QComboBox()
+        self.saved_box.setToolTip("Landscapes saved with this run (also the live snapshots taken while training)")
+        self.saved_box.activated.connect(self._open_saved)
+        self.follow_live = QCheckBox("Show live snapshots as they arrive")
+        self.follow_live.setChecked(True)
+        self.follow_live.setToolTip("While the run trains with train.landscape_every > 0, open each new snapshot")
+        self.log_scale = QCheckBox("Log scale")
+        self.log_scale.toggled.connect(self.redraw)
+        self.log_scale.setToolTip("Show log₁₀ of the loss: sharp walls and flat floors both stay visible")
+        self.png_button = QPushButton("Export PNG…")
+        self.png_button.clicked.connect(lambda: self._export_dialog("png"))
+        self.png_button.setToolTip("Save the plot as a PNG image")
+        self.npz_button = QPushButton("Export .npz…")
+        self.npz_button.clicked.connect(lambda: self._export_dialog("npz"))
+        self.npz_button.setToolTip("Save the raw grid (coordinates, loss, accuracy, metadata) as .npz")
+        view_box = QGroupBox("View")
+        view_form = QFormLayout(view_box)
+        view_form.addRow("Saved", self.saved_box)
+        view_form.addRow(self.follow_live)
+        view_form.addRow(self.log_scale)
+        export = QHBoxLayout()
+        export.addWidget(self.png_button)
+        export.addWidget(self.npz_button)
+        view_form.addRow(export)
+        self.info = QLabel("")
+        self.info.setWordWrap(True)
+        self.info.setObjectName("landscape_info")
+        self.sharp_plot = pg.PlotWidget(title="sharpness/top_eig")
+        self.sharp_plot.setLabel("bottom", "step")
+        self.sharp_plot.setMinimumHeight(140)
+        self.sharp_curve = self.sharp_plot.plot([], [], pen=pg.mkPen("#D55E00", width=2), symbol="o", symbolSize=5)
+
+        controls = QWidget()
+        side = QVBoxLayout(controls)
+        side.addWidget(compute_box)
+        side.addWidget(view_box)
+        side.addWidget(self.info)
+        side.addWidget(self.sharp_plot)
+        side.addStretch(1)
+        self.view = LandscapeView()
+        splitter = QSplitter()
+        splitter.addWidget(controls)
+        splitter.addWidget(self.view)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([330, 700])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+        self._kind_changed()
+
+    # --- runs --------------------------------------------------------------------------------
+    def refresh_runs(self) -> None:
+        """Reload the runs that have checkpoints, keeping the current choice."""
+        current, other = self.run_box.currentData(), self.other_box.currentData()
+        self.run_box.blockSignals(True)
+        self.run_box.clear()
+        self.other_box.clear()
+        self.other_box.addItem("its initial weights", None)
+        for run in self.session.store.list():
+            if not checkpoint_choices(run.dir) and run.id not in self.session.jobs:
+                continue
+            label = f"{run.name} · {run.id} ({run.status})"
+            self.run_box.addItem(label, run.id)
+            self.other_box.addItem(label, run.id)
+        self.run_box.blockSignals(False)
+        for box, value in ((self.run_box, current), (self.other_box, other)):
+            index = box.findData(value)
+            if index >= 0:
+                box.setCurrentIndex(index)
+        if self.run_box.currentData() != current:
+            self._run_changed()
+        else:
+            self._refresh_saved()
+            self._show_sharpness_curve()
+
+    def _run_changed(self) -> None:
+        self.checkpoint_box.clear()
+        run_dir = self.run_dir()
+        if run_dir is not None:
+            for label, value in checkpoint_choices(run_dir):
+                self.checkpoint_box.addItem(label, value)
+        self._fit_kinds(run_dir)
+        self._refresh_saved()
+        self._seen = {self.saved_box.itemData(i) for i in range(self.saved_box.count())}
+        self._show_sharpness_curve()
+
+    def _fit_kinds(self, run_dir: Path | None) -> None:
+        """Grey out Trajectory, with the reason as its tooltip, when the run has too few saved points (said
+        before anything is computed)."""
+        index = self.kind_box.findData("trajectory")
+        self.trajectory_reason = trajectory_unready(run_dir) if run_dir is not None else ""
+        item = self.kind_box.model().item(index)
+        item.setEnabled(not self.trajectory_reason)
+        self.kind_box.setItemData(index, self.trajectory_reason or "The optimizer's path on the PCA plane of the "
+                                  "saved weights", Qt.ItemDataRole.ToolTipRole)
+        if self.trajectory_reason and self.kind_box.currentIndex() == index:
+            self.kind_box.setCurrentIndex(self.kind_box.findData("2d"))
+            if hasattr(self, "info"):
+                self.info.setText(self.trajectory_reason)
+
+    def _refresh_saved(self) -> None:
+        self.saved_box.clear()
+        run_dir = self.run_dir()
+        if run_dir is None:
+            return
+        for path in reversed(io.list_results(run_dir)):
+            self.saved_box.addItem(path.stem, str(path))
+
+    def _watch_live(self, force: bool = False) -> None:
+        """While the chosen run trains (and once when it ends): pick up new snapshots and sharpness values."""
+        run_id = self.run_box.currentData()
+        if not run_id or (run_id not in self.session.jobs and not force):
+            return
+        fresh = [str(p) for p in io.list_results(self.session.store.get(run_id).dir) if str(p) not in self._seen]
+        self._seen.update(fresh)
+        self._show_sharpness_curve()
+        if not fresh:
+            return
+        self._refresh_saved()
+        if self.follow_live.isChecked() and not self.busy:
+            self.saved_box.setCurrentIndex(self.saved_box.findData(fresh[-1]))
+            self.open_result(fresh[-1])
+
+    def _run_ended(self, run_id: str, _status: str = "", _message: str = "") -> None:
+        if run_id == self.run_box.currentData():
+            self._watch_live(force=True)
+
+    def _show_sharpness_curve(self) -> None:
+        run_id = self.run_box.currentData()
+        steps, values = self.session.store.metrics(run_id).get("sharpness/top_eig", ([], [])) if run_id else ([], [])
+        self.sharp_curve.setData(steps, values)
+        self.sharp_plot.setVisible(bool(steps))
+
+    def _kind_changed(self) -> None:
+        kind = self.kind_box.currentData()
+        self.other_box.setEnabled(kind == "1d")
+        self.span.setEnabled(kind == "2d")
+        self.split_box.setEnabled(kind != "1d")  # 1-D shows train and test
+        self.checkpoint_box.setEnabled(kind != "trajectory")
+
+    # --- computing ---------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.job is not None and not self.job.done
+
+    def options(self) -> dict[str, Any]:
+        """The landscape request, as ``compute_landscape`` keyword arguments."""
+        kind = self.kind_box.currentData()
+        opts: dict[str, Any] = {
+            "kind": kind, "resolution": self.resolution.value(), "samples": self.samples.value(),
+            "split": self.split_box.currentText(), "include_bias_bn": self.bias_bn.isChecked(),
+            "checkpoint": self.checkpoint_box.currentData() or "final",
+        }
+        if kind == "2d":
+            opts["span"] = self.span.value()
+        if kind == "1d" and self.other_box.currentData():
+            opts["other_run"] = str(self.session.store.get(self.other_box.currentData()).dir)
+        return opts
+
+    def compute(self) -> None:
+        self._start("landscape", self.options())
+
+    def compute_sharpness(self) -> None:
+        self._start("sharpness", {"checkpoint": self.checkpoint_box.currentData() or "final",
+                                  "samples": min(self.samples.value() or 1000, 2000),
+                                  "split": self.split_box.currentText()})
+
+    def _start(self, task: str, options: dict[str, Any]) -> None:
+        if self.busy:
+            return
+        run_dir = self.run_dir()
+        if run_dir is None:
+            self.session.error.emit("Landscape", "Pick a run with saved checkpoints first (train one).")
+            return
+        self.job = self.session.start_landscape(task, str(run_dir), options)
+        self.job.progress.connect(self._progress)
+        self.job.frame.connect(self._frame)
+        self.job.ended.connect(self._ended)
+        self.progress.setValue(0)
+        self.status.setText(f"Starting the {task} computation…")
+        self._set_busy(True)
+
+    def cancel(self) -> None:
+        if self.busy:
+            self.job.cancel()
+            self.status.setText("Cancelling…")
+
+    def _set_busy(self, busy: bool) -> None:
+        self.compute_button.setEnabled(not busy)
+        self.sharpness_button.setEnabled(not busy)
+        self.cancel_button.setEnabled(busy)
+
+    def _progress(self, fraction: float, _text: str, _eta: object) -> None:
+        job = self.job
+        if job is None or job.finished:
+            return
+        self.progress.setValue(int(fraction * 1000))
+        self.status.setText(f"{job.job.task}: {job.progress_text()}")
+
+    def _frame(self, data: dict[str, Any]) -> None:
+        """A 2-D or trajectory landscape in the making: the coarse preview, then the grid as its rows are refined."""
+        job = self.job
+        if job is None or job.finished or data.get("stage") not in ("preview", "refine"):
+            return
+        split, kind = data.get("split", "train"), data.get("kind", "2d")
+        meta = {"explained_variance": data["explained_variance"]} if "explained_variance" in data else {}
+        partial = io.Landscape(kind, data["xs"], data["ys"], {f"{split}/loss": data["loss"],
+                                                              f"{split}/acc": data["acc"]}, data.get("path"), meta)
+        self.view.show_result(partial, self.log_scale.isChecked())
+        n = len(data["xs"])
+        if data["stage"] == "preview":
+            on = f" on {data['samples']} samples" if data.get("samples") else ""
+            # explicit line breaks: a word-wrapped label got too little height in this column and was clipped
+            self.info.setText(f"Preview: {n}×{len(data['ys'])} points{on};\nrefining the full grid (Cancel keeps "
+                              "nothing)…")
+        else:
+            self.info.setText(f"Refining: {data['rows_done']} of {data['rows']} rows computed;\nthe rest is the "
+                              f"preview, interpolated")
+
+    def _ended(self, state: str, message: str) -> None:
+        job = self.job
+        self._set_busy(False)
+        task = job.job.task
+        if state == "finished" and job.result is not None:
+            self.progress.setValue(1000)
+            if task == "landscape":
+                self.open_result(job.result["path"])
+                self._refresh_saved()
+            else:
+                self.show_sharpness(job.result["summary"])
+        elif state == "stopped":
+            self.status.setText("Cancelled.")
+        else:
+            self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog
+            self.session.error.emit("Landscape", message or f"the {task} computation failed")
+
+    def shutdown(self) -> None:
+        if self.job is not None and not self.job.finished:
+            self.job.cancel()
+        self.live_timer.stop()
+
+    # --- showing -----------------------------------------------------------------------------
+    def open_result(self, path: str | Path) -> None:
+        try:
+            self.result = io.load(path)
+        except Exception as err:  # noqa: BLE001 - a bad file is a message, not a crash
+            self.session.error.emit("Landscape", str(err))
+            return
+        self.result_path = Path(path)
+        self.redraw()
+        summary = self.result.summary()
+        meta = self.result.meta
+        data = f"{meta.get('samples', '?')} {meta.get('split', 'train and test')} samples"
+        lines = [f"{self.result.kind} · {meta.get('checkpoint', '')} · {data} · {summary['resolution']} per axis",
+                 f"centre loss {summary['center_loss']:.4g}, min {summary['min_loss']:.4g}, "
+                 f"max {summary['max_loss']:.4g}"]
+        if self.result.kind == "1d":
+            lines.append(f"α = 0: {meta.get('start', '?')}; α = 1: {meta.get('end', '?')}")
+        if meta.get("explained_variance"):
+            ev = meta["explained_variance"]
+            lines.append(f"explained variance: PC1 {100 * ev[0]:.1f}%, PC2 {100 * ev[1]:.1f}%")
+        lines.append(meta.get("batch_norm", ""))
+        if "seconds" in meta:
+            lines.append(f"{meta.get('evaluator', '')} on {meta.get('device', '')}: {meta['seconds']:.1f} s")
+        self.info.setText("\n".join(line for line in lines if line))
+        self.status.setText(f"Showing {self.result_path.name}")
+
+    def _open_saved(self, index: int) -> None:
+        path = self.saved_box.itemData(index)
+        if path:
+            self.open_result(path)
+
+    def redraw(self) -> None:
+        if self.result is not None:
+            self.view.show_result(self.result, self.log_scale.isChecked())
+
+    def show_sharpness(self, summary: dict[str, Any]) -> None:
+        self.sharpness = summary
+        eigs = ", ".join(f"{v:.4g}" for v in summary["top_eigenvalues"])
+        self.info.setText(f"Sharpness at {summary['checkpoint']} ({summary['samples']} {summary['split']} samples):\n"
+                          f"top Hessian eigenvalues {eigs}\ntrace ≈ {summary['trace']:.4g} "
+                          f"± {summary['trace_stderr']:.2g} (Hutchinson)\nε-sharpness {summary['eps_sharpness']:.4g}% "
+                          f"(ε = {summary['eps']:g}, Keskar et al.)\n{summary['batch_norm']}")
+        self.status.setText(f"Sharpness done in {summary['seconds']:.1f} s")
+
+    # --- export ------------------------------------------------------------------------------
+    def export_png(self, path: str | Path) -> Path:
+        """The current view as a PNG image."""
+        path = Path(path)
+        if not self.view.currentWidget().grab().save(str(path), "PNG"):
+            raise OSError(f"could not write {path}")
+        return path
+
+    def export_npz(self, path: str | Path) -> Path:
+        """The raw grid, coordinates and metadata (the saved .npz)."""
+        if self.result_path is None:
+            raise FileNotFoundError("no landscape is shown")
+        return Path(shutil.copyfile(self.result_path, path))
+
+    def _export_dialog(self, kind: str) -> None:
+        if self.result is None:
+            self.session.status_text.emit("Compute or open a landscape first")
+            return
+        stem = self.result_path.stem if self.result_path else "landscape"
+        filters = {"png": "PNG image (*.png)", "npz": "NumPy archive (*.npz)"}
+        path, _ = QFileDialog.getSaveFileName(self, "Export", f"{stem}.{kind}", filters[kind])
+        if not path:
+            return
+        try:
+            (self.export_png if kind == "png" else self.export_npz)(path)
+            self.session.status_text.emit(f"Saved {path}")
+        except OSError as err:
+            self.session.error.emit("Export", str(err))

@@ -1,0 +1,140 @@
+"""Generate text with the selected next-word run: a seed, how many words, a temperature, and the result.
+
+Shown under the run list when the one selected run is a next-word model (a model tagged "text":
+lstm_lm, gru_lm). The generation is a background job the Session starts
+(``engine/tasks/generate.py:generate_job``), so the window never waits for torch or the model.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QDoubleSpinBox,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.errors import StudioError
+
+
+class GenerateBox(QGroupBox):
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+        super().__init__("Generate text", parent)
+        self.setObjectName("generate_box")
+        self.session = session
+        self.run_id: str | None = None
+        self.job: Any = None
+        self.result: dict[str, Any] | None = None  # the last generation (tests read it)
+        self.seed = QLineEdit("the man")
+        self.seed.setObjectName("generate_seed")
+        self.seed.setPlaceholderText("seed text, e.g. the man")
+        self.seed.setToolTip("The text to continue; words outside the run's vocabulary are read as <oov>")
+        self.seed.returnPressed.connect(self.generate)
+        self.words = QSpinBox()
+        self.words.setRange(1, 100)
+        self.words.setValue(8)
+        self.words.setToolTip("How many words to add")
+        self.temperature = QDoubleSpinBox()
+        self.temperature.setRange(0.0, 5.0)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setSpecialValueText("0 (greedy)")
+        self.temperature.setToolTip("0: always the most likely word (greedy); higher: sample from "
+                                    "softmax(logits / T), more surprising")
+        self.button = QPushButton("Generate")
+        self.button.setObjectName("generate_button")
+        self.button.setToolTip("Continue the prompt with the selected run's model")
+        self.button.clicked.connect(self._clicked)
+        self.output = QLabel("")
+        self.output.setObjectName("generate_output")
+        self.output.setWordWrap(True)
+        self.output.setTextInteractionFlags(self.output.textInteractionFlags() | self.output.textInteractionFlags()
+                                            .TextSelectableByMouse)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Seed"))
+        row.addWidget(self.seed, 1)
+        row.addWidget(QLabel("Words"))
+        row.addWidget(self.words)
+        row.addWidget(QLabel("Temperature"))
+        row.addWidget(self.temperature)
+        row.addWidget(self.button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addLayout(row)
+        layout.addWidget(self.output)
+        session.selection_changed.connect(self.follow)
+        self.follow(session.selected_runs())
+
+    @property
+    def busy(self) -> bool:
+        return self.job is not None
+
+    def follow(self, run_ids: list[str]) -> None:
+        """Show the box for one selected next-word run; hide it otherwise."""
+        run_id = run_ids[0] if len(run_ids) == 1 else None
+        if run_id is not None and not self._is_text_run(run_id):
+            run_id = None
+        if run_id != self.run_id:
+            self.output.setText("")
+        self.run_id = run_id
+        self.setVisible(run_id is not None)
+        if run_id:
+            self.setTitle(f"Generate text with run {run_id}")
+
+    def _is_text_run(self, run_id: str) -> bool:
+        from studio.core.models import MODELS
+
+        try:
+            model = self.session.store.get(run_id).run_config.model.name
+            return "text" in MODELS.get(model).tags
+        except (StudioError, KeyError, ValueError):
+            return False
+
+    def _clicked(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+        else:
+            self.generate()
+
+    def generate(self) -> None:
+        """Start generating in the background (one generation at a time)."""
+        if self.job is not None or self.run_id is None:
+            return
+        run = self.session.store.get(self.run_id)
+        self.job = self.session.start_generate(str(run.dir), self.seed.text(), self.words.value(),
+                                               self.temperature.value())
+        self.job.ended.connect(self._ended)
+        self.button.setText("Cancel")
+        self.output.setText("<i>generating…</i>")
+
+    def _ended(self, state: str, message: str) -> None:
+        job, self.job = self.job, None
+        self.button.setText("Generate")
+        if state == "finished":
+            self.show_result(job.result)
+        elif state == "stopped":
+            self.output.setText("<i>cancelled</i>")
+        else:
+            self.output.setText("")
+            self.session.error.emit("Generate failed", message or "generation failed")
+
+    def show_result(self, result: dict[str, Any]) -> None:
+        self.result = result
+        seed = html.escape(" ".join(result["text"].split()[: len(result["text"].split()) - len(result["words"])]))
+        new = html.escape(" ".join(result["words"]))
+        how = "greedy" if result["temperature"] == 0 else f"temperature {result['temperature']:g}"
+        oov = f" · not in the vocabulary: {html.escape(', '.join(result['oov_in_seed']))}" \
+            if result["oov_in_seed"] else ""
+        self.output.setText(f"<span style='font-size:13pt'>{seed} <b>{new}</b></span><br>"
+                            f"<small>{how} · {result['checkpoint']} checkpoint{oov}</small>")
+
+    def shutdown(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
