@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any
 
-from studio.cli.landscape import StderrProgress, run_dir_of
+from studio.cli._shared import StderrProgress, run_dir_of
 from studio.core.contracts.compression import QUANTIZE
 
 COMMANDS = ("compress",)

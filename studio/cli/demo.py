@@ -47,8 +47,7 @@ def format_summary(value: Any, indent: int = 0) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from studio.cli._shared import emit_json
-    from studio.cli.landscape import StderrProgress
+    from studio.cli._shared import StderrProgress, emit_json
     from studio.core.demos.catalog import DEMOS
 
     entry = DEMOS.get(args.name)

@@ -11,7 +11,8 @@ import argparse
 import sys
 from typing import Any
 
-from studio.cli.landscape import SPLITS, StderrProgress, run_dir_of
+from studio.cli._shared import StderrProgress, run_dir_of
+from studio.cli.landscape import SPLITS
 
 COMMANDS = ("eval", "predict")
 

@@ -16,8 +16,7 @@ COMMANDS = ("generate",)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from studio.cli._shared import emit_json
-    from studio.cli.landscape import run_dir_of
+    from studio.cli._shared import emit_json, run_dir_of
     from studio.engine.tasks.generate import check_request, generate
 
     check_request(args.words, args.temperature)  # before loading anything

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from studio.cli.landscape import StderrProgress
+from studio.cli._shared import StderrProgress
 
 COMMANDS = ("scale",)
 
