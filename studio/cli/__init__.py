@@ -7,51 +7,14 @@ import argparse
 import math
 import signal
 import sys
-import time
 from types import ModuleType
 from typing import Any
 
 from studio import version_line
 from studio.cli import cluster, compare, compress, data, demo, export, fit, generate, landscape, model, queue, scale
 from studio.cli import eval as eval_cmd
-from studio.cli._shared import emit_json
+from studio.cli._shared import StderrProgress, emit_json
 from studio.core.errors import ConfigError, StudioError
-
-
-class Progress:
-    """A one-line progress bar on stderr (a line per epoch when stderr is not a terminal)."""
-
-    def __init__(self, quiet: bool = False) -> None:
-        self.tty = sys.stderr.isatty()
-        self.quiet = quiet
-        self.last_epoch = -1
-        self.t0: float | None = None  # from the first report: process start-up is not training
-        self.step0 = 0
-
-    def update(self, progress: dict[str, Any], loss: float | None) -> None:
-        if self.quiet:
-            return
-        step, total = progress.get("step", 0), progress.get("total_steps") or 0
-        epoch, epochs = progress.get("epoch", 0), progress.get("epochs", 0)
-        frac = step / total if total else 0.0
-        if self.t0 is None:
-            self.t0, self.step0 = time.monotonic(), step
-        rate = (step - self.step0) / max(time.monotonic() - self.t0, 1e-9)
-        eta = (total - step) / rate if rate > 0 else float("nan")
-        loss_txt = f" loss {loss:.4f}" if loss is not None else ""
-        eta_txt = f"{eta:.0f}s" if math.isfinite(eta) else "…"
-        line = f"epoch {epoch}/{epochs} step {step}/{total}{loss_txt} ETA {eta_txt}"
-        if self.tty:
-            bar = "#" * int(frac * 30)
-            sys.stderr.write(f"\r[{bar:<30}] {line}   ")
-            sys.stderr.flush()
-        elif epoch != self.last_epoch:
-            print(line, file=sys.stderr, flush=True)
-        self.last_epoch = epoch
-
-    def close(self) -> None:
-        if self.tty and not self.quiet:
-            sys.stderr.write("\n")
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -84,7 +47,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             job.kill()
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    bar = Progress(quiet=args.quiet)
+    bar = StderrProgress(args.quiet)
     last_loss = None
     try:
         while not job.finished:
@@ -93,7 +56,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                     for _, name, value, _ in message["rows"]:
                         if name == "train/loss":
                             last_loss = value
-                    bar.update(job.progress, last_loss)
+                    bar.training({**job.progress, "eta_s": job.eta_s}, last_loss)  # the job's own ETA
                 elif message["type"] == "log":
                     print(message["text"], file=sys.stderr)
     finally:

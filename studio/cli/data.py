@@ -11,32 +11,10 @@ import argparse
 import sys
 from typing import Any
 
+from studio.cli._shared import StderrProgress
 from studio.core.errors import DataError
-from studio.core.jobs import Report
 
 COMMANDS = ("data",)
-
-
-class StderrProgress:
-    """Import progress on stderr: a live line on a terminal, nothing otherwise (so an error is the
-    only line a script sees on stderr)."""
-
-    def __init__(self, quiet: bool = False) -> None:
-        self.tty = sys.stderr.isatty()
-        self.quiet = quiet or not self.tty
-        self.last_text = ""
-
-    def __call__(self, report: Report) -> None:
-        if self.quiet:
-            return
-        pct = f" {100 * report.done / report.total:5.1f}%" if report.total else ""
-        sys.stderr.write(f"\r{report.text}{pct}".ljust(78)[:200])
-        sys.stderr.flush()
-        self.last_text = report.text
-
-    def close(self) -> None:
-        if not self.quiet and self.last_text:
-            sys.stderr.write("\n")
 
 
 def _options(args: argparse.Namespace) -> Any:
@@ -76,7 +54,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from studio.core.datasets.importers import ImportCancelled, import_path
 
     options = _options(args)
-    bar = StderrProgress(args.quiet)
+    bar = StderrProgress(args.quiet, lines=False)  # off a terminal an error is the only line
     try:
         report = import_path(args.path, options, bar)
     except KeyboardInterrupt:
@@ -119,7 +97,7 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     from studio.cli._shared import emit_json
     from studio.core.datasets.torchvision_catalog import ensure
 
-    bar = StderrProgress()
+    bar = StderrProgress(lines=False)
     try:
         report = ensure(args.name, bar)
     finally:
