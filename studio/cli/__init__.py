@@ -13,12 +13,11 @@ from typing import Any
 from studio import version_line
 from studio.cli import cluster, compare, compress, data, demo, export, fit, generate, landscape, model, queue, scale
 from studio.cli import eval as eval_cmd
-from studio.cli._shared import StderrProgress, emit_json
+from studio.cli._shared import StderrProgress, add_config_args, add_output_args, emit_json, load_config
 from studio.core.errors import ConfigError, StudioError
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from studio.core.config import RunConfig
     from studio.core.runs.store import RunStore
     from studio.engine.training.launcher import launch
 
@@ -32,8 +31,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         plan = plan_resume(store, args.resume, args.set)
         cfg = plan.config
     else:
-        cfg = RunConfig.load(args.config) if args.config else RunConfig()
-        cfg = cfg.with_overrides(args.set)
+        cfg = load_config(args)
     job = launch(cfg, store, name=args.name or "", resume=plan)
     print(f"run {job.run_id}: {job.run_dir}", file=sys.stderr)
     interrupts = []
@@ -142,21 +140,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print Studio's version (and torch's) and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     train = sub.add_parser("train", help="train a run headless (progress on stderr)")
-    train.add_argument("--config", help="a run config TOML file (default: the built-in default)")
-    train.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
-                       help="override one setting, e.g. --set optimizer.lr=0.01 (repeatable)")
+    add_config_args(train)
     train.add_argument("--name", help="a name for the run")
     train.add_argument("--resume", metavar="RUN", help="continue a stopped, interrupted or finished run from its "
                        "last checkpoint (same run; --set train.epochs=N extends it)")
-    train.add_argument("--json", action="store_true", help="print the result as one JSON line on stdout")
-    train.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_output_args(train, quiet=True)
     train.set_defaults(func=cmd_train)
     runs = sub.add_parser("runs", help="list the runs in the run store")
-    runs.add_argument("--json", action="store_true")
+    add_output_args(runs, what="the runs")
     runs.set_defaults(func=cmd_runs)
     lst = sub.add_parser("list", help="list a registry")
     lst.add_argument("what", choices=tuple(registries()))
-    lst.add_argument("--json", action="store_true")
+    add_output_args(lst, what="the registry's entries")
     lst.set_defaults(func=cmd_list)
     for module in EXTENSIONS:
         module.add_parser(sub)

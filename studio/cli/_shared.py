@@ -1,8 +1,10 @@
-"""What the headless commands share: one JSON line for scripts (``--json``, NaN as null), the progress
+"""What the headless commands share: one JSON line for scripts (``--json``, NaN as null), the arguments every
+command spells the same (``--json``/``--quiet``, ``--config``/``--set`` and the config they load), the progress
 printer on stderr, and ``run_dir_of`` (a run id or folder to its folder)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import shutil
@@ -10,9 +12,12 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from studio.core.jobs import Report, estimate_eta, format_eta
+
+if TYPE_CHECKING:
+    from studio.core.config import RunConfig
 
 
 def _clean(value: Any) -> Any:
@@ -28,6 +33,29 @@ def _clean(value: Any) -> Any:
 
 def emit_json(obj: dict[str, Any]) -> None:
     print(json.dumps(_clean(obj)), flush=True)
+
+
+def add_output_args(p: argparse.ArgumentParser, quiet: bool = False, what: str = "the result") -> None:
+    """``--json`` (``what`` as one JSON line on stdout) and, with ``quiet``, ``--quiet`` (no progress on stderr)."""
+    p.add_argument("--json", action="store_true", help=f"print {what} as one JSON line on stdout")
+    if quiet:
+        p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def add_config_args(p: argparse.ArgumentParser, example: str = "optimizer.lr=0.01",
+                    config_help: str = "a run config TOML file (default: the built-in default)") -> None:
+    """``--config FILE`` and repeatable ``--set SECTION.KEY=VALUE`` (read by :func:`load_config`)."""
+    p.add_argument("--config", help=config_help)
+    p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                   help=f"override one setting, e.g. --set {example} (repeatable)")
+
+
+def load_config(args: argparse.Namespace) -> RunConfig:
+    """The run config of ``--config`` (the built-in default without it) with every ``--set`` applied."""
+    from studio.core.config import RunConfig
+
+    config = RunConfig.load(args.config) if args.config else RunConfig()
+    return config.with_overrides(args.set)
 
 
 def run_dir_of(id_or_dir: str) -> Path:

@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from studio.cli._shared import StderrProgress, run_dir_of
+from studio.cli._shared import StderrProgress, add_output_args, run_dir_of
 
 COMMANDS = ("landscape", "sharpness")
 KINDS = ("1d", "2d", "trajectory")
@@ -74,8 +74,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--split", choices=SPLITS, default="train", help="the data to evaluate on (default train)")
     p.add_argument("--seed", type=int, default=0, help="seed of the data subset and the random directions")
     p.add_argument("--device", default="auto", help="auto (a GPU when there is one), cpu or cuda")
-    p.add_argument("--json", action="store_true", help="print the result as one JSON line on stdout")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_output_args(p, quiet=True)
 
 
 def add_parser(sub: Any) -> None:
