@@ -11,6 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from studio.cli._shared import add_config_args, add_output_args
+
 COMMANDS = ("export-config",)
 
 
@@ -59,8 +61,7 @@ def cmd_export_config(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("export-config", help="write a run's config.toml and, with --torchrun, a Slurm batch script")
     p.add_argument("run", nargs="?", help="a run in the store (id or folder) whose config to export")
-    p.add_argument("--config", help="a run config TOML file instead of a run")
-    p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help="override a setting")
+    add_config_args(p, config_help="a run config TOML file instead of a run")
     p.add_argument("--torchrun", action="store_true", help="also write run.sbatch: torchrun on Slurm nodes")
     p.add_argument("--nodes", type=int, default=1, help="machines (default 1)")
     p.add_argument("--gpus-per-node", type=int, default=0, help="GPUs a node, one rank each (0: CPU ranks)")
@@ -75,5 +76,5 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--job-name", help="the Slurm job name (default: studio-RUN_ID)")
     p.add_argument("--studio-home", help="the run store on the cluster's shared filesystem (default: STUDIO_HOME)")
     p.add_argument("--out", help="the folder to write (default: ./studio-RUN_ID)")
-    p.add_argument("--json", action="store_true", help="print what was written as one JSON line")
+    add_output_args(p, what="what was written")
     p.set_defaults(func=cmd_export_config)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from studio.cli._shared import add_output_args
 from studio.core.runs.compare import format_value
 
 COMMANDS = ("compare",)
@@ -58,5 +59,5 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("runs", nargs="+", help="run ids (or unique prefixes, or run directories)")
     p.add_argument("--diff", action="store_true", help="two runs: every setting side by side")
     p.add_argument("--changed", action="store_true", help="with --diff: only the settings that differ")
-    p.add_argument("--json", action="store_true")
+    add_output_args(p, what="the comparison")
     p.set_defaults(func=cmd_compare)

@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any
 
-from studio.cli.landscape import StderrProgress, run_dir_of
+from studio.cli._shared import StderrProgress, add_output_args, run_dir_of
 from studio.core.contracts.compression import QUANTIZE
 
 COMMANDS = ("compress",)
@@ -84,6 +84,5 @@ def add_parser(sub: Any) -> None:
                    help="int8: static with calibration for conv models, dynamic otherwise (or name one)")
     p.add_argument("--sweep", action="store_true", help="test accuracy at sparsities 0–95 %% instead")
     p.add_argument("--checkpoint", help="final (default), initial, a step number or a .pt file")
-    p.add_argument("--json", action="store_true", help="print the result as one JSON line on stdout")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_output_args(p, quiet=True)
     p.set_defaults(func=cmd_compress)

@@ -11,32 +11,10 @@ import argparse
 import sys
 from typing import Any
 
+from studio.cli._shared import StderrProgress, add_output_args
 from studio.core.errors import DataError
-from studio.core.jobs import Report
 
 COMMANDS = ("data",)
-
-
-class StderrProgress:
-    """Import progress on stderr: a live line on a terminal, nothing otherwise (so an error is the
-    only line a script sees on stderr)."""
-
-    def __init__(self, quiet: bool = False) -> None:
-        self.tty = sys.stderr.isatty()
-        self.quiet = quiet or not self.tty
-        self.last_text = ""
-
-    def __call__(self, report: Report) -> None:
-        if self.quiet:
-            return
-        pct = f" {100 * report.done / report.total:5.1f}%" if report.total else ""
-        sys.stderr.write(f"\r{report.text}{pct}".ljust(78)[:200])
-        sys.stderr.flush()
-        self.last_text = report.text
-
-    def close(self) -> None:
-        if not self.quiet and self.last_text:
-            sys.stderr.write("\n")
 
 
 def _options(args: argparse.Namespace) -> Any:
@@ -76,7 +54,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from studio.core.datasets.importers import ImportCancelled, import_path
 
     options = _options(args)
-    bar = StderrProgress(args.quiet)
+    bar = StderrProgress(args.quiet, lines=False)  # off a terminal an error is the only line
     try:
         report = import_path(args.path, options, bar)
     except KeyboardInterrupt:
@@ -119,7 +97,7 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     from studio.cli._shared import emit_json
     from studio.core.datasets.torchvision_catalog import ensure
 
-    bar = StderrProgress()
+    bar = StderrProgress(lines=False)
     try:
         report = ensure(args.name, bar)
     finally:
@@ -148,8 +126,7 @@ def add_parser(sub: Any) -> None:
                           "files, or text (.txt one line per sample, or a CSV text column)")
     imp.add_argument("path", help="the file or folder to import")
     imp.add_argument("--name", help="the dataset's name in the registry (default: from the source)")
-    imp.add_argument("--json", action="store_true", help="print the report as one JSON line on stdout")
-    imp.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_output_args(imp, quiet=True, what="the report")
     imp.add_argument("--size", metavar="H,W", help="image size (default: the most common, at most 224 a side)")
     imp.add_argument("--channels", type=int, choices=(1, 3), help="1 (grey) or 3 (colour); default: from the images")
     imp.add_argument("--label-column", metavar="NAME", help="CSV: the label column (default: label, class, target, y)")
@@ -160,11 +137,11 @@ def add_parser(sub: Any) -> None:
                      "it (default: text, headline, title, sentence, line or content); a .txt is one line per sample")
     imp.set_defaults(func=cmd_import)
     lst = dsub.add_parser("list", help="list the datasets in the cache")
-    lst.add_argument("--json", action="store_true")
+    add_output_args(lst, what="the cache's datasets")
     lst.set_defaults(func=cmd_list)
     fetch = dsub.add_parser("fetch", help="put a classic dataset in the cache (local files or a download)")
     fetch.add_argument("name", choices=list(KNOWN))
-    fetch.add_argument("--json", action="store_true")
+    add_output_args(fetch, what="the report")
     fetch.set_defaults(func=cmd_fetch)
     rm = dsub.add_parser("remove", help="delete a dataset from the cache")
     rm.add_argument("name")

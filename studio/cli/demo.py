@@ -12,6 +12,8 @@ import sys
 import time
 from typing import Any
 
+from studio.cli._shared import add_output_args
+
 COMMANDS = ("demo",)
 
 
@@ -47,8 +49,7 @@ def format_summary(value: Any, indent: int = 0) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from studio.cli._shared import emit_json
-    from studio.cli.landscape import StderrProgress
+    from studio.cli._shared import StderrProgress, emit_json
     from studio.core.demos.catalog import DEMOS
 
     entry = DEMOS.get(args.name)
@@ -73,6 +74,5 @@ def add_parser(sub: Any) -> None:
     demo.add_argument("name", metavar="NAME", help="the demo, e.g. optimizer_race (studio list demos)")
     demo.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                       help="set one of the demo's parameters, e.g. --set function=rosenbrock (repeatable)")
-    demo.add_argument("--json", action="store_true", help="print the key numbers as one JSON line on stdout")
-    demo.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_output_args(demo, quiet=True, what="the key numbers")
     demo.set_defaults(func=cmd_demo)

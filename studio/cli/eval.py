@@ -11,7 +11,8 @@ import argparse
 import sys
 from typing import Any
 
-from studio.cli.landscape import SPLITS, StderrProgress, run_dir_of
+from studio.cli._shared import StderrProgress, add_output_args, run_dir_of
+from studio.cli.landscape import SPLITS
 
 COMMANDS = ("eval", "predict")
 
@@ -67,19 +68,19 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", metavar="RUN_ID_OR_DIR", help="a run id (or unique prefix) or a run directory")
     p.add_argument("--checkpoint", help="final (default), initial, a step number or a .pt file")
     p.add_argument("--device", default="auto", help="auto (a GPU when there is one), cpu or cuda")
-    p.add_argument("--json", action="store_true", help="print the result as one JSON line on stdout")
 
 
 def add_parser(sub: Any) -> None:
     ev = sub.add_parser("eval", help="confusion matrix, per-class scores, calibration and worst mistakes of a run")
     _common(ev)
+    add_output_args(ev, quiet=True)
     ev.add_argument("--split", choices=SPLITS, default="test", help="the data to evaluate on (default test)")
     ev.add_argument("--mistakes", type=int, default=24, help="how many confident mistakes to keep (default 24)")
     ev.add_argument("--bins", type=int, default=15, help="confidence bins of the reliability diagram (default 15)")
-    ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
     ev.set_defaults(func=cmd_eval)
     pr = sub.add_parser("predict", help="top-k classes of images, folders of images or CSV rows, by a trained run")
     _common(pr)
+    add_output_args(pr)
     pr.add_argument("paths", nargs="+", metavar="PATH", help="an image, a folder of images or a CSV file")
     pr.add_argument("--top-k", type=int, default=3, help="how many classes to show (default 3)")
     pr.set_defaults(func=cmd_predict)

@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from studio.cli._shared import add_output_args
+
 COMMANDS = ("export",)
 
 
@@ -89,5 +91,5 @@ def add_parser(sub: Any) -> None:
     ex.add_argument("--format", choices=("export", "torchscript"), default="export",
                     help="model file format: torch.export .pt2 (default) or TorchScript .pt")
     ex.add_argument("--checkpoint", help="the model's checkpoint: final (default), initial, a step or a .pt file")
-    ex.add_argument("--json", action="store_true", help="print the result as one JSON line on stdout")
+    add_output_args(ex)
     ex.set_defaults(func=cmd_export)

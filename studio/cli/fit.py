@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from studio.cli._shared import add_output_args
+
 COMMANDS = ("fit",)
 
 
@@ -42,5 +44,5 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--extrapolate", type=float, default=4.0, metavar="N",
                    help="predict the loss at N × the largest x (default 4)")
     p.add_argument("--curves", action="store_true", help="with --json: include the fitted curves and bands")
-    p.add_argument("--json", action="store_true", help="print the result as one JSON line on stdout")
+    add_output_args(p)
     p.set_defaults(func=cmd_fit)

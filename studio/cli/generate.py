@@ -12,12 +12,13 @@ import argparse
 import sys
 from typing import Any
 
+from studio.cli._shared import add_output_args
+
 COMMANDS = ("generate",)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from studio.cli._shared import emit_json
-    from studio.cli.landscape import run_dir_of
+    from studio.cli._shared import emit_json, run_dir_of
     from studio.engine.tasks.generate import check_request, generate
 
     check_request(args.words, args.temperature)  # before loading anything
@@ -42,5 +43,5 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--sample-seed", type=int, help="seed of the sampling (repeatable output at T > 0)")
     p.add_argument("--checkpoint", help="final (default), initial, a step number or a .pt file")
     p.add_argument("--device", default="cpu", help="cpu (default), auto or cuda")
-    p.add_argument("--json", action="store_true", help="print the result as one JSON line on stdout")
+    add_output_args(p)
     p.set_defaults(func=cmd_generate)

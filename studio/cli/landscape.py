@@ -9,49 +9,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
+
+from studio.cli._shared import StderrProgress, add_output_args, run_dir_of
 
 COMMANDS = ("landscape", "sharpness")
 KINDS = ("1d", "2d", "trajectory")
 SPLITS = ("train", "val", "test")
-
-
-def run_dir_of(id_or_dir: str) -> Path:
-    """A run directory from a path (any run dir with config.toml) or a run id / id prefix in the store."""
-    from studio.core.runs.store import RunStore, is_run_dir
-
-    path = Path(id_or_dir)
-    if is_run_dir(path):
-        return path
-
-    store = RunStore()
-    try:
-        return store.resolve(id_or_dir).dir
-    finally:
-        store.close()
-
-
-class StderrProgress:
-    """``[####      ] 40% text`` on a terminal, a line per tenth otherwise."""
-
-    def __init__(self, quiet: bool = False) -> None:
-        self.quiet, self.tty, self.last = quiet, sys.stderr.isatty(), -1
-
-    def __call__(self, fraction: float, text: str) -> None:
-        if self.quiet:
-            return
-        pct = int(fraction * 100)
-        if self.tty:
-            sys.stderr.write(f"\r[{'#' * (pct * 30 // 100):<30}] {pct:3d}% {text:<30}")
-            sys.stderr.flush()
-        elif pct // 10 != self.last:
-            self.last = pct // 10
-            print(f"{pct:3d}% {text}", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.tty and not self.quiet:
-            sys.stderr.write("\n")
 
 
 def cmd_landscape(args: argparse.Namespace) -> int:
@@ -110,8 +74,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--split", choices=SPLITS, default="train", help="the data to evaluate on (default train)")
     p.add_argument("--seed", type=int, default=0, help="seed of the data subset and the random directions")
     p.add_argument("--device", default="auto", help="auto (a GPU when there is one), cpu or cuda")
-    p.add_argument("--json", action="store_true", help="print the result as one JSON line on stdout")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_output_args(p, quiet=True)
 
 
 def add_parser(sub: Any) -> None:

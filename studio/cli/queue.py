@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from studio.cli._shared import add_config_args, add_output_args, load_config
+
 COMMANDS = ("queue",)
 
 
@@ -18,13 +20,6 @@ def _queue():
     from studio.core.runs.store import RunStore
 
     return RunQueue(RunStore())
-
-
-def _base_config(args: argparse.Namespace):
-    from studio.core.config import RunConfig
-
-    config = RunConfig.load(args.config) if args.config else RunConfig()
-    return config.with_overrides(args.set)
 
 
 def _start(queue, args: argparse.Namespace) -> None:
@@ -41,7 +36,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     from studio.cli._shared import emit_json
 
     queue = _queue()
-    info = queue.add(_base_config(args), args.name or "")
+    info = queue.add(load_config(args), args.name or "")
     position = queue.positions().get(info.id, 0)
     _start(queue, args)
     if args.json:
@@ -64,7 +59,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         axes[key.strip()] = sweep_values(spec)
     if not axes:
         raise ConfigError("give at least one --vary section.key=VALUES")
-    points = sweep_configs(_base_config(args), axes)  # every point validated before anything is queued
+    points = sweep_configs(load_config(args), axes)  # every point validated before anything is queued
     queue = _queue()
     infos = [queue.add(config, f"{args.name} {name}".strip() if args.name else name) for config, name in points]
     _start(queue, args)
@@ -129,12 +124,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     qsub = queue.add_subparsers(dest="queue_command", required=True)
 
     def config_args(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--config", help="a run config TOML file (default: the built-in default)")
-        p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
-                       help="override one setting (repeatable)")
+        add_config_args(p)
         p.add_argument("--name", help="a name for the run(s)")
         p.add_argument("--no-start", action="store_true", help="only queue; do not start a scheduler")
-        p.add_argument("--json", action="store_true")
+        add_output_args(p, what="the queued runs")
 
     add = qsub.add_parser("add", help="queue one run")
     config_args(add)
@@ -147,16 +140,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.set_defaults(func=cmd_sweep)
     lst = qsub.add_parser("list", help="the running and waiting runs, in queue order")
     lst.add_argument("--all", action="store_true", help="also the runs that are over or cancelled")
-    lst.add_argument("--json", action="store_true")
+    add_output_args(lst, what="the queue")
     lst.set_defaults(func=cmd_list)
     cancel = qsub.add_parser("cancel", help="cancel a waiting run (it never starts) or stop a running one")
     cancel.add_argument("run", nargs="+", help="run id (or a unique prefix)")
-    cancel.add_argument("--json", action="store_true")
+    add_output_args(cancel, what="what was cancelled")
     cancel.set_defaults(func=cmd_cancel)
     move = qsub.add_parser("move", help="move a waiting run to another place in the queue (1: it starts next)")
     move.add_argument("run", help="run id (or a unique prefix)")
     move.add_argument("position", type=int, help="its new place among the waiting runs (1: next)")
-    move.add_argument("--json", action="store_true")
+    add_output_args(move, what="the run's new place")
     move.set_defaults(func=cmd_move)
     run = qsub.add_parser("run", help="serve the queue in the foreground until it is empty")
     run.add_argument("--cpu-slots", type=int, default=None, help="CPU runs at a time (default 1)")

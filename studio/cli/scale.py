@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from studio.cli.landscape import StderrProgress
+from studio.cli._shared import StderrProgress, add_config_args, add_output_args
 
 COMMANDS = ("scale",)
 
@@ -29,13 +29,11 @@ def format_table(out: dict[str, Any]) -> str:
 
 
 def cmd_scale(args: argparse.Namespace) -> int:
-    from studio.cli._shared import emit_json
-    from studio.core.config import RunConfig
+    from studio.cli._shared import emit_json, load_config
     from studio.engine.tasks.dp_scaling import parse_processes, scaling_study
 
     processes = parse_processes(args.processes)
-    cfg = RunConfig.load(args.config) if args.config else RunConfig()
-    cfg = cfg.with_overrides(args.set)
+    cfg = load_config(args)
     bar = StderrProgress(args.quiet)
     try:
         out = scaling_study(cfg, processes, steps=args.steps, target=args.target, threads=args.threads,
@@ -52,14 +50,11 @@ def cmd_scale(args: argparse.Namespace) -> int:
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("scale", help="measure data-parallel scaling: throughput, efficiency, compute vs all-reduce")
     p.add_argument("--processes", default="1,2", help="process counts to compare, e.g. 1,2 (default)")
-    p.add_argument("--config", help="a run config TOML file (default: the built-in default)")
-    p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
-                   help="override one setting, e.g. --set train.batch_size=256 (repeatable)")
+    add_config_args(p, example="train.batch_size=256")
     p.add_argument("--steps", type=int, default=60, help="training steps per configuration (default 60)")
     p.add_argument("--target", type=float, default=0.75, help="validation accuracy to reach (default 0.75)")
     p.add_argument("--eval-every", type=int, default=10, help="steps between accuracy checks (default 10)")
     p.add_argument("--threads", type=int, default=0, help="CPU threads per process (default: cores ÷ processes)")
     p.add_argument("--no-dp", action="store_true", help="with CUDA: skip the single-process DataParallel rows")
-    p.add_argument("--json", action="store_true", help="print the result as one JSON line on stdout")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_output_args(p, quiet=True)
     p.set_defaults(func=cmd_scale)

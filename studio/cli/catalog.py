@@ -1,0 +1,40 @@
+"""``studio list WHAT``: a registry's entries (datasets, models, optimizers, schedules, demos) with their
+parameters and defaults (``--json``: ``{WHAT: [...]}``)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from studio.cli._shared import add_output_args, emit_json
+
+COMMANDS = ("list",)
+
+
+def registries() -> dict[str, Any]:
+    """What ``studio list`` can list, by name: each a registry (``core/registry.py``)."""
+    from studio.core.datasets import DATASETS
+    from studio.core.demos import DEMOS
+    from studio.core.models import MODELS
+    from studio.core.optim import OPTIMIZERS, SCHEDULES
+
+    return {"datasets": DATASETS, "models": MODELS, "optimizers": OPTIMIZERS, "schedules": SCHEDULES,
+            "demos": DEMOS}
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    reg = registries()[args.what]
+    if args.json:
+        emit_json({args.what: reg.describe()})
+        return 0
+    for entry in reg:
+        params = ", ".join(f"{p.name}={p.default}" for p in entry.params)
+        print(f"{entry.name:<22} {entry.description}" + (f"  [{params}]" if params else ""))
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    lst = sub.add_parser("list", help="list a registry")
+    lst.add_argument("what", choices=tuple(registries()))
+    add_output_args(lst, what="the registry's entries")
+    lst.set_defaults(func=cmd_list)

@@ -1,0 +1,100 @@
+"""``studio train``: a run headless, its progress on stderr (the job's own ETA), Ctrl+C to stop it with a checkpoint.
+
+With ``--json`` the last line on stdout is one JSON object: ``run_id, status, epochs, steps, train_loss,
+val_loss, val_acc, test_acc, world_size, device, seconds, run_dir`` (and ``error`` when the run failed).
+Exit codes: 0 finished or stopped by the user, 2 a user-fixable error, 3 a run that failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import signal
+import sys
+from typing import Any
+
+from studio.cli._shared import StderrProgress, add_config_args, add_output_args, emit_json, load_config
+from studio.core.errors import ConfigError
+
+COMMANDS = ("train",)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from studio.core.runs.store import RunStore
+    from studio.engine.training.launcher import launch
+
+    store = RunStore()
+    plan = None
+    if args.resume:
+        from studio.engine.training.resume_plan import plan_resume
+
+        if args.config:
+            raise ConfigError("--resume continues a run with its own config; drop --config")
+        plan = plan_resume(store, args.resume, args.set)
+        cfg = plan.config
+    else:
+        cfg = load_config(args)
+    job = launch(cfg, store, name=args.name or "", resume=plan)
+    print(f"run {job.run_id}: {job.run_dir}", file=sys.stderr)
+    interrupts = []
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        interrupts.append(signum)
+        if len(interrupts) == 1:
+            print("\nstopping (saving a checkpoint)…", file=sys.stderr)
+            job.stop()
+        else:
+            job.kill()
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    bar = StderrProgress(args.quiet)
+    last_loss = None
+    try:
+        while not job.finished:
+            for message in job.poll(timeout=0.2):
+                if message["type"] == "metrics":
+                    for _, name, value, _ in message["rows"]:
+                        if name == "train/loss":
+                            last_loss = value
+                    bar.training({**job.progress, "eta_s": job.eta_s}, last_loss)  # the job's own ETA
+                elif message["type"] == "log":
+                    print(message["text"], file=sys.stderr)
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+        bar.close()
+        if not job.finished:
+            job.kill()
+    result = {"run_id": job.run_id, "status": job.state, "epochs": 0, "steps": 0, "train_loss": None,
+              "val_loss": None, "val_acc": None, "test_acc": None, "world_size": job.world_size,
+              "device": cfg.hardware.device, "seconds": None, **job.summary, "run_dir": str(job.run_dir)}
+    result["status"] = job.state
+    if job.state == "failed":
+        result["error"] = job.failure or (job.errors[0]["message"] if job.errors else "the run failed")
+    if args.json:
+        emit_json(result)
+    else:
+        print(_format_summary(result), file=sys.stderr)
+    if job.state == "failed":
+        print(f"studio: error: {result['error']}", file=sys.stderr)
+    return job.exit_code
+
+
+def _format_summary(r: dict[str, Any]) -> str:
+    def num(key: str) -> str:
+        v = r.get(key)
+        return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4f}"
+
+    return (f"{r['status']}: {r['epochs']} epochs, {r['steps']} steps, train loss {num('train_loss')}, "
+            f"val acc {num('val_acc')}, test acc {num('test_acc')} ({r['world_size']}× {r['device']}, "
+            f"{num('seconds')} s)")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    train = sub.add_parser("train", help="train a run headless (progress on stderr)")
+    add_config_args(train)
+    train.add_argument("--name", help="a name for the run")
+    train.add_argument("--resume", metavar="RUN", help="continue a stopped, interrupted or finished run from its "
+                       "last checkpoint (same run; --set train.epochs=N extends it)")
+    add_output_args(train, quiet=True)
+    train.set_defaults(func=cmd_train)
