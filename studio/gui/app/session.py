@@ -368,6 +368,42 @@ class Session(QObject):
     def queue_positions(self) -> dict[str, int]:
         return self.queue.positions()
 
+    # --- reading the run store (the window reads through these, never SQLite itself) -------------
+    def run_summary(self, run_id: str) -> dict[str, Any]:
+        """The run's summary (test_acc, …); {} for a run the store does not know."""
+        try:
+            return dict(self.store.get(run_id).summary)
+        except StudioError:
+            return {}
+
+    def find_run(self, id_or_dir: str) -> Any | None:
+        """The RunInfo of a run id or run directory of this store, or None."""
+        try:
+            return self.store.resolve(id_or_dir)
+        except StudioError:
+            return None
+
+    def curves_of(self, run_ids: list[str]) -> tuple[dict[str, dict[str, tuple[list, list, list]]], dict[str, int]]:
+        """Every logged metric of each run as columns ``{run_id: {name: (steps, values, walls)}}`` and each run's
+        global batch size (the samples axis)."""
+        data, batch = {}, {}
+        for run_id in run_ids:
+            metrics: dict[str, tuple[list, list, list]] = {}
+            for _rowid, step, name, value, wall in self.store.metric_rows_after(run_id, 0):
+                columns = metrics.setdefault(name, ([], [], []))
+                columns[0].append(step)
+                columns[1].append(value)
+                columns[2].append(wall)
+            data[run_id] = metrics
+            batch[run_id] = self.store.params(run_id).get("train.batch_size", 0) or 0
+        return data, batch
+
+    def export_metrics(self, run_ids: list[str], path: str) -> int:
+        """Write the runs' metrics as CSV (``core/runs/export.py``); the number of rows."""
+        from studio.core.runs.export import export_metrics_csv
+
+        return export_metrics_csv(self.store, run_ids, path)
+
     # --- selection -------------------------------------------------------------------------
     def set_selection(self, run_ids: list[str]) -> None:
         if run_ids != self._selection:
