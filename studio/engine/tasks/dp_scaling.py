@@ -278,12 +278,6 @@ def run(request: ScaleRequest, progress: Report | None = None) -> ScaleResult:
                                            steps=request.steps, target=request.target, progress=progress))
 
 
-def scale_job(config: dict[str, Any], processes: str, steps: int, target: float,
-              progress: Report | None = None) -> dict[str, Any]:
-    """``run`` with the request's fields as arguments."""
-    return dict(run(ScaleRequest(config, processes, steps, target), progress))
-
-
 def _cuda_count() -> int:
     """GPUs, asked in a child process so this one never initialises CUDA (ranks must, after forking nothing)."""
     try:
