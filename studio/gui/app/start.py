@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import cast
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
@@ -22,7 +23,8 @@ def run_gui(argv: list[str]) -> int:
     from studio.gui.app.single_instance import InstanceServer, send_to_running
 
     started = time.perf_counter()
-    app = QApplication.instance() or QApplication([sys.argv[0], *argv])  # Qt takes its own options (-style …)
+    # Qt takes its own options (-style …)
+    app = cast(QApplication, QApplication.instance() or QApplication([sys.argv[0], *argv]))
     app.setApplicationName("Studio")
     app.setOrganizationName("Studio")
     app.setDesktopFileName("studio")
