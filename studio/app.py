@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(f"studio: error: {problem}", file=sys.stderr)
         return 2
-    from studio.gui.app.main_window import run_gui
+    from studio.gui.app.start import run_gui
 
     return run_gui(argv)
 

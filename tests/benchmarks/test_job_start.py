@@ -24,6 +24,7 @@ from studio.core.runs.store import RunStore
 from studio.core.threads import ThreadPlan
 from studio.engine.jobs import backend, protocol
 from studio.engine.jobs.process_job import TaskJob
+from studio.engine.tasks import READY
 from studio.engine.tasks.demo import demo_job
 from studio.engine.training.launcher import Job
 from tests.benchmarks.cpu_hog import cpu_hog
@@ -46,7 +47,7 @@ def _until(job, done) -> float:
 
 
 def bare_job(plan: ThreadPlan | None = None) -> float:
-    job = TaskJob("studio.engine.tasks.summary:ready", label="start-up", threads=plan or ThreadPlan(1))
+    job = TaskJob(READY.target, label=READY.label, threads=plan or ThreadPlan(1))
     return _until(job, lambda m: m["type"] == protocol.JOB_ENDED or m["type"] == protocol.RESULT)
 
 

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 
 from studio.core.config import RunConfig
 from studio.core.runs.store import RunStore
+from studio.gui.app import dialogs, theme
 from studio.gui.app import main_window as mw
-from studio.gui.app import theme
 from studio.gui.app.main_window import MainWindow
 from studio.gui.app.session import Session
 from studio.gui.app.settings import MAX_RECENT, SettingsStore
@@ -223,7 +223,7 @@ def test_open_a_run_directory_loads_its_config_and_selects_it(qtbot, window, tmp
 def test_open_run_menu_loads_a_config_file(qtbot, window, tmp_path, monkeypatch):
     path = tmp_path / "lr.toml"
     RunConfig().with_overrides(["optimizer.lr=0.0123"]).save(path)
-    monkeypatch.setattr(mw.QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    monkeypatch.setattr(dialogs.QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     window.open_action.trigger()
     assert window.session.config.optimizer.params["lr"] == pytest.approx(0.0123)
     assert "lr.toml" in window.status.message.text()
@@ -253,7 +253,7 @@ def test_export_writes_the_selected_runs_metrics(qtbot, window, tmp_path, monkey
     assert "Select one or more runs" in window.last_error[1]  # nothing selected yet
     window.session.set_selection(ids)
     out = tmp_path / "metrics.csv"
-    monkeypatch.setattr(mw.QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    monkeypatch.setattr(dialogs.QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
     window.export_action.trigger()
     rows = list(csv.DictReader(out.open()))
     assert len(rows) == 8 and {r["run_name"] for r in rows} == {"run1", "run2"}

@@ -1,4 +1,5 @@
-"""Compression options shared by the CLI, the GUI and the engine (``engine/tasks/compression.py`` does the work).
+"""Compression options, requests and results shared by the CLI, the GUI and the engine
+(``engine/tasks/compression.py`` does the work).
 
 Torch-free, so the GUI and the CLI's parser can read them.
 """
@@ -6,8 +7,9 @@ Torch-free, so the GUI and the CLI's parser can read them.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 # ``int8``: static quantisation (calibrated activations) for models with convolutions, dynamic otherwise
 QUANTIZE: tuple[str, ...] = ("none", "int8", "int8-dynamic", "int8-static")
@@ -32,3 +34,47 @@ def load_sweep(run_dir: str | Path) -> dict[str, Any] | None:
         return json.loads((Path(run_dir) / "compressed" / "sweep.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+
+
+@dataclass(frozen=True)
+class CompressRequest:
+    """Prune ``prune_amount`` of the prunable weights (``structured``: whole channels), fine-tune, quantise."""
+
+    run_dir: str
+    prune_amount: float = 0.0
+    structured: bool = False
+    quantize: str = "none"  # one of QUANTIZE
+    fine_tune_steps: int = 0
+    checkpoint: str | None = None
+    save: bool = True
+
+
+@dataclass(frozen=True)
+class SweepRequest:
+    """Test accuracy after pruning the trained weights to each of ``sparsities``."""
+
+    run_dir: str
+    sparsities: tuple[float, ...] = SWEEP_SPARSITIES
+    structured: bool = False
+    fine_tune_steps: int = 0
+    checkpoint: str | None = None
+    save: bool = True
+
+
+class CompressResult(TypedDict, total=False):
+    """A saved compression: ``before``/``after`` each hold test_acc, bytes, gzip_bytes, params, nonzero_params,
+    sparsity, latency_ms, batch256_ms."""
+
+    id: str
+    run_id: str
+    method: str
+    before: dict[str, Any]
+    after: dict[str, Any]
+    seconds: float
+
+
+class SweepResult(TypedDict, total=False):
+    run_id: str
+    structured: bool
+    points: list[dict[str, Any]]  # [{"sparsity", "target", "test_acc"}]
+    seconds: float

@@ -29,13 +29,20 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import nn
 from torch.nn.utils import prune
 
-from studio.core.contracts.compression import QUANTIZE, SWEEP_SPARSITIES
+from studio.core.contracts.compression import (
+    QUANTIZE,
+    SWEEP_SPARSITIES,
+    CompressRequest,
+    CompressResult,
+    SweepRequest,
+    SweepResult,
+)
 from studio.core.errors import ConfigError
 from studio.engine.replay import RunData
 from studio.engine.tasks.evaluation import class_probabilities, load_run
@@ -325,3 +332,14 @@ def sparsity_sweep(run_dir: str | Path, sparsities: tuple[float, ...] = SWEEP_SP
         out["path"] = str(folder / "sweep.json")
     report(1.0, "done")
     return out
+
+
+def run(request: CompressRequest | SweepRequest, progress: Report | None = None) -> CompressResult | SweepResult:
+    """The background task (``engine/tasks.COMPRESS``, ``SWEEP``)."""
+    if isinstance(request, SweepRequest):
+        return cast(SweepResult, sparsity_sweep(request.run_dir, tuple(request.sparsities), request.structured,
+                                                request.fine_tune_steps, request.checkpoint, request.save,
+                                                progress=progress))
+    return cast(CompressResult, compress_run(request.run_dir, request.prune_amount, request.structured,
+                                             request.quantize, request.fine_tune_steps, request.checkpoint,
+                                             request.save, progress=progress))

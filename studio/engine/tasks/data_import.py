@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from studio.core.contracts.jobs import FetchRequest, ImportRequest, ImportResult, PreviewRequest
 from studio.core.datasets import cache
 from studio.engine.jobs.process_job import TaskJob
+from studio.engine.tasks import FETCH, IMPORT, PREVIEW, Task
 
 
 class ImportJob(TaskJob):
@@ -25,41 +27,38 @@ class ImportJob(TaskJob):
                 cache.remove_staging(proc.pid)  # a killed import's half-written folder
 
 
-def run_import(path: str, options: dict[str, Any] | None = None, progress: Any = None) -> dict[str, Any]:
-    """The child's import (options as a dict of ImportOptions fields)."""
+def run(request: ImportRequest | FetchRequest | PreviewRequest, progress: Any = None) -> ImportResult:
+    """The background task (``engine/tasks.IMPORT``, ``FETCH``, ``PREVIEW``)."""
+    if isinstance(request, FetchRequest):
+        from studio.core.datasets.torchvision_catalog import ensure
+
+        return ensure(request.name, progress)
+    if isinstance(request, PreviewRequest):
+        from studio.engine.training.augment import preview  # imports torch
+
+        if progress is not None:
+            progress.stage("loading the dataset")
+        return preview(request.name, request.params, request.count, request.seed)
     from studio.core.datasets.importers import ImportOptions, import_path
 
-    opts = ImportOptions(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in (options or {}).items()})
-    return import_path(path, opts, progress)
+    opts = ImportOptions(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in request.options.items()})
+    return import_path(request.path, opts, progress)
 
 
-def run_fetch(name: str, progress: Any = None) -> dict[str, Any]:
-    """The child's catalog fetch (local files or a download)."""
-    from studio.core.datasets.torchvision_catalog import ensure
-
-    return ensure(name, progress)
-
-
-def run_preview(name: str, params: dict[str, Any], count: int = 16, seed: int = 0, progress: Any = None) -> dict:
-    """The child's augmentation preview (imports torch)."""
-    from studio.engine.training.augment import preview
-
-    if progress is not None:
-        progress.stage("loading the dataset")
-    return preview(name, params, count, seed)
+def _job(task: Task, request: Any) -> ImportJob:
+    return ImportJob(task.target, label=task.label, request=request)
 
 
 def import_job(path: str, options: dict[str, Any] | None = None) -> ImportJob:
-    return ImportJob("studio.engine.tasks.data_import:run_import", path=path, options=options or {})
+    return _job(IMPORT, ImportRequest(path, dict(options or {})))
 
 
 def fetch_job(name: str) -> ImportJob:
-    return ImportJob("studio.engine.tasks.data_import:run_fetch", label="download", name=name)
+    return _job(FETCH, FetchRequest(name))
 
 
 def preview_job(name: str, params: dict[str, Any], count: int = 16, seed: int = 0) -> ImportJob:
-    return ImportJob("studio.engine.tasks.data_import:run_preview", label="augmentation preview", name=name,
-                     params=params, count=count, seed=seed)
+    return _job(PREVIEW, PreviewRequest(name, dict(params), count, seed))
 
 
 def start_import(path: str, options: dict[str, Any] | None = None) -> ImportJob:

@@ -6,19 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from studio.core.contracts.jobs import DemoRequest, DemoResult
 from studio.engine.jobs.process_job import TaskJob
+from studio.engine.tasks import DEMO, task_job
 
 
-def run_demo(name: str, params: dict[str, Any], progress: Any = None, emit: Any = None) -> dict[str, Any]:
-    """The child's demo: its parameters checked against the DEMOS registry, then run."""
+def run(request: DemoRequest, progress: Any = None, emit: Any = None) -> DemoResult:
+    """The background task (``engine/tasks.DEMO``): the parameters checked against the DEMOS registry, then run."""
     from studio.core.demos.catalog import DEMOS
 
-    values = DEMOS.resolve(name, params, "demo")
-    return DEMOS.build(name, progress=progress, emit=emit, **values)
+    values = DEMOS.resolve(request.name, request.params, "demo")
+    return DEMOS.build(request.name, progress=progress, emit=emit, **values)
 
 
 def demo_job(name: str, params: dict[str, Any]) -> TaskJob:
-    job = TaskJob("studio.engine.tasks.demo:run_demo", {"name": name, "params": dict(params)},
-                  label=f"{name.replace('_', ' ')} demo", kind="demo", frames=True)
+    job = task_job(DEMO, DemoRequest(name, dict(params)), label=f"{name.replace('_', ' ')} demo")
     job.demo = name  # type: ignore[attr-defined]
     return job

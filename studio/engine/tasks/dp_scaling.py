@@ -30,9 +30,10 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from studio.core.config import RunConfig
+from studio.core.contracts.scaling import ScaleRequest, ScaleResult
 from studio.core.errors import ConfigError, RunFailed
 from studio.core.ints import split_ints
 
@@ -270,11 +271,11 @@ def scaling_study(cfg: RunConfig, processes: list[int], steps: int = 60, target:
             "dataset": cfg.data.name, "global_batch": cfg.train.batch_size, "steps": steps, "target": target}
 
 
-def scale_job(config: dict[str, Any], processes: str, steps: int, target: float,
-              progress: Report | None = None) -> dict[str, Any]:
-    """The GUI's background measurement of a config (``RunConfig.to_dict``) at ``processes`` ("1,2")."""
-    return scaling_study(RunConfig.from_dict(config), parse_processes(processes), steps=steps, target=target,
-                         progress=progress)
+def run(request: ScaleRequest, progress: Report | None = None) -> ScaleResult:
+    """The background task (``engine/tasks.SCALE``): the measurement of ``request.config`` at
+    ``request.processes`` ("1,2")."""
+    return cast(ScaleResult, scaling_study(RunConfig.from_dict(request.config), parse_processes(request.processes),
+                                           steps=request.steps, target=request.target, progress=progress))
 
 
 def _cuda_count() -> int:

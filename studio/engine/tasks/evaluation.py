@@ -15,11 +15,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
 
+from studio.core.contracts.evaluation import EvaluationRequest, EvaluationResult
 from studio.core.errors import ConfigError
 from studio.core.maths import evaluation
 from studio.engine.replay import CheckpointRef, RunData, resolve_checkpoint
@@ -96,11 +97,12 @@ def evaluate_run(run_dir: str | Path, split: str = "test", checkpoint: str | Non
     return result
 
 
-def evaluation_task(run_dir: str, split: str = "test", checkpoint: str | None = None,
-                    progress: Report | None = None) -> dict[str, Any]:
-    """The background job's function (``engine/jobs/process_job.py``): evaluate, save, return the summary
-    (its ``path`` names the saved JSON; the arrays are in the ``.npz`` beside it)."""
-    return evaluate_run(run_dir, split=split, checkpoint=checkpoint, progress=progress).summary
+def run(request: EvaluationRequest, progress: Report | None = None) -> EvaluationResult:
+    """The background task (``engine/tasks.EVALUATE``): evaluate, save, return the summary (its ``path`` names
+    the saved JSON; the arrays are in the ``.npz`` beside it)."""
+    summary = evaluate_run(request.run_dir, split=request.split, checkpoint=request.checkpoint,
+                           progress=progress).summary
+    return cast(EvaluationResult, summary)
 
 
 def save_result(result: EvalResult, run_dir: str | Path) -> Path:

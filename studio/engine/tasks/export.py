@@ -14,15 +14,22 @@ import os
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import nn
 
+from studio.core.contracts.export import (
+    MODEL_FORMATS,
+    ModelExportRequest,
+    ModelExportResult,
+    TensorBoardExportRequest,
+    TensorBoardExportResult,
+)
 from studio.core.errors import ConfigError, DataError
 from studio.engine.replay import RunData, resolve_checkpoint
 
-FORMATS = ("torchscript", "export")
+FORMATS = MODEL_FORMATS
 SUFFIX = {"torchscript": ".pt", "export": ".pt2"}
 LOADERS = {"torchscript": "torch.jit.load(PATH)", "export": "torch.export.load(PATH).module()"}
 
@@ -125,12 +132,16 @@ def export_tensorboard(store: Any, run_id: str, logdir: str | Path) -> dict[str,
     return {"path": str(folder), "scalars": len(rows), "tags": sorted({r[2] for r in rows})}
 
 
-def tensorboard_task(home: str, run_id: str, logdir: str, progress: Any = None) -> dict[str, Any]:
-    """The background job's function: ``export_tensorboard`` on the run store at ``home``."""
+def run(request: TensorBoardExportRequest | ModelExportRequest,
+        progress: Any = None) -> TensorBoardExportResult | ModelExportResult:
+    """The background task (``engine/tasks.EXPORT_TENSORBOARD``, ``EXPORT_MODEL``)."""
+    if isinstance(request, ModelExportRequest):
+        return cast(ModelExportResult, export_model(request.run_dir, request.out, request.fmt, request.checkpoint,
+                                                    progress=progress))
     from studio.core.runs.store import RunStore
 
-    store = RunStore(home)
+    store = RunStore(request.home)
     try:
-        return export_tensorboard(store, run_id, logdir)
+        return cast(TensorBoardExportResult, export_tensorboard(store, request.run_id, request.logdir))
     finally:
         store.close()

@@ -9,10 +9,11 @@ parameters, not batch-norm statistics), so only ``against="params"`` imports tor
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from studio.core.contracts.scaling import FitRequest, FitResult
 from studio.core.errors import ConfigError, DataError
 from studio.core.maths.scaling_fit import AGAINST, MIN_POINTS, PowerLawFit, fit_power_law
 from studio.core.runs.store import RunStore
@@ -94,13 +95,13 @@ def _describe(fit: PowerLawFit, runs: list[str], x: np.ndarray, y: np.ndarray, e
     return out
 
 
-def fit_job(run_ids: list[str], against: str, metric: str, extrapolate: float, home: str | None = None,
-            progress: Any = None) -> dict[str, Any]:
-    """The GUI's background fit on the store at ``home``."""
+def run(request: FitRequest, progress: Any = None) -> FitResult:
+    """The background task (``engine/tasks.FIT``): the fit on the store at ``request.home``."""
     if progress is not None:
         progress(0.1, "fitting")
-    store = RunStore(home)
+    store = RunStore(request.home)
     try:
-        return fit_runs(run_ids, against, metric, extrapolate, store=store)
+        return cast(FitResult, fit_runs(list(request.run_ids), request.against, request.metric,
+                                        request.extrapolate, store=store))
     finally:
         store.close()

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 
+from studio.core.contracts.generate import MAX_WORDS, GenerateRequest, GenerateResult
 from studio.core.errors import ConfigError
 from studio.core.text.sequences import pad_left
 from studio.core.text.tokenizer import OOV, PAD, Vocabulary, words
-
-MAX_WORDS = 1000
 
 
 def check_request(n_words: int, temperature: float) -> None:
@@ -73,9 +72,10 @@ def generate(run_dir: str | Path, seed_text: str, n_words: int = 8, temperature:
     }
 
 
-def generate_job(progress: Any, **kwargs: Any) -> dict[str, Any]:
-    """``generate`` as a background job (a TaskJob, engine/jobs/process_job.py, as the GUI runs it)."""
+def run(request: GenerateRequest, progress: Any) -> GenerateResult:
+    """The background task (``engine/tasks.GENERATE``)."""
     progress.stage("loading the run and its vocabulary")
-    result = generate(**kwargs)
+    result = generate(request.run_dir, request.seed_text, request.n_words, request.temperature,
+                      request.sample_seed, request.checkpoint, request.device)
     progress.check()
-    return result
+    return cast(GenerateResult, result)

@@ -13,11 +13,12 @@ import csv
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
 
+from studio.core.contracts.evaluation import PredictRequest, PredictResult
 from studio.core.datasets.importers.csv_table import LABEL_NAMES
 from studio.core.datasets.importers.images import Geometry, SkipImage, is_image_name, load_image
 from studio.core.datasets.importers.result import to_uint8
@@ -129,3 +130,9 @@ def predict(run_dir: str | Path, paths: list[str | Path], top: int = 3, checkpoi
                    for name, row, pr in zip(inputs.names, idx, p, strict=True)]
     return {"run_id": data.run_id, "checkpoint": ref.label, "predictions": predictions,
             "seconds": round(time.perf_counter() - started, 3)}
+
+
+def run(request: PredictRequest, progress: Any = None) -> PredictResult:
+    """The background task (``engine/tasks.PREDICT``)."""
+    return cast(PredictResult, predict(request.run_dir, list(request.paths), request.top, request.checkpoint,
+                                       request.device, progress=progress))

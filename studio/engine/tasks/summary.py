@@ -3,24 +3,25 @@ torch, which the GUI never imports (``engine/jobs/process_job.py``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from studio.core.contracts.jobs import SummaryRequest, SummaryResult
 from studio.engine.jobs.process_job import TaskJob
+from studio.engine.tasks import SUMMARY, task_job
 
 
-def run_summary(config: dict[str, Any], progress: Any = None) -> dict[str, Any]:
-    """The child's model summary of a config (as ``RunConfig.to_dict``)."""
+def run(request: SummaryRequest, progress: Any = None) -> SummaryResult:
+    """The background task (``engine/tasks.SUMMARY``): the model summary of a config (``RunConfig.to_dict``)."""
     from studio.core.config import RunConfig
     from studio.core.models.summary import summarize_config
 
     if progress is not None:
         progress(0.1, "building the model")
-    return summarize_config(RunConfig.from_dict(config))
+    return cast(SummaryResult, summarize_config(RunConfig.from_dict(request.config)))
 
 
 def summary_job(config: dict[str, Any]) -> TaskJob:
-    return TaskJob("studio.engine.tasks.summary:run_summary", {"config": config}, label="model summary",
-                   kind="summary")
+    return cast(TaskJob, task_job(SUMMARY, SummaryRequest(config)))
 
 
 def ready(progress: Any = None) -> dict[str, bool]:

@@ -1,7 +1,12 @@
-"""One background task of a tab, run through the Session's job model (``engine/jobs/process_job.TaskJob``): the
-Session starts and follows it; this object turns its handle's signals into ``progress``, ``done(result)`` and
-``failed(message)`` ("cancelled" when the person stopped it) for the Compression, Scaling-laws and
-Data-parallel tabs."""
+"""One binding between a widget and its background job, on the model of Orange3's ``ConcurrentWidgetMixin``.
+
+A widget asks the Session for a job (``Session.start_…`` returns a ``JobHandle``) and hands it to its
+:class:`JobBinding`, which turns the handle's signals into ``progress(fraction, text)`` (the text with the ETA),
+``frame(object)`` (a live snapshot), and exactly one of ``done(result)``, ``failed(message)`` or ``cancelled()``,
+then ``ended(state)``. Signals of a job the binding no longer holds (replaced by a newer one) are dropped, so a
+widget never sees a stale result. ``cancel()`` asks the job to stop; ``running`` says whether one is in progress;
+``handle`` stays on the last job after it ended (its ``errors`` carry the failure's fields).
+"""
 
 from __future__ import annotations
 
@@ -9,38 +14,64 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from studio.core.jobs import FINISHED, STOPPED
 
-class TaskRunner(QObject):
-    progress = Signal(float, str)
-    done = Signal(object)  # the task's return value
-    failed = Signal(str)
 
-    def __init__(self, session: Any, kind: str, parent: QObject | None = None) -> None:
+class JobBinding(QObject):
+    progress = Signal(float, str)  # fraction 0..1, the job's text with its ETA ("loading — about 3 s left")
+    frame = Signal(object)  # a live snapshot (landscape previews, demo frames)
+    done = Signal(object)  # the job's result
+    failed = Signal(str)  # why, in words
+    cancelled = Signal()
+    ended = Signal(str)  # the final state, after done / failed / cancelled
+
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.session = session
-        self.kind = kind
-        self.handle: Any = None
+        self.handle: Any = None  # the JobHandle of the current (or last) job
 
     @property
     def running(self) -> bool:
         return self.handle is not None and not self.handle.done
 
-    def start(self, target: str, kwargs: dict[str, Any], label: str) -> None:
-        """Run ``target(progress=..., **kwargs)`` ("module:function") in a child process."""
-        if self.running:
+    @property
+    def current(self) -> Any:
+        """The handle of the job in progress, or None."""
+        return self.handle if self.running else None
+
+    @property
+    def label(self) -> str:
+        return self.handle.job.label if self.handle is not None else ""
+
+    def start(self, handle: Any) -> Any:
+        """Follow ``handle`` (from a ``Session.start_…``) instead of any earlier job; returns it."""
+        self.handle = handle
+        handle.progress.connect(lambda fraction, _text, _eta, h=handle: self._progress(h, fraction))
+        handle.frame.connect(lambda data, h=handle: self._frame(h, data))
+        handle.ended.connect(lambda state, message, h=handle: self._ended(h, state, message))
+        return handle
+
+    def cancel(self) -> bool:
+        """Ask the job in progress to stop (it ends with ``cancelled``); False when none runs."""
+        if not self.running:
+            return False
+        self.handle.cancel()
+        return True
+
+    def _progress(self, handle: Any, fraction: float) -> None:
+        if handle is self.handle and not handle.done:
+            self.progress.emit(fraction, handle.progress_text())
+
+    def _frame(self, handle: Any, data: object) -> None:
+        if handle is self.handle:
+            self.frame.emit(data)
+
+    def _ended(self, handle: Any, state: str, message: str) -> None:
+        if handle is not self.handle:
             return
-        from studio.engine.jobs.process_job import TaskJob
-
-        self.handle = self.session.start_job(TaskJob(target, kwargs, label=label, kind=self.kind), self.kind)
-        self.handle.progress.connect(lambda f, _text, _eta: self.progress.emit(f, self.handle.progress_text()))
-        self.handle.ended.connect(self._ended)
-
-    def cancel(self) -> None:
-        if self.running:
-            self.handle.cancel()
-
-    def _ended(self, state: str, message: str) -> None:
-        if state == "finished":
-            self.done.emit(self.handle.result)
+        if state == FINISHED:
+            self.done.emit(handle.result)
+        elif state == STOPPED:
+            self.cancelled.emit()
         else:
-            self.failed.emit("cancelled" if state == "stopped" else message or f"the task {state}")
+            self.failed.emit(message or f"the {handle.job.label} {state}")
+        self.ended.emit(state)

@@ -3,7 +3,9 @@
 Also the desktop habits: menus and shortcuts (declared in actions.py), the status bar (status_bar.py),
 ``open_path`` (``studio PATH``, File > Open run…, a drop, a second launch handing over a path; what the path is,
 core/open_target.py decides), remembered geometry/choices/recent files/theme (settings_store.py), light and
-dark themes (theme.py), presentation mode (F11), and ``run_gui`` with the single-instance hand-off.
+dark themes (theme.py), presentation mode (F11). It composes and reacts: the file dialogs and questions are
+dialogs.py, what it reads of the run store comes through the Session, and ``run_gui`` (the application and the
+single-instance hand-off) is start.py.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,12 +23,10 @@ from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QGuiApplicati
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMainWindow,
     QMenu,
-    QMessageBox,
     QSplitter,
     QTabWidget,
     QToolBar,
@@ -40,7 +39,7 @@ from studio import __version__
 from studio.core import open_target
 from studio.core.errors import StudioError
 from studio.core.paths import resource
-from studio.gui.app import theme
+from studio.gui.app import dialogs, theme
 from studio.gui.app.actions import MENUS, build_actions
 from studio.gui.app.messages import run_progress
 from studio.gui.app.session import Session
@@ -101,9 +100,9 @@ class MainWindow(QMainWindow):
         self.resize(default_size())
         self.setAcceptDrops(True)
         # Asked before closing during a run; tests replace it.
-        self.confirm_close: Callable[[], bool] = self._ask_close
+        self.confirm_close: Callable[[], bool] = lambda: dialogs.stop_and_quit(self)
         # Asked before training when model and data do not fit (core/fit_check.py); tests replace it.
-        self.confirm_warnings: Callable[[list[str]], bool] = self._ask_warnings
+        self.confirm_warnings: Callable[[list[str]], bool] = lambda w: dialogs.train_anyway(self, w)
         self._last_progress: dict | None = None  # the run's last progress report (the ETA line while paused)
 
         self.settings = SettingsPanels(session)
@@ -344,14 +343,6 @@ class MainWindow(QMainWindow):
             return None
         return self.session.train()
 
-    def _ask_warnings(self, warnings: list[str]) -> bool:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Train anyway?", "\n\n".join(warnings),
-                          QMessageBox.StandardButton.Cancel, self)
-        box.addButton("Train anyway", QMessageBox.ButtonRole.AcceptRole)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        return box.exec() != QMessageBox.StandardButton.Cancel and box.buttonRole(box.clickedButton()) == \
-            QMessageBox.ButtonRole.AcceptRole
-
     def stop_run(self) -> None:
         """Stop the runs (checkpointing); the status bar says how to continue one stopped by mistake."""
         if not self.session.jobs:
@@ -378,8 +369,7 @@ class MainWindow(QMainWindow):
         self.status.set_progress(0)
 
     def _on_ended(self, run_id: str, status: str, message: str) -> None:
-        info = self.session.store.get(run_id)
-        acc = info.summary.get("test_acc")
+        acc = self.session.run_summary(run_id).get("test_acc")
         acc_txt = f", test accuracy {acc:.4f}" if isinstance(acc, float) and acc == acc else ""
         if status != "failed":
             self.show_message(f"Run {run_id} {status}{acc_txt}")
@@ -400,31 +390,19 @@ class MainWindow(QMainWindow):
     def _show_selection(self, run_ids: list[str]) -> None:
         """Overlay the selected runs' curves (from the run store; live rows keep arriving), named as in the run
         list and coloured as its swatches."""
-        store = self.session.store
-        data, batch = {}, {}
-        for run_id in run_ids:
-            metrics: dict[str, tuple[list, list, list]] = {}
-            for _rowid, step, name, value, wall in store.metric_rows_after(run_id, 0):
-                columns = metrics.setdefault(name, ([], [], []))
-                columns[0].append(step)
-                columns[1].append(value)
-                columns[2].append(wall)
-            data[run_id] = metrics
-            batch[run_id] = store.params(run_id).get("train.batch_size", 0) or 0
+        data, batch = self.session.curves_of(run_ids)
         names = {r: self.run_list.names.get(r, r) for r in run_ids}
         self.curves.show_runs(data, names, batch)
         self.run_list.set_colours(self.curves.colours())
 
     # --- files -----------------------------------------------------------------------------
     def import_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Import a dataset", "",
-            "Datasets (*.zip *.tar.gz *.tgz *.csv *.npz *.npy *.gz *.idx* *.txt);;All (*)")
+        path = dialogs.dataset_file(self)
         if path:
             self.import_path(path)
 
     def import_folder_dialog(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Import a folder of images")
+        path = dialogs.image_folder(self)
         if path:
             self.import_path(path)
 
@@ -481,9 +459,8 @@ class MainWindow(QMainWindow):
         if target.kind == open_target.CONFIG:
             self.show_message(f"Loaded the config {path.name}; press Train to run it")
             return True
-        try:
-            run = self.session.store.resolve(str(target.target))
-        except StudioError:
+        run = self.session.find_run(str(target.target))
+        if run is None:
             self.show_message(f"Loaded the config of {target.target.name} (a run from another run store)")
             return True
         self.session.set_selection([run.id])
@@ -491,13 +468,12 @@ class MainWindow(QMainWindow):
         return True
 
     def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open a run or a run config", str(self.session.store.runs_dir),
-                                              "Run configs (*.toml);;All (*)")
+        path = dialogs.run_or_config(self, str(self.session.store.runs_dir))
         if path:
             self.open_path(path)
 
     def open_store_dialog(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Watch a run store (its folder holds runs.db)")
+        path = dialogs.run_store_folder(self)
         if path:
             self._switch_store(path)
 
@@ -529,16 +505,13 @@ class MainWindow(QMainWindow):
         if not runs:
             self.show_error("Export", "Select one or more runs in the run list first.")
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export the selected runs' metrics", "metrics.csv",
-                                              "CSV (*.csv)")
+        path = dialogs.metrics_csv(self)
         if path:
             self.export_metrics(runs, path)
 
     def export_metrics(self, run_ids: list[str], path: str) -> int:
-        from studio.gui.app.run_export import export_metrics_csv
-
         try:
-            rows = export_metrics_csv(self.session.store, run_ids, path)
+            rows = self.session.export_metrics(run_ids, path)
         except (OSError, StudioError) as err:
             self.show_error("Export", f"Could not write {path}: {err}")
             return 0
@@ -648,13 +621,7 @@ class MainWindow(QMainWindow):
                 f"Qt {qVersion()} (PySide6 {pyside_version})\nPython {sys.version.split()[0]}")
 
     def about(self) -> None:
-        box = QMessageBox(QMessageBox.Icon.Information, "About Studio", self.about_text(),
-                          QMessageBox.StandardButton.Ok, self)
-        box.setIconPixmap(app_icon().pixmap(64, 64))
-        box.setModal(False)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.show()
-        self.about_box = box
+        self.about_box = dialogs.about_box(self, self.about_text(), app_icon())
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
@@ -669,11 +636,6 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(50, self.probe.start_probe)
 
     # --- closing ---------------------------------------------------------------------------
-    def _ask_close(self) -> bool:
-        answer = QMessageBox.question(self, "Quit Studio", "A run is in progress. Stop it (saving a checkpoint) "
-                                      "and quit?")
-        return answer == QMessageBox.StandardButton.Yes
-
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         if self.session.jobs and not self.confirm_close():
             event.ignore()
@@ -694,57 +656,3 @@ class MainWindow(QMainWindow):
 
     def _splitters(self) -> dict[str, QSplitter]:
         return {"main": self.splitter, "training": self.training_splitter}
-
-
-def run_gui(argv: list[str]) -> int:
-    """Open the main window (``studio [PATH ...]``); with a Studio already open, hand PATHs to it and exit."""
-    from studio.gui.app.single_instance import InstanceServer, send_to_running
-
-    started = time.perf_counter()
-    app = QApplication.instance() or QApplication([sys.argv[0], *argv])  # Qt takes its own options (-style …)
-    app.setApplicationName("Studio")
-    app.setOrganizationName("Studio")
-    app.setDesktopFileName("studio")
-    app.setWindowIcon(app_icon())
-    args = [a for a in app.arguments()[1:] if a in argv]
-    new_instance = "--new-instance" in args
-    paths = [a for a in args if not a.startswith("-")]
-    if not new_instance and send_to_running(paths):
-        print("studio: handed over to the Studio window already open", file=sys.stderr)
-        return 0
-    server = InstanceServer(parent=app)
-    if not new_instance:
-        server.listen()
-    prefs = SettingsStore()
-    theme.apply(prefs.theme, app)
-    try:
-        session = Session()
-    except StudioError as err:  # an unusable run store (read-only, a folder, a full disk): say so, don't crash
-        from PySide6.QtWidgets import QMessageBox
-
-        QMessageBox.critical(None, "Studio cannot open its run store", str(err))
-        print(f"studio: error: {err}", file=sys.stderr)
-        return err.exit_code
-    window = MainWindow(session, prefs=prefs)
-    server.received.connect(window.open_paths)
-    app.styleHints().colorSchemeChanged.connect(window.follow_system_theme)
-    window.show()
-    for path in paths:
-        QTimer.singleShot(0, lambda p=path: window.open_path(p))
-    if os.environ.get("STUDIO_STARTUP_REPORT"):  # tests/benchmarks/bench_startup.py and the bundle smoke test
-        def report() -> None:
-            print(f"studio: window shown {time.perf_counter() - started:.3f} s after run_gui; "
-                  f"torch imported: {'torch' in sys.modules}", flush=True)
-            QTimer.singleShot(0, report_curves)
-
-        def report_curves() -> None:
-            assert window.curves is not None  # built now if the timer has not yet
-            print(f"studio: curves shown {time.perf_counter() - started:.3f} s after run_gui; "
-                  f"torch imported: {'torch' in sys.modules}", flush=True)
-            if os.environ["STUDIO_STARTUP_REPORT"] == "quit":
-                window.close()
-
-        QTimer.singleShot(0, report)
-    code = app.exec()
-    server.close()
-    return code

@@ -14,20 +14,20 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from studio.core.config import CHOICE_SECTIONS, Choice, RunConfig
+from studio.core.contracts.compression import CompressRequest, SweepRequest
+from studio.core.contracts.evaluation import EvaluationRequest, PredictRequest
+from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
+from studio.core.contracts.generate import GenerateRequest
+from studio.core.contracts.scaling import FitRequest, ScaleRequest
 from studio.core.errors import StudioError
 from studio.core.jobs import PAUSED, RUNNING, format_eta
 from studio.core.runs.store import RunStore
+from studio.engine import tasks
 from studio.engine.jobs import protocol
+from studio.engine.tasks import Task, task_job
 from studio.gui.app.bridge import Bridge
 from studio.gui.app.store_follow import StoreFollower
 
-# The Evaluation tab's jobs: task → (function run in the child, what it is called in messages)
-EVALUATION_TASKS = {
-    "evaluate": ("studio.engine.tasks.evaluation:evaluation_task", "evaluation"),
-    "predict": ("studio.engine.tasks.predict:predict", "prediction"),
-    "tensorboard": ("studio.engine.tasks.export:tensorboard_task", "TensorBoard export"),
-    "model": ("studio.engine.tasks.export:export_model", "model export"),
-}
 SECTION_REGISTRIES = {"data": "DATASETS", "model": "MODELS", "optimizer": "OPTIMIZERS", "schedule": "SCHEDULES"}
 
 
@@ -180,25 +180,43 @@ class Session(QObject):
 
         return self.start_job(demo_job(name, params), "demo")
 
-    def start_generate(self, run_dir: str, seed_text: str, n_words: int, temperature: float) -> JobHandle:
-        from studio.engine.jobs.process_job import TaskJob
-
-        job = TaskJob("studio.engine.tasks.generate:generate_job", {"run_dir": run_dir, "seed_text": seed_text,
-                      "n_words": n_words, "temperature": temperature}, label="generation", kind="generate")
-        return self.start_job(job, "generate")
-
-    def start_evaluation(self, task: str, kwargs: dict[str, Any]) -> JobHandle:
-        """Work on a finished run: ``task`` is "evaluate", "predict", "tensorboard" or "model" (the functions in
-        ``EVALUATION_TASKS``, called with ``kwargs``); the result is the function's return value."""
-        from studio.engine.jobs.process_job import TaskJob
-
-        target, label = EVALUATION_TASKS[task]
-        return self.start_job(TaskJob(target, kwargs, label=label, kind="evaluation"), "evaluation")
-
     def start_summary(self, config: RunConfig) -> JobHandle:
         from studio.engine.tasks.summary import summary_job
 
         return self.start_job(summary_job(config.to_dict()), "summary")
+
+    def start_task(self, task: Task, request: Any) -> JobHandle:
+        """Run ``task`` (one of the catalog ``engine/tasks``) on ``request`` (its contract's dataclass)."""
+        return self.start_job(task_job(task, request), task.kind)
+
+    def start_evaluation(self, request: EvaluationRequest) -> JobHandle:
+        """Evaluate a finished run; the result is an ``EvaluationResult``."""
+        return self.start_task(tasks.EVALUATE, request)
+
+    def start_predict(self, request: PredictRequest) -> JobHandle:
+        """Classify inputs with a finished run (an "evaluation" job); the result is a ``PredictResult``."""
+        return self.start_task(tasks.PREDICT, request)
+
+    def start_export(self, request: TensorBoardExportRequest | ModelExportRequest) -> JobHandle:
+        """Write a run's TensorBoard event files or its model (an "evaluation" job)."""
+        task = tasks.EXPORT_MODEL if isinstance(request, ModelExportRequest) else tasks.EXPORT_TENSORBOARD
+        return self.start_task(task, request)
+
+    def start_compression(self, request: CompressRequest | SweepRequest) -> JobHandle:
+        """Compress a run's model, or sweep its sparsity (a "compress" job)."""
+        return self.start_task(tasks.SWEEP if isinstance(request, SweepRequest) else tasks.COMPRESS, request)
+
+    def start_fit(self, request: FitRequest) -> JobHandle:
+        """A scaling-law fit over finished runs (a "fit" job)."""
+        return self.start_task(tasks.FIT, request)
+
+    def start_scaling(self, request: ScaleRequest) -> JobHandle:
+        """The data-parallel measurement of a config (a "scale" job)."""
+        return self.start_task(tasks.SCALE, request)
+
+    def start_generate(self, request: GenerateRequest) -> JobHandle:
+        """Text from a next-word run (a "generate" job); the result is a ``GenerateResult``."""
+        return self.start_task(tasks.GENERATE, request)
 
     # --- runs ------------------------------------------------------------------------------
     @property
@@ -349,6 +367,42 @@ class Session(QObject):
 
     def queue_positions(self) -> dict[str, int]:
         return self.queue.positions()
+
+    # --- reading the run store (the window reads through these, never SQLite itself) -------------
+    def run_summary(self, run_id: str) -> dict[str, Any]:
+        """The run's summary (test_acc, …); {} for a run the store does not know."""
+        try:
+            return dict(self.store.get(run_id).summary)
+        except StudioError:
+            return {}
+
+    def find_run(self, id_or_dir: str) -> Any | None:
+        """The RunInfo of a run id or run directory of this store, or None."""
+        try:
+            return self.store.resolve(id_or_dir)
+        except StudioError:
+            return None
+
+    def curves_of(self, run_ids: list[str]) -> tuple[dict[str, dict[str, tuple[list, list, list]]], dict[str, int]]:
+        """Every logged metric of each run as columns ``{run_id: {name: (steps, values, walls)}}`` and each run's
+        global batch size (the samples axis)."""
+        data, batch = {}, {}
+        for run_id in run_ids:
+            metrics: dict[str, tuple[list, list, list]] = {}
+            for _rowid, step, name, value, wall in self.store.metric_rows_after(run_id, 0):
+                columns = metrics.setdefault(name, ([], [], []))
+                columns[0].append(step)
+                columns[1].append(value)
+                columns[2].append(wall)
+            data[run_id] = metrics
+            batch[run_id] = self.store.params(run_id).get("train.batch_size", 0) or 0
+        return data, batch
+
+    def export_metrics(self, run_ids: list[str], path: str) -> int:
+        """Write the runs' metrics as CSV (``core/runs/export.py``); the number of rows."""
+        from studio.core.runs.export import export_metrics_csv
+
+        return export_metrics_csv(self.store, run_ids, path)
 
     # --- selection -------------------------------------------------------------------------
     def set_selection(self, run_ids: list[str]) -> None:

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.demos.catalog import DEMOS, EXPLANATIONS
 from studio.core.errors import StudioError
+from studio.gui.app.job_binding import JobBinding
 from studio.gui.demos import style
 from studio.gui.demos.player import Player
 from studio.gui.widgets.forms import param_widget
@@ -45,7 +46,13 @@ class DemoView(QWidget):
         self.explanation = EXPLANATIONS[self.demo]
         self.params: dict[str, Any] = self.entry.defaults()
         self.session = session  # starts and follows the demo's background job
-        self.task: Any = None  # the Session's JobHandle of the current computation
+        self.binding = JobBinding(self)  # the current computation (a newer one replaces it)
+        self.binding.progress.connect(self._progress)
+        self.binding.frame.connect(self._frame)
+        self.binding.done.connect(self._done)
+        self.binding.failed.connect(self._failed)
+        self.binding.cancelled.connect(lambda: self.show_status("Stopped."))
+        self.binding.ended.connect(lambda _state: self.stop_button.setEnabled(False))
         self.result: dict[str, Any] | None = None
         self.presentation = False
         self.error_text = ""
@@ -222,60 +229,49 @@ class DemoView(QWidget):
     # --- computing ---------------------------------------------------------------------------
     def compute(self) -> None:
         """Start the computation as a background job (replacing one in progress)."""
-        if self.task is not None and not self.task.done:
-            self.task.cancel()
+        self.binding.cancel()
         self.result = None
         self.error_text = ""
         self.set_caption("")
         self.clear_data()
         self.player.reset()
-        self.task = self.session.start_demo(self.demo, self.params)
-        self.task.progress.connect(self._progress)
-        self.task.frame.connect(self._frame)
-        self.task.ended.connect(self._ended)
+        self.binding.start(self.session.start_demo(self.demo, self.params))
         self.progress.setValue(0)
         self.show_status("Computing…")
         self.stop_button.setEnabled(True)
         self.player.play(request=False)
 
     def stop(self) -> None:
-        if self.task is not None and not self.task.done:
-            self.task.cancel()
+        if self.binding.cancel():
             self.show_status("Stopping…")
 
     @property
+    def task(self) -> Any:
+        """The Session's JobHandle of the current (or last) computation."""
+        return self.binding.handle
+
+    @property
     def busy(self) -> bool:
-        return self.task is not None and not self.task.done
+        return self.binding.running
 
-    def _current(self) -> bool:
-        """Whether the signal comes from the current computation (not one it replaced)."""
-        return self.sender() is self.task
-
-    def _progress(self, fraction: float, _text: str, _eta: object) -> None:
-        if self._current():
-            self.progress.setValue(int(fraction * 1000))
-            self.show_status(self.task.progress_text())
+    def _progress(self, fraction: float, text: str) -> None:
+        self.progress.setValue(int(fraction * 1000))
+        self.show_status(text)
 
     def _frame(self, frame: dict) -> None:
-        if self._current():
-            self.on_frame(frame)
-            self.player.set_count(self.frame_count())
+        self.on_frame(frame)
+        self.player.set_count(self.frame_count())
 
-    def _ended(self, state: str, message: str) -> None:
-        if not self._current():
-            return
-        if state == "finished":
-            self.result = self.task.result
-            self.on_result(self.result)
-            self.player.set_count(self.frame_count())
-            self.progress.setValue(1000)
-            self.show_status("Done — play, pause, step or drag the slider.")
-        elif state == "stopped":
-            self.show_status("Stopped.")
-        else:
-            self.error_text = message
-            self.show_status(self.error_text.split("\n")[0], error=True)
-        self.stop_button.setEnabled(False)
+    def _done(self, result: dict[str, Any]) -> None:
+        self.result = result
+        self.on_result(result)
+        self.player.set_count(self.frame_count())
+        self.progress.setValue(1000)
+        self.show_status("Done — play, pause, step or drag the slider.")
+
+    def _failed(self, message: str) -> None:
+        self.error_text = message
+        self.show_status(self.error_text.split("\n")[0], error=True)
 
     def set_caption(self, text: str, short: str | None = None) -> None:
         """The line above the plots that says what the current frame shows (plot titles stay short);

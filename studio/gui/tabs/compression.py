@@ -2,7 +2,7 @@
 by side (test accuracy, size on disk, parameters and sparsity, CPU latency); the run's earlier compressions;
 and a sweep of test accuracy against sparsity 0–95 % in one background job. The work is ``studio compress``
 ``engine/tasks/compression.py`` in a background job the
-Session follows (``gui/app/job_binding.py``); the saved entries are read from the run directory.
+Session follows (``gui/app/job_binding.JobBinding``); the saved entries are read from the run directory.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.contracts.compression import QUANTIZE, list_compressed, load_sweep
-from studio.gui.app.job_binding import TaskRunner
+from studio.core.contracts.compression import QUANTIZE, CompressRequest, SweepRequest, list_compressed, load_sweep
+from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.palette import run_colour
 
 HINT = "Select a finished classification run in the Training tab's run list to compress it."
@@ -81,10 +81,11 @@ class CompressionTab(QWidget):
         self.last: dict[str, Any] | None = None
         self.sweep: dict[str, Any] | None = None
         self.error: str | None = None
-        self.job = TaskRunner(session, "compress", self)
+        self.job = JobBinding(self)
         self.job.progress.connect(self._on_progress)
         self.job.done.connect(self._on_done)
         self.job.failed.connect(self._on_failed)
+        self.job.cancelled.connect(lambda: self._on_failed("cancelled"))
         self._task = ""
 
         self.title = QLabel(HINT)
@@ -214,23 +215,23 @@ class CompressionTab(QWidget):
     def compress(self) -> None:
         if not self.run_id:
             return
-        self._start("compress", "studio.engine.tasks.compression:compress_run",
-                    {"run_dir": str(self.run_dir), "prune_amount": round(self.prune.value(), 4),
-                     "structured": self.structured.isChecked(), "quantize": self.quantize.currentText(),
-                     "fine_tune_steps": self.fine_tune.value()})
+        self._start("compress", CompressRequest(str(self.run_dir), round(self.prune.value(), 4),
+                                                self.structured.isChecked(), self.quantize.currentText(),
+                                                self.fine_tune.value()))
 
     def run_sweep(self) -> None:
         if not self.run_id:
             return
-        self._start("sweep", "studio.engine.tasks.compression:sparsity_sweep",
-                    {"run_dir": str(self.run_dir), "structured": self.structured.isChecked(),
-                     "fine_tune_steps": self.fine_tune.value()})
+        self._start("sweep", SweepRequest(str(self.run_dir), structured=self.structured.isChecked(),
+                                          fine_tune_steps=self.fine_tune.value()))
 
-    def _start(self, task: str, target: str, kwargs: dict[str, Any]) -> None:
+    def _start(self, task: str, request: CompressRequest | SweepRequest) -> None:
+        if self.job.running:
+            return
         self._task, self.error = task, None
         self.bar.setValue(0)
         self.status.setText("Starting…")
-        self.job.start(target, kwargs, label="compression" if task == "compress" else "sparsity sweep")
+        self.job.start(self.session.start_compression(request))
         self._enable()
 
     def _on_progress(self, fraction: float, text: str) -> None:

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.errors import StudioError
+from studio.gui.app.job_binding import JobBinding
 
 MIN_TILE = 40  # small images are shown enlarged to at least this many pixels high
 PREVIEW_COUNT = 16
@@ -58,7 +59,13 @@ class DataPreview(QWidget):
         self.summary: Any = None
         self._shown: tuple | None = None
         self._controller: Any = None
-        self.preview_job: Any = None
+        self.preview_binding = JobBinding(self)  # the augmentation preview in progress
+        self.preview_binding.progress.connect(
+            lambda _f, text: self.augment_status.setText(f"Augmenting a batch: {text}"))
+        self.preview_binding.done.connect(self._preview_done)
+        self.preview_binding.failed.connect(lambda message: self.augment_status.setText(f"No preview: {message}"))
+        self.preview_binding.cancelled.connect(lambda: self.augment_status.setText("No preview: it was cancelled"))
+        self.preview_binding.ended.connect(lambda _state: self.augment_button.setEnabled(True))
 
         self.title = QLabel()
         self.title.setObjectName("data_title")
@@ -280,29 +287,22 @@ class DataPreview(QWidget):
             return
         self.controller().import_path(s.source, {"name": s.name, "size": size, "channels": int(channels[0])})
 
+    @property
+    def preview_job(self) -> Any:
+        """The JobHandle of the augmentation preview in progress, or None."""
+        return self.preview_binding.current
+
     def preview_augmentation(self) -> None:
         """Compute a batch after augmentation in a background job (it needs torch)."""
-        if self.preview_job is not None:
+        if self.preview_binding.running:
             return
         data = self.session.config.data
         self.augment_status.setText("Augmenting a batch in the background…")
         self.augment_button.setEnabled(False)
-        self.preview_job = self.session.start_preview(data.name, dict(data.params), PREVIEW_COUNT,
-                                                      self.session.config.train.seed)
-        self.preview_job.progress.connect(self._preview_progress)
-        self.preview_job.ended.connect(self._preview_ended)
+        self.preview_binding.start(self.session.start_preview(data.name, dict(data.params), PREVIEW_COUNT,
+                                                      self.session.config.train.seed))
 
-    def _preview_progress(self, *_: object) -> None:
-        if self.preview_job is not None:
-            self.augment_status.setText(f"Augmenting a batch: {self.preview_job.progress_text()}")
-
-    def _preview_ended(self, state: str, message: str) -> None:
-        job, self.preview_job = self.preview_job, None
-        self.augment_button.setEnabled(True)
-        if state != "finished" or job is None:
-            self.augment_status.setText(f"No preview: {message or 'it was cancelled'}")
-            return
-        result = job.result
+    def _preview_done(self, result: dict[str, Any]) -> None:
         active = [k for k, v in self.session.config.data.params.items() if k.startswith("aug_") and v
                   and k not in ("aug_fill",)]
         self.augment_status.setText("Augmentation: " + (", ".join(active) if active else
@@ -311,6 +311,5 @@ class DataPreview(QWidget):
         self.augment_after.setPixmap(to_pixmap(result["after"]))
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
-        if self.preview_job is not None:
-            self.preview_job.cancel()
+        self.preview_binding.cancel()
         super().closeEvent(event)

@@ -1,7 +1,7 @@
 """The Data-parallel tab: the current config trained at 1, 2, … processes (DDP; with CUDA also single-process
 DataParallel) — throughput against linear scaling, each step split into compute, all-reduce and the
 optimizer, and the steps to a target accuracy. The work is ``engine/tasks/dp_scaling.py`` in a background job
-the Session follows (``gui/app/job_binding.py``).
+the Session follows (``gui/app/job_binding.JobBinding``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.gui.app.job_binding import TaskRunner
+from studio.core.contracts.scaling import ScaleRequest
+from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.palette import run_colour
 
 EXPLAIN = ("Each configuration trains the current config for the same steps at the same global batch (split over "
@@ -45,10 +46,11 @@ class DataParallelTab(QWidget):
         self.session = session
         self.result: dict[str, Any] | None = None
         self.error: str | None = None
-        self.job = TaskRunner(session, "scale", self)
+        self.job = JobBinding(self)
         self.job.progress.connect(lambda f, t: (self.bar.setValue(int(f * 100)), self.status.setText(t)))
         self.job.done.connect(self._on_done)
         self.job.failed.connect(self._on_failed)
+        self.job.cancelled.connect(lambda: self._on_failed("cancelled"))
 
         self.processes = QLineEdit("1,2")
         self.processes.setObjectName("scale_processes")
@@ -127,9 +129,9 @@ class DataParallelTab(QWidget):
         self.status.setText("Starting the processes…")
         self.measure_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.job.start("studio.engine.tasks.dp_scaling:scale_job",
-                       {"config": self.session.config.to_dict(), "processes": self.processes.text().strip() or "1",
-                        "steps": self.steps.value(), "target": self.target.value()}, label="scaling measurement")
+        self.job.start(self.session.start_scaling(ScaleRequest(self.session.config.to_dict(),
+                                                                self.processes.text().strip() or "1",
+                                                                self.steps.value(), self.target.value())))
 
     def _on_failed(self, message: str) -> None:
         self.error = message

@@ -10,6 +10,7 @@ TorchScript). Torch-free: every computation that needs torch runs in a job.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.contracts.evaluation import EvaluationRequest, PredictRequest
+from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
 from studio.core.maths.evaluation import load_saved, result_stem
+from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.evaluation_views import (
     ConfusionView,
     MistakeGallery,
@@ -53,7 +57,13 @@ class EvaluationTab(RunPicker, QWidget):
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.job: Any = None  # the JobHandle of the evaluation, prediction or export in progress
+        self.binding = JobBinding(self)  # the evaluation, prediction or export in progress
+        self.binding.progress.connect(self._progress)
+        self.binding.done.connect(self._done)
+        self.binding.failed.connect(self._failed)
+        self.binding.cancelled.connect(lambda: self.status.setText("Cancelled."))
+        self.binding.ended.connect(lambda _state: self._set_busy(False))
+        self._on_result: Callable[[Any], None] = lambda _result: None
         self.summary: dict[str, Any] | None = None
         self._build()
         session.runs_changed.connect(self.refresh_runs)
@@ -238,20 +248,23 @@ class EvaluationTab(RunPicker, QWidget):
 
     # --- jobs --------------------------------------------------------------------------------
     @property
-    def busy(self) -> bool:
-        return self.job is not None and not self.job.done
+    def job(self) -> Any:
+        """The JobHandle of the evaluation, prediction or export in progress (or the last one)."""
+        return self.binding.handle
 
-    def _start(self, task: str, kwargs: dict[str, Any], on_result: Any) -> bool:
+    @property
+    def busy(self) -> bool:
+        return self.binding.running
+
+    def _start(self, start: Callable[[Any], Any], request: Any, on_result: Callable[[Any], None]) -> bool:
+        """``start(request)`` (a Session method) unless a job is in progress; ``on_result`` gets its result."""
         if self.busy:
             self.status.setText("Wait for the computation in progress (or cancel it).")
             return False
-        self.job = self.session.start_evaluation(task, kwargs)
-        label = self.job.job.label
-        self.job.progress.connect(self._progress)
-        self.job.ended.connect(lambda state, message, handle=self.job: self._ended(handle, state, message, on_result,
-                                                                                   label))
+        self._on_result = on_result
+        self.binding.start(start(request))
         self.progress.setValue(0)
-        self.status.setText(f"Starting the {label}…")
+        self.status.setText(f"Starting the {self.binding.label}…")
         self._set_busy(True)
         return True
 
@@ -260,19 +273,17 @@ class EvaluationTab(RunPicker, QWidget):
         if run_dir is None:
             self.session.error.emit("Evaluation", "Pick a finished run with saved checkpoints first (train one).")
             return False
-        kwargs = {"run_dir": str(run_dir), "split": self.split_box.currentData(),
-                  "checkpoint": self.checkpoint_box.currentData()}
-        return self._start("evaluate", kwargs, lambda result: self.show_result(result["path"]))
+        request = EvaluationRequest(str(run_dir), self.split_box.currentData(), self.checkpoint_box.currentData())
+        return self._start(self.session.start_evaluation, request, lambda result: self.show_result(result["path"]))
 
     def predict(self, paths: list[str], top_k: int = 3) -> bool:
         run_dir = self.run_dir()
         if run_dir is None:
             self.session.error.emit("Predict", "Pick a finished run with saved checkpoints first (train one).")
             return False
-        kwargs = {"run_dir": str(run_dir), "paths": list(paths), "top": top_k,
-                  "checkpoint": self.checkpoint_box.currentData()}
+        request = PredictRequest(str(run_dir), tuple(paths), top_k, self.checkpoint_box.currentData())
         self.predict_panel.status.setText("Classifying…")
-        return self._start("predict", kwargs, self.predict_panel.show_predictions)
+        return self._start(self.session.start_predict, request, self.predict_panel.show_predictions)
 
     def predict_on(self, run_id: str, paths: list[str]) -> bool:
         """Classify ``paths`` with run ``run_id`` (files dropped on its row in the run list): the run becomes the
@@ -306,12 +317,12 @@ class EvaluationTab(RunPicker, QWidget):
             size = render_curves_png(self.session.store, [run_id], path)
             self.export_status.setText(f"Wrote the curves to {path} ({size / 1024:.0f} KiB).")
             return True
-        done = self._export_done
+        request: TensorBoardExportRequest | ModelExportRequest
         if what == "tensorboard":
-            return self._start("tensorboard", {"home": str(self.session.store.home), "run_id": run_id,
-                                               "logdir": str(path)}, done)
-        return self._start("model", {"run_dir": str(self.run_dir()), "out": str(path), "fmt": what,
-                                     "checkpoint": self.checkpoint_box.currentData()}, done)
+            request = TensorBoardExportRequest(str(self.session.store.home), run_id, str(path))
+        else:
+            request = ModelExportRequest(str(self.run_dir()), str(path), what, self.checkpoint_box.currentData())
+        return self._start(self.session.start_export, request, self._export_done)
 
     def _export_done(self, result: dict[str, Any]) -> None:
         if "bytes" in result:
@@ -335,8 +346,7 @@ class EvaluationTab(RunPicker, QWidget):
                 self.session.error.emit("Export", str(err))
 
     def cancel(self) -> None:
-        if self.busy:
-            self.job.cancel()
+        if self.binding.cancel():
             self.status.setText("Cancelling…")
 
     def _set_busy(self, busy: bool) -> None:
@@ -346,25 +356,22 @@ class EvaluationTab(RunPicker, QWidget):
         self.cancel_button.setEnabled(busy)
         self.progress.setVisible(busy)
 
-    def _progress(self, fraction: float, _text: str, _eta: object) -> None:
-        if self.busy:
-            self.progress.setValue(int(fraction * 1000))
-            self.status.setText(f"{self.job.job.label}: {self.job.progress_text()}")
+    def _progress(self, fraction: float, text: str) -> None:
+        self.progress.setValue(int(fraction * 1000))
+        self.status.setText(f"{self.binding.label}: {text}")
 
-    def _ended(self, handle: Any, state: str, message: str, on_result: Any, label: str) -> None:
-        if handle is not self.job:
+    def _done(self, result: Any) -> None:
+        if result is None:
+            self._failed("")
             return
-        self._set_busy(False)
-        if state == "finished" and handle.result is not None:
-            self.progress.setValue(1000)
-            self.status.setText(self.summary_text() or f"The {label} is done.")  # the evaluation stays in view
-            on_result(handle.result)
-        elif state == "stopped":
-            self.status.setText("Cancelled.")
-        else:
-            self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog
-            self.session.error.emit(label.capitalize(), message or f"the {label} failed")
+        self.progress.setValue(1000)
+        self.status.setText(self.summary_text() or f"The {self.binding.label} is done.")  # the evaluation stays
+        self._on_result(result)
+
+    def _failed(self, message: str) -> None:
+        label = self.binding.label
+        self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog
+        self.session.error.emit(label.capitalize(), message or f"the {label} failed")
 
     def shutdown(self) -> None:
-        if self.busy:
-            self.job.cancel()
+        self.binding.cancel()

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.landscape import io
+from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.landscape_view import LandscapeView
 from studio.gui.widgets.run_picker import RunPicker
 
@@ -68,7 +69,12 @@ class LandscapeTab(RunPicker, QWidget):
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.job: Any = None
+        self.binding = JobBinding(self)  # the landscape or sharpness computation
+        self.binding.progress.connect(self._progress)
+        self.binding.frame.connect(self._frame)
+        self.binding.done.connect(self._done)
+        self.binding.failed.connect(self._failed)
+        self.binding.cancelled.connect(self._cancelled)
         self.result: io.Landscape | None = None
         self.result_path: Path | None = None
         self.sharpness: dict[str, Any] | None = None
@@ -301,8 +307,13 @@ class LandscapeTab(RunPicker, QWidget):
 
     # --- computing ---------------------------------------------------------------------------
     @property
+    def job(self) -> Any:
+        """The JobHandle of the computation in progress (or the last one)."""
+        return self.binding.handle
+
+    @property
     def busy(self) -> bool:
-        return self.job is not None and not self.job.done
+        return self.binding.running
 
     def options(self) -> dict[str, Any]:
         """The landscape request, as ``compute_landscape`` keyword arguments."""
@@ -333,17 +344,13 @@ class LandscapeTab(RunPicker, QWidget):
         if run_dir is None:
             self.session.error.emit("Landscape", "Pick a run with saved checkpoints first (train one).")
             return
-        self.job = self.session.start_landscape(task, str(run_dir), options)
-        self.job.progress.connect(self._progress)
-        self.job.frame.connect(self._frame)
-        self.job.ended.connect(self._ended)
+        self.binding.start(self.session.start_landscape(task, str(run_dir), options))
         self.progress.setValue(0)
         self.status.setText(f"Starting the {task} computation…")
         self._set_busy(True)
 
     def cancel(self) -> None:
-        if self.busy:
-            self.job.cancel()
+        if self.binding.cancel():
             self.status.setText("Cancelling…")
 
     def _set_busy(self, busy: bool) -> None:
@@ -351,17 +358,15 @@ class LandscapeTab(RunPicker, QWidget):
         self.sharpness_button.setEnabled(not busy)
         self.cancel_button.setEnabled(busy)
 
-    def _progress(self, fraction: float, _text: str, _eta: object) -> None:
-        job = self.job
-        if job is None or job.finished:
+    def _progress(self, fraction: float, text: str) -> None:
+        if self.job.finished:
             return
         self.progress.setValue(int(fraction * 1000))
-        self.status.setText(f"{job.job.task}: {job.progress_text()}")
+        self.status.setText(f"{self.job.job.task}: {text}")
 
     def _frame(self, data: dict[str, Any]) -> None:
         """A 2-D or trajectory landscape in the making: the coarse preview, then the grid as its rows are refined."""
-        job = self.job
-        if job is None or job.finished or data.get("stage") not in ("preview", "refine"):
+        if self.job.finished or data.get("stage") not in ("preview", "refine"):
             return
         split, kind = data.get("split", "train"), data.get("kind", "2d")
         meta = {"explained_variance": data["explained_variance"]} if "explained_variance" in data else {}
@@ -378,26 +383,29 @@ class LandscapeTab(RunPicker, QWidget):
             self.info.setText(f"Refining: {data['rows_done']} of {data['rows']} rows computed;\nthe rest is the "
                               f"preview, interpolated")
 
-    def _ended(self, state: str, message: str) -> None:
-        job = self.job
+    def _done(self, result: dict[str, Any] | None) -> None:
         self._set_busy(False)
-        task = job.job.task
-        if state == "finished" and job.result is not None:
-            self.progress.setValue(1000)
-            if task == "landscape":
-                self.open_result(job.result["path"])
-                self._refresh_saved()
-            else:
-                self.show_sharpness(job.result["summary"])
-        elif state == "stopped":
-            self.status.setText("Cancelled.")
+        if result is None:
+            self._failed("")
+            return
+        self.progress.setValue(1000)
+        if self.job.job.task == "landscape":
+            self.open_result(result["path"])
+            self._refresh_saved()
         else:
-            self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog
-            self.session.error.emit("Landscape", message or f"the {task} computation failed")
+            self.show_sharpness(result["summary"])
+
+    def _cancelled(self) -> None:
+        self._set_busy(False)
+        self.status.setText("Cancelled.")
+
+    def _failed(self, message: str) -> None:
+        self._set_busy(False)
+        self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog
+        self.session.error.emit("Landscape", message or f"the {self.job.job.task} computation failed")
 
     def shutdown(self) -> None:
-        if self.job is not None and not self.job.finished:
-            self.job.cancel()
+        self.binding.cancel()
         self.live_timer.stop()
 
     # --- showing -----------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The Scaling-laws tab: fit L(x) = a·x^(−b) + c to the selected runs' loss against steps, samples seen or
 parameter count, and draw the data, the fit, its extrapolation and a 95 % band on log–log axes.
 
-The fit (``engine/tasks/fit_runs.py``) runs in a background job the Session follows (``gui/app/job_binding.py``):
+The fit (``engine/tasks/fit_runs.py``) runs in a background job the Session follows (``gui/app/job_binding``):
 counting parameters needs torch, which the GUI never imports.
 """
 
@@ -23,8 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.contracts.scaling import FitRequest
 from studio.core.maths.scaling_fit import AGAINST
-from studio.gui.app.job_binding import TaskRunner
+from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.palette import run_colour
 
 HINT = ("Select one or more runs in the Training tab's run list. Against steps or samples each run gets its own "
@@ -42,9 +43,10 @@ class ScalingLawsTab(QWidget):
         self.session = session
         self.result: dict[str, Any] | None = None
         self.error: str | None = None
-        self.job = TaskRunner(session, "fit", self)
+        self.job = JobBinding(self)
         self.job.done.connect(self._on_done)
         self.job.failed.connect(self._on_failed)
+        self.job.cancelled.connect(lambda: self._on_failed("cancelled"))
 
         self.against = QComboBox()
         self.against.setObjectName("fit_against")
@@ -100,9 +102,9 @@ class ScalingLawsTab(QWidget):
         self.error = None
         self.summary.setText("fitting…")
         self.fit_button.setEnabled(False)
-        self.job.start("studio.engine.tasks.fit_runs:fit_job",
-                       {"run_ids": runs, "against": self.against.currentText(), "metric": self.loss_box.currentText(),
-                        "extrapolate": self.extrapolate.value(), "home": str(self.session.store.home)}, label="fit")
+        self.job.start(self.session.start_fit(FitRequest(tuple(runs), self.against.currentText(),
+                                                         self.loss_box.currentText(), self.extrapolate.value(),
+                                                         str(self.session.store.home))))
 
     def _on_failed(self, message: str) -> None:
         self.error = message

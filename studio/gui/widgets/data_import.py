@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QInputDialog, QProgressDialog, QWidget
 
+from studio.gui.app.job_binding import JobBinding
 from studio.gui.app.messages import count
 
 OPTION_LABELS = {"label_column": "Which column holds the labels?", "x_key": "Which array holds the images?",
@@ -31,7 +32,11 @@ class ImportController(QObject):
         super().__init__(window)
         self.session = session
         self.window = window
-        self.job: Any = None  # the Session's JobHandle of the import in progress
+        self.binding = JobBinding(self)  # the import or fetch in progress
+        self.binding.progress.connect(self._progress)
+        self.binding.done.connect(self._done)
+        self.binding.failed.connect(self._failed)
+        self.binding.cancelled.connect(self._cancelled)
         self.dialog: QProgressDialog | None = None
         self._retry: Callable[[dict[str, Any]], None] | None = None
         self._options: dict[str, Any] = {}
@@ -40,8 +45,13 @@ class ImportController(QObject):
         self.ask: Callable[[str, str, list[str]], str | None] = self._ask
 
     @property
+    def job(self) -> Any:
+        """The Session's JobHandle of the import in progress, or None."""
+        return self.binding.current
+
+    @property
     def busy(self) -> bool:
-        return self.job is not None
+        return self.binding.running
 
     # --- starting --------------------------------------------------------------------------
     def import_path(self, path: str, options: dict[str, Any] | None = None) -> bool:
@@ -64,9 +74,7 @@ class ImportController(QObject):
         return True
 
     def _start(self, job: Any, title: str) -> None:
-        self.job = job
-        job.progress.connect(self._progress)
-        job.ended.connect(self._ended)
+        self.binding.start(job)
         self.dialog = QProgressDialog(title, "Cancel", 0, 0, self.window)
         self.dialog.setObjectName("import_progress")
         self.dialog.setWindowTitle("Import")
@@ -79,32 +87,35 @@ class ImportController(QObject):
         self.session.status_text.emit(title)
 
     def cancel(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
+        if self.binding.cancel():
             if self.dialog is not None:
                 self.dialog.setLabelText("Cancelling…")
 
     # --- following -------------------------------------------------------------------------
-    def _progress(self, fraction: float, _text: str, _eta: object) -> None:
-        if self.dialog is not None and self.job is not None:
+    def _progress(self, fraction: float, text: str) -> None:
+        if self.dialog is not None:
             self.dialog.setMaximum(1000)
             self.dialog.setValue(int(fraction * 1000))
-            self.dialog.setLabelText(self.job.progress_text())
+            self.dialog.setLabelText(text)
 
-    def _ended(self, state: str, message: str) -> None:
-        job, self.job = self.job, None
+    def _close_dialog(self) -> None:
         if self.dialog is not None:
             self.dialog.canceled.disconnect(self.cancel)
             self.dialog.close()
             self.dialog.deleteLater()
             self.dialog = None
-        error = job.errors[0] if job is not None and job.errors else {}
-        if state == "finished":
-            self._done(job.result)
-        elif state == "stopped":
-            self.session.status_text.emit("Import cancelled; nothing was saved")
-            self.cancelled.emit()
-        elif error.get("option") and self._retry is not None:
+
+    def _cancelled(self) -> None:
+        self._close_dialog()
+        self.session.status_text.emit("Import cancelled; nothing was saved")
+        self.cancelled.emit()
+
+    def _failed(self, message: str) -> None:
+        """A question the person can answer (which column holds the labels?) retries; anything else is an error."""
+        self._close_dialog()
+        errors = self.binding.handle.errors
+        error = errors[0] if errors else {}
+        if error.get("option") and self._retry is not None:
             option = error["option"]
             choice = self.ask("Import", f"{message}\n\n{OPTION_LABELS.get(option, option)}",
                               list(error.get("choices") or []))
@@ -114,11 +125,11 @@ class ImportController(QObject):
                 self.session.status_text.emit("Import cancelled")
                 self.cancelled.emit()
         else:
-            message = message or "the import failed"
             self.session.error.emit("Import failed", message)
             self.failed.emit(message)
 
     def _done(self, report: dict[str, Any]) -> None:
+        self._close_dialog()
         name = report["name"]
         self.session.set_choice("data", name)
         self.session.notify_datasets_changed()

@@ -2,7 +2,7 @@
 
 Shown under the run list when the one selected run is a next-word model (a model tagged "text":
 lstm_lm, gru_lm). The generation is a background job the Session starts
-(``engine/tasks/generate.py:generate_job``), so the window never waits for torch or the model.
+(``engine/tasks/generate.py``), so the window never waits for torch or the model.
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.contracts.generate import GenerateRequest
 from studio.core.errors import StudioError
+from studio.gui.app.job_binding import JobBinding
 
 
 class GenerateBox(QGroupBox):
@@ -31,7 +33,11 @@ class GenerateBox(QGroupBox):
         self.setObjectName("generate_box")
         self.session = session
         self.run_id: str | None = None
-        self.job: Any = None
+        self.binding = JobBinding(self)
+        self.binding.done.connect(self.show_result)
+        self.binding.cancelled.connect(lambda: self.output.setText("<i>cancelled</i>"))
+        self.binding.failed.connect(self._failed)
+        self.binding.ended.connect(lambda _state: self.button.setText("Generate"))
         self.result: dict[str, Any] | None = None  # the last generation (tests read it)
         self.seed = QLineEdit("the man")
         self.seed.setObjectName("generate_seed")
@@ -72,10 +78,6 @@ class GenerateBox(QGroupBox):
         session.selection_changed.connect(self.follow)
         self.follow(session.selected_runs())
 
-    @property
-    def busy(self) -> bool:
-        return self.job is not None
-
     def follow(self, run_ids: list[str]) -> None:
         """Show the box for one selected next-word run; hide it otherwise."""
         run_id = run_ids[0] if len(run_ids) == 1 else None
@@ -97,33 +99,32 @@ class GenerateBox(QGroupBox):
         except (StudioError, KeyError, ValueError):
             return False
 
+    @property
+    def job(self) -> Any:
+        """The JobHandle of the generation in progress, or None."""
+        return self.binding.current
+
+    @property
+    def busy(self) -> bool:
+        return self.binding.running
+
     def _clicked(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
-        else:
+        if not self.binding.cancel():
             self.generate()
 
     def generate(self) -> None:
         """Start generating in the background (one generation at a time)."""
-        if self.job is not None or self.run_id is None:
+        if self.busy or self.run_id is None:
             return
         run = self.session.store.get(self.run_id)
-        self.job = self.session.start_generate(str(run.dir), self.seed.text(), self.words.value(),
-                                               self.temperature.value())
-        self.job.ended.connect(self._ended)
+        self.binding.start(self.session.start_generate(GenerateRequest(str(run.dir), self.seed.text(),
+                                                                       self.words.value(), self.temperature.value())))
         self.button.setText("Cancel")
         self.output.setText("<i>generating…</i>")
 
-    def _ended(self, state: str, message: str) -> None:
-        job, self.job = self.job, None
-        self.button.setText("Generate")
-        if state == "finished":
-            self.show_result(job.result)
-        elif state == "stopped":
-            self.output.setText("<i>cancelled</i>")
-        else:
-            self.output.setText("")
-            self.session.error.emit("Generate failed", message or "generation failed")
+    def _failed(self, message: str) -> None:
+        self.output.setText("")
+        self.session.error.emit("Generate failed", message)
 
     def show_result(self, result: dict[str, Any]) -> None:
         self.result = result
@@ -136,5 +137,4 @@ class GenerateBox(QGroupBox):
                             f"<small>{how} · {result['checkpoint']} checkpoint{oov}</small>")
 
     def shutdown(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
+        self.binding.cancel()

@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtWidgets import QDialog, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from studio.core.config import RunConfig
+from studio.gui.app.job_binding import JobBinding
 
 COLUMNS = ("Layer", "Type", "Output shape", "Parameters", "FLOPs / sample")
 
@@ -29,17 +30,20 @@ class ModelSummaryDialog(QDialog):
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         layout.addWidget(self.heading)
         layout.addWidget(self.table, 1)
-        self.job = session.start_summary(config)
-        self.job.progress.connect(lambda *_: self.heading.setText(f"Building the model… {self.job.progress_text()}"))
-        self.job.ended.connect(self._done)
+        self.binding = JobBinding(self)
+        self.binding.progress.connect(lambda _f, text: self.heading.setText(f"Building the model… {text}"))
+        self.binding.done.connect(self._done)
+        self.binding.failed.connect(self._failed)
+        self.binding.cancelled.connect(lambda: self._failed("the summary stopped"))
+        self.job = self.binding.start(session.start_summary(config))  # the Session's JobHandle
 
-    def _done(self, state: str, message: str) -> None:
-        if state != "finished":
-            self.error = message or f"the summary {state}"
-            self.heading.setText(f"No summary: {self.error}")
-            return
-        self.result = self.job.result
-        self.show_result(self.result)
+    def _done(self, result: dict[str, Any]) -> None:
+        self.result = result
+        self.show_result(result)
+
+    def _failed(self, message: str) -> None:
+        self.error = message
+        self.heading.setText(f"No summary: {self.error}")
 
     def show_result(self, r: dict[str, Any]) -> None:
         self.heading.setText(
@@ -56,6 +60,5 @@ class ModelSummaryDialog(QDialog):
         self.table.resizeColumnsToContents()
 
     def done(self, result: int) -> None:  # noqa: D401 - Qt override
-        if not self.job.done:
-            self.job.cancel()
+        self.binding.cancel()
         super().done(result)

@@ -1,0 +1,73 @@
+"""Starting the GUI: the QApplication, the single-instance hand-off (a second ``studio PATH`` gives its paths to
+the window already open), the theme, the Session and the main window (``studio/app.py`` calls :func:`run_gui`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import cast
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from studio.core.errors import StudioError
+from studio.gui.app import theme
+from studio.gui.app.main_window import MainWindow, app_icon
+from studio.gui.app.session import Session
+from studio.gui.app.settings import SettingsStore
+
+
+def run_gui(argv: list[str]) -> int:
+    """Open the main window (``studio [PATH ...]``); with a Studio already open, hand PATHs to it and exit."""
+    from studio.gui.app.single_instance import InstanceServer, send_to_running
+
+    started = time.perf_counter()
+    # Qt takes its own options (-style …)
+    app = cast(QApplication, QApplication.instance() or QApplication([sys.argv[0], *argv]))
+    app.setApplicationName("Studio")
+    app.setOrganizationName("Studio")
+    app.setDesktopFileName("studio")
+    app.setWindowIcon(app_icon())
+    args = [a for a in app.arguments()[1:] if a in argv]
+    new_instance = "--new-instance" in args
+    paths = [a for a in args if not a.startswith("-")]
+    if not new_instance and send_to_running(paths):
+        print("studio: handed over to the Studio window already open", file=sys.stderr)
+        return 0
+    server = InstanceServer(parent=app)
+    if not new_instance:
+        server.listen()
+    prefs = SettingsStore()
+    theme.apply(prefs.theme, app)
+    try:
+        session = Session()
+    except StudioError as err:  # an unusable run store (read-only, a folder, a full disk): say so, don't crash
+        from PySide6.QtWidgets import QMessageBox
+
+        QMessageBox.critical(None, "Studio cannot open its run store", str(err))
+        print(f"studio: error: {err}", file=sys.stderr)
+        return err.exit_code
+    window = MainWindow(session, prefs=prefs)
+    server.received.connect(window.open_paths)
+    app.styleHints().colorSchemeChanged.connect(window.follow_system_theme)
+    window.show()
+    for path in paths:
+        QTimer.singleShot(0, lambda p=path: window.open_path(p))
+    if os.environ.get("STUDIO_STARTUP_REPORT"):  # tests/benchmarks/bench_startup.py and the bundle smoke test
+        def report() -> None:
+            print(f"studio: window shown {time.perf_counter() - started:.3f} s after run_gui; "
+                  f"torch imported: {'torch' in sys.modules}", flush=True)
+            QTimer.singleShot(0, report_curves)
+
+        def report_curves() -> None:
+            assert window.curves is not None  # built now if the timer has not yet
+            print(f"studio: curves shown {time.perf_counter() - started:.3f} s after run_gui; "
+                  f"torch imported: {'torch' in sys.modules}", flush=True)
+            if os.environ["STUDIO_STARTUP_REPORT"] == "quit":
+                window.close()
+
+        QTimer.singleShot(0, report)
+    code = app.exec()
+    server.close()
+    return code

@@ -1,0 +1,60 @@
+"""Every "module:function" string the GUI hands to a child process or imports lazily names a real callable:
+the task catalog (``studio/engine/tasks``), every registry builder (``core/registry.py``) and every extra tab
+(``gui/tabs.EXTRA_TABS``). A typo fails here, not in a person's window."""
+
+from __future__ import annotations
+
+import inspect
+import pickle
+
+import pytest
+
+from studio.engine import tasks
+from studio.engine.jobs.process_job import resolve
+
+
+@pytest.mark.parametrize("task", tasks.TASKS, ids=lambda t: f"{t.target}[{t.label}]")
+def test_every_task_target_is_a_run_entry(task: tasks.Task) -> None:
+    fn = resolve(task.target)
+    assert callable(fn)
+    params = inspect.signature(fn).parameters
+    assert "progress" in params
+    if task is not tasks.READY:  # the start-up probe takes no request
+        assert "request" in params, f"{task.target} is not a run(request, progress) entry"
+    if task.frames:
+        assert "emit" in params
+
+
+def test_task_jobs_carry_their_request_by_pickle() -> None:
+    from studio.core.contracts.compression import CompressRequest
+
+    job = tasks.task_job(tasks.COMPRESS, CompressRequest("/runs/x", prune_amount=0.5))
+    assert (job.target, job.kind, job.label) == (tasks.COMPRESS.target, "compress", "compression")
+    assert pickle.loads(pickle.dumps(job.kwargs)) == {"request": CompressRequest("/runs/x", prune_amount=0.5)}
+
+
+def _registries() -> list:
+    from studio.core.datasets import DATASETS
+    from studio.core.demos.catalog import DEMOS
+    from studio.core.models import MODELS
+    from studio.core.optim import OPTIMIZERS, SCHEDULES
+
+    return [DATASETS, MODELS, OPTIMIZERS, SCHEDULES, DEMOS]
+
+
+def test_every_registry_builder_resolves() -> None:
+    checked = 0
+    for registry in _registries():
+        for entry in registry:
+            if entry.builder:
+                assert callable(entry.load_builder()), f"{registry.kind} {entry.name}: {entry.builder}"
+                checked += 1
+    assert checked > 20
+
+
+def test_every_extra_tab_resolves_to_a_widget_class() -> None:
+    from studio.gui.tabs import EXTRA_TABS
+
+    for title, target in EXTRA_TABS:
+        cls = resolve(target)
+        assert inspect.isclass(cls), f"{title}: {target}"
