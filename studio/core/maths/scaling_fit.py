@@ -81,43 +81,43 @@ def fit_power_law(x: np.ndarray | list[float], y: np.ndarray | list[float]) -> P
     import numpy as np
     from scipy.optimize import curve_fit
 
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    keep = np.isfinite(x) & np.isfinite(y) & (x > 0)
-    x, y = x[keep], y[keep]
-    if len(np.unique(x)) < MIN_POINTS:
+    x_all, y_all = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(x_all) & np.isfinite(y_all) & (x_all > 0)
+    xv, yv = x_all[keep], y_all[keep]
+    if len(np.unique(xv)) < MIN_POINTS:
         raise DataError(f"a power-law fit needs at least {MIN_POINTS} points at different x (have "
-                        f"{len(np.unique(x))}); train longer or log the metric more often")
-    x_max = float(x.max())
-    xs = x / x_max
-    y_min = float(y.min())
+                        f"{len(np.unique(xv))}); train longer or log the metric more often")
+    x_max = float(xv.max())
+    xs = xv / x_max
+    y_min = float(yv.min())
     c_max = max(y_min, 0.0)
     guesses = []
     for c0 in (0.0, 0.5 * c_max, 0.9 * c_max):
-        d = y - c0
+        d = yv - c0
         ok = d > 0
         if ok.sum() >= 2 and np.ptp(np.log(xs[ok])) > 0:
             slope, icept = np.polyfit(np.log(xs[ok]), np.log(d[ok]), 1)
             guesses.append([math.exp(icept), float(np.clip(-slope, 1e-3, 9.9)), c0])
-    guesses.append([max(np.ptp(y), 1e-6), 0.5, 0.5 * c_max])
+    guesses.append([max(np.ptp(yv), 1e-6), 0.5, 0.5 * c_max])
     best = None
     for p0 in guesses:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                popt, pcov = curve_fit(power_law, xs, y, p0=p0, bounds=([0, 0, 0], [np.inf, 10.0, c_max + 1e-12]),
+                popt, pcov = curve_fit(power_law, xs, yv, p0=p0, bounds=([0, 0, 0], [np.inf, 10.0, c_max + 1e-12]),
                                        maxfev=20000)
         except (RuntimeError, ValueError):
             continue
-        sse = float(np.sum((power_law(xs, *popt) - y) ** 2))
+        sse = float(np.sum((power_law(xs, *popt) - yv) ** 2))
         if best is None or sse < best[0]:
             best = (sse, popt, pcov)
     if best is None:
         raise DataError("the power-law fit did not converge on these points")
     sse, (amp, b, c), cov = best
-    sst = float(np.sum((y - y.mean()) ** 2))
+    sst = float(np.sum((yv - yv.mean()) ** 2))
     r2 = 1.0 - sse / sst if sst > 0 else float("nan")
     a = float(amp * x_max ** b)
     se = np.sqrt(np.clip(np.diag(cov), 0, None)) if np.all(np.isfinite(cov)) else np.full(3, np.nan)
     se_a = float(abs(a) * math.hypot(se[0] / amp if amp else 0.0, math.log(x_max) * se[1]))
-    return PowerLawFit(a=a, b=float(b), c=float(c), r2=float(r2), points=len(x), x_min=float(x.min()), x_max=x_max,
+    return PowerLawFit(a=a, b=float(b), c=float(c), r2=float(r2), points=len(xv), x_min=float(xv.min()), x_max=x_max,
                        stderr={"a": se_a, "b": float(se[1]), "c": float(se[2])}, _cov=cov)

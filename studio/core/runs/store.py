@@ -9,6 +9,7 @@ of a damaged database live in core/runs/db.py.
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import secrets
@@ -336,7 +337,7 @@ class RunStore:
             raise ConfigError(f"{id_or_dir!r} matches {len(rows)} runs; give more of the id")
         return self.get(id_or_dir)
 
-    def metrics(self, run_id: str, since_rowid: int = 0) -> dict[str, tuple[list[int], list[float]]]:
+    def metrics(self, run_id: str, since_rowid: int = 0) -> dict[str, tuple[builtins.list[int], builtins.list[float]]]:
         """Every metric of a run as ``name -> (steps, values)``, in step order."""
         out: dict[str, tuple[list[int], list[float]]] = {}
         rows = self._db.execute(
@@ -352,7 +353,7 @@ class RunStore:
     def last_metric_rowid(self, run_id: str) -> int:
         return self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM metrics WHERE run_id=?", (run_id,)).fetchone()[0]
 
-    def metric_rows_after(self, run_id: str, rowid: int) -> list[tuple[int, int, str, float, float]]:
+    def metric_rows_after(self, run_id: str, rowid: int) -> builtins.list[tuple[int, int, str, float, float]]:
         """The rows logged after ``rowid`` as ``(rowid, step, name, value, wall_time)`` (to follow a live run)."""
         return self._db.execute("SELECT rowid, step, name, value, wall FROM metrics WHERE run_id=? AND rowid>? "
                                 "ORDER BY rowid", (run_id, rowid)).fetchall()
