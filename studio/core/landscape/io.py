@@ -48,6 +48,7 @@ class Landscape:
         """The loss at the reference weights: (0, 0) for 2-D and trajectory, α = 1 for 1-D."""
         if self.kind == "1d":
             return float(np.interp(1.0, self.x, self.loss))
+        assert self.y is not None, f"a {self.kind} landscape has y coordinates"
         iy, ix = int(np.argmin(np.abs(self.y))), int(np.argmin(np.abs(self.x)))
         return float(self.loss[iy, ix])
 
@@ -89,7 +90,7 @@ def save_to(result: Landscape, path: str | Path) -> Path:
     arrays["meta"] = np.array(json.dumps(meta, default=_json_default))
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
-        np.savez(fh, **arrays)
+        np.savez(fh, allow_pickle=True, **arrays)  # the default, named so that **arrays cannot mean it
     os.replace(tmp, path)
     return path
 
