@@ -90,7 +90,8 @@ def save_to(result: Landscape, path: str | Path) -> Path:
     arrays["meta"] = np.array(json.dumps(meta, default=_json_default))
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
-        np.savez(fh, allow_pickle=True, **arrays)  # the default, named so that **arrays cannot mean it
+        # numpy's stubs match **arrays against savez's allow_pickle: bool (numpy >= 2.1); no key here is that name
+        np.savez(fh, **arrays)  # type: ignore[arg-type]
     os.replace(tmp, path)
     return path
 

@@ -16,7 +16,7 @@ from torch.nn.modules.batchnorm import _BatchNorm
 
 
 class _Ghost(_BatchNorm):
-    """The ghost behaviour, placed before BatchNorm1d/2d in a subclass's bases (forward → theirs per chunk)."""
+    """Batch norm per virtual batch; a subclass lists it before BatchNorm1d/2d, whose forward runs per chunk."""
 
     virtual_batch: int = 0
 
