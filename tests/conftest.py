@@ -13,6 +13,19 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+# Per-test time limits (pytest-timeout; the default, 300 s, is in pyproject.toml): the long tests that are run on
+# demand get more. A test's own @pytest.mark.timeout(...) wins.
+LONG_TIMEOUTS = {"slow": 900, "benchmark": 1800, "packaging": 1800}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("timeout") is not None:
+            continue
+        limits = [s for name, s in LONG_TIMEOUTS.items() if item.get_closest_marker(name) is not None]
+        if limits:
+            item.add_marker(pytest.mark.timeout(max(limits)))
+
 
 @pytest.fixture(autouse=True)
 def studio_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -118,7 +118,10 @@ class Progress:
 
     def span(self, lo: float, hi: float, text: str | None = None) -> Callable[[float, str], None]:
         """A ``(fraction, text)`` callback for a sub-task that covers ``lo..hi`` of this one."""
-        return lambda f, t="": self(lo + (hi - lo) * min(max(f, 0.0), 1.0), text if text is not None else t)
+        def sub_progress(f: float, t: str = "") -> None:
+            self(lo + (hi - lo) * min(max(f, 0.0), 1.0), text if text is not None else t)
+
+        return sub_progress
 
     def _tick(self, force: bool = False) -> None:
         now = time.monotonic()

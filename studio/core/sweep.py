@@ -21,7 +21,7 @@ def sweep_values(spec: str) -> list[Any]:
 
     text = spec.strip()
     if ":" not in text:
-        values = [_parse_scalar(v.strip()) for v in _split_top_level(text) if v.strip()]
+        values: list[Any] = [_parse_scalar(v.strip()) for v in _split_top_level(text) if v.strip()]
         if not values:
             raise ConfigError(f"a sweep needs at least one value; got {spec!r}")
         return values
@@ -35,7 +35,7 @@ def sweep_values(spec: str) -> list[Any]:
             if n < 2 or start <= 0 or stop <= 0:
                 raise ValueError
             ratio = (stop / start) ** (1 / (n - 1))
-            values: list[Any] = [float(f"{start * ratio**i:.6g}") for i in range(n)]
+            values = [float(f"{start * ratio**i:.6g}") for i in range(n)]
         else:
             step = float(parts[2])
             if step <= 0 or stop < start:

@@ -15,6 +15,8 @@ from studio.core.runs.store import RunStore
 from studio.engine.training.launcher import launch
 from tests.unit.landscape_runs import train_run
 
+# the first test waits for `default_run` (up to 900 s on a crowded machine) inside its time limit
+pytestmark = pytest.mark.timeout(1200)
 
 @pytest.fixture(scope="module")
 def default_run(tmp_path_factory: pytest.TempPathFactory) -> dict:

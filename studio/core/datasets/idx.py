@@ -9,8 +9,8 @@ import numpy as np
 
 from studio.core.errors import DataError
 
-_DTYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: np.dtype(">i2"), 0x0C: np.dtype(">i4"),
-           0x0D: np.dtype(">f4"), 0x0E: np.dtype(">f8")}
+_DTYPES: dict[int, np.dtype] = {0x08: np.dtype(np.uint8), 0x09: np.dtype(np.int8), 0x0B: np.dtype(">i2"),
+                                0x0C: np.dtype(">i4"), 0x0D: np.dtype(">f4"), 0x0E: np.dtype(">f8")}
 
 
 def read_idx(path: str | Path) -> np.ndarray:
@@ -24,7 +24,7 @@ def read_idx(path: str | Path) -> np.ndarray:
         raise DataError(f"{path.name} cannot be read as IDX: {err}") from None
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _DTYPES:
         raise DataError(f"{path.name} is not an IDX file (wrong magic number)")
-    dtype, ndim = np.dtype(_DTYPES[raw[2]]), raw[3]
+    dtype, ndim = _DTYPES[raw[2]], raw[3]
     header = 4 + 4 * ndim
     if len(raw) < header:
         raise DataError(f"{path.name} is truncated (its header is incomplete)")

@@ -17,9 +17,8 @@ def arrays_to_data(name: str, x: np.ndarray, y: np.ndarray, codes: np.ndarray, c
         idx = np.flatnonzero(codes == code)
         return torch.from_numpy(np.ascontiguousarray(x[idx])), torch.from_numpy(y[idx].astype(np.int64))
 
-    (xt, yt), (xv, yv), (xs, ys) = part(splits.TRAIN), part(splits.VAL), part(splits.TEST)
-    if not own_val:
-        xv = yv = None
+    (xt, yt), (xs, ys) = part(splits.TRAIN), part(splits.TEST)
+    xv, yv = part(splits.VAL) if own_val else (None, None)
     return ArrayData(xt, yt, xs, ys, classes=classes, x_val=xv, y_val=yv, meta={"name": name, **meta})
 
 

@@ -66,9 +66,11 @@ class LossFunction:
         """H·v at ``self.params`` (reverse-over-reverse: the vector-Jacobian product of the gradient)."""
         out: Params | None = None
         for xb, yb in self.batches:
-            _, pullback = vjp(lambda p, xb=xb, yb=yb: grad(self._batch_loss)(p, xb, yb), self.params)
+            pullback = vjp(lambda p, xb=xb, yb=yb: grad(self._batch_loss)(p, xb, yb), self.params)[1]
             (hv,) = pullback(v)
             out = hv if out is None else {n: out[n] + hv[n] for n in out}  # not in place: vmap-able
+        if out is None:
+            raise ValueError("a Hessian-vector product needs at least one sample")
         return out
 
     def matvec(self, vector: torch.Tensor) -> torch.Tensor:

@@ -48,6 +48,7 @@ class Landscape:
         """The loss at the reference weights: (0, 0) for 2-D and trajectory, α = 1 for 1-D."""
         if self.kind == "1d":
             return float(np.interp(1.0, self.x, self.loss))
+        assert self.y is not None, f"a {self.kind} landscape has y coordinates"
         iy, ix = int(np.argmin(np.abs(self.y))), int(np.argmin(np.abs(self.x)))
         return float(self.loss[iy, ix])
 
@@ -89,7 +90,8 @@ def save_to(result: Landscape, path: str | Path) -> Path:
     arrays["meta"] = np.array(json.dumps(meta, default=_json_default))
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
-        np.savez(fh, **arrays)
+        # numpy's stubs match **arrays against savez's allow_pickle: bool (numpy >= 2.1); no key here is that name
+        np.savez(fh, **arrays)  # type: ignore[arg-type]
     os.replace(tmp, path)
     return path
 

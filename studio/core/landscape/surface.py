@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -221,7 +222,7 @@ def _evaluate_fast(model, base, directions, coeffs, x, y, loss_fn, correct_fn, b
 
 # --- lines and grids ----------------------------------------------------------------------------
 def evaluate(model: nn.Module, base: Params, directions: list[Params], coeffs: torch.Tensor, x: torch.Tensor,
-             y: torch.Tensor, fast: bool = True, **kwargs: object) -> tuple[np.ndarray, np.ndarray]:
+             y: torch.Tensor, fast: bool = True, **kwargs: Any) -> tuple[np.ndarray, np.ndarray]:
     """Dispatch to the fast or the sequential evaluator."""
     fn = evaluate_fast if fast else evaluate_sequential
     return fn(model, base, directions, coeffs, x, y, **kwargs)

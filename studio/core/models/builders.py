@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import torch
 from torch import nn
@@ -22,7 +23,7 @@ def build_linear(input_shape: tuple[int, ...], num_classes: int, bias: bool = Tr
 
 
 def build_mlp(
-    input_shape: tuple[int, ...], num_classes: int, widths: list[int] = (512, 512), activation: str = "relu",
+    input_shape: tuple[int, ...], num_classes: int, widths: Sequence[int] = (512, 512), activation: str = "relu",
     dropout: float = 0.0, batch_norm: bool = False,
 ) -> nn.Module:
     layers: list[nn.Module] = [nn.Flatten()]
@@ -43,11 +44,11 @@ def _image_shape(input_shape: tuple[int, ...], model: str) -> tuple[int, int, in
     if len(input_shape) != 3:
         raise ConfigError(f"the {model} model needs image data (channels × height × width); "
                           "pick mlp or linear for point data")
-    return input_shape  # type: ignore[return-value]
+    return input_shape
 
 
 def build_cnn(
-    input_shape: tuple[int, ...], num_classes: int, filters: list[int] = (75, 50, 25), kernel: int = 3,
+    input_shape: tuple[int, ...], num_classes: int, filters: Sequence[int] = (75, 50, 25), kernel: int = 3,
     dense: int = 512, dropout: float = 0.2,
 ) -> nn.Module:
     channels, height, width = _image_shape(input_shape, "cnn")

@@ -12,9 +12,12 @@ import math
 
 import torch
 from torch import nn
+from torch.nn.modules.batchnorm import _BatchNorm
 
 
-class _Ghost:
+class _Ghost(_BatchNorm):
+    """Batch norm per virtual batch; a subclass lists it before BatchNorm1d/2d, whose forward runs per chunk."""
+
     virtual_batch: int = 0
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -32,7 +35,7 @@ class GhostBatchNorm2d(_Ghost, nn.BatchNorm2d):
     pass
 
 
-_GHOSTS = {nn.BatchNorm1d: GhostBatchNorm1d, nn.BatchNorm2d: GhostBatchNorm2d}
+_GHOSTS: dict[type[nn.Module], type[_Ghost]] = {nn.BatchNorm1d: GhostBatchNorm1d, nn.BatchNorm2d: GhostBatchNorm2d}
 
 
 def use_ghost_batch_norm(model: nn.Module, virtual_batch: int) -> int:
@@ -41,7 +44,7 @@ def use_ghost_batch_norm(model: nn.Module, virtual_batch: int) -> int:
     for parent in list(model.modules()):
         for name, child in list(parent.named_children()):
             ghost_cls = _GHOSTS.get(type(child))
-            if ghost_cls is None:
+            if ghost_cls is None or not isinstance(child, _BatchNorm):
                 continue
             ghost = ghost_cls(child.num_features, child.eps, child.momentum, child.affine,
                               child.track_running_stats, device=_device(child))

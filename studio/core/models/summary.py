@@ -37,7 +37,7 @@ def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> dict[str, Any]:
     was_training = model.training
     model.eval()  # one sample: batch norm must use its running statistics
     device = next((p.device for p in model.parameters()), torch.device("cpu"))
-    counter = FlopCounterMode(display=False, depth=None)
+    counter = FlopCounterMode(display=False, depth=None)  # type: ignore[arg-type]  # None (every level) works; torch annotates int
     try:
         with torch.no_grad(), counter:
             output = model(torch.zeros(1, *input_shape, device=device))

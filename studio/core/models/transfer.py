@@ -66,13 +66,14 @@ class TransferNet(nn.Module):
                  base_lr_factor: float = 1.0) -> None:
         super().__init__()
         old = net.get_submodule(head_name)
+        assert isinstance(old, nn.Linear), "_last_linear names a linear layer"
         parent_name, _, leaf = head_name.rpartition(".")
         setattr(net.get_submodule(parent_name) if parent_name else net, leaf, nn.Linear(old.in_features, num_classes))
         for attr in ("AuxLogits", "aux1", "aux2"):  # inception/googlenet side heads: not used here
             if getattr(net, attr, None) is not None:
                 setattr(net, attr, None)
         if hasattr(net, "aux_logits"):
-            net.aux_logits = False
+            net.aux_logits = False  # type: ignore[assignment]  # torch types every Module attribute Tensor | Module
         self.net, self.head_name, self.resize = net, head_name, resize
         self.frozen_epochs, self.base_lr_factor = frozen_epochs, base_lr_factor
         self.base_frozen = False

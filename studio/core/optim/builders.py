@@ -8,6 +8,7 @@ wherever it has the algorithm; the others live in ``custom.py``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import torch
 
@@ -98,8 +99,7 @@ def build_lookahead(params: Iterable, inner: str, lr: float, k: int = 5, alpha: 
 
     if inner == "lookahead":
         raise ConfigError("optimizer.inner cannot be lookahead itself; pick the optimizer Lookahead wraps")
-    values = parse_options(inner_options, "optimizer.inner_options")
-    values["lr"] = lr
+    values: dict[str, Any] = {**parse_options(inner_options, "optimizer.inner_options"), "lr": lr}
     resolved = OPTIMIZERS.resolve(inner, values, "optimizer.inner_options")
     return Lookahead(OPTIMIZERS.build(inner, params=params, **resolved), k=k, alpha=alpha)
 

@@ -17,6 +17,9 @@ from torch.optim import Optimizer
 
 from studio.core.errors import ConfigError
 
+# The loss closure of ``step``. torch annotates it (and step's result) as float, with overloads on None; in
+# practice, and in torch's own optimizers (whose step is untyped), it is the loss tensor: hence the
+# ``type: ignore`` on our step overrides.
 Closure = Callable[[], torch.Tensor] | None
 
 
@@ -41,7 +44,7 @@ class MomentumLrInside(Optimizer):
         super().__init__(params, dict(lr=lr, momentum=momentum, weight_decay=weight_decay))
 
     @torch.no_grad()
-    def step(self, closure: Closure = None) -> torch.Tensor | None:
+    def step(self, closure: Closure = None) -> torch.Tensor | None:  # type: ignore[override]  # see Closure
         loss = evaluate(closure)
         for group in self.param_groups:
             for p in group["params"]:
@@ -68,7 +71,7 @@ class Lamb(Optimizer):
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
 
     @torch.no_grad()
-    def step(self, closure: Closure = None) -> torch.Tensor | None:
+    def step(self, closure: Closure = None) -> torch.Tensor | None:  # type: ignore[override]  # see Closure
         loss = evaluate(closure)
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
@@ -106,7 +109,7 @@ class Lars(Optimizer):
                                       trust_coefficient=trust_coefficient))
 
     @torch.no_grad()
-    def step(self, closure: Closure = None) -> torch.Tensor | None:
+    def step(self, closure: Closure = None) -> torch.Tensor | None:  # type: ignore[override]  # see Closure
         loss = evaluate(closure)
         for group in self.param_groups:
             wd = group["weight_decay"]
@@ -148,8 +151,8 @@ class Lookahead(Optimizer):
     def _params(self) -> list[torch.Tensor]:
         return [p for group in self.param_groups for p in group["params"]]
 
-    def step(self, closure: Closure = None) -> torch.Tensor | None:
-        loss = self.inner.step(closure)
+    def step(self, closure: Closure = None) -> torch.Tensor | None:  # type: ignore[override]  # see Closure
+        loss = self.inner.step(closure)  # type: ignore[arg-type]  # see Closure
         self.fast_steps += 1
         if self.fast_steps % self.k == 0:
             with torch.no_grad():
@@ -192,7 +195,7 @@ class Newton(Optimizer):
     def _params(self) -> list[torch.Tensor]:
         return [p for group in self.param_groups for p in group["params"] if p.requires_grad]
 
-    def step(self, closure: Closure = None) -> torch.Tensor:
+    def step(self, closure: Closure = None) -> torch.Tensor:  # type: ignore[override]  # see Closure
         if closure is None:
             raise RuntimeError("Newton.step needs a closure that returns the loss")
         params = self._params()

@@ -151,7 +151,10 @@ def _numeric_labels(labels: np.ndarray) -> np.ndarray:
 
 def import_csv(files: list[tuple[Path, int]], options: ImportOptions, progress: Progress) -> Imported:
     """One CSV, or several (train/test) with the same columns, as one dataset."""
-    xs, labels, codes, notes = [], [], [], []
+    xs: list[np.ndarray] = []
+    labels: list[np.ndarray] = []
+    codes: list[np.ndarray] = []
+    notes: list[str] = []
     for path, code in files:
         x, y, file_notes = read_csv(path, options, progress)
         if xs and x.shape[1] != xs[0].shape[1]:

@@ -93,7 +93,10 @@ def import_idx(files: list[Path], source: str, options: ImportOptions, progress:
     pairs, hints = pair_idx(files, source)
     catalog = recognise_idx(hints)
     progress.stage(f"reading IDX files from {source}", 2 * len(pairs))
-    xs, ys, codes, notes = [], [], [], []
+    xs: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    codes: list[np.ndarray] = []
+    notes: list[str] = []
     for code, (images_path, labels_path) in sorted(pairs.items()):
         x = read_idx(images_path)
         progress.advance()

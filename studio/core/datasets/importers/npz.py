@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import zipfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -105,7 +106,10 @@ def import_arrays(arrays: dict[str, Loader], shapes: dict[str, tuple[int, ...]],
     """Images and labels from named arrays (an .npz or a folder of .npy files)."""
     pairs = choose_arrays(list(arrays), shapes, options, source)
     progress.stage(f"reading {source}", len(pairs))
-    xs, ys, codes, notes = [], [], [], []
+    xs: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    codes: list[np.ndarray] = []
+    notes: list[str] = []
     for code, (xk, yk) in sorted(pairs.items()):
         x, y = _load(arrays[xk], xk, source), _load(arrays[yk], yk, source)
         if len(x) != len(y):
@@ -139,12 +143,14 @@ def import_npz(path: Path, options: ImportOptions, progress: Progress) -> Import
         shapes = {}
         for name in npz.files:
             shapes[name] = _npz_shape(npz, name)
-        arrays = {name: (lambda n=name: npz[n]) for name in npz.files}
+        arrays: dict[str, Loader] = {name: partial(npz.__getitem__, name) for name in npz.files}
         return import_arrays(arrays, shapes, path.name, options, progress)
 
 
 def _npz_shape(npz: np.lib.npyio.NpzFile, name: str) -> tuple[int, ...]:
     """An array's shape from its .npy header, without reading the data."""
+    if npz.zip is None:  # closed
+        return ()
     try:
         with npz.zip.open(name + ".npy") as fh:
             version = np.lib.format.read_magic(fh)
@@ -165,5 +171,5 @@ def import_npy_folder(folder: Path, files: list[Path], options: ImportOptions, p
         except (OSError, ValueError, EOFError) as err:
             raise DataError(f"{f.name} is not a readable .npy file ({err})") from None
         shapes[f.stem] = tuple(arr.shape)
-        arrays[f.stem] = lambda a=arr: np.asarray(a)
+        arrays[f.stem] = partial(np.asarray, arr)
     return import_arrays(arrays, shapes, folder.name, options, progress)
