@@ -36,10 +36,11 @@ class Augmenter:
         self.vflip = bool(params.get("aug_vflip", False))
         fill = params.get("aug_fill", "nearest")
         self.padding = PADDING[fill]
-        if fill == "constant" and (mean is None or std is None):
-            raise ValueError("aug_fill = 'constant' needs the dataset's mean and std")
-        # "constant" fills with black: the value 0 takes after the dataset normalisation
-        self.fill = ((0 - mean) / std) if fill == "constant" else None
+        self.fill: torch.Tensor | None = None
+        if fill == "constant":  # fills with black: the value 0 takes after the dataset normalisation
+            if mean is None or std is None:
+                raise ValueError("aug_fill = 'constant' needs the dataset's mean and std")
+            self.fill = (0 - mean) / std
         self.generator = generator
 
     def _rand(self, n: int, device: torch.device) -> torch.Tensor:

@@ -22,6 +22,7 @@ rank 0 prints JSON lines (progress, then the result) on stdout.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import socket
@@ -125,7 +126,7 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: dict[st
             opt.zero_grad(set_to_none=True)
             sync()
             t0 = time.perf_counter()
-            with model.no_sync():
+            with model.no_sync():  # type: ignore[operator]
                 loss_fn(model(x), y).backward()
             sync()
             compute_ms.append((time.perf_counter() - t0) * 1000)
@@ -135,7 +136,10 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: dict[st
         loss_fn(model(x), y).backward()
         sync()
         t1 = time.perf_counter()
-        opt.step((lambda x=x, y=y: loss_fn(model(x), y)) if needs_closure else None)  # Newton re-evaluates
+        if needs_closure:  # Newton's step re-evaluates the loss
+            opt.step(functools.partial(lambda xb, yb: loss_fn(model(xb), yb), x, y))  # type: ignore[arg-type]
+        else:
+            opt.step()
         sync()
         if timed:
             step_ms.append((time.perf_counter() - t0) * 1000)
