@@ -17,8 +17,8 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from studio.core.errors import ConfigError
 
-# The landscape kinds (the same tuple as ``core/landscape/io.KINDS``, which reads saved results) and the data
-# splits a landscape or sharpness is measured on. TODO(vocab): core/vocab.py's LandscapeKind / Split replace these.
+# The landscape kinds (also ``core/landscape/io.KINDS``, which reads saved results) and the data splits a
+# landscape or sharpness is measured on. TODO(vocab): core/vocab.py's LandscapeKind / Split replace these.
 KINDS: tuple[str, ...] = ("1d", "2d", "trajectory")
 SPLITS: tuple[str, ...] = ("train", "val", "test")
 METHODS: tuple[str, ...] = ("lanczos", "power")  # sharpness: how the top Hessian eigenvalues are found
