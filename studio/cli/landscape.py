@@ -8,28 +8,29 @@ seconds`` (and a few more keys each). Progress goes to stderr.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from typing import Any
 
 from studio.cli._shared import StderrProgress, add_output_args, run_dir_of
+from studio.core.contracts import landscape as contract
 
 COMMANDS = ("landscape", "sharpness")
-KINDS = ("1d", "2d", "trajectory")
-SPLITS = ("train", "val", "test")
+KINDS = contract.KINDS
+SPLITS = contract.SPLITS
 
 
 def cmd_landscape(args: argparse.Namespace) -> int:
     from studio.cli._shared import emit_json
-    from studio.engine.tasks.landscape import compute_landscape
+    from studio.engine.tasks.landscape import landscape_of
 
+    request = landscape_request(args)  # the limits first: a bad request costs no run lookup and no torch import
     run_dir = run_dir_of(args.run)
+    if args.other:
+        request = dataclasses.replace(request, other_run=str(run_dir_of(args.other)))
     bar = StderrProgress(args.quiet)
     try:
-        result, path = compute_landscape(
-            run_dir, args.kind, args.resolution, checkpoint=args.checkpoint,
-            other_run=run_dir_of(args.other) if args.other else None, samples=args.samples, split=args.split,
-            span=args.span, seed=args.seed, include_bias_bn=args.include_bias_bn, device=args.device,
-            fast=not args.sequential, progress=bar)
+        result, path = landscape_of(run_dir, request, progress=bar)
     finally:
         bar.close()
     out: dict[str, Any] = {"path": str(path), **result.summary(), "seconds": result.meta["seconds"],
@@ -48,14 +49,13 @@ def cmd_landscape(args: argparse.Namespace) -> int:
 
 def cmd_sharpness(args: argparse.Namespace) -> int:
     from studio.cli._shared import emit_json
-    from studio.engine.tasks.landscape import compute_sharpness
+    from studio.engine.tasks.landscape import sharpness_of
 
+    request = sharpness_request(args)
     run_dir = run_dir_of(args.run)
     bar = StderrProgress(args.quiet)
     try:
-        result = compute_sharpness(run_dir, checkpoint=args.checkpoint, k=args.k, samples=args.samples,
-                                   split=args.split, trace_samples=args.trace_samples, eps=args.eps,
-                                   seed=args.seed, device=args.device, method=args.method, progress=bar)
+        result = sharpness_of(run_dir, request, progress=bar)
     finally:
         bar.close()
     if args.json:
@@ -68,6 +68,22 @@ def cmd_sharpness(args: argparse.Namespace) -> int:
     return 0
 
 
+def landscape_request(args: argparse.Namespace) -> contract.LandscapeRequest:
+    """The command line's landscape request, validated (a ConfigError: one line, exit 2)."""
+    return contract.LandscapeRequest(
+        kind=args.kind, resolution=args.resolution, checkpoint=args.checkpoint, samples=args.samples,
+        split=args.split, span=args.span, seed=args.seed, include_bias_bn=args.include_bias_bn, device=args.device,
+        fast=not args.sequential).validate()
+
+
+def sharpness_request(args: argparse.Namespace) -> contract.SharpnessRequest:
+    """The command line's sharpness request, validated (a ConfigError: one line, exit 2)."""
+    return contract.SharpnessRequest(
+        checkpoint=args.checkpoint, k=args.k, samples=args.samples, split=args.split,
+        trace_samples=args.trace_samples, eps=args.eps, seed=args.seed, device=args.device,
+        method=args.method).validate()
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", metavar="RUN_ID_OR_DIR", help="a run id (or unique prefix) or a run directory")
     p.add_argument("--checkpoint", help="final (default), initial, a step number or a .pt file")
@@ -78,21 +94,30 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def add_parser(sub: Any) -> None:
+    c = contract
     land = sub.add_parser("landscape", help="compute a loss landscape of a saved run (1d, 2d or trajectory)")
     _common(land)
     land.add_argument("--kind", choices=KINDS, default="2d")
-    land.add_argument("--resolution", type=int, help="points per axis (default 41)")
-    land.add_argument("--samples", type=int, default=2000, help="examples to evaluate on (0: the whole split)")
-    land.add_argument("--span", type=float, default=1.0, help="2d: the grid covers [-span, span]² (default 1)")
+    land.add_argument("--resolution", type=int, help=f"points per axis, {c.RESOLUTION_MIN}–{c.RESOLUTION_MAX} "
+                      f"(default {c.DEFAULT_RESOLUTION})")
+    land.add_argument("--samples", type=int, default=c.DEFAULT_SAMPLES,
+                      help=f"examples to evaluate on, up to {c.SAMPLES_MAX:,} (0: the whole split)")
+    land.add_argument("--span", type=float, default=c.DEFAULT_SPAN,
+                      help=f"2d: the grid covers [-span, span]², span {c.SPAN_MIN:g}–{c.SPAN_MAX:g} (default 1)")
     land.add_argument("--other", metavar="RUN", help="1d: interpolate from this run to another run's final weights")
     land.add_argument("--include-bias-bn", action="store_true", help="also move biases and BatchNorm parameters")
     land.add_argument("--sequential", action="store_true", help="use the plain one-point-at-a-time evaluator")
     land.set_defaults(func=cmd_landscape)
     sharp = sub.add_parser("sharpness", help="top Hessian eigenvalues, Hessian trace and ε-sharpness of a run")
     _common(sharp)
-    sharp.add_argument("--k", type=int, default=3, help="how many top eigenvalues (default 3)")
-    sharp.add_argument("--samples", type=int, default=1000, help="examples to evaluate on (0: the whole split)")
-    sharp.add_argument("--trace-samples", type=int, default=64, help="Hutchinson probes (default 64)")
-    sharp.add_argument("--eps", type=float, default=1e-3, help="ε of Keskar's sharpness box (default 1e-3)")
-    sharp.add_argument("--method", choices=("lanczos", "power"), default="lanczos")
+    sharp.add_argument("--k", type=int, default=c.DEFAULT_K,
+                       help=f"how many top eigenvalues, {c.K_MIN}–{c.K_MAX} (default {c.DEFAULT_K})")
+    sharp.add_argument("--samples", type=int, default=c.DEFAULT_SHARPNESS_SAMPLES,
+                       help=f"examples to evaluate on, up to {c.SAMPLES_MAX:,} (0: the whole split)")
+    sharp.add_argument("--trace-samples", type=int, default=c.DEFAULT_TRACE_SAMPLES,
+                       help=f"Hutchinson probes, {c.TRACE_SAMPLES_MIN}–{c.TRACE_SAMPLES_MAX:,} "
+                       f"(default {c.DEFAULT_TRACE_SAMPLES})")
+    sharp.add_argument("--eps", type=float, default=c.DEFAULT_EPS,
+                       help=f"ε of Keskar's sharpness box, above 0 (default {c.DEFAULT_EPS:g})")
+    sharp.add_argument("--method", choices=c.METHODS, default="lanczos")
     sharp.set_defaults(func=cmd_sharpness)

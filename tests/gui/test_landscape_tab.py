@@ -174,3 +174,16 @@ def test_the_tabs_landscape_forks_from_the_warm_back_end(qtbot, tab):
         assert job.ctx.get_start_method() == "forkserver" and job.ctx is backend.context(job.threads)
     finally:
         backend.stop_warm()
+
+
+def test_the_spin_boxes_take_their_ranges_from_the_contract(tab):
+    from studio.core.contracts import landscape as contract
+
+    widget, _ = tab
+    assert (widget.resolution.minimum(), widget.resolution.maximum()) == \
+        (contract.RESOLUTION_MIN, contract.RESOLUTION_MAX)
+    assert (widget.samples.minimum(), widget.samples.maximum()) == (contract.SAMPLES_MIN, contract.SAMPLES_MAX)
+    assert (widget.span.minimum(), widget.span.maximum()) == (contract.SPAN_MIN, contract.SPAN_MAX)
+    assert widget.resolution.value() == contract.DEFAULT_RESOLUTION
+    widget.resolution.setValue(contract.RESOLUTION_MAX)
+    assert widget.request().validate().resolution == contract.RESOLUTION_MAX  # the form's limits pass the engine's

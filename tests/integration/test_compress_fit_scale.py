@@ -103,6 +103,33 @@ def test_scale_measures_one_and_two_processes(capsys):
     assert one["steps_to_target"] is not None and one["steps_to_target"] == two["steps_to_target"]
 
 
+MOONS_SCALE = ("--processes", "1", "--steps", "8", "--eval-every", "4", "--set", "data.name=moons",
+               "--set", "model.widths=16", "--set", "train.batch_size=32", "--json", "--quiet")
+
+
+def test_scale_of_a_regression_reports_a_loss_and_no_accuracy(capsys):
+    code, out, err = studio(capsys, "scale", "--processes", "1", "--steps", "8", "--eval-every", "4",
+                            "--set", "data.name=noisy_line", "--set", "model.name=linear_neuron",
+                            "--set", "train.batch_size=16", "--json", "--quiet")
+    assert code == 0, err
+    (row,) = out["rows"]
+    assert row["val_acc"] is None and row["steps_to_target"] is None  # JSON null: a regression has no accuracy
+    assert math.isfinite(row["val_loss"]) and all(acc is None for _, acc in row["curve"])
+
+
+def test_scale_trains_with_the_configs_optimizer(capsys):
+    runs = {}
+    for name, extra in (("adam", ["--set", "optimizer.name=adam", "--set", "optimizer.lr=0.01"]),
+                        ("sgd", ["--set", "optimizer.name=sgd", "--set", "optimizer.lr=0.01",
+                                 "--set", "optimizer.momentum=0.9"])):
+        code, out, err = studio(capsys, "scale", *MOONS_SCALE, *extra)
+        assert code == 0, err
+        (row,) = out["rows"]
+        assert out["optimizer"] == row["optimizer"] == name and 0.0 <= row["val_acc"] <= 1.0
+        runs[name] = row
+    assert runs["adam"]["val_loss"] != pytest.approx(runs["sgd"]["val_loss"], rel=1e-6)  # not Adam both times
+
+
 def test_sweep_accuracy_against_sparsity(in_store: dict, capsys):
     code, out, err = studio(capsys, "compress", in_store["id"], "--sweep", "--json", "--quiet")
     assert code == 0, err

@@ -74,6 +74,18 @@ def test_a_bad_request_fails_with_a_message(run_dir):
     assert job.state == "failed" and "no checkpoint at step 12345" in job.error
 
 
+def test_a_request_outside_the_limits_fails_the_job_with_the_contracts_sentence(run_dir):
+    from studio.core.contracts.landscape import RESOLUTION_MAX, LandscapeRequest
+    from studio.core.errors import ConfigError
+
+    request = LandscapeRequest(resolution=RESOLUTION_MAX + 1)
+    with pytest.raises(ConfigError) as err:
+        request.validate()
+    job = start_landscape_job("landscape", run_dir, request)
+    _follow(job)
+    assert job.state == "failed" and str(err.value) in job.error
+
+
 def test_a_trajectory_landscape_draws_a_coarse_preview_first(run_dir):
     """The trajectory plane also comes coarse-to-fine, each frame with the path to draw on it."""
     from studio.engine.tasks.landscape import compute_landscape

@@ -17,7 +17,9 @@ from studio.core.config import Choice
 from studio.core.datasets.catalog import DATASETS
 from studio.core.datasets.loading import load_dataset
 from studio.core.errors import DataError
+from studio.core.maths.augment import Augmenter
 from studio.core.maths.normalise import normalise, stats
+from studio.core.maths.objectives import correct_count, cross_entropy_sum
 from studio.core.models.catalog import MODELS
 
 
@@ -78,8 +80,8 @@ def evaluate(model: nn.Module, split: Split, batch: int = 2048) -> tuple[float, 
     with torch.no_grad():
         for i in range(0, len(split), batch):
             out = model(split.x[i:i + batch])
-            loss += float(nn.functional.cross_entropy(out, split.y[i:i + batch], reduction="sum"))
-            correct += float((out.argmax(1) == split.y[i:i + batch]).sum())
+            loss += float(cross_entropy_sum(out, split.y[i:i + batch]))
+            correct += float(correct_count(out, split.y[i:i + batch]))
     model.train(was)
     n = max(len(split), 1)
     return loss / n, correct / n
@@ -107,17 +109,10 @@ class Batches:
 
 
 def random_shift_flip(x: torch.Tensor, shift: float, flip: bool, gen: torch.Generator | None = None) -> torch.Tensor:
-    """Random translations by up to ``shift`` of the image size and left–right flips of an image batch (N, C, H, W),
-    as one ``affine_grid``/``grid_sample`` call (a local helper: core does not import the engine's Augmenter)."""
-    n = len(x)
-    theta = torch.zeros(n, 2, 3, device=x.device)
-    sx = torch.ones(n, device=x.device)
-    if flip:
-        sx = torch.where(torch.rand(n, generator=gen).to(x.device) < 0.5, -1.0, 1.0)
-    theta[:, 0, 0], theta[:, 1, 1] = sx, 1.0
-    theta[:, :, 2] = ((torch.rand(n, 2, generator=gen) * 2 - 1) * 2 * shift).to(x.device)
-    grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
-    return nn.functional.grid_sample(x, grid, padding_mode="border", align_corners=False)
+    """Random translations by up to ``shift`` of the image size and left–right flips of an image batch (N, C, H, W):
+    the trainer's augmentation (``core/maths/augment.Augmenter``) with only those two switched on."""
+    params = {"aug_width_shift": shift, "aug_height_shift": shift, "aug_hflip": flip}
+    return Augmenter(params, generator=gen)(x)
 
 
 def steps_for(epochs: float, n: int, batch: int) -> int:

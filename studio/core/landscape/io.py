@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from studio.core.contracts.landscape import KINDS
 from studio.core.errors import DataError
 
-KINDS = ("1d", "2d", "trajectory")
 LANDSCAPES_DIR = "landscapes"
 
 

@@ -24,6 +24,6 @@ def stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return xf.mean(dim=dims).reshape(shape), xf.std(dim=dims).clamp_min(MIN_STD).reshape(shape)
 
 
-def normalise(x: torch.Tensor, mean: torch.Tensor, std: torch.Tensor) -> torch.Tensor:
-    """``x`` (stored values) as the model sees it."""
-    return (x.float() * pixel_scale(x) - mean) / std
+def normalise(x: torch.Tensor, mean: torch.Tensor, std: torch.Tensor, scale: float | None = None) -> torch.Tensor:
+    """``x`` (stored values) as the model sees it; ``scale``: the stored data's ``pixel_scale`` (default: x's)."""
+    return (x.float() * (pixel_scale(x) if scale is None else scale) - mean) / std

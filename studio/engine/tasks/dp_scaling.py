@@ -22,6 +22,7 @@ rank 0 prints JSON lines (progress, then the result) on stdout.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import socket
@@ -32,10 +33,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
+from studio.core import threads as thread_policy
 from studio.core.config import RunConfig
 from studio.core.contracts.scaling import ScaleRequest, ScaleResult
 from studio.core.errors import ConfigError, RunFailed
 from studio.core.ints import split_ints
+from studio.core.optim import OPTIMIZERS
 
 Report = Callable[[float, str], None]
 MODES = ("ddp", "dp")  # dp: single-process nn.DataParallel over the GPUs (CUDA only)
@@ -62,10 +65,12 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: dict[st
     from torch import nn
 
     from studio.core.datasets.loading import load_dataset
-    from studio.engine.training.worker import build_model, device_splits
+    from studio.core.maths.objectives import task_for
+    from studio.engine.training.worker import build_model, build_optimizer, device_splits
 
     mode, device_kind = options["mode"], options["device"]
-    torch.set_num_threads(max(1, int(options.get("threads") or 1)))
+    thread_policy.apply(thread_policy.ThreadPlan(max(1, int(options.get("threads") or 1)),
+                                                 options.get("wait_policy", "")))
     torch.manual_seed(cfg.train.seed)
     if device_kind == "cuda":
         device = torch.device("cuda", rank if mode == "ddp" else 0)
@@ -84,27 +89,33 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: dict[st
         model = nn.DataParallel(net, device_ids=list(range(world)))
     else:
         model = net
-    opt = torch.optim.Adam(net.parameters(), lr=float(cfg.optimizer.params.get("lr", 1e-3)))
-    loss_fn = nn.CrossEntropyLoss()
     batch = cfg.train.batch_size
+    opt = build_optimizer(cfg, net, batch, None, "")  # the config's optimizer, as `studio train` builds it
+    task = task_for(data.meta, cfg.train.label_smoothing)  # the dataset's loss (and accuracy, if it has one)
+    needs_closure = getattr(opt, "requires_closure", False)
+    loss_fn = task.loss
     local = batch // world if mode == "ddp" else batch
     steps, probe_every, eval_every = options["steps"], options["probe_every"], options["eval_every"]
     target = options["target"]
     gen = torch.Generator().manual_seed(cfg.train.seed)
     sync = torch.cuda.synchronize if device_kind == "cuda" else (lambda: None)
     reduces = world > 1 and mode == "ddp"
-    step_ms, fwd_bwd_ms, compute_ms, curve = [], [], [], []
+    step_ms, fwd_bwd_ms, compute_ms = [], [], []
+    curve: list[tuple[int, float | None]] = []
+    val_loss: float | None = None
     steps_to_target = None
     warmup = min(3, steps // 4)
 
-    def evaluate() -> float:
+    def evaluate() -> tuple[float, float | None]:
+        """(mean validation loss, accuracy; None for a task without one, e.g. regression)."""
         model.eval()
         with torch.inference_mode():
             n = min(len(val), 2000)
             x, y = val.normalise(val.x[:n].to(device)), val.y[:n].to(device)
-            acc = float((net(x).argmax(1) == y).float().mean())
+            total, correct, count = (float(v) for v in task.sums(net(x), y))
         model.train()
-        return acc
+        count = max(count, 1.0)
+        return total / count, correct / count if task.has_accuracy else None
 
     model.train()
     for step in range(1, steps + 1):
@@ -116,7 +127,7 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: dict[st
             opt.zero_grad(set_to_none=True)
             sync()
             t0 = time.perf_counter()
-            with model.no_sync():
+            with model.no_sync():  # type: ignore[operator]
                 loss_fn(model(x), y).backward()
             sync()
             compute_ms.append((time.perf_counter() - t0) * 1000)
@@ -126,18 +137,22 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: dict[st
         loss_fn(model(x), y).backward()
         sync()
         t1 = time.perf_counter()
-        opt.step()
+        if needs_closure:  # Newton's step re-evaluates the loss
+            opt.step(functools.partial(lambda xb, yb: loss_fn(model(xb), yb), x, y))  # type: ignore[arg-type]
+        else:
+            opt.step()
         sync()
         if timed:
             step_ms.append((time.perf_counter() - t0) * 1000)
             fwd_bwd_ms.append((t1 - t0) * 1000)
         if step % eval_every == 0 or step == steps:
             if rank == 0:
-                acc = evaluate()
+                val_loss, acc = evaluate()
                 curve.append((step, acc))
-                if steps_to_target is None and target and acc >= target:
+                if steps_to_target is None and target and acc is not None and acc >= target:
                     steps_to_target = step
-                print(json.dumps({"type": "progress", "step": step, "steps": steps, "val_acc": acc}), flush=True)
+                print(json.dumps({"type": "progress", "step": step, "steps": steps, "val_acc": acc,
+                                  "val_loss": val_loss}), flush=True)
     if world > 1 and mode == "ddp":
         dist.barrier()
         dist.destroy_process_group()
@@ -155,23 +170,14 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: dict[st
             "step_ms": mean(step_ms), "fwd_bwd_ms": with_sync, "compute_ms": compute,
             "allreduce_ms": max(0.0, with_sync - compute), "optimizer_ms": mean(step_ms) - with_sync,
             "samples_per_s": batch * len(step_ms) / (total_ms / 1000) if total_ms else 0.0,
-            "val_acc": curve[-1][1] if curve else None, "curve": curve, "target": target,
-            "steps_to_target": steps_to_target}
-
-
-def busy_machine() -> bool:
-    """Other programs keep at least half a core busy (1-minute load average, this measurement's own ranks
-    not yet started)."""
-    try:
-        return os.getloadavg()[0] >= 0.5
-    except OSError:
-        return False
+            "val_acc": curve[-1][1] if curve else None, "val_loss": val_loss, "curve": curve, "target": target,
+            "steps_to_target": steps_to_target, "optimizer": cfg.optimizer.name,
+            "omp_wait_policy": options.get("wait_policy", "")}
 
 
 def _spawn_rank(rank: int, world: int, port: int, config_path: Path, options: dict[str, Any]) -> subprocess.Popen:
-    env = dict(os.environ, OMP_NUM_THREADS=str(options.get("threads") or 1))
-    if options.get("passive"):
-        env["OMP_WAIT_POLICY"] = "PASSIVE"  # idle OpenMP threads sleep instead of spinning on shared cores
+    plan = thread_policy.ThreadPlan(int(options.get("threads") or 1), options.get("wait_policy", ""))
+    env = dict(os.environ, OMP_NUM_THREADS=str(plan.threads), **plan.env())  # torch reads both at import
     cmd = [sys.executable, "-m", "studio.engine.dp_scaling", "--rank", str(rank), "--world", str(world),
            "--port", str(port), "--config", str(config_path), "--options", json.dumps(options)]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE if rank == 0 else subprocess.DEVNULL,
@@ -227,10 +233,15 @@ def scaling_study(cfg: RunConfig, processes: list[int], steps: int = 60, target:
     """Measure every process count (and DataParallel where CUDA is present); returns ``{"rows": [...],
     "cuda", "cores", "config"}`` with each row's ``efficiency`` against linear scaling from the first DDP row.
 
-    ``threads`` per rank: 0 gives each rank cores ÷ processes (at least 1), as ``studio train`` does. On a
-    busy CPU (load average ≥ 0.5 before the ranks start) idle OpenMP threads are told to sleep
-    (``OMP_WAIT_POLICY=PASSIVE``): spinning threads on shared cores made one 2-thread process several times
-    slower than two 1-thread processes here, which measures the spinning, not data parallelism.
+    Each rank trains with the config's optimizer (``core/optim``, built as ``studio train`` builds it) on the loss
+    of the dataset's task (``core/maths/objectives.task_for``); a task without accuracy (regression) reports
+    ``val_acc`` None and reaches no target, its ``val_loss`` says how training went.
+
+    Threads per rank come from the thread policy (``core/threads.plan``, as ``studio train``): ``threads`` > 0
+    fixes them, 0 gives each rank cores ÷ processes (at least 1). On a busy CPU (other programs' load measured
+    once, before the ranks start) idle OpenMP threads are told to sleep (``OMP_WAIT_POLICY=PASSIVE``): spinning
+    threads on shared cores made one 2-thread process several times slower than two 1-thread processes here,
+    which measures the spinning, not data parallelism.
     """
     import tempfile
 
@@ -245,18 +256,25 @@ def scaling_study(cfg: RunConfig, processes: list[int], steps: int = 60, target:
     if cfg.train.batch_size % max(processes):
         raise ConfigError(f"the global batch {cfg.train.batch_size} does not split evenly over {max(processes)} "
                           "processes; pick a batch size they divide")
-    cores = os.cpu_count() or 1
+    entry = OPTIMIZERS.get(cfg.optimizer.name)
+    if "closure" in entry.tags and max(processes) > 1:
+        raise ConfigError(f"optimizer {entry.name} runs in one process; measure --processes 1 or pick another "
+                          "optimizer")
+    first = thread_policy.plan(threads)  # measures what other programs use, before our ranks start
+    cores = first.cores
     plan = [(n, "ddp") for n in processes]
     if device == "cuda" and data_parallel:
         plan += [(n, "dp") for n in processes if n > 1]
     rows = []
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    passive = device == "cpu" and "OMP_WAIT_POLICY" not in os.environ and busy_machine()
+    policies = set()
     with tempfile.TemporaryDirectory(prefix="studio-scale-") as tmp:
         for i, (n, mode) in enumerate(plan):
+            threads_plan = thread_policy.plan(threads, processes=n if mode == "ddp" else 1, busy=first.busy_cores)
+            wait = threads_plan.wait_policy if device == "cpu" else ""  # GPU ranks wait on the device, not OpenMP
+            policies.add(wait)
             opts = {"steps": steps, "target": target, "eval_every": eval_every, "probe_every": probe_every,
-                    "device": device, "threads": threads or max(1, cores // (n if mode == "ddp" else 1)),
-                    "passive": passive}
+                    "device": device, "threads": threads_plan.threads, "wait_policy": wait}
             rows.append(measure(cfg, n, mode, opts, Path(tmp), progress, i / len(plan), 1 / len(plan)))
     base = next((r for r in rows if r["mode"] == "ddp" and r["processes"] == min(processes)), rows[0])
     for r in rows:
@@ -267,7 +285,8 @@ def scaling_study(cfg: RunConfig, processes: list[int], steps: int = 60, target:
     if progress:
         progress(1.0, "done")
     return {"rows": rows, "device": device, "cuda_devices": cuda, "cores": cores, "load_avg": load,
-            "omp_wait_policy": "PASSIVE" if passive else os.environ.get("OMP_WAIT_POLICY", ""), "model": cfg.model.name,
+            "busy_cores": first.busy_cores, "omp_wait_policy": "PASSIVE" if "PASSIVE" in policies else
+            os.environ.get("OMP_WAIT_POLICY", ""), "model": cfg.model.name, "optimizer": cfg.optimizer.name,
             "dataset": cfg.data.name, "global_batch": cfg.train.batch_size, "steps": steps, "target": target}
 
 

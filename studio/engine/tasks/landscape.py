@@ -1,7 +1,9 @@
 """The landscape and sharpness jobs of a run: what the CLI, the background process and the GUI run.
 
-Each takes a run directory and plain arguments, reports progress as ``progress(fraction, text)`` (which
-may raise :class:`Cancelled`), saves its result under ``run_dir/landscapes/`` and returns it.
+Each takes a run directory and a request (``core/contracts/landscape.py``: ``landscape_of``, ``sharpness_of``)
+or the request's fields as keyword arguments (``compute_landscape``, ``compute_sharpness``), validates it,
+reports progress as ``progress(fraction, text)`` (which may raise :class:`Cancelled`), saves its result under
+``run_dir/landscapes/`` and returns it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from studio.core.contracts import landscape as contract
+from studio.core.contracts.landscape import LandscapeRequest, SharpnessRequest, SharpnessResult
 from studio.core.errors import ConfigError
 from studio.core.jobs import Cancelled  # noqa: F401 - what ``progress`` raises to stop
 from studio.core.landscape import coarse_fine, curvature, io, surface
@@ -32,8 +36,8 @@ from studio.engine.replay import (
 
 Report = Callable[[float, str], None]
 
-DEFAULT_RESOLUTION = {"1d": 41, "2d": 41, "trajectory": 41}
-PREVIEW_SAMPLES = 500  # the coarse preview's samples: its shape in ~¼ of the time of 2,000 (docs/benchmarks.md)
+DEFAULT_RESOLUTION = {kind: contract.DEFAULT_RESOLUTION for kind in contract.KINDS}
+PREVIEW_SAMPLES = contract.PREVIEW_SAMPLES
 
 
 def _steps(progress: Report | None, text: str, lo: float = 0.0, hi: float = 1.0) -> surface.Progress | None:
@@ -50,11 +54,22 @@ def _bn_note(data: RunData, label: str) -> str:
 
 
 def compute_landscape(run_dir: str | Path, kind: str = "2d", resolution: int | None = None,
-                      checkpoint: str | None = None, other_run: str | Path | None = None, samples: int = 2000,
-                      split: str = "train", span: float = 1.0, seed: int = 0, include_bias_bn: bool = False,
-                      device: str = "auto", fast: bool = True, save: bool = True,
-                      progress: Report | None = None, emit: coarse_fine.Frame | None = None,
-                      preview_samples: int = PREVIEW_SAMPLES) -> tuple[Landscape, Path | None]:
+                      checkpoint: str | None = None, other_run: str | Path | None = None,
+                      samples: int = contract.DEFAULT_SAMPLES, split: str = "train",
+                      span: float = contract.DEFAULT_SPAN, seed: int = 0, include_bias_bn: bool = False,
+                      device: str = "auto", fast: bool = True,
+                      save: bool = True, progress: Report | None = None, emit: coarse_fine.Frame | None = None,
+                      preview_samples: int = PREVIEW_SAMPLES, threads: int = 0) -> tuple[Landscape, Path | None]:
+    """``landscape_of`` with the request's fields as keyword arguments (``core/contracts/landscape.py``)."""
+    request = LandscapeRequest(kind=kind, resolution=resolution, checkpoint=checkpoint,
+                               other_run=None if other_run is None else str(other_run), samples=samples, split=split,
+                               span=span, seed=seed, include_bias_bn=include_bias_bn, device=device, fast=fast,
+                               preview_samples=preview_samples, threads=threads)
+    return landscape_of(run_dir, request, save=save, progress=progress, emit=emit)
+
+
+def landscape_of(run_dir: str | Path, request: LandscapeRequest, save: bool = True, progress: Report | None = None,
+                 emit: coarse_fine.Frame | None = None) -> tuple[Landscape, Path | None]:
     """Compute a 1-D, 2-D or trajectory landscape of the run in ``run_dir``; save it unless ``save`` is False.
 
     1-D interpolates from the initial weights to ``checkpoint`` (default final), or with ``other_run``
@@ -63,34 +78,31 @@ def compute_landscape(run_dir: str | Path, kind: str = "2d", resolution: int | N
     Trajectory spans the PCA plane of the saved checkpoints around the final weights.
     With ``emit``, a 2-D or trajectory landscape is computed coarse-to-fine (``core/landscape/coarse_fine.py``):
     ``emit`` gets the preview grid (on ``preview_samples`` of the samples; 0: all), then the refined rows, each
-    with the split's name and the kind (a trajectory's also with its path); the result is the same grid.
+    with the split's name and the kind (a trajectory's also with its path): the contract's ``PreviewFrame`` and
+    ``RowsFrame``; the result is the same grid.
     """
-    if kind not in io.KINDS:
-        raise ConfigError(f"unknown landscape kind {kind!r}; choose one of {', '.join(io.KINDS)}")
-    resolution = resolution or DEFAULT_RESOLUTION[kind]
-    if not 2 <= resolution <= 501:
-        raise ConfigError(f"the resolution must be between 2 and 501 points per axis; got {resolution}")
-    if samples < 0:
-        raise ConfigError("samples must be 0 (the whole split) or more")
+    request.validate()
+    kind, resolution, samples, split, seed = request.kind, request.points, request.samples, request.split, request.seed
+    include_bias_bn = request.include_bias_bn
     started = time.perf_counter()
     if progress:
         progress(0.0, "loading the run")
-    data = RunData(run_dir, device)
-    ref = resolve_checkpoint(run_dir, checkpoint)
-    evaluate = {"fast": fast, **data.loss_fns()}
+    data = RunData(run_dir, request.device)
+    ref = resolve_checkpoint(run_dir, request.checkpoint)
+    evaluate = {"fast": request.fast, **data.loss_fns()}
     meta: dict[str, Any] = {
         "run_id": data.run_id, "model": data.config.model.name, "dataset": data.config.data.name,
         "samples": samples or data.split_size(split), "seed": seed, "device": str(data.device.type),
-        "evaluator": "fast (vmap)" if fast else "sequential", "include_bias_bn": include_bias_bn,
+        "evaluator": "fast (vmap)" if request.fast else "sequential", "include_bias_bn": include_bias_bn,
     }
     if kind == "1d":
-        result = _one_d(data, ref, other_run, resolution, samples, seed, evaluate, meta, progress)
+        result = _one_d(data, ref, request.other_run, resolution, samples, seed, evaluate, meta, progress)
     elif kind == "2d":
-        result = _two_d(data, ref, resolution, samples, split, span, seed, include_bias_bn,
-                        {**evaluate, "preview_samples": preview_samples}, meta, progress, emit)
+        result = _two_d(data, ref, resolution, samples, split, request.span, seed, include_bias_bn,
+                        {**evaluate, "preview_samples": request.preview_samples}, meta, progress, emit)
     else:
         result = _trajectory(data, resolution, samples, split, seed, include_bias_bn,
-                             {**evaluate, "preview_samples": preview_samples}, meta, progress, emit)
+                             {**evaluate, "preview_samples": request.preview_samples}, meta, progress, emit)
     result.meta["seconds"] = round(time.perf_counter() - started, 3)
     path = io.save(result, run_dir) if save else None
     if progress:
@@ -182,34 +194,42 @@ def _trajectory(data: RunData, resolution: int, samples: int, split: str, seed: 
                      plane.path, meta)
 
 
-def compute_sharpness(run_dir: str | Path, checkpoint: str | None = None, k: int = 3, samples: int = 1000,
-                      split: str = "train", trace_samples: int = 64, eps: float = 1e-3, eps_steps: int = 10,
-                      seed: int = 0, device: str = "auto", method: str = "lanczos", save: bool = True,
-                      progress: Report | None = None) -> dict[str, Any]:
+def compute_sharpness(run_dir: str | Path, checkpoint: str | None = None, k: int = contract.DEFAULT_K,
+                      samples: int = contract.DEFAULT_SHARPNESS_SAMPLES, split: str = "train",
+                      trace_samples: int = contract.DEFAULT_TRACE_SAMPLES, eps: float = contract.DEFAULT_EPS,
+                      eps_steps: int = 10, seed: int = 0, device: str = "auto", method: str = "lanczos",
+                      save: bool = True, progress: Report | None = None, threads: int = 0) -> SharpnessResult:
+    """``sharpness_of`` with the request's fields as keyword arguments (``core/contracts/landscape.py``)."""
+    request = SharpnessRequest(checkpoint=checkpoint, k=k, samples=samples, split=split, trace_samples=trace_samples,
+                               eps=eps, eps_steps=eps_steps, seed=seed, device=device, method=method, threads=threads)
+    return sharpness_of(run_dir, request, save=save, progress=progress)
+
+
+def sharpness_of(run_dir: str | Path, request: SharpnessRequest, save: bool = True,
+                 progress: Report | None = None) -> SharpnessResult:
     """Top-``k`` Hessian eigenvalues, Hutchinson's trace and Keskar's ε-sharpness at ``checkpoint``."""
-    if method not in ("lanczos", "power"):
-        raise ConfigError(f"unknown eigenvalue method {method!r}; choose lanczos or power")
-    if k < 1 or trace_samples < 1 or eps <= 0:
-        raise ConfigError("k and trace_samples must be at least 1 and eps above 0")
+    request.validate()
+    seed = request.seed
     started = time.perf_counter()
     if progress:
         progress(0.0, "loading the run")
-    data = RunData(run_dir, device)
-    ref = resolve_checkpoint(run_dir, checkpoint)
+    data = RunData(run_dir, request.device)
+    ref = resolve_checkpoint(run_dir, request.checkpoint)
     params = data.load_weights(ref)
-    x, y = data.eval_data(split, samples, seed)
+    x, y = data.eval_data(request.split, request.samples, seed)
     loss = curvature.LossFunction(data.model, params, x, y, data.loss_fns()["loss_fn"])
-    find = curvature.lanczos if method == "lanczos" else curvature.power_iteration
-    eigs = find(loss.matvec, loss.dim, k=k, seed=seed, device=data.device,
+    find = curvature.lanczos if request.method == "lanczos" else curvature.power_iteration
+    eigs = find(loss.matvec, loss.dim, k=request.k, seed=seed, device=data.device,
                 progress=_steps(progress, "top eigenvalues", 0.02, 0.45))
-    trace, trace_err = curvature.hutchinson_trace(loss.matvec, loss.dim, trace_samples, seed, data.device,
+    trace, trace_err = curvature.hutchinson_trace(loss.matvec, loss.dim, request.trace_samples, seed, data.device,
                                                   matmat=loss.matmat, block=_probe_block(loss.dim),
                                                   progress=_steps(progress, "Hessian trace", 0.45, 0.85))
-    sharp = curvature.eps_sharpness(loss, eps, eps_steps, seed, progress=_steps(progress, "ε-sharpness", 0.85, 1.0))
-    result = {
+    sharp = curvature.eps_sharpness(loss, request.eps, request.eps_steps, seed,
+                                    progress=_steps(progress, "ε-sharpness", 0.85, 1.0))
+    result: SharpnessResult = {
         "run_id": data.run_id, "checkpoint": ref.label, "step": ref.step, "top_eigenvalues": eigs,
-        "trace": trace, "trace_stderr": trace_err, "eps_sharpness": sharp["eps_sharpness"], "eps": eps,
-        "loss": sharp["loss"], "split": split, "samples": len(y), "method": method,
+        "trace": trace, "trace_stderr": trace_err, "eps_sharpness": sharp["eps_sharpness"], "eps": request.eps,
+        "loss": sharp["loss"], "split": request.split, "samples": len(y), "method": request.method,
         "batch_norm": _bn_note(data, ref.label), "device": data.device.type,
         "seconds": round(time.perf_counter() - started, 3),
     }
@@ -225,7 +245,7 @@ def _probe_block(dim: int) -> int:
     return int(max(1, min(16, 2e8 // max(dim * 4 * 8, 1))))
 
 
-def save_sharpness(result: dict[str, Any], run_dir: str | Path) -> Path:
+def save_sharpness(result: SharpnessResult | dict[str, Any], run_dir: str | Path) -> Path:
     folder = io.landscapes_dir(run_dir)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"sharpness_{time.strftime('%Y%m%d-%H%M%S')}_{os.getpid() % 10000:04d}.json"
@@ -234,7 +254,3 @@ def save_sharpness(result: dict[str, Any], run_dir: str | Path) -> Path:
     os.replace(tmp, path)
     return path
 
-
-def set_threads(threads: int = 0) -> None:
-    """Use ``threads`` CPU threads (0: all cores)."""
-    torch.set_num_threads(threads or max(1, os.cpu_count() or 1))

@@ -1,5 +1,6 @@
 """Landscape and sharpness computations as background jobs (``engine/jobs/process_job.py``): progress with
-an ETA, cancel, a result ``{"path", "summary"}`` and errors in words.
+an ETA, cancel, a result (``core/contracts/landscape.py``: ``LandscapeResult`` ``{"path", "summary"}`` or the
+sharpness ``{"path", "summary": SharpnessResult}``) and errors in words.
 
 Torch-free at import (the GUI imports it): the child imports the landscape code itself.
 """
@@ -10,51 +11,68 @@ from pathlib import Path
 from typing import Any
 
 from studio.core import threads as thread_policy
+from studio.core.contracts.landscape import LandscapeRequest, LandscapeResult, SharpnessRequest
 from studio.engine.jobs.process_job import TaskJob
 
 TASKS = ("landscape", "sharpness")
+Request = LandscapeRequest | SharpnessRequest
 
 
-def run_landscape(run_dir: str, options: dict[str, Any], progress: Any, emit: Any = None) -> dict[str, Any]:
-    """The child's landscape: computed (a 2-D one coarse-to-fine, its preview and rows sent as frames), saved,
-    and described by its path and summary."""
+def run_landscape(run_dir: str, request: LandscapeRequest, progress: Any, emit: Any = None) -> LandscapeResult:
+    """The child's landscape: validated, computed (a 2-D one coarse-to-fine, its preview and rows sent as frames),
+    saved, and described by its path and summary."""
     from studio.engine.tasks import landscape as compute
 
-    result, path = compute.compute_landscape(run_dir, **options, progress=progress, emit=emit)
-    return {"path": str(path), "summary": {**result.summary(), "seconds": result.meta["seconds"]}}
+    result, path = compute.landscape_of(run_dir, request, progress=progress, emit=emit)
+    summary = result.summary()
+    return {"path": str(path), "summary": {
+        "kind": summary["kind"], "resolution": summary["resolution"], "center_loss": summary["center_loss"],
+        "min_loss": summary["min_loss"], "max_loss": summary["max_loss"], "seconds": result.meta["seconds"]}}
 
 
-def run_sharpness(run_dir: str, options: dict[str, Any], progress: Any) -> dict[str, Any]:
+def run_sharpness(run_dir: str, request: SharpnessRequest, progress: Any) -> dict[str, Any]:
     from studio.engine.tasks import landscape as compute
 
-    summary = compute.compute_sharpness(run_dir, **options, progress=progress)
+    summary = compute.sharpness_of(run_dir, request, progress=progress)
     return {"path": summary.get("path", ""), "summary": summary}
 
 
-class LandscapeJob(TaskJob):
-    """A landscape or sharpness computation of the run in ``run_dir``."""
+def request_for(task: str, options: dict[str, Any] | Request | None) -> Request:
+    """The task's request: ``options`` itself, or built from ``compute_landscape``/``compute_sharpness`` keyword
+    options (an unknown name is a ConfigError; the limits are checked by the child, before it loads the run)."""
+    cls = LandscapeRequest if task == "landscape" else SharpnessRequest
+    if isinstance(options, cls):
+        return options
+    if isinstance(options, LandscapeRequest | SharpnessRequest):
+        raise ValueError(f"a {type(options).__name__} is not a {task} request")
+    return cls.from_options(dict(options or {}))
 
-    def __init__(self, task: str, run_dir: str | Path, options: dict[str, Any] | None = None,
+
+class LandscapeJob(TaskJob):
+    """A landscape or sharpness computation of the run in ``run_dir``; ``request`` is the contract's request."""
+
+    def __init__(self, task: str, run_dir: str | Path, options: dict[str, Any] | Request | None = None,
                  threads: int = 0) -> None:
         if task not in TASKS:
             raise ValueError(f"unknown task {task!r}")
         self.task = task
         self.run_dir = Path(run_dir)
-        self.requested_threads = threads
+        self.request = request_for(task, options)
+        self.requested_threads = threads or self.request.threads
         super().__init__(f"studio.engine.tasks.landscape_job:run_{task}",
-                         {"run_dir": str(self.run_dir), "options": dict(options or {})},
+                         {"run_dir": str(self.run_dir), "request": self.request},
                          label=task, kind=task, frames=task == "landscape")
 
     def _plan(self) -> thread_policy.ThreadPlan:
         return thread_policy.plan(self.requested_threads, spare=1)
 
 
-def start_landscape_job(task: str, run_dir: str | Path, options: dict[str, Any] | None = None,
+def start_landscape_job(task: str, run_dir: str | Path, options: dict[str, Any] | Request | None = None,
                         threads: int = 0) -> LandscapeJob:
     """Start ``task`` ("landscape" or "sharpness") on the run in ``run_dir``.
 
-    ``options`` are the keyword arguments of ``compute_landscape`` / ``compute_sharpness``
-    (studio/engine/tasks/landscape.py), e.g. ``{"kind": "2d", "resolution": 21, "samples": 1000}``.
+    ``options``: a ``LandscapeRequest``/``SharpnessRequest`` (core/contracts/landscape.py) or its fields, e.g.
+    ``{"kind": "2d", "resolution": 21, "samples": 1000}``.
     """
     job = LandscapeJob(task, run_dir, options, threads)
     job.start()

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import torch
 
-from studio.core.maths.normalise import pixel_scale
+from studio.core.maths.normalise import normalise, pixel_scale
 from studio.engine.training.distributed import DistContext
 
 
@@ -34,13 +34,13 @@ class DeviceData:
     def normalise(self, x: torch.Tensor) -> torch.Tensor:
         if self.tokens:
             return x
-        return self._centred((x.float() * self.scale - self.mean) / self.std)
+        return self._centred(normalise(x, self.mean, self.std, self.scale))
 
     def batch(self, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """A gathered batch, normalised, then augmented on the device (training split only)."""
         if self.tokens:
             return self.x[idx], self.y[idx]
-        x = (self.x[idx].float() * self.scale - self.mean) / self.std
+        x = normalise(self.x[idx], self.mean, self.std, self.scale)
         if self.augment is not None:
             x = self.augment(x)
         return self._centred(x), self.y[idx]

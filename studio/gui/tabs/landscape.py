@@ -33,6 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.contracts import landscape as contract
+from studio.core.contracts.landscape import LandscapeRequest, SharpnessRequest
 from studio.core.landscape import io
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.landscape_view import LandscapeView
@@ -40,7 +42,7 @@ from studio.gui.widgets.run_picker import RunPicker
 
 KINDS = [("2-D (random directions)", "2d"), ("1-D (interpolation)", "1d"), ("Trajectory (PCA of checkpoints)",
                                                                               "trajectory")]
-SPLITS = ("train", "val", "test")
+SPLITS = contract.SPLITS
 LIVE_MS = 2000
 _STEP = re.compile(r"step_(\d+)\.pt$")
 
@@ -110,21 +112,21 @@ class LandscapeTab(RunPicker, QWidget):
         self.other_box.setToolTip("1-D: interpolate from this run's checkpoint to another run's final weights "
                                   "(e.g. small- vs large-batch, Keskar et al. 2017)")
         self.resolution = QSpinBox()
-        self.resolution.setRange(3, 301)
-        self.resolution.setValue(41)
+        self.resolution.setRange(contract.RESOLUTION_MIN, contract.RESOLUTION_MAX)
+        self.resolution.setValue(contract.DEFAULT_RESOLUTION)
         self.resolution.setToolTip("Points per axis (41 × 41 in Li et al. 2018)")
         self.samples = QSpinBox()
-        self.samples.setRange(0, 1_000_000)
+        self.samples.setRange(contract.SAMPLES_MIN, contract.SAMPLES_MAX)
         self.samples.setSingleStep(500)
-        self.samples.setValue(2000)
+        self.samples.setValue(contract.DEFAULT_SAMPLES)
         self.samples.setSpecialValueText("all")
         self.samples.setToolTip("Examples evaluated at each point (a seeded subset; 0: the whole split)")
         self.split_box = QComboBox()
         self.split_box.addItems(SPLITS)
         self.split_box.setToolTip("Which split the loss and accuracy are measured on")
         self.span = QDoubleSpinBox()
-        self.span.setRange(0.01, 100.0)
-        self.span.setValue(1.0)
+        self.span.setRange(contract.SPAN_MIN, contract.SPAN_MAX)
+        self.span.setValue(contract.DEFAULT_SPAN)
         self.span.setToolTip("2-D: the grid covers [−span, span]² in units of the filter-normalised directions")
         self.bias_bn = QCheckBox("Move biases and BatchNorm too")
         self.bias_bn.setToolTip("Li et al. keep them fixed by default")
@@ -315,29 +317,34 @@ class LandscapeTab(RunPicker, QWidget):
     def busy(self) -> bool:
         return self.binding.running
 
+    def request(self) -> LandscapeRequest:
+        """The landscape request the form describes (``core/contracts/landscape.py``)."""
+        kind = self.kind_box.currentData()
+        other = self.other_box.currentData() if kind == "1d" else None
+        return LandscapeRequest(
+            kind=kind, resolution=self.resolution.value(), samples=self.samples.value(),
+            split=self.split_box.currentText(), include_bias_bn=self.bias_bn.isChecked(),
+            checkpoint=self.checkpoint_box.currentData() or "final",
+            span=self.span.value() if kind == "2d" else contract.DEFAULT_SPAN,
+            other_run=str(self.session.store.get(other).dir) if other else None)
+
     def options(self) -> dict[str, Any]:
         """The landscape request, as ``compute_landscape`` keyword arguments."""
-        kind = self.kind_box.currentData()
-        opts: dict[str, Any] = {
-            "kind": kind, "resolution": self.resolution.value(), "samples": self.samples.value(),
-            "split": self.split_box.currentText(), "include_bias_bn": self.bias_bn.isChecked(),
-            "checkpoint": self.checkpoint_box.currentData() or "final",
-        }
-        if kind == "2d":
-            opts["span"] = self.span.value()
-        if kind == "1d" and self.other_box.currentData():
-            opts["other_run"] = str(self.session.store.get(self.other_box.currentData()).dir)
-        return opts
+        return self.request().options()
+
+    def sharpness_request(self) -> SharpnessRequest:
+        """The sharpness request: the form's checkpoint and split, at most 2,000 of its samples."""
+        return SharpnessRequest(checkpoint=self.checkpoint_box.currentData() or "final",
+                                samples=min(self.samples.value() or contract.DEFAULT_SHARPNESS_SAMPLES, 2000),
+                                split=self.split_box.currentText())
 
     def compute(self) -> None:
-        self._start("landscape", self.options())
+        self._start("landscape", self.request())
 
     def compute_sharpness(self) -> None:
-        self._start("sharpness", {"checkpoint": self.checkpoint_box.currentData() or "final",
-                                  "samples": min(self.samples.value() or 1000, 2000),
-                                  "split": self.split_box.currentText()})
+        self._start("sharpness", self.sharpness_request())
 
-    def _start(self, task: str, options: dict[str, Any]) -> None:
+    def _start(self, task: str, options: LandscapeRequest | SharpnessRequest) -> None:
         if self.busy:
             return
         run_dir = self.run_dir()
@@ -366,7 +373,8 @@ class LandscapeTab(RunPicker, QWidget):
 
     def _frame(self, data: dict[str, Any]) -> None:
         """A 2-D or trajectory landscape in the making: the coarse preview, then the grid as its rows are refined."""
-        if self.job.finished or data.get("stage") not in ("preview", "refine"):
+        job = self.job
+        if job is None or job.finished or data.get("stage") not in contract.FRAME_STAGES:
             return
         split, kind = data.get("split", "train"), data.get("kind", "2d")
         meta = {"explained_variance": data["explained_variance"]} if "explained_variance" in data else {}
