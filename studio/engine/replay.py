@@ -19,7 +19,7 @@ from studio.core.config import RunConfig
 from studio.core.devices import pick_device
 from studio.core.errors import ConfigError, DataError
 from studio.core.landscape.directions import Params
-from studio.core.maths.objectives import task_losses
+from studio.core.maths.objectives import TaskLosses, task_losses
 from studio.engine.training.device_data import DeviceData
 
 SPLITS = ("train", "val", "test")
@@ -137,7 +137,7 @@ class RunData:
     def classification(self) -> bool:
         return bool(self.task.has_accuracy)
 
-    def loss_fns(self) -> dict[str, Any]:
+    def loss_fns(self) -> TaskLosses:
         """``loss_fn`` and ``correct_fn`` keyword arguments for the evaluators (summed over a batch)."""
         return task_losses(self.classification)
 

@@ -9,7 +9,7 @@ regression problem with ``ArrayData.meta["task"] = "regression"``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 import torch
 from torch.nn import functional
@@ -32,7 +32,14 @@ def mse_sum(output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     return total * len(output) / max(output.numel(), 1)
 
 
-def task_losses(classification: bool = True) -> dict[str, LossFn | None]:
+class TaskLosses(TypedDict):
+    """The keyword arguments the landscape evaluators take for a task."""
+
+    loss_fn: LossFn
+    correct_fn: LossFn | None
+
+
+def task_losses(classification: bool = True) -> TaskLosses:
     """The ``loss_fn``/``correct_fn`` keyword arguments of the landscape evaluators (core/landscape/surface.py)
     for a classification or a regression model."""
     if classification:

@@ -375,7 +375,7 @@ def _unlink_semaphores(names: list[str]) -> None:
     if not names:
         return
     try:
-        from _multiprocessing import sem_unlink  # type: ignore[attr-defined]
+        from _multiprocessing import sem_unlink  # type: ignore[import-not-found]  # CPython's C module, no stub
     except ImportError:  # pragma: no cover - Windows
         return
     for name in names:

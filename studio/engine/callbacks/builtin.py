@@ -115,7 +115,7 @@ class Checkpointer(Callback):
     rank 0 writes.
     """
 
-    def __init__(self, run_dir: Path, every_epochs: int, keep: int = 0, minutes: float = 0.0) -> None:
+    def __init__(self, run_dir: str | Path, every_epochs: int, keep: int = 0, minutes: float = 0.0) -> None:
         self.dir = Path(run_dir) / "checkpoints"
         self.every = every_epochs
         self.keep = keep

@@ -30,7 +30,7 @@ class TwoStageFineTune(Callback):
     def on_epoch_start(self, t: Trainer) -> None:
         if t.epoch != self.frozen_epochs or not getattr(t.net, "base_frozen", False):
             return
-        t.net.freeze_base(False)
+        t.net.freeze_base(False)  # type: ignore[operator]  # a TransferNet (checked above)
         t.model = wrap_model(t.net, t.ctx)
         rates = ", ".join(f"{g['lr']:.3g}" for g in t.optimizer.param_groups)
         t.emit(protocol.log(t.run_id, f"fine-tuning stage 2 from epoch {t.epoch + 1}: the base is unfrozen "

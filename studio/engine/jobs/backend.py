@@ -118,7 +118,7 @@ def context(plan: ThreadPlan | None = None) -> Any:
     if not _state["warm"]:
         return multiprocessing.get_context("spawn")
     moot = plan is None or plan.threads == 1
-    server = _server(env_policy() if moot else plan.wait_policy.upper())
+    server = _server(env_policy() if plan is None or moot else plan.wait_policy.upper())
     return server if server is not None else multiprocessing.get_context("spawn")
 
 

@@ -30,13 +30,13 @@ class _ServerPopen(popen_forkserver.Popen):
         buf = io.BytesIO()
         mp_context.set_spawning_popen(self)
         try:
-            mp_context.reduction.dump(prep_data, buf)
-            mp_context.reduction.dump(process_obj, buf)
+            mp_context.reduction.dump(prep_data, buf)  # type: ignore[attr-defined]  # CPython internals, untyped
+            mp_context.reduction.dump(process_obj, buf)  # type: ignore[attr-defined]
         finally:
             mp_context.set_spawning_popen(None)
-        self.sentinel, w = self.server.connect_to_new_process(self._fds)
+        self.sentinel, w = self.server.connect_to_new_process(self._fds)  # type: ignore[attr-defined]  # internals
         _parent_w = os.dup(w)  # the parent's copy of the data pipe: the child's sentinel of its parent
-        self.finalizer = util.Finalize(self, util.close_fds, (_parent_w, self.sentinel))
+        self.finalizer = util.Finalize(self, util.close_fds, (_parent_w, self.sentinel))  # type: ignore[attr-defined]
         with open(w, "wb", closefd=True) as f:
             f.write(buf.getbuffer())
         self.pid = forkserver.read_signed(self.sentinel)
@@ -68,7 +68,7 @@ class ServerContext(mp_context.BaseContext):
         self.key = len(_servers) + 1
         _servers[self.key] = self.server
 
-    def Process(self, *args: Any, **kwargs: Any) -> ServerProcess:  # type: ignore[override]  # noqa: N802
+    def Process(self, *args: Any, **kwargs: Any) -> ServerProcess:  # noqa: N802
         """A process this context's server will fork (``multiprocessing.Process``'s arguments)."""
         proc = ServerProcess(*args, **kwargs)
         proc._server_key = self.key
@@ -81,4 +81,4 @@ class ServerContext(mp_context.BaseContext):
     @property
     def pid(self) -> int | None:
         """The server's process id (None before it was started)."""
-        return self.server._forkserver_pid  # noqa: SLF001 - ForkServer has no public accessor
+        return self.server._forkserver_pid  # type: ignore[attr-defined]  # noqa: SLF001 - no public accessor

@@ -41,7 +41,8 @@ def run(request: ImportRequest | FetchRequest | PreviewRequest, progress: Any = 
         return preview(request.name, request.params, request.count, request.seed)
     from studio.core.datasets.importers import ImportOptions, import_path
 
-    opts = ImportOptions(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in request.options.items()})
+    fields: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in request.options.items()}
+    opts = ImportOptions(**fields)
     return import_path(request.path, opts, progress)
 
 

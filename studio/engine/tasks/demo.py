@@ -21,5 +21,5 @@ def run(request: DemoRequest, progress: Any = None, emit: Any = None) -> DemoRes
 
 def demo_job(name: str, params: dict[str, Any]) -> TaskJob:
     job = task_job(DEMO, DemoRequest(name, dict(params)), label=f"{name.replace('_', ' ')} demo")
-    job.demo = name  # type: ignore[attr-defined]
+    job.demo = name
     return job

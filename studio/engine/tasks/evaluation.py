@@ -116,7 +116,7 @@ def save_result(result: EvalResult, run_dir: str | Path) -> Path:
         arrays["mistake_images"] = result.mistake_images
     npz, path = folder / f"{stem}.npz", folder / f"{stem}.json"
     with open(folder / f"{stem}.npz.part", "wb") as fh:
-        np.savez_compressed(fh, **arrays)
+        np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]  # the stub matches **arrays to allow_pickle
     os.replace(folder / f"{stem}.npz.part", npz)
     tmp = folder / f"{stem}.json.part"
     tmp.write_text(json.dumps(result.summary), encoding="utf-8")

@@ -37,6 +37,9 @@ LOADERS = {"torchscript": "torch.jit.load(PATH)", "export": "torch.export.load(P
 class Packaged(nn.Module):
     """The run's model behind its input preprocessing (scale, training mean/std, optional centering)."""
 
+    mean: torch.Tensor  # buffers
+    std: torch.Tensor
+
     def __init__(self, model: nn.Module, mean: torch.Tensor, std: torch.Tensor, scale: float, center: bool,
                  softmax: bool) -> None:
         super().__init__()

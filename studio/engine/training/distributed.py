@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 import torch
 import torch.distributed as dist
@@ -32,7 +33,7 @@ def init(rank: int, world_size: int, init_method: str | None, device: torch.devi
     """
     if world_size > 1:
         backend = "nccl" if device.type == "cuda" else "gloo"
-        kwargs = {"device_id": device} if device.type == "cuda" else {}
+        kwargs: dict[str, Any] = {"device_id": device} if device.type == "cuda" else {}
         store = elastic_store(init_method)
         dist.init_process_group(backend, init_method=None if store else init_method, store=store, rank=rank,
                                 world_size=world_size, timeout=timedelta(hours=12), **kwargs)

@@ -131,7 +131,9 @@ class Scheduler:
         while (claim := self.queue.claim_next(self.me, self.inventory)) is not None:
             launch = self._launch
             if launch is None:
-                from studio.engine.training.launcher import launch
+                from studio.engine.training.launcher import launch as launch_fn
+
+                launch = launch_fn
             try:
                 job = launch(claim.config, self.store, run=claim.info)
             except StudioError as err:
@@ -205,7 +207,7 @@ def ensure_scheduler(store: RunStore) -> int | None:
         queue.close()
     env = dict(os.environ, STUDIO_HOME=str(store.home))
     kwargs: dict[str, Any] = {}
-    if os.name == "nt":
+    if sys.platform == "win32":
         kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
     else:
         kwargs["start_new_session"] = True  # the terminal's Ctrl+C and the GUI's exit do not reach it

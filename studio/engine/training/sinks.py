@@ -61,7 +61,7 @@ class StoreSink(Sink):
 
 
 class MultiSink(Sink):
-    def __init__(self, *sinks: Sink) -> None:
+    def __init__(self, *sinks: Sink | None) -> None:
         self.sinks = [s for s in sinks if s is not None]
 
     def send(self, message: Message) -> None:

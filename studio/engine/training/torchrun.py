@@ -105,7 +105,7 @@ def plan(store: RunStore | None, cfg: RunConfig, run_id: str | None, rank: int, 
         resumed_cfg = existing.run_config
         resumed_cfg.hardware.processes = cfg.hardware.processes
         if ckpt is not None:
-            if rank == 0:
+            if rank == 0 and store is not None:
                 store.set_status(existing.id, "queued", f"continuing from {ckpt.name} (torchrun restart "
                                  f"{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')})")
             return TorchrunPlan(existing.id, str(existing.dir), str(ckpt), resumed_cfg)

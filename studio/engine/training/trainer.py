@@ -124,7 +124,8 @@ class Trainer:
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self._call("on_after_backward")
-        self.optimizer.step((lambda: self.task.loss(self.model(x), y)) if self.needs_closure else None)
+        closure = (lambda: self.task.loss(self.model(x), y)) if self.needs_closure else None
+        self.optimizer.step(closure)  # type: ignore[arg-type]  # torch types the closure as returning float
         self.scheduler.step()
         return out, loss
 

@@ -108,7 +108,8 @@ def build_optimizer(cfg: RunConfig, net: torch.nn.Module, global_batch: int, sin
     """The config's optimizer over the model's parameters (or its own groups: transfer learning),
     with the linear scaling rule applied to every group's learning rate when it is switched on."""
     params = cfg.optimizer.params
-    groups = net.optimizer_groups(params["lr"]) if hasattr(net, "optimizer_groups") else net.parameters()
+    groups = (net.optimizer_groups(params["lr"])  # type: ignore[operator]  # a TransferNet's method
+              if hasattr(net, "optimizer_groups") else net.parameters())
     optimizer = OPTIMIZERS.build(cfg.optimizer.name, params=groups, **params)
     scale = lr_scale(cfg.train, global_batch)
     if scale != 1.0:
@@ -134,7 +135,7 @@ def build_callbacks(cfg: RunConfig, ctx: distributed.DistContext, net: torch.nn.
     if tr.grad_noise > 0:
         callbacks.append(GradientNoise(tr.grad_noise, tr.seed))
     if hasattr(net, "freeze_base"):
-        callbacks.append(TwoStageFineTune(net.frozen_epochs))
+        callbacks.append(TwoStageFineTune(int(net.frozen_epochs)))  # type: ignore[arg-type]  # a TransferNet's int
     callbacks.append(Evaluator())
     if tr.early_stop_patience > 0:  # after the Evaluator: it reads the epoch's validation loss
         callbacks.append(EarlyStopping(tr.early_stop_patience, tr.early_stop_min_delta))
