@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.engine.jobs.protocol import Message
+from studio.engine.jobs.protocol import Received
 
 
 class Sink:
-    def send(self, message: Message) -> None:  # pragma: no cover - interface
+    def send(self, message: Received) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
     def close(self) -> None:
@@ -22,7 +22,7 @@ class QueueSink(Sink):
         self.queue = queue
         self.broken = False
 
-    def send(self, message: Message) -> None:
+    def send(self, message: Received) -> None:
         if self.broken:
             return
         try:
@@ -46,7 +46,7 @@ class StoreSink(Sink):
     def __init__(self, store: Any) -> None:
         self.store = store
 
-    def send(self, message: Message) -> None:
+    def send(self, message: Received) -> None:
         kind, run_id = message["type"], message["run_id"]
         if kind == "metrics":
             self.store.log_metrics(run_id, message["rows"])
@@ -64,7 +64,7 @@ class MultiSink(Sink):
     def __init__(self, *sinks: Sink) -> None:
         self.sinks = [s for s in sinks if s is not None]
 
-    def send(self, message: Message) -> None:
+    def send(self, message: Received) -> None:
         for sink in self.sinks:
             sink.send(message)
 
@@ -74,5 +74,5 @@ class MultiSink(Sink):
 
 
 class NullSink(Sink):
-    def send(self, message: Message) -> None:
+    def send(self, message: Received) -> None:
         pass
