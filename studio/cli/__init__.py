@@ -16,6 +16,7 @@ from studio.cli import cluster, compare, compress, data, demo, export, fit, gene
 from studio.cli import eval as eval_cmd
 from studio.cli._shared import emit_json
 from studio.core.errors import ConfigError, StudioError
+from studio.core.vocab import JobState, Metric
 
 
 class Progress:
@@ -91,7 +92,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             for message in job.poll(timeout=0.2):
                 if message["type"] == "metrics":
                     for _, name, value, _ in message["rows"]:
-                        if name == "train/loss":
+                        if name == Metric.TRAIN_LOSS:
                             last_loss = value
                     bar.update(job.progress, last_loss)
                 elif message["type"] == "log":
@@ -106,13 +107,13 @@ def cmd_train(args: argparse.Namespace) -> int:
               "val_loss": None, "val_acc": None, "test_acc": None, "world_size": job.world_size,
               "device": cfg.hardware.device, "seconds": None, **job.summary, "run_dir": str(job.run_dir)}
     result["status"] = job.state
-    if job.state == "failed":
+    if job.state == JobState.FAILED:
         result["error"] = job.failure or (job.errors[0]["message"] if job.errors else "the run failed")
     if args.json:
         emit_json(result)
     else:
         print(_format_summary(result), file=sys.stderr)
-    if job.state == "failed":
+    if job.state == JobState.FAILED:
         print(f"studio: error: {result['error']}", file=sys.stderr)
     return job.exit_code
 

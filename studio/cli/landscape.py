@@ -12,9 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from studio.core.vocab import LANDSCAPE_KINDS as KINDS
+from studio.core.vocab import SPLITS, LandscapeKind
+
 COMMANDS = ("landscape", "sharpness")
-KINDS = ("1d", "2d", "trajectory")
-SPLITS = ("train", "val", "test")
 
 
 def run_dir_of(id_or_dir: str) -> Path:
@@ -75,7 +76,7 @@ def cmd_landscape(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(out)
     else:
-        size = f"{out['resolution']}" if result.kind == "1d" else f"{out['resolution']}×{len(result.y)}"
+        size = f"{out['resolution']}" if result.kind == LandscapeKind.LINE else f"{out['resolution']}×{len(result.y)}"
         print(f"{result.kind} landscape of {run_dir.name}: {size} points, centre loss {out['center_loss']:.4f}, "
               f"min {out['min_loss']:.4f}, max {out['max_loss']:.4f} ({out['seconds']:.1f} s) → {path}",
               file=sys.stderr)
@@ -117,7 +118,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 def add_parser(sub: Any) -> None:
     land = sub.add_parser("landscape", help="compute a loss landscape of a saved run (1d, 2d or trajectory)")
     _common(land)
-    land.add_argument("--kind", choices=KINDS, default="2d")
+    land.add_argument("--kind", choices=KINDS, default=LandscapeKind.SURFACE.value)
     land.add_argument("--resolution", type=int, help="points per axis (default 41)")
     land.add_argument("--samples", type=int, default=2000, help="examples to evaluate on (0: the whole split)")
     land.add_argument("--span", type=float, default=1.0, help="2d: the grid covers [-span, span]² (default 1)")

@@ -20,9 +20,9 @@ from studio.core.devices import pick_device
 from studio.core.errors import ConfigError, DataError
 from studio.core.landscape.directions import Params
 from studio.core.maths.objectives import task_losses
+from studio.core.vocab import SPLITS
 from studio.engine.training.device_data import DeviceData
 
-SPLITS = ("train", "val", "test")
 _STEP = re.compile(r"step_(\d+)\.pt$")
 
 

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from studio.core.errors import DataError
+from studio.core.vocab import LANDSCAPE_KINDS
 
-KINDS = ("1d", "2d", "trajectory")
+KINDS = LANDSCAPE_KINDS
 LANDSCAPES_DIR = "landscapes"
 
 
@@ -37,6 +38,9 @@ class Landscape:
     values: dict[str, np.ndarray]
     path: np.ndarray | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.kind = str(self.kind)  # a LandscapeKind member becomes its plain string (summaries travel to the GUI)
 
     @property
     def loss(self) -> np.ndarray:

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from studio.core.errors import StoreError
+from studio.core.vocab import JobState
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -179,9 +180,9 @@ def rebuild(db: sqlite3.Connection, runs_dir: Path, damaged: Path, reason: str) 
         except (OSError, UnicodeDecodeError):
             continue
         final = (folder / "checkpoints" / "final.pt").exists()
-        status = rec.get("status") or ("finished" if final else "interrupted")
-        if status in ("running", "paused", "queued"):
-            status = "interrupted"
+        status = rec.get("status") or (JobState.FINISHED.value if final else JobState.INTERRUPTED.value)
+        if status in (JobState.RUNNING, JobState.PAUSED, JobState.QUEUED):
+            status = JobState.INTERRUPTED.value
         message = rec.get("message") or ""
         note = f"recovered from its folder after {damaged.name} was found damaged ({reason})"
         created = float(rec.get("created") or folder.stat().st_mtime)

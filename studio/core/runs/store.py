@@ -28,10 +28,12 @@ from studio.core.jobs import ENDED, STATES  # noqa: F401 - ENDED: what other mod
 from studio.core.paths import studio_home
 from studio.core.runs.db import connect, connect_readonly, describe_sqlite
 from studio.core.runs.record import write_record
+from studio.core.vocab import JobState
 
 STATUSES = STATES  # a run's status is a job state (core/jobs.py)
-RESUMABLE = ("stopped", "interrupted", "finished", "failed")  # with a checkpoint: `studio train --resume`
-LIVE = ("running", "paused")
+# with a checkpoint: `studio train --resume`
+RESUMABLE = (JobState.STOPPED, JobState.INTERRUPTED, JobState.FINISHED, JobState.FAILED)
+LIVE = (JobState.RUNNING, JobState.PAUSED)
 STALE_S = 3600.0  # a live run with no known processes and no heartbeat for this long is interrupted
 
 
@@ -171,7 +173,7 @@ class RunStore:
             with self._writing("create the run"):
                 self._db.execute(
                     "INSERT INTO runs (id, name, created, updated, status, config, dir) VALUES (?,?,?,?,?,?,?)",
-                    (run_id, name, now, now, "queued", text, str(run_dir)),
+                    (run_id, name, now, now, JobState.QUEUED.value, text, str(run_dir)),
                 )
                 self._db.executemany(
                     "INSERT INTO params VALUES (?,?,?)",
@@ -183,7 +185,7 @@ class RunStore:
         except StoreError:
             shutil.rmtree(run_dir, ignore_errors=True)
             raise
-        write_record(run_dir, id=run_id, name=name, created=now, status="queued")
+        write_record(run_dir, id=run_id, name=name, created=now, status=JobState.QUEUED.value)
         return self.get(run_id)
 
     def update_config(self, run_id: str, config: RunConfig) -> None:
@@ -271,7 +273,7 @@ class RunStore:
         rid, name, created, updated, status, config, summary, message, rdir, heartbeat, procs_json = row
         info = RunInfo(rid, name, created, updated, status, config, Path(rdir), json.loads(summary or "{}"),
                        message or "", heartbeat or 0.0)
-        if (status in LIVE or (status == "queued" and procs_json)) and self._gone(info, procs_json):
+        if (status in LIVE or (status == JobState.QUEUED and procs_json)) and self._gone(info, procs_json):
             self._settle_interrupted(info, procs_json)
         return info
 
@@ -286,7 +288,7 @@ class RunStore:
             recorded = {}
         if recorded.get("pids") and recorded.get("host") == procs.host():
             return not any(procs.alive(p) for p in recorded["pids"])
-        if info.status == "queued":  # waiting in the run queue: no processes yet
+        if info.status == JobState.QUEUED:  # waiting in the run queue: no processes yet
             return False
         return time.time() - max(info.heartbeat, info.updated) > STALE_S
 
@@ -294,7 +296,7 @@ class RunStore:
         ckpt = info.last_checkpoint
         after = (f"; its last checkpoint is {ckpt.name}: `studio train --resume {info.id}` continues it" if ckpt
                  else "; it saved no checkpoint to resume from")
-        info.status = "interrupted"
+        info.status = JobState.INTERRUPTED.value
         info.message = ("interrupted: its training processes ended without a word (killed, or the machine "
                         f"stopped){after}")
         if self.read_only:  # shown as interrupted; the store is left as it is
@@ -303,7 +305,7 @@ class RunStore:
             with self._db:
                 self._db.execute("UPDATE runs SET status='interrupted', message=?, updated=? WHERE id=? AND "
                                  "status IN ('queued', 'running', 'paused')", (info.message, time.time(), info.id))
-            write_record(info.dir, status="interrupted", message=info.message)
+            write_record(info.dir, status=JobState.INTERRUPTED.value, message=info.message)
         except sqlite3.Error:  # a read-only store still shows the run as interrupted
             pass
         try:

@@ -26,6 +26,7 @@ from typing import Any
 from studio.core import threads as thread_policy
 from studio.core.errors import RunFailed, StudioError
 from studio.core.jobs import ENDED, FAILED, FINISHED, QUEUED, RUNNING, STOPPED, Cancelled, Progress, Report
+from studio.core.vocab import JobKind
 from studio.engine.jobs import backend, protocol
 from studio.engine.jobs.protocol import Received
 from studio.engine.jobs.queues import drain
@@ -346,7 +347,7 @@ class TaskJob(ProcessJob):
     ``result``. ``frames``: the function also gets ``emit(frame)`` for live snapshots."""
 
     def __init__(self, target: str, kwargs: dict[str, Any] | None = None, *, label: str = "job",
-                 kind: str = "task", frames: bool = False, threads: thread_policy.ThreadPlan | None = None,
+                 kind: str = JobKind.TASK, frames: bool = False, threads: thread_policy.ThreadPlan | None = None,
                  grace_s: float | None = None) -> None:
         super().__init__(new_job_id(kind), threads)
         self.kind = kind

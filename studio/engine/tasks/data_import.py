@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from studio.core.datasets import cache
+from studio.core.vocab import JobKind
 from studio.engine.jobs.process_job import TaskJob
 
 
@@ -17,7 +18,7 @@ class ImportJob(TaskJob):
     """A data job; when it ends, whatever its process had half-written in the cache is removed."""
 
     def __init__(self, target: str, label: str = "import", **kwargs: Any) -> None:
-        super().__init__(target, kwargs, label=label, kind="import")
+        super().__init__(target, kwargs, label=label, kind=JobKind.IMPORT)
 
     def _on_end(self, forced: str | None) -> None:
         for proc in self.processes:

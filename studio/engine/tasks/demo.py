@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from studio.core.vocab import JobKind
 from studio.engine.jobs.process_job import TaskJob
 
 
@@ -19,6 +20,6 @@ def run_demo(name: str, params: dict[str, Any], progress: Any = None, emit: Any 
 
 def demo_job(name: str, params: dict[str, Any]) -> TaskJob:
     job = TaskJob("studio.engine.tasks.demo:run_demo", {"name": name, "params": dict(params)},
-                  label=f"{name.replace('_', ' ')} demo", kind="demo", frames=True)
+                  label=f"{name.replace('_', ' ')} demo", kind=JobKind.DEMO, frames=True)
     job.demo = name  # type: ignore[attr-defined]
     return job

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from studio.core import threads as thread_policy
+from studio.core.vocab import JobKind
 from studio.engine.jobs.process_job import TaskJob
 
-TASKS = ("landscape", "sharpness")
+TASKS = (JobKind.LANDSCAPE, JobKind.SHARPNESS)
 
 
 def run_landscape(run_dir: str, options: dict[str, Any], progress: Any, emit: Any = None) -> dict[str, Any]:
@@ -43,7 +44,7 @@ class LandscapeJob(TaskJob):
         self.requested_threads = threads
         super().__init__(f"studio.engine.tasks.landscape_job:run_{task}",
                          {"run_dir": str(self.run_dir), "options": dict(options or {})},
-                         label=task, kind=task, frames=task == "landscape")
+                         label=task, kind=task, frames=task == JobKind.LANDSCAPE)
 
     def _plan(self) -> thread_policy.ThreadPlan:
         return thread_policy.plan(self.requested_threads, spare=1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from studio.core.vocab import JobKind
 from studio.engine.jobs.process_job import TaskJob
 
 
@@ -20,7 +21,7 @@ def run_summary(config: dict[str, Any], progress: Any = None) -> dict[str, Any]:
 
 def summary_job(config: dict[str, Any]) -> TaskJob:
     return TaskJob("studio.engine.tasks.summary:run_summary", {"config": config}, label="model summary",
-                   kind="summary")
+                   kind=JobKind.SUMMARY)
 
 
 def ready(progress: Any = None) -> dict[str, bool]:

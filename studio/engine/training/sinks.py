@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from studio.core.vocab import JobState
 from studio.engine.jobs.protocol import Received
 
 
@@ -54,7 +55,7 @@ class StoreSink(Sink):
             summary = message.get("summary")
             self.store.set_status(run_id, message["status"], message.get("message"), summary)
         elif kind == "error":
-            self.store.set_status(run_id, "failed", message["message"])
+            self.store.set_status(run_id, JobState.FAILED, message["message"])
 
     def close(self) -> None:
         self.store.close()

@@ -9,6 +9,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from studio.core.vocab import JobState
+
 
 class TaskRunner(QObject):
     progress = Signal(float, str)
@@ -40,7 +42,7 @@ class TaskRunner(QObject):
             self.handle.cancel()
 
     def _ended(self, state: str, message: str) -> None:
-        if state == "finished":
+        if state == JobState.FINISHED:
             self.done.emit(self.handle.result)
         else:
-            self.failed.emit("cancelled" if state == "stopped" else message or f"the task {state}")
+            self.failed.emit("cancelled" if state == JobState.STOPPED else message or f"the task {state}")

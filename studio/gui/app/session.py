@@ -15,8 +15,9 @@ from PySide6.QtCore import QObject, Signal
 
 from studio.core.config import CHOICE_SECTIONS, Choice, RunConfig
 from studio.core.errors import StudioError
-from studio.core.jobs import PAUSED, RUNNING, format_eta
+from studio.core.jobs import FAILED, PAUSED, RUNNING, format_eta
 from studio.core.runs.store import RunStore
+from studio.core.vocab import JobKind
 from studio.engine.jobs import protocol
 from studio.gui.app.bridge import Bridge
 from studio.gui.app.store_follow import StoreFollower
@@ -158,34 +159,34 @@ class Session(QObject):
     def start_landscape(self, task: str, run_dir: str, options: dict[str, Any]) -> JobHandle:
         from studio.engine.tasks.landscape_job import LandscapeJob
 
-        return self.start_job(LandscapeJob(task, run_dir, options), "landscape")
+        return self.start_job(LandscapeJob(task, run_dir, options), JobKind.LANDSCAPE)
 
     def start_import(self, path: str, options: dict[str, Any] | None = None) -> JobHandle:
         from studio.engine.tasks.data_import import import_job
 
-        return self.start_job(import_job(path, options), "import")
+        return self.start_job(import_job(path, options), JobKind.IMPORT)
 
     def start_fetch(self, name: str) -> JobHandle:
         from studio.engine.tasks.data_import import fetch_job
 
-        return self.start_job(fetch_job(name), "import")
+        return self.start_job(fetch_job(name), JobKind.IMPORT)
 
     def start_preview(self, name: str, params: dict[str, Any], count: int, seed: int) -> JobHandle:
         from studio.engine.tasks.data_import import preview_job
 
-        return self.start_job(preview_job(name, params, count, seed), "preview")
+        return self.start_job(preview_job(name, params, count, seed), JobKind.PREVIEW)
 
     def start_demo(self, name: str, params: dict[str, Any]) -> JobHandle:
         from studio.engine.tasks.demo import demo_job
 
-        return self.start_job(demo_job(name, params), "demo")
+        return self.start_job(demo_job(name, params), JobKind.DEMO)
 
     def start_generate(self, run_dir: str, seed_text: str, n_words: int, temperature: float) -> JobHandle:
         from studio.engine.jobs.process_job import TaskJob
 
         job = TaskJob("studio.engine.tasks.generate:generate_job", {"run_dir": run_dir, "seed_text": seed_text,
-                      "n_words": n_words, "temperature": temperature}, label="generation", kind="generate")
-        return self.start_job(job, "generate")
+                      "n_words": n_words, "temperature": temperature}, label="generation", kind=JobKind.GENERATE)
+        return self.start_job(job, JobKind.GENERATE)
 
     def start_evaluation(self, task: str, kwargs: dict[str, Any]) -> JobHandle:
         """Work on a finished run: ``task`` is "evaluate", "predict", "tensorboard" or "model" (the functions in
@@ -193,12 +194,12 @@ class Session(QObject):
         from studio.engine.jobs.process_job import TaskJob
 
         target, label = EVALUATION_TASKS[task]
-        return self.start_job(TaskJob(target, kwargs, label=label, kind="evaluation"), "evaluation")
+        return self.start_job(TaskJob(target, kwargs, label=label, kind=JobKind.EVALUATION), JobKind.EVALUATION)
 
     def start_summary(self, config: RunConfig) -> JobHandle:
         from studio.engine.tasks.summary import summary_job
 
-        return self.start_job(summary_job(config.to_dict()), "summary")
+        return self.start_job(summary_job(config.to_dict()), JobKind.SUMMARY)
 
     # --- runs ------------------------------------------------------------------------------
     @property
@@ -240,8 +241,8 @@ class Session(QObject):
 
     def _follow_started(self, job: Any, config: RunConfig, text: str = "") -> str:
         self.jobs[job.run_id] = job
-        self.start_job(job, "training")
-        self._set_state("running")
+        self.start_job(job, JobKind.TRAINING)
+        self._set_state(RUNNING)
         self.run_started.emit(job.run_id)
         self.runs_changed.emit()
         self.set_selection([job.run_id])
@@ -371,7 +372,7 @@ class Session(QObject):
             handle = self.handles.get(m.get("run_id", ""))
             if handle is None:
                 continue
-            if handle.kind == "training":
+            if handle.kind == JobKind.TRAINING:
                 self._on_training(m, rows, handle.job.eta_s)
             kind = m.get("type")
             if kind in (protocol.PROGRESS, protocol.METRICS):
@@ -394,10 +395,10 @@ class Session(QObject):
                                         "eta_s": eta_s})
         elif kind == protocol.STATUS:
             if m["status"] == PAUSED:
-                self._set_state("paused")
+                self._set_state(PAUSED)
                 self.status_text.emit("Paused")
             elif m["status"] == RUNNING:
-                self._set_state("running")
+                self._set_state(RUNNING)
                 self.status_text.emit(f"Training on {m.get('world_size', 1)}× {m.get('device', 'cpu')}"
                                       if "device" in m else "Resumed")
             self.runs_changed.emit()
@@ -408,6 +409,6 @@ class Session(QObject):
             if not self.jobs:
                 self._set_state("idle")
             self.run_ended.emit(run_id, m["status"], m.get("message", ""))
-            if m["status"] == "failed":
+            if m["status"] == FAILED:
                 self.error.emit("Training failed", m.get("message") or "the run failed")
             self.runs_changed.emit()

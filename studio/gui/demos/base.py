@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.demos.catalog import DEMOS, EXPLANATIONS
 from studio.core.errors import StudioError
+from studio.core.vocab import JobState
 from studio.gui.demos import style
 from studio.gui.demos.player import Player
 from studio.gui.widgets.forms import param_widget
@@ -264,13 +265,13 @@ class DemoView(QWidget):
     def _ended(self, state: str, message: str) -> None:
         if not self._current():
             return
-        if state == "finished":
+        if state == JobState.FINISHED:
             self.result = self.task.result
             self.on_result(self.result)
             self.player.set_count(self.frame_count())
             self.progress.setValue(1000)
             self.show_status("Done — play, pause, step or drag the slider.")
-        elif state == "stopped":
+        elif state == JobState.STOPPED:
             self.show_status("Stopped.")
         else:
             self.error_text = message

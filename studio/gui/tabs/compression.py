@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.contracts.compression import QUANTIZE, list_compressed, load_sweep
+from studio.core.vocab import JobKind
 from studio.gui.app.job_binding import TaskRunner
 from studio.gui.plots.palette import run_colour
 
@@ -81,7 +82,7 @@ class CompressionTab(QWidget):
         self.last: dict[str, Any] | None = None
         self.sweep: dict[str, Any] | None = None
         self.error: str | None = None
-        self.job = TaskRunner(session, "compress", self)
+        self.job = TaskRunner(session, JobKind.COMPRESS, self)
         self.job.progress.connect(self._on_progress)
         self.job.done.connect(self._on_done)
         self.job.failed.connect(self._on_failed)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.errors import StudioError
+from studio.core.vocab import JobState
 
 MIN_TILE = 40  # small images are shown enlarged to at least this many pixels high
 PREVIEW_COUNT = 16
@@ -299,7 +300,7 @@ class DataPreview(QWidget):
     def _preview_ended(self, state: str, message: str) -> None:
         job, self.preview_job = self.preview_job, None
         self.augment_button.setEnabled(True)
-        if state != "finished" or job is None:
+        if state != JobState.FINISHED or job is None:
             self.augment_status.setText(f"No preview: {message or 'it was cancelled'}")
             return
         result = job.result

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.vocab import JobKind
 from studio.gui.app.job_binding import TaskRunner
 from studio.gui.plots.palette import run_colour
 
@@ -45,7 +46,7 @@ class DataParallelTab(QWidget):
         self.session = session
         self.result: dict[str, Any] | None = None
         self.error: str | None = None
-        self.job = TaskRunner(session, "scale", self)
+        self.job = TaskRunner(session, JobKind.SCALE, self)
         self.job.progress.connect(lambda f, t: (self.bar.setValue(int(f * 100)), self.status.setText(t)))
         self.job.done.connect(self._on_done)
         self.job.failed.connect(self._on_failed)

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.maths.evaluation import load_saved, result_stem
+from studio.core.vocab import JobState, Split
 from studio.gui.plots.evaluation_views import (
     ConfusionView,
     MistakeGallery,
@@ -42,7 +43,7 @@ from studio.gui.tabs.landscape import checkpoint_choices
 from studio.gui.widgets.predict_panel import PredictPanel
 from studio.gui.widgets.run_picker import RunPicker
 
-SPLITS = (("test", "test"), ("validation", "val"), ("train", "train"))
+SPLITS = (("test", Split.TEST.value), ("validation", Split.VAL.value), ("train", Split.TRAIN.value))  # (label, split)
 
 
 def checkpoint_label(value: str) -> str:
@@ -174,7 +175,7 @@ class EvaluationTab(RunPicker, QWidget):
         self.run_box.blockSignals(True)
         self.run_box.clear()
         for run in self.session.store.list():
-            if run.status in ("finished", "stopped") and checkpoint_choices(run.dir):
+            if run.status in (JobState.FINISHED, JobState.STOPPED) and checkpoint_choices(run.dir):
                 self.run_box.addItem(f"{run.name or 'run'} · {run.id}", run.id)
         self.run_box.blockSignals(False)
         index = self.run_box.findData(current)
@@ -355,11 +356,11 @@ class EvaluationTab(RunPicker, QWidget):
         if handle is not self.job:
             return
         self._set_busy(False)
-        if state == "finished" and handle.result is not None:
+        if state == JobState.FINISHED and handle.result is not None:
             self.progress.setValue(1000)
             self.status.setText(self.summary_text() or f"The {label} is done.")  # the evaluation stays in view
             on_result(handle.result)
-        elif state == "stopped":
+        elif state == JobState.STOPPED:
             self.status.setText("Cancelled.")
         else:
             self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog

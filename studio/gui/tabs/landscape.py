@@ -34,12 +34,12 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.landscape import io
+from studio.core.vocab import SPLITS, JobKind, JobState, LandscapeKind, Metric
 from studio.gui.plots.landscape_view import LandscapeView
 from studio.gui.widgets.run_picker import RunPicker
 
-KINDS = [("2-D (random directions)", "2d"), ("1-D (interpolation)", "1d"), ("Trajectory (PCA of checkpoints)",
-                                                                              "trajectory")]
-SPLITS = ("train", "val", "test")
+KINDS = [("2-D (random directions)", LandscapeKind.SURFACE.value), ("1-D (interpolation)", LandscapeKind.LINE.value),
+         ("Trajectory (PCA of checkpoints)", LandscapeKind.TRAJECTORY.value)]
 LIVE_MS = 2000
 _STEP = re.compile(r"step_(\d+)\.pt$")
 
@@ -186,7 +186,7 @@ class LandscapeTab(RunPicker, QWidget):
         self.info = QLabel("")
         self.info.setWordWrap(True)
         self.info.setObjectName("landscape_info")
-        self.sharp_plot = pg.PlotWidget(title="sharpness/top_eig")
+        self.sharp_plot = pg.PlotWidget(title=Metric.SHARPNESS.value)
         self.sharp_plot.setLabel("bottom", "step")
         self.sharp_plot.setMinimumHeight(140)
         self.sharp_curve = self.sharp_plot.plot([], [], pen=pg.mkPen("#D55E00", width=2), symbol="o", symbolSize=5)
@@ -248,14 +248,14 @@ class LandscapeTab(RunPicker, QWidget):
     def _fit_kinds(self, run_dir: Path | None) -> None:
         """Grey out Trajectory, with the reason as its tooltip, when the run has too few saved points (said
         before anything is computed)."""
-        index = self.kind_box.findData("trajectory")
+        index = self.kind_box.findData(LandscapeKind.TRAJECTORY.value)
         self.trajectory_reason = trajectory_unready(run_dir) if run_dir is not None else ""
         item = self.kind_box.model().item(index)
         item.setEnabled(not self.trajectory_reason)
         self.kind_box.setItemData(index, self.trajectory_reason or "The optimizer's path on the PCA plane of the "
                                   "saved weights", Qt.ItemDataRole.ToolTipRole)
         if self.trajectory_reason and self.kind_box.currentIndex() == index:
-            self.kind_box.setCurrentIndex(self.kind_box.findData("2d"))
+            self.kind_box.setCurrentIndex(self.kind_box.findData(LandscapeKind.SURFACE.value))
             if hasattr(self, "info"):
                 self.info.setText(self.trajectory_reason)
 
@@ -288,16 +288,16 @@ class LandscapeTab(RunPicker, QWidget):
 
     def _show_sharpness_curve(self) -> None:
         run_id = self.run_box.currentData()
-        steps, values = self.session.store.metrics(run_id).get("sharpness/top_eig", ([], [])) if run_id else ([], [])
+        steps, values = self.session.store.metrics(run_id).get(Metric.SHARPNESS, ([], [])) if run_id else ([], [])
         self.sharp_curve.setData(steps, values)
         self.sharp_plot.setVisible(bool(steps))
 
     def _kind_changed(self) -> None:
         kind = self.kind_box.currentData()
-        self.other_box.setEnabled(kind == "1d")
-        self.span.setEnabled(kind == "2d")
-        self.split_box.setEnabled(kind != "1d")  # 1-D shows train and test
-        self.checkpoint_box.setEnabled(kind != "trajectory")
+        self.other_box.setEnabled(kind == LandscapeKind.LINE)
+        self.span.setEnabled(kind == LandscapeKind.SURFACE)
+        self.split_box.setEnabled(kind != LandscapeKind.LINE)  # 1-D shows train and test
+        self.checkpoint_box.setEnabled(kind != LandscapeKind.TRAJECTORY)
 
     # --- computing ---------------------------------------------------------------------------
     @property
@@ -312,17 +312,17 @@ class LandscapeTab(RunPicker, QWidget):
             "split": self.split_box.currentText(), "include_bias_bn": self.bias_bn.isChecked(),
             "checkpoint": self.checkpoint_box.currentData() or "final",
         }
-        if kind == "2d":
+        if kind == LandscapeKind.SURFACE:
             opts["span"] = self.span.value()
-        if kind == "1d" and self.other_box.currentData():
+        if kind == LandscapeKind.LINE and self.other_box.currentData():
             opts["other_run"] = str(self.session.store.get(self.other_box.currentData()).dir)
         return opts
 
     def compute(self) -> None:
-        self._start("landscape", self.options())
+        self._start(JobKind.LANDSCAPE, self.options())
 
     def compute_sharpness(self) -> None:
-        self._start("sharpness", {"checkpoint": self.checkpoint_box.currentData() or "final",
+        self._start(JobKind.SHARPNESS, {"checkpoint": self.checkpoint_box.currentData() or "final",
                                   "samples": min(self.samples.value() or 1000, 2000),
                                   "split": self.split_box.currentText()})
 
@@ -363,7 +363,7 @@ class LandscapeTab(RunPicker, QWidget):
         job = self.job
         if job is None or job.finished or data.get("stage") not in ("preview", "refine"):
             return
-        split, kind = data.get("split", "train"), data.get("kind", "2d")
+        split, kind = data.get("split", "train"), data.get("kind", LandscapeKind.SURFACE)
         meta = {"explained_variance": data["explained_variance"]} if "explained_variance" in data else {}
         partial = io.Landscape(kind, data["xs"], data["ys"], {f"{split}/loss": data["loss"],
                                                               f"{split}/acc": data["acc"]}, data.get("path"), meta)
@@ -382,14 +382,14 @@ class LandscapeTab(RunPicker, QWidget):
         job = self.job
         self._set_busy(False)
         task = job.job.task
-        if state == "finished" and job.result is not None:
+        if state == JobState.FINISHED and job.result is not None:
             self.progress.setValue(1000)
-            if task == "landscape":
+            if task == JobKind.LANDSCAPE:
                 self.open_result(job.result["path"])
                 self._refresh_saved()
             else:
                 self.show_sharpness(job.result["summary"])
-        elif state == "stopped":
+        elif state == JobState.STOPPED:
             self.status.setText("Cancelled.")
         else:
             self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog
@@ -415,7 +415,7 @@ class LandscapeTab(RunPicker, QWidget):
         lines = [f"{self.result.kind} · {meta.get('checkpoint', '')} · {data} · {summary['resolution']} per axis",
                  f"centre loss {summary['center_loss']:.4g}, min {summary['min_loss']:.4g}, "
                  f"max {summary['max_loss']:.4g}"]
-        if self.result.kind == "1d":
+        if self.result.kind == LandscapeKind.LINE:
             lines.append(f"α = 0: {meta.get('start', '?')}; α = 1: {meta.get('end', '?')}")
         if meta.get("explained_variance"):
             ev = meta["explained_variance"]

@@ -24,12 +24,13 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.maths.scaling_fit import AGAINST
+from studio.core.vocab import JobKind, Metric
 from studio.gui.app.job_binding import TaskRunner
 from studio.gui.plots.palette import run_colour
 
 HINT = ("Select one or more runs in the Training tab's run list. Against steps or samples each run gets its own "
         "fit; against parameters, select 4 or more runs of different model widths.")
-METRICS = ("val/loss", "train/loss")
+METRICS = (Metric.VAL_LOSS.value, Metric.TRAIN_LOSS.value)
 
 
 def _log10(values: list[float]) -> list[float]:
@@ -42,7 +43,7 @@ class ScalingLawsTab(QWidget):
         self.session = session
         self.result: dict[str, Any] | None = None
         self.error: str | None = None
-        self.job = TaskRunner(session, "fit", self)
+        self.job = TaskRunner(session, JobKind.FIT, self)
         self.job.done.connect(self._on_done)
         self.job.failed.connect(self._on_failed)
 

@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QInputDialog, QProgressDialog, QWidget
 
+from studio.core.vocab import JobState
 from studio.gui.app.messages import count
 
 OPTION_LABELS = {"label_column": "Which column holds the labels?", "x_key": "Which array holds the images?",
@@ -99,9 +100,9 @@ class ImportController(QObject):
             self.dialog.deleteLater()
             self.dialog = None
         error = job.errors[0] if job is not None and job.errors else {}
-        if state == "finished":
+        if state == JobState.FINISHED:
             self._done(job.result)
-        elif state == "stopped":
+        elif state == JobState.STOPPED:
             self.session.status_text.emit("Import cancelled; nothing was saved")
             self.cancelled.emit()
         elif error.get("option") and self._retry is not None:

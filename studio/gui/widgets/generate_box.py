@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.errors import StudioError
+from studio.core.vocab import JobState
 
 
 class GenerateBox(QGroupBox):
@@ -117,9 +118,9 @@ class GenerateBox(QGroupBox):
     def _ended(self, state: str, message: str) -> None:
         job, self.job = self.job, None
         self.button.setText("Generate")
-        if state == "finished":
+        if state == JobState.FINISHED:
             self.show_result(job.result)
-        elif state == "stopped":
+        elif state == JobState.STOPPED:
             self.output.setText("<i>cancelled</i>")
         else:
             self.output.setText("")

@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtWidgets import QDialog, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from studio.core.config import RunConfig
+from studio.core.vocab import JobState
 
 COLUMNS = ("Layer", "Type", "Output shape", "Parameters", "FLOPs / sample")
 
@@ -34,7 +35,7 @@ class ModelSummaryDialog(QDialog):
         self.job.ended.connect(self._done)
 
     def _done(self, state: str, message: str) -> None:
-        if state != "finished":
+        if state != JobState.FINISHED:
             self.error = message or f"the summary {state}"
             self.heading.setText(f"No summary: {self.error}")
             return
