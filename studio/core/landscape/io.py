@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 
 from studio.core.errors import DataError
+from studio.core.runs import layout
 from studio.core.vocab import LANDSCAPE_KINDS
 
 KINDS = LANDSCAPE_KINDS
-LANDSCAPES_DIR = "landscapes"
+LANDSCAPES_DIR = layout.LANDSCAPES
 
 
 @dataclass
@@ -66,8 +67,7 @@ class Landscape:
         }
 
 
-def landscapes_dir(run_dir: str | Path) -> Path:
-    return Path(run_dir) / LANDSCAPES_DIR
+landscapes_dir = layout.landscapes_dir
 
 
 def save(result: Landscape, run_dir: str | Path, name: str | None = None) -> Path:

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from studio.core.errors import StoreError
+from studio.core.runs import layout
 from studio.core.vocab import JobState
 
 SCHEMA = """
@@ -172,14 +173,14 @@ def rebuild(db: sqlite3.Connection, runs_dir: Path, damaged: Path, reason: str) 
     from studio.core.runs.record import read_record
 
     count = 0
-    folders = sorted(p for p in runs_dir.iterdir() if (p / "config.toml").is_file()) if runs_dir.is_dir() else []
+    folders = sorted(p for p in runs_dir.iterdir() if layout.is_run_dir(p)) if runs_dir.is_dir() else []
     for folder in folders:
         rec = read_record(folder)
         try:
-            config = (folder / "config.toml").read_text(encoding="utf-8")
+            config = layout.config_path(folder).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        final = (folder / "checkpoints" / "final.pt").exists()
+        final = layout.final_path(folder).exists()
         status = rec.get("status") or (JobState.FINISHED.value if final else JobState.INTERRUPTED.value)
         if status in (JobState.RUNNING, JobState.PAUSED, JobState.QUEUED):
             status = JobState.INTERRUPTED.value

@@ -26,6 +26,7 @@ from studio.core.config import RunConfig
 from studio.core.errors import ConfigError, StoreError
 from studio.core.jobs import ENDED, STATES  # noqa: F401 - ENDED: what other modules read here
 from studio.core.paths import studio_home
+from studio.core.runs import layout
 from studio.core.runs.db import connect, connect_readonly, describe_sqlite
 from studio.core.runs.record import write_record
 from studio.core.vocab import JobState
@@ -59,8 +60,7 @@ class RunInfo:
     @property
     def last_checkpoint(self) -> Path | None:
         """The newest ``checkpoints/step_*.pt`` (by step), or None."""
-        files = sorted((self.dir / "checkpoints").glob("step_*.pt"))
-        return files[-1] if files else None
+        return layout.last_checkpoint(self.dir)
 
     @property
     def resumable(self) -> bool:
@@ -89,8 +89,8 @@ class RunStore:
         """``read_only``: watch a store that others write (another machine, a cluster job): the database is
         opened ``mode=ro`` and nothing in the store is ever changed (docs/clusters.md)."""
         self.home = Path(home) if home else studio_home()
-        self.runs_dir = self.home / "runs"
-        self.db_path = self.home / "runs.db"
+        self.runs_dir = layout.runs_dir(self.home)
+        self.db_path = layout.database_path(self.home)
         self.read_only = read_only
         self._local = threading.local()
         if not read_only:
@@ -168,8 +168,8 @@ class RunStore:
             raise StoreError(f"cannot find a free run id in {self.runs_dir}")
         now = time.time()
         try:
-            (run_dir / "checkpoints").mkdir()
-            (run_dir / "config.toml").write_text(text, encoding="utf-8")
+            layout.checkpoints_dir(run_dir).mkdir()
+            layout.config_path(run_dir).write_text(text, encoding="utf-8")
             with self._writing("create the run"):
                 self._db.execute(
                     "INSERT INTO runs (id, name, created, updated, status, config, dir) VALUES (?,?,?,?,?,?,?)",
@@ -196,12 +196,13 @@ class RunStore:
             self._db.execute("UPDATE runs SET config=? WHERE id=?", (text, run_id))
             self._db.executemany("INSERT OR REPLACE INTO params VALUES (?,?,?)",
                                  [(run_id, k, json.dumps(v)) for k, v in flatten(config.to_dict()).items()])
-        tmp = info.dir / ".config.toml.tmp"
+        path = layout.config_path(info.dir)
+        tmp = path.with_name(f".{path.name}.tmp")
         try:
             tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, info.dir / "config.toml")
+            os.replace(tmp, path)
         except OSError as err:
-            raise StoreError(f"cannot write {info.dir / 'config.toml'}: {err.strerror}") from None
+            raise StoreError(f"cannot write {path}: {err.strerror}") from None
 
     def set_status(self, run_id: str, status: str, message: str | None = None,
                    summary: dict[str, Any] | None = None) -> None:
@@ -387,16 +388,14 @@ def _unlink_semaphores(names: list[str]) -> None:
 
 
 # --- what a folder is (the GUI's open_path and core/open_target.py ask) ----------------------------------
-def is_run_dir(path: Path) -> bool:
-    """A run's own folder: it holds the run's ``config.toml``."""
-    return path.is_dir() and (path / "config.toml").is_file()
+is_run_dir = layout.is_run_dir  # a run's own folder: it holds the run's config.toml
 
 
 def is_run_store(path: Path) -> bool:
     """A run store's home (``STUDIO_HOME``, a shared folder a cluster job records into): ``runs.db``, no config."""
-    return path.is_dir() and (path / "runs.db").is_file() and not (path / "config.toml").exists()
+    return path.is_dir() and layout.database_path(path).is_file() and not layout.config_path(path).exists()
 
 
 def is_run_config(path: Path) -> bool:
     """A run's own ``config.toml`` (its folder has ``checkpoints/``), not a config file written by hand."""
-    return path.is_file() and path.name == "config.toml" and (path.parent / "checkpoints").is_dir()
+    return path.is_file() and path.name == layout.CONFIG and layout.checkpoints_dir(path.parent).is_dir()

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.errors import Diverged
+from studio.core.runs import layout
 from studio.core.vocab import Metric
 from studio.engine.jobs import protocol
 from studio.engine.training.distributed import agree
@@ -117,7 +118,7 @@ class Checkpointer(Callback):
     """
 
     def __init__(self, run_dir: Path, every_epochs: int, keep: int = 0, minutes: float = 0.0) -> None:
-        self.dir = Path(run_dir) / "checkpoints"
+        self.dir = layout.checkpoints_dir(run_dir)
         self.every = every_epochs
         self.keep = keep
         self.period = minutes * 60
@@ -136,7 +137,7 @@ class Checkpointer(Callback):
         if not t.ctx.is_main:
             return None
         self.dir.mkdir(parents=True, exist_ok=True)
-        path = self.dir / (name or f"step_{t.step:07d}.pt")
+        path = self.dir / (name or layout.step_name(t.step))
         state: dict[str, Any] = {
             "model": t.net.state_dict(), "step": t.step, "epoch": t.epochs_done,
             "config": t.cfg.to_dict(), "resume": training_state(t, rng),
@@ -160,7 +161,7 @@ class Checkpointer(Callback):
     def on_train_end(self, t: Trainer) -> None:
         rng = t.rng_at_stop  # as the loop left it: the end-of-run evaluation must not shift a resume
         self.save(t, rng=rng)
-        self.save(t, "final.pt", rng=rng)
+        self.save(t, layout.FINAL, rng=rng)
 
 
 class Control(Callback):

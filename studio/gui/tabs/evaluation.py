@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.maths.evaluation import load_saved, result_stem
+from studio.core.maths.evaluation import load_saved
+from studio.core.runs import layout
 from studio.core.vocab import JobState, Split
 from studio.gui.plots.evaluation_views import (
     ConfusionView,
@@ -198,8 +199,8 @@ class EvaluationTab(RunPicker, QWidget):
         run_dir = self.run_dir()
         if run_dir is None or self.checkpoint_box.currentData() is None:
             return None
-        stem = result_stem(self.split_box.currentData(), checkpoint_label(self.checkpoint_box.currentData()))
-        return run_dir / "evaluations" / f"{stem}.json"
+        return layout.evaluation_path(run_dir, self.split_box.currentData(),
+                                      checkpoint_label(self.checkpoint_box.currentData()))
 
     def open_saved(self) -> None:
         """Show the saved evaluation of the chosen run, checkpoint and split, if there is one."""

@@ -8,7 +8,6 @@ Torch-free: the computation runs in ``studio.engine.tasks.landscape_job`` (a pro
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.landscape import io
+from studio.core.runs import layout
 from studio.core.vocab import SPLITS, JobKind, JobState, LandscapeKind, Metric
 from studio.gui.plots.landscape_view import LandscapeView
 from studio.gui.widgets.run_picker import RunPicker
@@ -41,22 +41,20 @@ from studio.gui.widgets.run_picker import RunPicker
 KINDS = [("2-D (random directions)", LandscapeKind.SURFACE.value), ("1-D (interpolation)", LandscapeKind.LINE.value),
          ("Trajectory (PCA of checkpoints)", LandscapeKind.TRAJECTORY.value)]
 LIVE_MS = 2000
-_STEP = re.compile(r"step_(\d+)\.pt$")
 
 
 def checkpoint_choices(run_dir: Path) -> list[tuple[str, str]]:
     """(label, value) for the run's checkpoints: final first, then every saved step."""
-    folder = Path(run_dir) / "checkpoints"
-    steps = sorted(int(m.group(1)) for p in folder.glob("step_*.pt") if (m := _STEP.search(p.name)))
-    out = [("final", "final")] if (folder / "final.pt").exists() or steps else []
+    refs = layout.list_checkpoints(run_dir, with_final=True)
+    steps = [r.step for r in refs if not r.is_final]
+    out = [("final", "final")] if refs else []
     return out + [(f"step {s}" + (" (initial)" if s == 0 else ""), str(s)) for s in steps]
 
 
 def trajectory_unready(run_dir: Path) -> str:
     """Why a trajectory cannot be computed for this run yet ("" when it can): it needs two saved points of the
     path besides the final weights (step checkpoints or the run's weight snapshots)."""
-    steps = {int(m.group(1)) for sub in ("checkpoints", "snapshots")
-             for p in (Path(run_dir) / sub).glob("step_*.pt") if (m := _STEP.search(p.name))}
+    steps = {r.step for r in layout.path_points(run_dir)}
     if len(steps - {max(steps, default=-1)}) >= 2:
         return ""
     return ("Trajectory needs two saved points of the path besides the final weights; this run has "
