@@ -16,7 +16,7 @@ import numpy as np
 
 from studio.core.errors import DataError
 from studio.core.runs import layout
-from studio.core.vocab import LANDSCAPE_KINDS
+from studio.core.vocab import LANDSCAPE_KINDS, LandscapeKind
 
 KINDS = LANDSCAPE_KINDS
 LANDSCAPES_DIR = layout.LANDSCAPES
@@ -51,7 +51,7 @@ class Landscape:
 
     def center_loss(self) -> float:
         """The loss at the reference weights: (0, 0) for 2-D and trajectory, α = 1 for 1-D."""
-        if self.kind == "1d":
+        if self.kind == LandscapeKind.LINE:
             return float(np.interp(1.0, self.x, self.loss))
         iy, ix = int(np.argmin(np.abs(self.y))), int(np.argmin(np.abs(self.x)))
         return float(self.loss[iy, ix])
