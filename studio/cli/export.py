@@ -61,9 +61,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _home_of(run: str) -> Path | None:
     """The run store holding a run directory (``HOME/runs/RUN_ID``), else None: the default store."""
+    from studio.core.runs import layout
+
     path = Path(run)
     home = path.resolve().parent.parent
-    return home if (path / "config.toml").exists() and (home / "runs.db").exists() else None
+    return home if layout.config_path(path).exists() and layout.database_path(home).exists() else None
 
 
 def _writable_parent(path: Path) -> None:

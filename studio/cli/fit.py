@@ -12,6 +12,7 @@ import argparse
 from typing import Any
 
 from studio.cli._shared import add_output_args
+from studio.core.vocab import Metric
 
 COMMANDS = ("fit",)
 
@@ -40,7 +41,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN", help="run ids (or unique prefixes) or run directories")
     p.add_argument("--against", choices=AGAINST, default="steps",
                    help="steps or samples seen (one fit per run), or params (one fit over runs of different sizes)")
-    p.add_argument("--metric", default="val/loss", help="the loss to fit (default val/loss; e.g. train/loss)")
+    p.add_argument("--metric", default=Metric.VAL_LOSS.value,
+                   help="the loss to fit (default val/loss; e.g. train/loss)")
     p.add_argument("--extrapolate", type=float, default=4.0, metavar="N",
                    help="predict the loss at N × the largest x (default 4)")
     p.add_argument("--curves", action="store_true", help="with --json: include the fitted curves and bands")

@@ -14,6 +14,7 @@ from typing import Any
 
 from studio.cli._shared import StderrProgress, add_output_args, run_dir_of
 from studio.core.contracts import landscape as contract
+from studio.core.vocab import LandscapeKind
 
 COMMANDS = ("landscape", "sharpness")
 KINDS = contract.KINDS
@@ -40,7 +41,7 @@ def cmd_landscape(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(out)
     else:
-        size = f"{out['resolution']}" if result.kind == "1d" else f"{out['resolution']}×{len(result.y)}"
+        size = f"{out['resolution']}" if result.kind == LandscapeKind.LINE else f"{out['resolution']}×{len(result.y)}"
         print(f"{result.kind} landscape of {run_dir.name}: {size} points, centre loss {out['center_loss']:.4f}, "
               f"min {out['min_loss']:.4f}, max {out['max_loss']:.4f} ({out['seconds']:.1f} s) → {path}",
               file=sys.stderr)
@@ -97,7 +98,7 @@ def add_parser(sub: Any) -> None:
     c = contract
     land = sub.add_parser("landscape", help="compute a loss landscape of a saved run (1d, 2d or trajectory)")
     _common(land)
-    land.add_argument("--kind", choices=KINDS, default="2d")
+    land.add_argument("--kind", choices=KINDS, default=LandscapeKind.SURFACE.value)
     land.add_argument("--resolution", type=int, help=f"points per axis, {c.RESOLUTION_MIN}–{c.RESOLUTION_MAX} "
                       f"(default {c.DEFAULT_RESOLUTION})")
     land.add_argument("--samples", type=int, default=c.DEFAULT_SAMPLES,

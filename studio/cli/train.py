@@ -15,6 +15,7 @@ from typing import Any
 
 from studio.cli._shared import StderrProgress, add_config_args, add_output_args, emit_json, load_config
 from studio.core.errors import ConfigError
+from studio.core.vocab import JobState, Metric
 
 COMMANDS = ("train",)
 
@@ -54,7 +55,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             for message in job.poll(timeout=0.2):
                 if message["type"] == "metrics":
                     for _, name, value, _ in message["rows"]:
-                        if name == "train/loss":
+                        if name == Metric.TRAIN_LOSS:
                             last_loss = value
                     bar.training({**job.progress, "eta_s": job.eta_s}, last_loss)  # the job's own ETA
                 elif message["type"] == "log":
@@ -69,13 +70,13 @@ def cmd_train(args: argparse.Namespace) -> int:
               "val_loss": None, "val_acc": None, "test_acc": None, "world_size": job.world_size,
               "device": cfg.hardware.device, "seconds": None, **job.summary, "run_dir": str(job.run_dir)}
     result["status"] = job.state
-    if job.state == "failed":
+    if job.state == JobState.FAILED:
         result["error"] = job.failure or (job.errors[0]["message"] if job.errors else "the run failed")
     if args.json:
         emit_json(result)
     else:
         print(_format_summary(result), file=sys.stderr)
-    if job.state == "failed":
+    if job.state == JobState.FAILED:
         print(f"studio: error: {result['error']}", file=sys.stderr)
     return job.exit_code
 

@@ -13,17 +13,19 @@ from dataclasses import dataclass
 from typing import Final
 
 from studio.core.errors import StudioError
+from studio.core.vocab import JobState
 
-# --- states (a run in the store and a job in the GUI share them) ----------------------------------
-QUEUED: Final = "queued"
-RUNNING: Final = "running"
-PAUSED: Final = "paused"
-FINISHED: Final = "finished"
-FAILED: Final = "failed"
-STOPPED: Final = "stopped"
-CANCELLED: Final = "cancelled"  # taken out of the run queue before it started
-INTERRUPTED: Final = "interrupted"  # a run whose processes vanished (the machine rebooted): resumable
-STATES: Final = (QUEUED, RUNNING, PAUSED, FINISHED, FAILED, STOPPED, CANCELLED, INTERRUPTED)
+# --- states (a run in the store and a job in the GUI share them): aliases of core/vocab.py's JobState ------
+# (typed str, so a state read back from a message or the database fits the same variables)
+QUEUED: Final[str] = JobState.QUEUED
+RUNNING: Final[str] = JobState.RUNNING
+PAUSED: Final[str] = JobState.PAUSED
+FINISHED: Final[str] = JobState.FINISHED
+FAILED: Final[str] = JobState.FAILED
+STOPPED: Final[str] = JobState.STOPPED
+CANCELLED: Final[str] = JobState.CANCELLED  # taken out of the run queue before it started
+INTERRUPTED: Final[str] = JobState.INTERRUPTED  # a run whose processes vanished (the machine rebooted): resumable
+STATES: Final = tuple(JobState)  # (QUEUED, RUNNING, PAUSED, FINISHED, FAILED, STOPPED, CANCELLED, INTERRUPTED)
 ENDED: Final = (FINISHED, FAILED, STOPPED, CANCELLED)  # what a job reaches by itself
 
 

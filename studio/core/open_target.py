@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Final
 
 from studio.core.config import RunConfig
+from studio.core.runs import layout
 from studio.core.runs.store import is_run_config, is_run_dir, is_run_store
 
 MISSING: Final = "missing"
@@ -33,7 +34,7 @@ class OpenTarget:
     def config_file(self) -> Path | None:
         """The config to load (a run's or a config file's), None for the other kinds."""
         if self.kind == RUN:
-            return self.target / "config.toml"
+            return layout.config_path(self.target)
         return self.target if self.kind == CONFIG else None
 
     @property

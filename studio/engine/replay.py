@@ -1,14 +1,12 @@
 """Rebuild a finished (or running) run from its directory: config, model, checkpoints, evaluation data.
 
-Checkpoints are ``run_dir/checkpoints/step_XXXXXXX.pt`` (step 0: the initial weights) and ``final.pt``,
-each ``{"model": state_dict, "step", "epoch", "config"}``, loaded with ``weights_only=True``. The data
+Checkpoints (core/runs/layout.py lists them: ``checkpoints/step_XXXXXXX.pt``, step 0 the initial weights, and
+``final.pt``) are each ``{"model": state_dict, "step", "epoch", "config"}``, loaded with ``weights_only=True``. The data
 is rebuilt exactly as the trainer built it (same dataset, seed, validation split and normalisation).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,76 +18,17 @@ from studio.core.devices import pick_device
 from studio.core.errors import ConfigError, DataError
 from studio.core.landscape.directions import Params
 from studio.core.maths.objectives import TaskLosses, task_losses
+from studio.core.runs import layout
+from studio.core.runs.layout import (  # noqa: F401 - the checkpoint listing, read here by the engine
+    CheckpointRef,
+    final_checkpoint,
+    list_checkpoints,
+    list_snapshots,
+    path_points,
+    resolve_checkpoint,
+)
+from studio.core.vocab import SPLITS
 from studio.engine.training.device_data import DeviceData
-
-SPLITS = ("train", "val", "test")
-_STEP = re.compile(r"step_(\d+)\.pt$")
-
-
-@dataclass(frozen=True)
-class CheckpointRef:
-    path: Path
-    step: int
-
-    @property
-    def label(self) -> str:
-        return "final" if self.path.name == "final.pt" else f"step {self.step}"
-
-
-def list_checkpoints(run_dir: str | Path) -> list[CheckpointRef]:
-    """The run's ``step_*.pt`` checkpoints in step order (``final.pt`` is not listed: it repeats the last)."""
-    folder = Path(run_dir) / "checkpoints"
-    refs = [CheckpointRef(p, int(m.group(1))) for p in folder.glob("step_*.pt") if (m := _STEP.search(p.name))]
-    return sorted(refs, key=lambda r: r.step)
-
-
-def list_snapshots(run_dir: str | Path) -> list[CheckpointRef]:
-    """The run's float16 weight snapshots (``snapshots/step_*.pt``, engine/callbacks/trajectory_snapshots.py), in step
-    order: weights only, for trajectories."""
-    folder = Path(run_dir) / "snapshots"
-    refs = [CheckpointRef(p, int(m.group(1))) for p in folder.glob("step_*.pt") if (m := _STEP.search(p.name))]
-    return sorted(refs, key=lambda r: r.step)
-
-
-def path_points(run_dir: str | Path) -> list[CheckpointRef]:
-    """Every saved point of the training path, for a trajectory: the step checkpoints, and the snapshots at
-    steps no checkpoint holds."""
-    checkpoints = list_checkpoints(run_dir)
-    have = {r.step for r in checkpoints}
-    return sorted(checkpoints + [r for r in list_snapshots(run_dir) if r.step not in have], key=lambda r: r.step)
-
-
-def final_checkpoint(run_dir: str | Path) -> CheckpointRef:
-    """``final.pt``, else the latest step checkpoint; DataError when the run saved none."""
-    path = Path(run_dir) / "checkpoints" / "final.pt"
-    steps = list_checkpoints(run_dir)
-    if path.exists():
-        return CheckpointRef(path, steps[-1].step if steps else -1)
-    if steps:
-        return steps[-1]
-    raise DataError(f"the run in {run_dir} has no checkpoints yet; a run saves them at its start and end")
-
-
-def resolve_checkpoint(run_dir: str | Path, which: str | None) -> CheckpointRef:
-    """A checkpoint by ``None``/"final", "initial" (step 0), a step number, or a file path."""
-    if which in (None, "", "final"):
-        return final_checkpoint(run_dir)
-    steps = list_checkpoints(run_dir)
-    if which == "initial":
-        if not steps:
-            raise DataError(f"the run in {run_dir} has no step checkpoints")
-        return steps[0]
-    if str(which).isdigit():
-        for ref in steps:
-            if ref.step == int(which):
-                return ref
-        have = ", ".join(str(r.step) for r in steps) or "none"
-        raise ConfigError(f"the run has no checkpoint at step {which}; saved steps: {have}")
-    path = Path(str(which))
-    if path.exists():
-        m = _STEP.search(path.name)
-        return CheckpointRef(path, int(m.group(1)) if m else -1)
-    raise ConfigError(f"unknown checkpoint {which!r}: give final, initial, a step number or a .pt file")
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
@@ -109,7 +48,7 @@ class RunData:
 
     def __init__(self, run_dir: str | Path, device: str | torch.device = "auto") -> None:
         self.run_dir = Path(run_dir)
-        config_path = self.run_dir / "config.toml"
+        config_path = layout.config_path(self.run_dir)
         if not config_path.exists():
             raise ConfigError(f"{run_dir} is not a run directory (no config.toml)")
         self.config = RunConfig.load(config_path)

@@ -49,3 +49,58 @@ def test_drain_takes_everything_waiting_up_to_a_limit():
         q.put(i)
     assert drain(q, first_timeout=5, each_timeout=1, limit=3) == [0, 1, 2]
     assert drain(q, first_timeout=5, each_timeout=0.5) == [3, 4]
+
+
+def _keys(typed_dict: type) -> tuple[set[str], set[str]]:
+    """(required, optional) keys a message TypedDict declares, from its type hints."""
+    from typing import get_type_hints
+
+    declared = set(get_type_hints(typed_dict))
+    assert declared == typed_dict.__required_keys__ | typed_dict.__optional_keys__
+    return set(typed_dict.__required_keys__), set(typed_dict.__optional_keys__)
+
+
+def test_every_builder_makes_exactly_the_keys_its_typed_dict_declares():
+    from studio.core.jobs import Report
+    from studio.core.vocab import JobState, Metric
+
+    plain = {  # each builder with only what it requires
+        protocol.METRICS: protocol.metrics("r", [(1, Metric.TRAIN_LOSS, 0.5, 0.0)], step=1, total_steps=2, epoch=1,
+                                           epochs=1),
+        protocol.STATUS: protocol.status("r", JobState.RUNNING),
+        protocol.PROGRESS: protocol.progress("r", Report(0.5, "half")),
+        protocol.FRAME: protocol.frame("r", {"a": 1}),
+        protocol.RESULT: protocol.result("r", 3),
+        protocol.LOG: protocol.log("r", "hello"),
+        protocol.ERROR: protocol.error("r", "it broke"),
+        protocol.ARTIFACT: protocol.artifact("r", protocol.CHECKPOINT_FILE, "/x.pt"),
+        protocol.JOB_ENDED: protocol.ended("r", JobState.FINISHED),
+    }
+    full = {  # and with every optional field the code sends
+        protocol.STATUS: protocol.status("r", "finished", message="done", summary={}, step=3, total_steps=9,
+                                         epochs=2, world_size=1, device="cpu"),
+        protocol.ERROR: protocol.error("r", "which?", option="format", choices=["a", "b"]),
+        protocol.ARTIFACT: protocol.artifact("r", "landscape", "/l.npz", step=3, epoch=1, summary={}),
+        protocol.JOB_ENDED: protocol.ended("r", "failed", "why", 3, label="training"),
+    }
+    assert set(plain) == set(protocol.TYPES) == set(protocol.MESSAGE_TYPES)
+    for kind, message in plain.items():
+        required, optional = _keys(protocol.MESSAGE_TYPES[kind])
+        assert {"v", "type", "run_id", "time"} <= required
+        assert set(message) == required, kind
+        assert message["type"] == kind and protocol.check(message) is message
+        assert list(message)[:4] == ["v", "type", "run_id", "time"]  # the wire's key order
+    for kind, message in full.items():
+        required, optional = _keys(protocol.MESSAGE_TYPES[kind])
+        assert set(message) == required | optional, kind
+
+
+def test_vocab_members_travel_as_plain_strings():
+    import pickle
+
+    from studio.core.vocab import JobState, Metric
+
+    m = protocol.metrics("r", [(1, Metric.VAL_LOSS, 0.5, 0.0)], step=1, total_steps=2, epoch=1, epochs=1)
+    s = protocol.status("r", JobState.PAUSED)
+    assert type(m["rows"][0][1]) is str and type(s["status"]) is str
+    assert pickle.loads(pickle.dumps(m))["rows"] == [(1, "val/loss", 0.5, 0.0)]

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
+from studio.core.runs import layout
+
 # ``int8``: static quantisation (calibrated activations) for models with convolutions, dynamic otherwise
 QUANTIZE: tuple[str, ...] = ("none", "int8", "int8-dynamic", "int8-static")
 # the sweep's target sparsities (fractions of the prunable weights set to zero)
@@ -20,7 +22,7 @@ SWEEP_SPARSITIES: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0
 def list_compressed(run_dir: str | Path) -> list[dict[str, Any]]:
     """The run's saved compressions (``run_dir/compressed/<id>/summary.json``), oldest first."""
     out = []
-    for path in sorted((Path(run_dir) / "compressed").glob("*/summary.json")):
+    for path in sorted(layout.compressed_dir(run_dir).glob(f"*/{layout.COMPRESSED_SUMMARY}")):
         try:
             out.append(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError):
@@ -31,7 +33,7 @@ def list_compressed(run_dir: str | Path) -> list[dict[str, Any]]:
 def load_sweep(run_dir: str | Path) -> dict[str, Any] | None:
     """The run's last sparsity sweep (``run_dir/compressed/sweep.json``), or None."""
     try:
-        return json.loads((Path(run_dir) / "compressed" / "sweep.json").read_text(encoding="utf-8"))
+        return json.loads(layout.sweep_path(run_dir).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
 

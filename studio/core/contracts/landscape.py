@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
 from studio.core.errors import ConfigError
+from studio.core.vocab import LANDSCAPE_KINDS, SPLITS, LandscapeKind
 
-# The landscape kinds (also ``core/landscape/io.KINDS``, which reads saved results) and the data splits a
-# landscape or sharpness is measured on. TODO(vocab): core/vocab.py's LandscapeKind / Split replace these.
-KINDS: tuple[str, ...] = ("1d", "2d", "trajectory")
-SPLITS: tuple[str, ...] = ("train", "val", "test")
+# The landscape kinds and the data splits a landscape or sharpness is measured on: the vocabulary's
+KINDS: tuple[str, ...] = LANDSCAPE_KINDS
 METHODS: tuple[str, ...] = ("lanczos", "power")  # sharpness: how the top Hessian eigenvalues are found
 
 # Points per axis. The engine's limits (the GUI offered 3–301, the CLI none): 2 is the least grid that has two
@@ -76,7 +75,7 @@ class LandscapeRequest:
     landscape's coarse preview (0: all). ``threads``: the job's CPU threads (0: the thread policy).
     """
 
-    kind: str = "2d"
+    kind: str = LandscapeKind.SURFACE
     resolution: int | None = None
     checkpoint: str | None = None
     other_run: str | None = None

@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from studio.core.errors import DataError
+from studio.core.vocab import SPLITS
 
 if TYPE_CHECKING:  # numpy is imported where it is used: the registry imports this module's constants
     import numpy as np
 
-TRAIN, VAL, TEST = 0, 1, 2
-SPLITS = ("train", "val", "test")
+TRAIN, VAL, TEST = 0, 1, 2  # the split codes: indexes into SPLITS
 DEFAULT_VAL = 0.2
 DEFAULT_TEST = 0.1
 TEST_SEED = 0

@@ -16,8 +16,10 @@ import numpy as np
 
 from studio.core.contracts.landscape import KINDS
 from studio.core.errors import DataError
+from studio.core.runs import layout
+from studio.core.vocab import LandscapeKind
 
-LANDSCAPES_DIR = "landscapes"
+LANDSCAPES_DIR = layout.LANDSCAPES
 
 
 @dataclass
@@ -38,6 +40,9 @@ class Landscape:
     path: np.ndarray | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        self.kind = str(self.kind)  # a LandscapeKind member becomes its plain string (summaries travel to the GUI)
+
     @property
     def loss(self) -> np.ndarray:
         """The first split's loss (the one the landscape is about)."""
@@ -46,7 +51,7 @@ class Landscape:
 
     def center_loss(self) -> float:
         """The loss at the reference weights: (0, 0) for 2-D and trajectory, α = 1 for 1-D."""
-        if self.kind == "1d":
+        if self.kind == LandscapeKind.LINE:
             return float(np.interp(1.0, self.x, self.loss))
         assert self.y is not None, f"a {self.kind} landscape has y coordinates"
         iy, ix = int(np.argmin(np.abs(self.y))), int(np.argmin(np.abs(self.x)))
@@ -63,8 +68,7 @@ class Landscape:
         }
 
 
-def landscapes_dir(run_dir: str | Path) -> Path:
-    return Path(run_dir) / LANDSCAPES_DIR
+landscapes_dir = layout.landscapes_dir
 
 
 def save(result: Landscape, run_dir: str | Path, name: str | None = None) -> Path:

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from studio.core.runs import layout
+
 DEFAULT_BINS = 15
 
 
@@ -130,9 +132,7 @@ def summarise(probs: np.ndarray, labels: np.ndarray, classes: list[str], bins: i
     }
 
 
-def result_stem(split: str, checkpoint_label: str) -> str:
-    """The saved evaluation's file name without suffix: ``test-final``, ``val-step355``."""
-    return f"{split}-{checkpoint_label.replace(' ', '')}"
+result_stem = layout.evaluation_stem  # the saved evaluation's file name without suffix: ``test-final``
 
 
 def load_saved(json_path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:

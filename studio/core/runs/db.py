@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 
 from studio.core.errors import StoreError
+from studio.core.runs import layout
+from studio.core.vocab import JobState
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -171,17 +173,17 @@ def rebuild(db: sqlite3.Connection, runs_dir: Path, damaged: Path, reason: str) 
     from studio.core.runs.record import read_record
 
     count = 0
-    folders = sorted(p for p in runs_dir.iterdir() if (p / "config.toml").is_file()) if runs_dir.is_dir() else []
+    folders = sorted(p for p in runs_dir.iterdir() if layout.is_run_dir(p)) if runs_dir.is_dir() else []
     for folder in folders:
         rec = read_record(folder)
         try:
-            config = (folder / "config.toml").read_text(encoding="utf-8")
+            config = layout.config_path(folder).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        final = (folder / "checkpoints" / "final.pt").exists()
-        status = rec.get("status") or ("finished" if final else "interrupted")
-        if status in ("running", "paused", "queued"):
-            status = "interrupted"
+        final = layout.final_path(folder).exists()
+        status = rec.get("status") or (JobState.FINISHED.value if final else JobState.INTERRUPTED.value)
+        if status in (JobState.RUNNING, JobState.PAUSED, JobState.QUEUED):
+            status = JobState.INTERRUPTED.value
         message = rec.get("message") or ""
         note = f"recovered from its folder after {damaged.name} was found damaged ({reason})"
         created = float(rec.get("created") or folder.stat().st_mtime)

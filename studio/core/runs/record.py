@@ -8,12 +8,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-RECORD = "run.json"
+from studio.core.runs import layout
+
+RECORD = layout.RECORD
 
 
 def read_record(run_dir: Path) -> dict[str, Any]:
     try:
-        data = json.loads((Path(run_dir) / RECORD).read_text(encoding="utf-8"))
+        data = json.loads(layout.record_path(run_dir).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -31,7 +33,7 @@ def _finite(value: Any) -> Any:
 def write_record(run_dir: Path, **fields: Any) -> None:
     """Merge ``fields`` into run.json (written to a temporary name and renamed; best effort: a full disk
     must not fail the run over its mirror)."""
-    path = Path(run_dir) / RECORD
+    path = layout.record_path(run_dir)
     data = _finite({**read_record(run_dir), **fields})
     tmp = path.with_name(f".{RECORD}.{os.getpid()}.tmp")
     try:

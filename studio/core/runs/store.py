@@ -27,12 +27,15 @@ from studio.core.config import RunConfig
 from studio.core.errors import ConfigError, StoreError
 from studio.core.jobs import ENDED, STATES  # noqa: F401 - ENDED: what other modules read here
 from studio.core.paths import studio_home
+from studio.core.runs import layout
 from studio.core.runs.db import connect, connect_readonly, describe_sqlite
 from studio.core.runs.record import write_record
+from studio.core.vocab import JobState
 
 STATUSES = STATES  # a run's status is a job state (core/jobs.py)
-RESUMABLE = ("stopped", "interrupted", "finished", "failed")  # with a checkpoint: `studio train --resume`
-LIVE = ("running", "paused")
+# with a checkpoint: `studio train --resume`
+RESUMABLE = (JobState.STOPPED, JobState.INTERRUPTED, JobState.FINISHED, JobState.FAILED)
+LIVE = (JobState.RUNNING, JobState.PAUSED)
 STALE_S = 3600.0  # a live run with no known processes and no heartbeat for this long is interrupted
 
 
@@ -58,8 +61,7 @@ class RunInfo:
     @property
     def last_checkpoint(self) -> Path | None:
         """The newest ``checkpoints/step_*.pt`` (by step), or None."""
-        files = sorted((self.dir / "checkpoints").glob("step_*.pt"))
-        return files[-1] if files else None
+        return layout.last_checkpoint(self.dir)
 
     @property
     def resumable(self) -> bool:
@@ -88,8 +90,8 @@ class RunStore:
         """``read_only``: watch a store that others write (another machine, a cluster job): the database is
         opened ``mode=ro`` and nothing in the store is ever changed (docs/clusters.md)."""
         self.home = Path(home) if home else studio_home()
-        self.runs_dir = self.home / "runs"
-        self.db_path = self.home / "runs.db"
+        self.runs_dir = layout.runs_dir(self.home)
+        self.db_path = layout.database_path(self.home)
         self.read_only = read_only
         self._local = threading.local()
         if not read_only:
@@ -167,12 +169,12 @@ class RunStore:
             raise StoreError(f"cannot find a free run id in {self.runs_dir}")
         now = time.time()
         try:
-            (run_dir / "checkpoints").mkdir()
-            (run_dir / "config.toml").write_text(text, encoding="utf-8")
+            layout.checkpoints_dir(run_dir).mkdir()
+            layout.config_path(run_dir).write_text(text, encoding="utf-8")
             with self._writing("create the run"):
                 self._db.execute(
                     "INSERT INTO runs (id, name, created, updated, status, config, dir) VALUES (?,?,?,?,?,?,?)",
-                    (run_id, name, now, now, "queued", text, str(run_dir)),
+                    (run_id, name, now, now, JobState.QUEUED.value, text, str(run_dir)),
                 )
                 self._db.executemany(
                     "INSERT INTO params VALUES (?,?,?)",
@@ -184,7 +186,7 @@ class RunStore:
         except StoreError:
             shutil.rmtree(run_dir, ignore_errors=True)
             raise
-        write_record(run_dir, id=run_id, name=name, created=now, status="queued")
+        write_record(run_dir, id=run_id, name=name, created=now, status=JobState.QUEUED.value)
         return self.get(run_id)
 
     def update_config(self, run_id: str, config: RunConfig) -> None:
@@ -195,12 +197,13 @@ class RunStore:
             self._db.execute("UPDATE runs SET config=? WHERE id=?", (text, run_id))
             self._db.executemany("INSERT OR REPLACE INTO params VALUES (?,?,?)",
                                  [(run_id, k, json.dumps(v)) for k, v in flatten(config.to_dict()).items()])
-        tmp = info.dir / ".config.toml.tmp"
+        path = layout.config_path(info.dir)
+        tmp = path.with_name(f".{path.name}.tmp")
         try:
             tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, info.dir / "config.toml")
+            os.replace(tmp, path)
         except OSError as err:
-            raise StoreError(f"cannot write {info.dir / 'config.toml'}: {err.strerror}") from None
+            raise StoreError(f"cannot write {path}: {err.strerror}") from None
 
     def set_status(self, run_id: str, status: str, message: str | None = None,
                    summary: dict[str, Any] | None = None) -> None:
@@ -272,7 +275,7 @@ class RunStore:
         rid, name, created, updated, status, config, summary, message, rdir, heartbeat, procs_json = row
         info = RunInfo(rid, name, created, updated, status, config, Path(rdir), json.loads(summary or "{}"),
                        message or "", heartbeat or 0.0)
-        if (status in LIVE or (status == "queued" and procs_json)) and self._gone(info, procs_json):
+        if (status in LIVE or (status == JobState.QUEUED and procs_json)) and self._gone(info, procs_json):
             self._settle_interrupted(info, procs_json)
         return info
 
@@ -287,7 +290,7 @@ class RunStore:
             recorded = {}
         if recorded.get("pids") and recorded.get("host") == procs.host():
             return not any(procs.alive(p) for p in recorded["pids"])
-        if info.status == "queued":  # waiting in the run queue: no processes yet
+        if info.status == JobState.QUEUED:  # waiting in the run queue: no processes yet
             return False
         return time.time() - max(info.heartbeat, info.updated) > STALE_S
 
@@ -295,7 +298,7 @@ class RunStore:
         ckpt = info.last_checkpoint
         after = (f"; its last checkpoint is {ckpt.name}: `studio train --resume {info.id}` continues it" if ckpt
                  else "; it saved no checkpoint to resume from")
-        info.status = "interrupted"
+        info.status = JobState.INTERRUPTED.value
         info.message = ("interrupted: its training processes ended without a word (killed, or the machine "
                         f"stopped){after}")
         if self.read_only:  # shown as interrupted; the store is left as it is
@@ -304,7 +307,7 @@ class RunStore:
             with self._db:
                 self._db.execute("UPDATE runs SET status='interrupted', message=?, updated=? WHERE id=? AND "
                                  "status IN ('queued', 'running', 'paused')", (info.message, time.time(), info.id))
-            write_record(info.dir, status="interrupted", message=info.message)
+            write_record(info.dir, status=JobState.INTERRUPTED.value, message=info.message)
         except sqlite3.Error:  # a read-only store still shows the run as interrupted
             pass
         try:
@@ -386,16 +389,14 @@ def _unlink_semaphores(names: list[str]) -> None:
 
 
 # --- what a folder is (the GUI's open_path and core/open_target.py ask) ----------------------------------
-def is_run_dir(path: Path) -> bool:
-    """A run's own folder: it holds the run's ``config.toml``."""
-    return path.is_dir() and (path / "config.toml").is_file()
+is_run_dir = layout.is_run_dir  # a run's own folder: it holds the run's config.toml
 
 
 def is_run_store(path: Path) -> bool:
     """A run store's home (``STUDIO_HOME``, a shared folder a cluster job records into): ``runs.db``, no config."""
-    return path.is_dir() and (path / "runs.db").is_file() and not (path / "config.toml").exists()
+    return path.is_dir() and layout.database_path(path).is_file() and not layout.config_path(path).exists()
 
 
 def is_run_config(path: Path) -> bool:
     """A run's own ``config.toml`` (its folder has ``checkpoints/``), not a config file written by hand."""
-    return path.is_file() and path.name == "config.toml" and (path.parent / "checkpoints").is_dir()
+    return path.is_file() and path.name == layout.CONFIG and layout.checkpoints_dir(path.parent).is_dir()

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.errors import Diverged
+from studio.core.runs import layout
+from studio.core.vocab import Metric
 from studio.engine.jobs import protocol
 from studio.engine.training.distributed import agree
 from studio.engine.training.trainer import Callback, Trainer
@@ -53,12 +55,12 @@ class MetricReporter(Callback):
         throughput = samples / max(now - self.last_time, 1e-9)
         self.last_time, self.last_step = now, t.step
         wall = time.time()
-        rows = [(t.step, "train/loss", loss, wall), (t.step, "lr", t.lr(), wall),
-                (t.step, "throughput", throughput, wall)]
+        rows = [(t.step, Metric.TRAIN_LOSS, loss, wall), (t.step, Metric.LR, t.lr(), wall),
+                (t.step, Metric.THROUGHPUT, throughput, wall)]
         if t.task.has_accuracy:
-            rows.append((t.step, "train/acc", correct / max(count, 1), wall))
+            rows.append((t.step, Metric.TRAIN_ACC, correct / max(count, 1), wall))
         if getattr(t.task, "perplexity", False):
-            rows.append((t.step, "train/perplexity", perplexity(loss), wall))
+            rows.append((t.step, Metric.TRAIN_PERPLEXITY, perplexity(loss), wall))
         t.emit(protocol.metrics(t.run_id, rows, step=t.step, total_steps=t.total_steps,
                                 epoch=t.epoch + 1, epochs=t.cfg.train.epochs))
 
@@ -70,14 +72,14 @@ class Evaluator(Callback):
         val_loss, val_acc = t.evaluate(t.val_data)
         train_loss = self._epoch_train_loss(t)
         wall = time.time()
-        rows = [(t.step, "epoch", t.epoch + 1, wall), (t.step, "train/epoch_loss", train_loss, wall)]
+        rows = [(t.step, Metric.EPOCH, t.epoch + 1, wall), (t.step, Metric.TRAIN_EPOCH_LOSS, train_loss, wall)]
         if not math.isnan(val_loss):
-            rows.append((t.step, "val/loss", val_loss, wall))
+            rows.append((t.step, Metric.VAL_LOSS, val_loss, wall))
         if not math.isnan(val_acc):
-            rows.append((t.step, "val/acc", val_acc, wall))
+            rows.append((t.step, Metric.VAL_ACC, val_acc, wall))
         t.summary.update(train_loss=train_loss, val_loss=val_loss, val_acc=val_acc)
         if getattr(t.task, "perplexity", False) and not math.isnan(val_loss):
-            rows.append((t.step, "val/perplexity", perplexity(val_loss), wall))
+            rows.append((t.step, Metric.VAL_PERPLEXITY, perplexity(val_loss), wall))
             t.summary["val_perplexity"] = perplexity(val_loss)
         t.emit(protocol.metrics(t.run_id, rows, step=t.step, total_steps=t.total_steps,
                                 epoch=t.epoch + 1, epochs=t.cfg.train.epochs))
@@ -92,12 +94,12 @@ class Evaluator(Callback):
         )
         for key in ("val_loss", "val_acc"):
             t.summary.setdefault(key, math.nan)
-        rows = [(t.step, "test/loss", test_loss, time.time())]
+        rows = [(t.step, Metric.TEST_LOSS, test_loss, time.time())]
         if not math.isnan(test_acc):
-            rows.append((t.step, "test/acc", test_acc, time.time()))
+            rows.append((t.step, Metric.TEST_ACC, test_acc, time.time()))
         if getattr(t.task, "perplexity", False):
             t.summary["test_perplexity"] = perplexity(test_loss)
-            rows.append((t.step, "test/perplexity", t.summary["test_perplexity"], time.time()))
+            rows.append((t.step, Metric.TEST_PERPLEXITY, t.summary["test_perplexity"], time.time()))
         t.emit(protocol.metrics(t.run_id, rows, step=t.step, total_steps=t.total_steps, epoch=t.epochs_done,
                                 epochs=t.cfg.train.epochs))
 
@@ -116,7 +118,7 @@ class Checkpointer(Callback):
     """
 
     def __init__(self, run_dir: str | Path, every_epochs: int, keep: int = 0, minutes: float = 0.0) -> None:
-        self.dir = Path(run_dir) / "checkpoints"
+        self.dir = layout.checkpoints_dir(run_dir)
         self.every = every_epochs
         self.keep = keep
         self.period = minutes * 60
@@ -135,7 +137,7 @@ class Checkpointer(Callback):
         if not t.ctx.is_main:
             return None
         self.dir.mkdir(parents=True, exist_ok=True)
-        path = self.dir / (name or f"step_{t.step:07d}.pt")
+        path = self.dir / (name or layout.step_name(t.step))
         state: dict[str, Any] = {
             "model": t.net.state_dict(), "step": t.step, "epoch": t.epochs_done,
             "config": t.cfg.to_dict(), "resume": training_state(t, rng),
@@ -145,7 +147,7 @@ class Checkpointer(Callback):
         atomic_save(state, path)
         if name is None:
             prune(self.dir, self.keep)
-        t.emit(protocol.artifact(t.run_id, "checkpoint", str(path), step=t.step))
+        t.emit(protocol.artifact(t.run_id, protocol.CHECKPOINT_FILE, str(path), step=t.step))
         return path
 
     def on_train_start(self, t: Trainer) -> None:
@@ -159,7 +161,7 @@ class Checkpointer(Callback):
     def on_train_end(self, t: Trainer) -> None:
         rng = t.rng_at_stop  # as the loop left it: the end-of-run evaluation must not shift a resume
         self.save(t, rng=rng)
-        self.save(t, "final.pt", rng=rng)
+        self.save(t, layout.FINAL, rng=rng)
 
 
 class Control(Callback):
@@ -217,7 +219,7 @@ class Control(Callback):
         elif command == "checkpoint":
             self.checkpointer.save(t)
         elif command == "pause":
-            t.emit(protocol.status(t.run_id, "paused", step=t.step))
+            t.emit(protocol.status(t.run_id, protocol.PAUSED, step=t.step))
             paused_at = time.perf_counter()
             while True:
                 command = protocol.CODE_NAMES.get(self._poll(t, block=0.25))
@@ -229,4 +231,4 @@ class Control(Callback):
             if command == "stop":
                 t.request_stop(self.reason, by_user=True)
             else:
-                t.emit(protocol.status(t.run_id, "running", step=t.step))
+                t.emit(protocol.status(t.run_id, protocol.RUNNING, step=t.step))

@@ -19,6 +19,7 @@ from studio.core.landscape.directions import normalized_directions, parameters_o
 from studio.core.landscape.io import Landscape
 from studio.core.landscape.surface import default_grid, surface_2d
 from studio.core.maths.objectives import task_losses
+from studio.core.vocab import LandscapeKind, Metric
 from studio.engine.jobs import protocol
 from studio.engine.training.trainer import Callback, Trainer
 
@@ -66,17 +67,18 @@ class LandscapeSnapshot(Callback):
             else "no BatchNorm in the model",
             "seconds": round(time.perf_counter() - started, 3),
         }
-        result = Landscape("2d", grid, grid, {"train/loss": out["loss"], "train/acc": out["acc"]}, None, meta)
+        values: dict[str, Any] = {Metric.TRAIN_LOSS: out["loss"], Metric.TRAIN_ACC: out["acc"]}
+        result = Landscape(LandscapeKind.SURFACE, grid, grid, values, None, meta)
         path = io.save(result, self.run_dir, name=f"live_2d_epoch{t.epoch + 1:04d}")
-        t.emit(protocol.artifact(t.run_id, "landscape", str(path), summary=result.summary(), epoch=t.epoch + 1,
-                                 step=t.step))
+        t.emit(protocol.artifact(t.run_id, protocol.LANDSCAPE_FILE, str(path), summary=result.summary(),
+                                 epoch=t.epoch + 1, step=t.step))
 
 
 class SharpnessLogger(Callback):
     """The top Hessian eigenvalue (Lanczos on Hessian-vector products) as the metric ``sharpness/top_eig``:
     at the start and every ``every`` epochs."""
 
-    NAME = "sharpness/top_eig"
+    NAME = Metric.SHARPNESS
 
     def __init__(self, every: int, samples: int = SHARPNESS_SAMPLES, iters: int = SHARPNESS_ITERS,
                  seed: int = 0) -> None:

@@ -15,6 +15,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from studio.core.runs import layout
 from studio.engine.training.trainer import Callback, Trainer
 
 MAX_SNAPSHOTS = 10  # epoch ends kept besides the start: enough points for a PCA path
@@ -34,7 +35,7 @@ class TrajectorySnapshots(Callback):
     """Keeps float16 weight snapshots for trajectory landscapes (rank 0 writes)."""
 
     def __init__(self, run_dir: str | Path, epochs: int) -> None:
-        self.dir = Path(run_dir) / "snapshots"
+        self.dir = layout.snapshots_dir(run_dir)
         self.epochs = snapshot_epochs(epochs)
         self.enabled = epochs >= 2
 
@@ -46,7 +47,7 @@ class TrajectorySnapshots(Callback):
         state = {k: (v.detach().half() if v.is_floating_point() else v.detach()).cpu()
                  for k, v in t.net.state_dict().items()}
         self.dir.mkdir(parents=True, exist_ok=True)
-        atomic_save({"model": state, "step": t.step, "epoch": t.epochs_done}, self.dir / f"step_{t.step:07d}.pt")
+        atomic_save({"model": state, "step": t.step, "epoch": t.epochs_done}, self.dir / layout.step_name(t.step))
 
     def on_train_start(self, t: Trainer) -> None:
         params = sum(p.numel() for p in t.net.parameters())

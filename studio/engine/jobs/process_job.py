@@ -26,8 +26,9 @@ from typing import Any
 from studio.core import threads as thread_policy
 from studio.core.errors import RunFailed, StudioError
 from studio.core.jobs import ENDED, FAILED, FINISHED, QUEUED, RUNNING, STOPPED, Cancelled, Progress, Report
+from studio.core.vocab import JobKind
 from studio.engine.jobs import backend, protocol
-from studio.engine.jobs.protocol import Message
+from studio.engine.jobs.protocol import Received
 from studio.engine.jobs.queues import drain
 
 GRACE_S = 5.0  # after Cancel, a job has this long to stop by itself before it is killed
@@ -61,7 +62,7 @@ class ProcessJob:
         self.text = ""
         self.eta_s: float | None = None
         self.result: Any = None
-        self.errors: list[Message] = []
+        self.errors: list[Received] = []
         self.failure = ""  # why a failed job failed, in words
         self.finished = False
         self.started_at = 0.0
@@ -161,18 +162,18 @@ class ProcessJob:
     stop = cancel
 
     # --- following -----------------------------------------------------------------------------
-    def poll(self, timeout: float = 0.0, max_messages: int = 5000) -> list[Message]:
+    def poll(self, timeout: float = 0.0, max_messages: int = 5000) -> list[Received]:
         """Messages since the last call (waits up to ``timeout`` for the first); the last one of a job is
         ``ended``."""
         if self.finished:
             return []
-        out: list[Message] = drain(self.messages, timeout, limit=max_messages)
+        out: list[Received] = drain(self.messages, timeout, limit=max_messages)
         for message in out:
             self._observe(message)
         out.extend(self._watch())
         return out
 
-    def _observe(self, message: Message) -> None:
+    def _observe(self, message: Received) -> None:
         kind = message.get("type")
         if kind == protocol.STATUS:
             self.state = message["status"]
@@ -184,7 +185,7 @@ class ProcessJob:
         elif kind == protocol.ERROR:
             self.errors.append(message)
 
-    def _watch(self) -> list[Message]:
+    def _watch(self) -> list[Received]:
         """Notice dead children, a cancel that takes too long, and the end of the job."""
         if not self.processes:
             return []
@@ -204,11 +205,11 @@ class ProcessJob:
             return self._end(forced=STOPPED)
         return []
 
-    def _end(self, forced: str | None = None) -> list[Message]:
+    def _end(self, forced: str | None = None) -> list[Received]:
         """All children are gone: read what they left, settle the state, close the queues."""
         for proc in self.processes:
             proc.join(timeout=5)
-        tail: list[Message] = drain(self.messages, 0.05, each_timeout=0.05)
+        tail: list[Received] = drain(self.messages, 0.05, each_timeout=0.05)
         for message in tail:
             self._observe(message)
         self.finished = True
@@ -245,7 +246,7 @@ class ProcessJob:
                 return int(error.get("exit_code", 3))
         return 3
 
-    def ended_message(self) -> Message:
+    def ended_message(self) -> protocol.EndedMessage:
         return protocol.ended(self.id, self.state, self.error or "", self.exit_code, label=self.label)
 
     def _teardown(self) -> None:
@@ -346,7 +347,7 @@ class TaskJob(ProcessJob):
     ``result``. ``frames``: the function also gets ``emit(frame)`` for live snapshots."""
 
     def __init__(self, target: str, kwargs: dict[str, Any] | None = None, *, label: str = "job",
-                 kind: str = "task", frames: bool = False, threads: thread_policy.ThreadPlan | None = None,
+                 kind: str = JobKind.TASK, frames: bool = False, threads: thread_policy.ThreadPlan | None = None,
                  grace_s: float | None = None) -> None:
         super().__init__(new_job_id(kind), threads)
         self.kind = kind

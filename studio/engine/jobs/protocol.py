@@ -8,15 +8,19 @@ Child → parent: ``metrics`` (rows of (step, name, value, wall_time) plus progr
 short job returns), ``log``, ``error`` (a message a person can act on), ``artifact`` (a checkpoint or
 landscape written). The parent adds ``ended`` once a job's processes are gone.
 Parent → child (the control queue): ``stop``, ``pause``, ``resume``, ``checkpoint``.
+
+Each message type has a TypedDict (``MetricsMessage`` …, their union ``Message``) that its builder returns; on
+the queues they stay plain dicts (version 1). No ``from __future__ import annotations`` here: TypedDict needs
+real annotations to tell ``NotRequired`` keys apart (Python 3.11).
 """
 
-from __future__ import annotations
-
 import time
-from typing import Any, Final
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Literal, NotRequired, TypedDict, cast
 
 from studio.core import jobs as states
 from studio.core.jobs import Report
+from studio.core.vocab import Metric  # noqa: F401 - the metric names, read here as protocol.Metric
 
 VERSION = 1
 
@@ -47,75 +51,158 @@ CHECKPOINT_FILE: Final = "checkpoint"
 LANDSCAPE_FILE: Final = "landscape"
 SHARPNESS_FILE: Final = "sharpness"
 
-
-class Metric:
-    """Metric names: what the trainer logs and the curves plot."""
-
-    TRAIN_LOSS: Final = "train/loss"
-    TRAIN_ACC: Final = "train/acc"
-    TRAIN_EPOCH_LOSS: Final = "train/epoch_loss"
-    VAL_LOSS: Final = "val/loss"
-    VAL_ACC: Final = "val/acc"
-    TEST_LOSS: Final = "test/loss"
-    TEST_ACC: Final = "test/acc"
-    SHARPNESS: Final = "sharpness/top_eig"
-
-
 # the job states, re-exported so a message reader needs one import
 QUEUED, RUNNING, PAUSED = states.QUEUED, states.RUNNING, states.PAUSED
 FINISHED, FAILED, STOPPED = states.FINISHED, states.FAILED, states.STOPPED
 
-Message = dict[str, Any]
+MetricRow = tuple[int, str, float, float]  # (step, metric name, value, wall time)
 
 
-def _msg(msg_type: str, run_id: str, /, **fields: Any) -> Message:
-    return {"v": VERSION, "type": msg_type, "run_id": run_id, "time": time.time(), **fields}
+# --- the messages, typed (on the queues they are plain dicts of these keys) -------------------------
+class _Common(TypedDict):
+    v: int  # VERSION
+    run_id: str  # the run's or the job's id
+    time: float  # when the message was made (time.time())
 
 
-def metrics(run_id: str, rows: list[tuple[int, str, float, float]], *, step: int, total_steps: int,
-            epoch: int, epochs: int) -> Message:
-    return _msg(METRICS, run_id, rows=rows, step=step, total_steps=total_steps, epoch=epoch, epochs=epochs)
+class MetricsMessage(_Common):
+    type: Literal["metrics"]
+    rows: list[MetricRow]
+    step: int
+    total_steps: int
+    epoch: int
+    epochs: int
 
 
-def status(run_id: str, state: str, **info: Any) -> Message:
-    return _msg(STATUS, run_id, status=state, **info)
+class StatusMessage(_Common):
+    type: Literal["status"]
+    status: str  # a JobState
+    message: NotRequired[str]  # why it stopped or finished
+    summary: NotRequired[dict[str, Any]]  # a finished run's summary (test_acc, …)
+    step: NotRequired[int]  # paused / resumed at
+    total_steps: NotRequired[int]  # a run that started: its size, where, and on what
+    epochs: NotRequired[int]
+    world_size: NotRequired[int]
+    device: NotRequired[str]
 
 
-def progress(run_id: str, report: Report) -> Message:
-    return _msg(PROGRESS, run_id, fraction=round(report.fraction, 4), text=report.text, done=report.done,
-                total=report.total, eta_s=report.eta_s)
+class ProgressMessage(_Common):
+    type: Literal["progress"]
+    fraction: float
+    text: str
+    done: int
+    total: int
+    eta_s: float | None
 
 
-def frame(run_id: str, data: dict[str, Any]) -> Message:
-    return _msg(FRAME, run_id, data=data)
+class FrameMessage(_Common):
+    type: Literal["frame"]
+    data: dict[str, Any]
 
 
-def result(run_id: str, value: Any) -> Message:
-    return _msg(RESULT, run_id, value=value)
+class ResultMessage(_Common):
+    type: Literal["result"]
+    value: Any
 
 
-def log(run_id: str, text: str, level: str = "info") -> Message:
-    return _msg(LOG, run_id, text=text, level=level)
+class LogMessage(_Common):
+    type: Literal["log"]
+    text: str
+    level: str
+
+
+class ErrorMessage(_Common):
+    type: Literal["error"]
+    message: str
+    rank: int
+    detail: str
+    exit_code: int
+    peer_lost: bool
+    option: NotRequired[str]  # an import that needs the person to choose (core/datasets/importers/options.py)
+    choices: NotRequired[list[str]]
+
+
+class ArtifactMessage(_Common):
+    type: Literal["artifact"]
+    kind: str  # CHECKPOINT_FILE, LANDSCAPE_FILE, SHARPNESS_FILE
+    path: str
+    step: NotRequired[int]
+    epoch: NotRequired[int]
+    summary: NotRequired[dict[str, Any]]
+
+
+class EndedMessage(_Common):
+    type: Literal["ended"]
+    status: str  # the job's last JobState
+    message: str
+    exit_code: int
+    label: NotRequired[str]
+
+
+Message = (MetricsMessage | StatusMessage | ProgressMessage | FrameMessage | ResultMessage | LogMessage
+           | ErrorMessage | ArtifactMessage | EndedMessage)
+# A message as a reader gets it (off a queue, check()ed): one of the shapes above, read by key.
+Received = Mapping[str, Any]
+# the TypedDict of each message type (tests check every builder against it)
+MESSAGE_TYPES: dict[str, type] = {METRICS: MetricsMessage, STATUS: StatusMessage, PROGRESS: ProgressMessage,
+                                  FRAME: FrameMessage, RESULT: ResultMessage, LOG: LogMessage, ERROR: ErrorMessage,
+                                  ARTIFACT: ArtifactMessage, JOB_ENDED: EndedMessage}
+
+
+# Names and states may be vocab StrEnum members: str() sends their plain string, so what is pickled onto a
+# queue is exactly what it always was (the key order too: v, type, run_id, time, then the type's fields).
+def metrics(run_id: str, rows: Sequence[MetricRow], *, step: int, total_steps: int, epoch: int,
+            epochs: int) -> MetricsMessage:
+    return {"v": VERSION, "type": METRICS, "run_id": run_id, "time": time.time(),
+            "rows": [(s, str(n), v, w) for s, n, v, w in rows],
+            "step": step, "total_steps": total_steps, "epoch": epoch, "epochs": epochs}
+
+
+def status(run_id: str, state: str, **info: Any) -> StatusMessage:
+    """``info``: the optional fields StatusMessage declares (message, summary, step, …)."""
+    return {"v": VERSION, "type": STATUS, "run_id": run_id, "time": time.time(),
+            "status": str(state), **info}  # type: ignore[typeddict-item]
+
+
+def progress(run_id: str, report: Report) -> ProgressMessage:
+    return {"v": VERSION, "type": PROGRESS, "run_id": run_id, "time": time.time(),
+            "fraction": round(report.fraction, 4), "text": report.text, "done": report.done, "total": report.total,
+            "eta_s": report.eta_s}
+
+
+def frame(run_id: str, data: dict[str, Any]) -> FrameMessage:
+    return {"v": VERSION, "type": FRAME, "run_id": run_id, "time": time.time(), "data": data}
+
+
+def result(run_id: str, value: Any) -> ResultMessage:
+    return {"v": VERSION, "type": RESULT, "run_id": run_id, "time": time.time(), "value": value}
+
+
+def log(run_id: str, text: str, level: str = "info") -> LogMessage:
+    return {"v": VERSION, "type": LOG, "run_id": run_id, "time": time.time(), "text": text, "level": level}
 
 
 def error(run_id: str, message: str, *, rank: int = 0, detail: str = "", exit_code: int = 3,
-          peer_lost: bool = False, **fields: Any) -> Message:
+          peer_lost: bool = False, **fields: Any) -> ErrorMessage:
     """``peer_lost``: this rank only lost contact with another (which is the one that failed); ``fields``:
     what the parent may need to act (e.g. an import's ``option`` and ``choices``)."""
-    return _msg(ERROR, run_id, message=message, rank=rank, detail=detail, exit_code=exit_code,
-                peer_lost=peer_lost, **fields)
+    return {"v": VERSION, "type": ERROR, "run_id": run_id, "time": time.time(),
+            "message": message, "rank": rank, "detail": detail, "exit_code": exit_code, "peer_lost": peer_lost,
+            **fields}  # type: ignore[typeddict-item]
 
 
-def artifact(run_id: str, kind: str, path: str, **info: Any) -> Message:
-    return _msg(ARTIFACT, run_id, kind=kind, path=path, **info)
+def artifact(run_id: str, kind: str, path: str, **info: Any) -> ArtifactMessage:
+    return {"v": VERSION, "type": ARTIFACT, "run_id": run_id, "time": time.time(),
+            "kind": str(kind), "path": path, **info}  # type: ignore[typeddict-item]
 
 
-def ended(run_id: str, state: str, message: str = "", exit_code: int = 0, **info: Any) -> Message:
-    return _msg(JOB_ENDED, run_id, status=state, message=message, exit_code=exit_code, **info)
+def ended(run_id: str, state: str, message: str = "", exit_code: int = 0, **info: Any) -> EndedMessage:
+    return {"v": VERSION, "type": JOB_ENDED, "run_id": run_id, "time": time.time(),
+            "status": str(state), "message": message, "exit_code": exit_code, **info}  # type: ignore[typeddict-item]
 
 
-def check(message: Message) -> Message:
+def check(message: Any) -> Message:
     """Validate a received message (version and type); raise ValueError otherwise."""
     if not isinstance(message, dict) or message.get("v") != VERSION or message.get("type") not in TYPES:
         raise ValueError(f"not a Studio message: {message!r:.200}")
-    return message
+    return cast(Message, message)

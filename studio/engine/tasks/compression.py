@@ -44,6 +44,7 @@ from studio.core.contracts.compression import (
     SweepResult,
 )
 from studio.core.errors import ConfigError
+from studio.core.runs import layout
 from studio.engine.replay import RunData
 from studio.engine.tasks.evaluation import class_probabilities, load_run
 
@@ -286,16 +287,17 @@ def compress_run(run_dir: str | Path, prune_amount: float = 0.0, structured: boo
 
 def _save_entry(run_dir: str | Path, entry: dict[str, Any], model: nn.Module, data: RunData,
                 method: str | None) -> Path:
-    folder = Path(run_dir) / "compressed" / entry["id"]
+    folder = layout.compressed_entry_dir(run_dir, entry["id"])
     folder.mkdir(parents=True, exist_ok=True)
     state = model.state_dict() if method else {"model": model.state_dict(), "config": data.config.to_toml(),
                                                "step": -1, "epoch": -1}
-    tmp = folder / "model.pt.part"
+    model_path, summary_path = folder / layout.COMPRESSED_MODEL, folder / layout.COMPRESSED_SUMMARY
+    tmp = model_path.with_name(model_path.name + ".part")
     torch.save(state, tmp)
-    os.replace(tmp, folder / "model.pt")
-    tmp = folder / "summary.json.part"
+    os.replace(tmp, model_path)
+    tmp = summary_path.with_name(summary_path.name + ".part")
     tmp.write_text(json.dumps(entry, indent=1), encoding="utf-8")
-    os.replace(tmp, folder / "summary.json")
+    os.replace(tmp, summary_path)
     return folder
 
 
@@ -324,12 +326,12 @@ def sparsity_sweep(run_dir: str | Path, sparsities: tuple[float, ...] = SWEEP_SP
            "fine_tune_steps": fine_tune_steps, "model": data.config.model.name, "points": points,
            "seconds": round(time.perf_counter() - started, 3)}
     if save:
-        folder = Path(run_dir) / "compressed"
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / "sweep.json.part"
+        path = layout.sweep_path(run_dir)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".part")
         tmp.write_text(json.dumps(out, indent=1), encoding="utf-8")
-        os.replace(tmp, folder / "sweep.json")
-        out["path"] = str(folder / "sweep.json")
+        os.replace(tmp, path)
+        out["path"] = str(path)
     report(1.0, "done")
     return out
 

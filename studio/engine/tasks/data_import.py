@@ -11,6 +11,7 @@ from typing import Any
 
 from studio.core.contracts.jobs import FetchRequest, ImportRequest, ImportResult, PreviewRequest
 from studio.core.datasets import cache
+from studio.core.vocab import JobKind
 from studio.engine.jobs.process_job import TaskJob
 from studio.engine.tasks import FETCH, IMPORT, PREVIEW, Task
 
@@ -19,7 +20,7 @@ class ImportJob(TaskJob):
     """A data job; when it ends, whatever its process had half-written in the cache is removed."""
 
     def __init__(self, target: str, label: str = "import", **kwargs: Any) -> None:
-        super().__init__(target, kwargs, label=label, kind="import")
+        super().__init__(target, kwargs, label=label, kind=JobKind.IMPORT)
 
     def _on_end(self, forced: str | None) -> None:
         for proc in self.processes:

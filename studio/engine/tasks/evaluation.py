@@ -23,6 +23,7 @@ import torch
 from studio.core.contracts.evaluation import EvaluationRequest, EvaluationResult
 from studio.core.errors import ConfigError
 from studio.core.maths import evaluation
+from studio.core.runs import layout
 from studio.engine.replay import CheckpointRef, RunData, resolve_checkpoint
 
 Report = Callable[[float, str], None]
@@ -108,9 +109,9 @@ def run(request: EvaluationRequest, progress: Report | None = None) -> Evaluatio
 def save_result(result: EvalResult, run_dir: str | Path) -> Path:
     """Write ``<split>-<checkpoint>.json`` and ``.npz`` under ``run_dir/evaluations`` (temp name, then
     renamed); returns the JSON's path."""
-    folder = Path(run_dir) / "evaluations"
+    folder = layout.evaluations_dir(run_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    stem = evaluation.result_stem(result.summary["split"], result.summary["checkpoint"])
+    stem = layout.evaluation_stem(result.summary["split"], result.summary["checkpoint"])
     arrays: dict[str, np.ndarray] = {"probs": result.probs, "labels": result.labels}
     if result.mistake_images is not None:
         arrays["mistake_images"] = result.mistake_images

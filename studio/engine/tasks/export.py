@@ -27,6 +27,7 @@ from studio.core.contracts.export import (
     TensorBoardExportResult,
 )
 from studio.core.errors import ConfigError, DataError
+from studio.core.runs import layout
 from studio.engine.replay import RunData, resolve_checkpoint
 
 FORMATS = MODEL_FORMATS
@@ -127,7 +128,8 @@ def export_tensorboard(store: Any, run_id: str, logdir: str | Path) -> dict[str,
     try:
         for _, step, name, value, wall in rows:
             writer.add_scalar(name, value, global_step=step, walltime=wall)
-        config = (info.dir / "config.toml").read_text(encoding="utf-8") if (info.dir / "config.toml").exists() else ""
+        config_path = layout.config_path(info.dir)
+        config = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
         if config:
             writer.add_text("config", "```toml\n" + config + "\n```", global_step=0)
     finally:

@@ -17,6 +17,7 @@ from studio.core.contracts.scaling import FitRequest, FitResult
 from studio.core.errors import ConfigError, DataError
 from studio.core.maths.scaling_fit import AGAINST, MIN_POINTS, PowerLawFit, fit_power_law
 from studio.core.runs.store import RunStore
+from studio.core.vocab import Metric
 
 BUFFERS = ("running_mean", "running_var", "num_batches_tracked")
 
@@ -42,7 +43,7 @@ def points_of(store: RunStore, run_id: str, against: str, metric: str) -> tuple[
     return x, np.asarray(values, dtype=float)
 
 
-def fit_runs(run_ids: list[str], against: str = "steps", metric: str = "val/loss", extrapolate: float = 4.0,
+def fit_runs(run_ids: list[str], against: str = "steps", metric: str = Metric.VAL_LOSS, extrapolate: float = 4.0,
              store: RunStore | None = None, curve_points: int = 120) -> dict[str, Any]:
     """Fit L(x) = a·x^(−b) + c. Against steps or samples: one fit per run. Against params: one fit over
     the runs, each contributing its last ``metric`` value at its parameter count.

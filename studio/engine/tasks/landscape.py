@@ -26,6 +26,7 @@ from studio.core.landscape import coarse_fine, curvature, io, surface
 from studio.core.landscape.directions import normalized_directions
 from studio.core.landscape.io import Landscape
 from studio.core.landscape.trajectory import path_range, pca_plane
+from studio.core.vocab import LandscapeKind, Metric, Split
 from studio.engine.replay import (
     RunData,
     final_checkpoint,
@@ -53,7 +54,7 @@ def _bn_note(data: RunData, label: str) -> str:
     return f"BatchNorm in eval mode with the running statistics of the {label} checkpoint"
 
 
-def compute_landscape(run_dir: str | Path, kind: str = "2d", resolution: int | None = None,
+def compute_landscape(run_dir: str | Path, kind: str = LandscapeKind.SURFACE, resolution: int | None = None,
                       checkpoint: str | None = None, other_run: str | Path | None = None,
                       samples: int = contract.DEFAULT_SAMPLES, split: str = "train",
                       span: float = contract.DEFAULT_SPAN, seed: int = 0, include_bias_bn: bool = False,
@@ -95,9 +96,9 @@ def landscape_of(run_dir: str | Path, request: LandscapeRequest, save: bool = Tr
         "samples": samples or data.split_size(split), "seed": seed, "device": str(data.device.type),
         "evaluator": "fast (vmap)" if request.fast else "sequential", "include_bias_bn": include_bias_bn,
     }
-    if kind == "1d":
+    if kind == LandscapeKind.LINE:
         result = _one_d(data, ref, request.other_run, resolution, samples, seed, evaluate, meta, progress)
-    elif kind == "2d":
+    elif kind == LandscapeKind.SURFACE:
         result = _two_d(data, ref, resolution, samples, split, request.span, seed, include_bias_bn,
                         {**evaluate, "preview_samples": request.preview_samples}, meta, progress, emit)
     else:
@@ -131,14 +132,14 @@ def _one_d(data: RunData, ref: Any, other_run: Any, resolution: int, samples: in
     meta.update(checkpoint=label, batch_norm=note + " (α = 1)" if data.has_batch_norm() else note)
     alphas = surface.default_alphas(resolution)
     values: dict[str, np.ndarray] = {}
-    splits = ("train", "test")
+    splits = (Split.TRAIN, Split.TEST)
     for i, split in enumerate(splits):
         x, y = data.eval_data(split, samples, seed)
         out = surface.interpolate_1d(data.model, start, end, x, y, alphas,
                                      progress=_steps(progress, f"{split} data", i / 2, (i + 1) / 2), **evaluate)
-        values[f"{split}/loss"], values[f"{split}/acc"] = out["loss"], out["acc"]
+        values[Metric.loss(split)], values[Metric.acc(split)] = out["loss"], out["acc"]
     meta["splits"] = list(splits)
-    return Landscape("1d", alphas, None, values, None, meta)
+    return Landscape(LandscapeKind.LINE, alphas, None, values, None, meta)
 
 
 def _two_d(data: RunData, ref: Any, resolution: int, samples: int, split: str, span: float, seed: int,
@@ -149,11 +150,13 @@ def _two_d(data: RunData, ref: Any, resolution: int, samples: int, split: str, s
     x, y = data.eval_data(split, samples, seed)
     xs = ys = surface.default_grid(resolution, span)
     steps = _steps(progress, "evaluating the grid", 0.02, 0.99)
-    out = _surface(data, center, d1, d2, x, y, xs, ys, steps, evaluate, emit, {"split": split, "kind": "2d"})
+    out = _surface(data, center, d1, d2, x, y, xs, ys, steps, evaluate, emit,
+                   {"split": split, "kind": LandscapeKind.SURFACE.value})
     meta.update(checkpoint=ref.label, step=ref.step, split=split, span=span,
                 directions="random Gaussian, filter-normalised (Li et al. 2018)",
                 batch_norm=_bn_note(data, ref.label))
-    return Landscape("2d", xs, ys, {f"{split}/loss": out["loss"], f"{split}/acc": out["acc"]}, None, meta)
+    return Landscape(LandscapeKind.SURFACE, xs, ys, {Metric.loss(split): out["loss"], Metric.acc(split): out["acc"]},
+                     None, meta)
 
 
 def _surface(data: RunData, center: Any, d1: Any, d2: Any, x: torch.Tensor, y: torch.Tensor, xs: np.ndarray,
@@ -185,12 +188,13 @@ def _trajectory(data: RunData, resolution: int, samples: int, split: str, seed: 
     ev = [float(v) for v in plane.explained_variance]
     out = _surface(data, final, plane.directions[0], plane.directions[1], x, y, xs, ys,
                    _steps(progress, "evaluating the plane", 0.05, 0.99), evaluate, emit,
-                   {"split": split, "kind": "trajectory", "path": plane.path, "explained_variance": ev})
+                   {"split": split, "kind": LandscapeKind.TRAJECTORY.value, "path": plane.path,
+                    "explained_variance": ev})
     meta.update(checkpoint="final", split=split, steps=[r.step for r in refs],
                 explained_variance=ev, centered=plane.centered,
                 directions="PCA of checkpoint differences to the final weights (Li et al. 2018, §7)",
                 batch_norm=_bn_note(data, "final"))
-    return Landscape("trajectory", xs, ys, {f"{split}/loss": out["loss"], f"{split}/acc": out["acc"]},
+    return Landscape(LandscapeKind.TRAJECTORY, xs, ys, {Metric.loss(split): out["loss"], Metric.acc(split): out["acc"]},
                      plane.path, meta)
 
 

@@ -12,9 +12,10 @@ from typing import Any
 
 from studio.core import threads as thread_policy
 from studio.core.contracts.landscape import LandscapeRequest, LandscapeResult, SharpnessRequest
+from studio.core.vocab import JobKind
 from studio.engine.jobs.process_job import TaskJob
 
-TASKS = ("landscape", "sharpness")
+TASKS = (JobKind.LANDSCAPE, JobKind.SHARPNESS)
 Request = LandscapeRequest | SharpnessRequest
 
 
@@ -40,7 +41,7 @@ def run_sharpness(run_dir: str, request: SharpnessRequest, progress: Any) -> dic
 def request_for(task: str, options: dict[str, Any] | Request | None) -> Request:
     """The task's request: ``options`` itself, or built from ``compute_landscape``/``compute_sharpness`` keyword
     options (an unknown name is a ConfigError; the limits are checked by the child, before it loads the run)."""
-    cls = LandscapeRequest if task == "landscape" else SharpnessRequest
+    cls = LandscapeRequest if task == JobKind.LANDSCAPE else SharpnessRequest
     if isinstance(options, cls):
         return options
     if isinstance(options, LandscapeRequest | SharpnessRequest):
@@ -61,7 +62,7 @@ class LandscapeJob(TaskJob):
         self.requested_threads = threads or self.request.threads
         super().__init__(f"studio.engine.tasks.landscape_job:run_{task}",
                          {"run_dir": str(self.run_dir), "request": self.request},
-                         label=task, kind=task, frames=task == "landscape")
+                         label=task, kind=task, frames=task == JobKind.LANDSCAPE)
 
     def _plan(self) -> thread_policy.ThreadPlan:
         return thread_policy.plan(self.requested_threads, spare=1)

@@ -16,23 +16,13 @@ from __future__ import annotations
 import errno
 import io
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from studio.core.errors import DataError, DiskFull, RunFailed
-
-STEP_FILE = re.compile(r"^step_(\d+)\.pt$")
-
-
-def step_files(folder: Path) -> list[Path]:
-    """``step_*.pt`` in ``folder``, oldest step first."""
-    if not folder.is_dir():
-        return []
-    found = [(int(m.group(1)), p) for p in folder.iterdir() if (m := STEP_FILE.match(p.name))]
-    return [p for _, p in sorted(found)]
+from studio.core.runs.layout import step_files, step_of
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -79,7 +69,7 @@ def prune(folder: Path, keep: int) -> list[Path]:
 
     final.pt and step 0 (the initial weights: the far end of the 1-D interpolation, the start of the
     trajectory and the landscape tab's "initial" choice) are never touched."""
-    files = [f for f in step_files(folder) if int(STEP_FILE.match(f.name).group(1)) != 0]
+    files = [f for f in step_files(folder) if step_of(f) != 0]
     doomed = files[:-keep] if keep > 0 else []
     for path in doomed:
         try:

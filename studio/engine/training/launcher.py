@@ -22,7 +22,7 @@ from studio.core.jobs import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, es
 from studio.core.runs.store import RunInfo, RunStore
 from studio.engine.jobs import backend, protocol
 from studio.engine.jobs.process_job import ProcessJob
-from studio.engine.jobs.protocol import Message
+from studio.engine.jobs.protocol import Received
 from studio.engine.training import rank_watch
 from studio.engine.training.entry import rank_main
 from studio.engine.training.machine_check import check_machine
@@ -106,7 +106,7 @@ class Job(ProcessJob):
         self.send(protocol.RESUME)
 
     # --- following -----------------------------------------------------------------------------
-    def _observe(self, message: Message) -> None:
+    def _observe(self, message: Received) -> None:
         super()._observe(message)
         kind = message.get("type")
         if kind == protocol.STATUS:

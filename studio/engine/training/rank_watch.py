@@ -17,6 +17,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -106,14 +107,14 @@ def describe_death(rank: int, exitcode: int, oom_before: int | None = None) -> s
     return f"training process rank {rank} exited with code {exitcode} without reporting an error"
 
 
-def is_peer_loss(message: dict[str, Any]) -> bool:
+def is_peer_loss(message: Mapping[str, Any]) -> bool:
     if message.get("peer_lost"):
         return True
     text = f"{message.get('message', '')} {message.get('detail', '')[-2000:]}".lower()
     return any(word in text for word in PEER_LOST)
 
 
-def first_failure(errors: list[dict[str, Any]], exitcodes: list[int | None], oom_before: int | None) -> str:
+def first_failure(errors: list[Mapping[str, Any]], exitcodes: list[int | None], oom_before: int | None) -> str:
     """The failure that started it: a rank's own error, else a rank that died silently (a signal), else
     whatever a rank said (a peer lost), else a generic line."""
     own = [e for e in errors if not is_peer_loss(e)]

@@ -9,6 +9,7 @@ from pathlib import Path
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError
 from studio.core.runs.store import LIVE, RESUMABLE, RunInfo, RunStore
+from studio.core.vocab import JobState
 
 # Settings a resumed run may change; anything else would make it another run (start a new one).
 CHANGEABLE = ("train.epochs", "train.checkpoint_every", "train.checkpoint_minutes", "train.keep_checkpoints",
@@ -27,7 +28,7 @@ def plan_resume(store: RunStore, run_ref: str, overrides: list[str] | None = Non
     """The run to continue, its config with ``overrides`` applied, and the checkpoint to start from;
     ConfigError (one line) when it cannot be resumed as asked."""
     info = store.resolve(run_ref)
-    if info.status in LIVE or info.status == "queued":
+    if info.status in LIVE or info.status == JobState.QUEUED:
         raise ConfigError(f"run {info.id} is {info.status}; only a stopped, interrupted, finished or failed run "
                           "can be resumed")
     if info.status not in RESUMABLE:
@@ -43,7 +44,7 @@ def plan_resume(store: RunStore, run_ref: str, overrides: list[str] | None = Non
                               + ", ".join(CHANGEABLE))
     config = config.with_overrides(list(overrides or []))
     done = int(info.summary.get("epochs") or 0)
-    if info.status == "finished" and done >= config.train.epochs:
+    if info.status == JobState.FINISHED and done >= config.train.epochs:
         raise ConfigError(f"run {info.id} already finished its {done} epochs; extend it with "
                           f"--set train.epochs={done + max(1, done)}")
     return ResumePlan(info, config, checkpoint)

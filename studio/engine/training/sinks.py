@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.engine.jobs.protocol import Message
+from studio.core.vocab import JobState
+from studio.engine.jobs.protocol import Received
 
 
 class Sink:
-    def send(self, message: Message) -> None:  # pragma: no cover - interface
+    def send(self, message: Received) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
     def close(self) -> None:
@@ -22,7 +23,7 @@ class QueueSink(Sink):
         self.queue = queue
         self.broken = False
 
-    def send(self, message: Message) -> None:
+    def send(self, message: Received) -> None:
         if self.broken:
             return
         try:
@@ -46,7 +47,7 @@ class StoreSink(Sink):
     def __init__(self, store: Any) -> None:
         self.store = store
 
-    def send(self, message: Message) -> None:
+    def send(self, message: Received) -> None:
         kind, run_id = message["type"], message["run_id"]
         if kind == "metrics":
             self.store.log_metrics(run_id, message["rows"])
@@ -54,7 +55,7 @@ class StoreSink(Sink):
             summary = message.get("summary")
             self.store.set_status(run_id, message["status"], message.get("message"), summary)
         elif kind == "error":
-            self.store.set_status(run_id, "failed", message["message"])
+            self.store.set_status(run_id, JobState.FAILED, message["message"])
 
     def close(self) -> None:
         self.store.close()
@@ -64,7 +65,7 @@ class MultiSink(Sink):
     def __init__(self, *sinks: Sink | None) -> None:
         self.sinks = [s for s in sinks if s is not None]
 
-    def send(self, message: Message) -> None:
+    def send(self, message: Received) -> None:
         for sink in self.sinks:
             sink.send(message)
 
@@ -74,5 +75,5 @@ class MultiSink(Sink):
 
 
 class NullSink(Sink):
-    def send(self, message: Message) -> None:
+    def send(self, message: Received) -> None:
         pass

@@ -27,6 +27,7 @@ from typing import Any
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError, StudioError
 from studio.core.runs.store import RunStore
+from studio.core.vocab import JobState
 from studio.engine.training.rank_spec import RankSpec
 
 ID_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
@@ -99,14 +100,14 @@ def plan(store: RunStore | None, cfg: RunConfig, run_id: str | None, rank: int, 
         except StudioError:
             existing = None
     if existing is not None:
-        if existing.status == "finished":
+        if existing.status == JobState.FINISHED:
             return TorchrunPlan(existing.id, str(existing.dir), None, existing.run_config, finished=True)
         ckpt = existing.last_checkpoint
         resumed_cfg = existing.run_config
         resumed_cfg.hardware.processes = cfg.hardware.processes
         if ckpt is not None:
             if rank == 0 and store is not None:
-                store.set_status(existing.id, "queued", f"continuing from {ckpt.name} (torchrun restart "
+                store.set_status(existing.id, JobState.QUEUED, f"continuing from {ckpt.name} (torchrun restart "
                                  f"{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')})")
             return TorchrunPlan(existing.id, str(existing.dir), str(ckpt), resumed_cfg)
         return TorchrunPlan(existing.id, str(existing.dir), None, resumed_cfg)  # died before its first checkpoint

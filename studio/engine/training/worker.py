@@ -188,11 +188,11 @@ def run_rank(rank: int, spec: RankSpec) -> None:
         if store:
             trainer.callbacks.insert(0, StoreHeartbeat(store, run_id))
         if rank == 0:
-            sink.send(protocol.status(run_id, "running", total_steps=trainer.total_steps,
+            sink.send(protocol.status(run_id, protocol.RUNNING, total_steps=trainer.total_steps,
                                       epochs=cfg.train.epochs, world_size=world, device=device.type))
         training = True  # from here a failure is a failed run (exit 3), even the store's
         summary = trainer.fit()
-        final = "stopped" if trainer.stopped_by_user else "finished"
+        final = protocol.STOPPED if trainer.stopped_by_user else protocol.FINISHED
         if rank == 0:
             sink.send(protocol.status(run_id, final, summary=summary, message=trainer.stop_reason))
     except BaseException as err:  # noqa: BLE001 - every failure is reported, then the rank exits non-zero
@@ -203,7 +203,7 @@ def run_rank(rank: int, spec: RankSpec) -> None:
                                        exit_code=code, peer_lost=is_peer_loss({"message": message})))
         if store:
             try:
-                store.set_status(run_id, "failed", message)
+                store.set_status(run_id, protocol.FAILED, message)
             except StudioError:  # the store itself is what failed (a full disk): the launcher retries
                 pass
         code = code or 1

@@ -39,6 +39,7 @@ from studio import __version__
 from studio.core import open_target
 from studio.core.errors import StudioError
 from studio.core.paths import resource
+from studio.core.vocab import JobState
 from studio.gui.app import dialogs, theme
 from studio.gui.app.actions import MENUS, build_actions
 from studio.gui.app.messages import run_progress
@@ -325,13 +326,13 @@ class MainWindow(QMainWindow):
         self.train_action.setEnabled(state == "idle")
         self.stop_action.setEnabled(state != "idle")
         self.pause_action.setEnabled(state != "idle")
-        self.pause_action.setText("Resume" if state == "paused" else "Pause")
+        self.pause_action.setText("Resume" if state == JobState.PAUSED else "Pause")
         self.settings.setEnabled(state == "idle")
         if state == "idle":
             self._last_progress = None
             self.status.set_progress(None)
             self.status.set_eta("")
-        elif state == "paused":  # the job restarts its rate on resume: paused time is not training time
+        elif state == JobState.PAUSED:  # the job restarts its rate on resume: paused time is not training time
             paused = self._last_progress
             self.status.set_eta(run_progress(paused, paused=True) if paused else "Paused")
 
@@ -360,9 +361,9 @@ class MainWindow(QMainWindow):
         self.session.enqueue()
 
     def toggle_pause(self) -> None:
-        if self.session.state == "paused":
+        if self.session.state == JobState.PAUSED:
             self.session.resume()
-        elif self.session.state == "running":
+        elif self.session.state == JobState.RUNNING:
             self.session.pause()
 
     def _on_started(self, run_id: str) -> None:
@@ -371,9 +372,9 @@ class MainWindow(QMainWindow):
     def _on_ended(self, run_id: str, status: str, message: str) -> None:
         acc = self.session.run_summary(run_id).get("test_acc")
         acc_txt = f", test accuracy {acc:.4f}" if isinstance(acc, float) and acc == acc else ""
-        if status != "failed":
+        if status != JobState.FAILED:
             self.show_message(f"Run {run_id} {status}{acc_txt}")
-        if status == "finished":
+        if status == JobState.FINISHED:
             self.clear_errors()
 
     def _on_metrics(self, run_id: str, rows: list) -> None:
@@ -385,7 +386,7 @@ class MainWindow(QMainWindow):
         if p.get("total_steps"):
             self.status.set_progress(p.get("step", 0), p["total_steps"])
         self._last_progress = p
-        self.status.set_eta(run_progress(p, paused=self.session.state == "paused"))
+        self.status.set_eta(run_progress(p, paused=self.session.state == JobState.PAUSED))
 
     def _show_selection(self, run_ids: list[str]) -> None:
         """Overlay the selected runs' curves (from the run store; live rows keep arriving), named as in the run

@@ -20,8 +20,9 @@ from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRe
 from studio.core.contracts.generate import GenerateRequest
 from studio.core.contracts.scaling import FitRequest, ScaleRequest
 from studio.core.errors import StudioError
-from studio.core.jobs import PAUSED, RUNNING, format_eta
+from studio.core.jobs import FAILED, PAUSED, RUNNING, format_eta
 from studio.core.runs.store import RunStore
+from studio.core.vocab import JobKind
 from studio.engine import tasks
 from studio.engine.jobs import protocol
 from studio.engine.tasks import Task, task_job
@@ -158,32 +159,32 @@ class Session(QObject):
     def start_landscape(self, task: str, run_dir: str, options: dict[str, Any]) -> JobHandle:
         from studio.engine.tasks.landscape_job import LandscapeJob
 
-        return self.start_job(LandscapeJob(task, run_dir, options), "landscape")
+        return self.start_job(LandscapeJob(task, run_dir, options), JobKind.LANDSCAPE)
 
     def start_import(self, path: str, options: dict[str, Any] | None = None) -> JobHandle:
         from studio.engine.tasks.data_import import import_job
 
-        return self.start_job(import_job(path, options), "import")
+        return self.start_job(import_job(path, options), JobKind.IMPORT)
 
     def start_fetch(self, name: str) -> JobHandle:
         from studio.engine.tasks.data_import import fetch_job
 
-        return self.start_job(fetch_job(name), "import")
+        return self.start_job(fetch_job(name), JobKind.IMPORT)
 
     def start_preview(self, name: str, params: dict[str, Any], count: int, seed: int) -> JobHandle:
         from studio.engine.tasks.data_import import preview_job
 
-        return self.start_job(preview_job(name, params, count, seed), "preview")
+        return self.start_job(preview_job(name, params, count, seed), JobKind.PREVIEW)
 
     def start_demo(self, name: str, params: dict[str, Any]) -> JobHandle:
         from studio.engine.tasks.demo import demo_job
 
-        return self.start_job(demo_job(name, params), "demo")
+        return self.start_job(demo_job(name, params), JobKind.DEMO)
 
     def start_summary(self, config: RunConfig) -> JobHandle:
         from studio.engine.tasks.summary import summary_job
 
-        return self.start_job(summary_job(config.to_dict()), "summary")
+        return self.start_job(summary_job(config.to_dict()), JobKind.SUMMARY)
 
     def start_task(self, task: Task, request: Any) -> JobHandle:
         """Run ``task`` (one of the catalog ``engine/tasks``) on ``request`` (its contract's dataclass)."""
@@ -258,8 +259,8 @@ class Session(QObject):
 
     def _follow_started(self, job: Any, config: RunConfig, text: str = "") -> str:
         self.jobs[job.run_id] = job
-        self.start_job(job, "training")
-        self._set_state("running")
+        self.start_job(job, JobKind.TRAINING)
+        self._set_state(RUNNING)
         self.run_started.emit(job.run_id)
         self.runs_changed.emit()
         self.set_selection([job.run_id])
@@ -425,7 +426,7 @@ class Session(QObject):
             handle = self.handles.get(m.get("run_id", ""))
             if handle is None:
                 continue
-            if handle.kind == "training":
+            if handle.kind == JobKind.TRAINING:
                 self._on_training(m, rows, handle.job.eta_s)
             kind = m.get("type")
             if kind in (protocol.PROGRESS, protocol.METRICS):
@@ -448,10 +449,10 @@ class Session(QObject):
                                         "eta_s": eta_s})
         elif kind == protocol.STATUS:
             if m["status"] == PAUSED:
-                self._set_state("paused")
+                self._set_state(PAUSED)
                 self.status_text.emit("Paused")
             elif m["status"] == RUNNING:
-                self._set_state("running")
+                self._set_state(RUNNING)
                 self.status_text.emit(f"Training on {m.get('world_size', 1)}× {m.get('device', 'cpu')}"
                                       if "device" in m else "Resumed")
             self.runs_changed.emit()
@@ -462,6 +463,6 @@ class Session(QObject):
             if not self.jobs:
                 self._set_state("idle")
             self.run_ended.emit(run_id, m["status"], m.get("message", ""))
-            if m["status"] == "failed":
+            if m["status"] == FAILED:
                 self.error.emit("Training failed", m.get("message") or "the run failed")
             self.runs_changed.emit()

@@ -18,6 +18,7 @@ def take(out_dir: Path, names: list[str] | None = None, size: tuple[int, int] = 
          timeout_s: float = 600.0) -> list[Path]:
     from PySide6.QtWidgets import QApplication
 
+    from studio.core.vocab import JobState
     from studio.engine.jobs import backend
     from studio.gui.app.session import Session
     from studio.gui.demos.lab import VIEWS, TeachingLab
@@ -39,7 +40,7 @@ def take(out_dir: Path, names: list[str] | None = None, size: tuple[int, int] = 
             while view.busy and time.monotonic() < deadline:
                 app.processEvents()
                 time.sleep(0.02)
-            if view.task.state != "finished":
+            if view.task.state != JobState.FINISHED:
                 raise RuntimeError(f"{name}: {view.task.state} {view.error_text}")
             view.player.pause()
             view.player.seek(FRAME.get(name, view.frame_count() - 1))

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.errors import StudioError
 from studio.core.runs.names import run_names
+from studio.core.vocab import JobState
 
 COLUMNS = ("Run", "Status", "Test acc", "Val acc", "Steps", "Started", "Notes")
 RESUMABLE_ROLE = Qt.ItemDataRole.UserRole + 1  # the run can continue from a checkpoint (core/runs/store.py)
@@ -189,7 +190,7 @@ class RunList(QWidget):
                 v = summary.get(key)
                 return f"{v:.4f}" if isinstance(v, (int, float)) and v == v else ""
 
-            status = run.status if run.status != "queued" else "starting"  # created, ranks not yet up
+            status = run.status if run.status != JobState.QUEUED else "starting"  # created, ranks not yet up
             status = f"queued #{positions[run.id]}" if run.id in positions else status
             notes = self.notes.get(run.id, "")
             item = QTreeWidgetItem([

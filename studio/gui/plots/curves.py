@@ -28,25 +28,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.vocab import Metric
 from studio.gui.app.theme import curve_colour
 from studio.gui.plots.palette import run_colour
 
 # plot title, y-axis label (with its unit), then (metric name, line label, dashed?, per-epoch symbols?)
 PLOTS = {
-    "loss": ("Loss", "loss (nats)", [("train/loss", "train", False, False), ("val/loss", "validation", True, True)]),
+    "loss": ("Loss", "loss (nats)",
+             [(Metric.TRAIN_LOSS, "train", False, False), (Metric.VAL_LOSS, "validation", True, True)]),
     "acc": ("Accuracy", "accuracy (fraction)",
-            [("train/acc", "train", False, False), ("val/acc", "validation", True, True)]),
-    "lr": ("Learning rate", "learning rate (log)", [("lr", "lr", False, False)]),
-    "throughput": ("Throughput", "samples/s", [("throughput", "samples/s", False, False)]),
+            [(Metric.TRAIN_ACC, "train", False, False), (Metric.VAL_ACC, "validation", True, True)]),
+    "lr": ("Learning rate", "learning rate (log)", [(Metric.LR, "lr", False, False)]),
+    "throughput": ("Throughput", "samples/s", [(Metric.THROUGHPUT, "samples/s", False, False)]),
 }
 # Plots that appear only once a shown run has their metric: the sharpness curve is logged when
 # train.sharpness_every > 0 (engine/callbacks/landscape.py).
 OPTIONAL_PLOTS = {
-    "sharpness": ("Sharpness", "top Hessian eigenvalue λmax", [("sharpness/top_eig", "λmax", False, True)]),
-    "perplexity": ("Perplexity", "perplexity (next word)", [("train/perplexity", "train", False, False),
-                                                            ("val/perplexity", "validation", True, True)]),
+    "sharpness": ("Sharpness", "top Hessian eigenvalue λmax", [(Metric.SHARPNESS, "λmax", False, True)]),
+    "perplexity": ("Perplexity", "perplexity (next word)", [(Metric.TRAIN_PERPLEXITY, "train", False, False),
+                                                            (Metric.VAL_PERPLEXITY, "validation", True, True)]),
 }
-SMOOTHED = {"train/loss", "train/acc", "train/perplexity"}
+SMOOTHED = {Metric.TRAIN_LOSS, Metric.TRAIN_ACC, Metric.TRAIN_PERPLEXITY}
 X_AXES = {"step": "step", "epoch": "epoch", "samples": "samples seen", "wall": "wall time (s)"}
 HINT = ("No run to show yet.\n\nPress Train (Ctrl+Return) to start one with the settings on the left,\n"
         "or select runs in the list below (Ctrl/Shift-click to overlay several).")

@@ -12,6 +12,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
+from studio.core.vocab import LandscapeKind
 from studio.gui.plots.palette import OKABE_ITO
 
 ISO_LEVELS = 12
@@ -219,12 +220,12 @@ class LandscapeView(QTabWidget):
 
     def show_result(self, result: object, log: bool) -> None:
         kind = result.kind  # type: ignore[attr-defined]
-        if kind == "1d":
+        if kind == LandscapeKind.LINE:
             self.curves.show(result.x, result.values, log)  # type: ignore[attr-defined]
             self.setCurrentWidget(self.curves)
             return
         labels = ("direction 1", "direction 2")
-        if kind == "trajectory":
+        if kind == LandscapeKind.TRAJECTORY:
             ev = result.meta.get("explained_variance") or [0.0, 0.0]  # type: ignore[attr-defined]
             labels = (f"PC 1 ({100 * ev[0]:.1f}% of the variance)", f"PC 2 ({100 * ev[1]:.1f}%)")
         note = str(result.meta.get("batch_norm", ""))  # type: ignore[attr-defined]

@@ -33,7 +33,9 @@ from PySide6.QtWidgets import (
 
 from studio.core.contracts.evaluation import EvaluationRequest, PredictRequest
 from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
-from studio.core.maths.evaluation import load_saved, result_stem
+from studio.core.maths.evaluation import load_saved
+from studio.core.runs import layout
+from studio.core.vocab import JobState, Split
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.evaluation_views import (
     ConfusionView,
@@ -46,7 +48,7 @@ from studio.gui.tabs.landscape import checkpoint_choices
 from studio.gui.widgets.predict_panel import PredictPanel
 from studio.gui.widgets.run_picker import RunPicker
 
-SPLITS = (("test", "test"), ("validation", "val"), ("train", "train"))
+SPLITS = (("test", Split.TEST.value), ("validation", Split.VAL.value), ("train", Split.TRAIN.value))  # (label, split)
 
 
 def checkpoint_label(value: str) -> str:
@@ -184,7 +186,7 @@ class EvaluationTab(RunPicker, QWidget):
         self.run_box.blockSignals(True)
         self.run_box.clear()
         for run in self.session.store.list():
-            if run.status in ("finished", "stopped") and checkpoint_choices(run.dir):
+            if run.status in (JobState.FINISHED, JobState.STOPPED) and checkpoint_choices(run.dir):
                 self.run_box.addItem(f"{run.name or 'run'} · {run.id}", run.id)
         self.run_box.blockSignals(False)
         index = self.run_box.findData(current)
@@ -207,8 +209,8 @@ class EvaluationTab(RunPicker, QWidget):
         run_dir = self.run_dir()
         if run_dir is None or self.checkpoint_box.currentData() is None:
             return None
-        stem = result_stem(self.split_box.currentData(), checkpoint_label(self.checkpoint_box.currentData()))
-        return run_dir / "evaluations" / f"{stem}.json"
+        return layout.evaluation_path(run_dir, self.split_box.currentData(),
+                                      checkpoint_label(self.checkpoint_box.currentData()))
 
     def open_saved(self) -> None:
         """Show the saved evaluation of the chosen run, checkpoint and split, if there is one."""

@@ -8,7 +8,6 @@ Torch-free: the computation runs in ``studio.engine.tasks.landscape_job`` (a pro
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -36,30 +35,29 @@ from PySide6.QtWidgets import (
 from studio.core.contracts import landscape as contract
 from studio.core.contracts.landscape import LandscapeRequest, SharpnessRequest
 from studio.core.landscape import io
+from studio.core.runs import layout
+from studio.core.vocab import SPLITS, JobKind, LandscapeKind, Metric
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.landscape_view import LandscapeView
 from studio.gui.widgets.run_picker import RunPicker
 
-KINDS = [("2-D (random directions)", "2d"), ("1-D (interpolation)", "1d"), ("Trajectory (PCA of checkpoints)",
-                                                                              "trajectory")]
-SPLITS = contract.SPLITS
+KINDS = [("2-D (random directions)", LandscapeKind.SURFACE.value), ("1-D (interpolation)", LandscapeKind.LINE.value),
+         ("Trajectory (PCA of checkpoints)", LandscapeKind.TRAJECTORY.value)]
 LIVE_MS = 2000
-_STEP = re.compile(r"step_(\d+)\.pt$")
 
 
 def checkpoint_choices(run_dir: Path) -> list[tuple[str, str]]:
     """(label, value) for the run's checkpoints: final first, then every saved step."""
-    folder = Path(run_dir) / "checkpoints"
-    steps = sorted(int(m.group(1)) for p in folder.glob("step_*.pt") if (m := _STEP.search(p.name)))
-    out = [("final", "final")] if (folder / "final.pt").exists() or steps else []
+    refs = layout.list_checkpoints(run_dir, with_final=True)
+    steps = [r.step for r in refs if not r.is_final]
+    out = [("final", "final")] if refs else []
     return out + [(f"step {s}" + (" (initial)" if s == 0 else ""), str(s)) for s in steps]
 
 
 def trajectory_unready(run_dir: Path) -> str:
     """Why a trajectory cannot be computed for this run yet ("" when it can): it needs two saved points of the
     path besides the final weights (step checkpoints or the run's weight snapshots)."""
-    steps = {int(m.group(1)) for sub in ("checkpoints", "snapshots")
-             for p in (Path(run_dir) / sub).glob("step_*.pt") if (m := _STEP.search(p.name))}
+    steps = {r.step for r in layout.path_points(run_dir)}
     if len(steps - {max(steps, default=-1)}) >= 2:
         return ""
     return ("Trajectory needs two saved points of the path besides the final weights; this run has "
@@ -194,7 +192,7 @@ class LandscapeTab(RunPicker, QWidget):
         self.info = QLabel("")
         self.info.setWordWrap(True)
         self.info.setObjectName("landscape_info")
-        self.sharp_plot = pg.PlotWidget(title="sharpness/top_eig")
+        self.sharp_plot = pg.PlotWidget(title=Metric.SHARPNESS.value)
         self.sharp_plot.setLabel("bottom", "step")
         self.sharp_plot.setMinimumHeight(140)
         self.sharp_curve = self.sharp_plot.plot([], [], pen=pg.mkPen("#D55E00", width=2), symbol="o", symbolSize=5)
@@ -256,14 +254,14 @@ class LandscapeTab(RunPicker, QWidget):
     def _fit_kinds(self, run_dir: Path | None) -> None:
         """Grey out Trajectory, with the reason as its tooltip, when the run has too few saved points (said
         before anything is computed)."""
-        index = self.kind_box.findData("trajectory")
+        index = self.kind_box.findData(LandscapeKind.TRAJECTORY.value)
         self.trajectory_reason = trajectory_unready(run_dir) if run_dir is not None else ""
         item = self.kind_box.model().item(index)
         item.setEnabled(not self.trajectory_reason)
         self.kind_box.setItemData(index, self.trajectory_reason or "The optimizer's path on the PCA plane of the "
                                   "saved weights", Qt.ItemDataRole.ToolTipRole)
         if self.trajectory_reason and self.kind_box.currentIndex() == index:
-            self.kind_box.setCurrentIndex(self.kind_box.findData("2d"))
+            self.kind_box.setCurrentIndex(self.kind_box.findData(LandscapeKind.SURFACE.value))
             if hasattr(self, "info"):
                 self.info.setText(self.trajectory_reason)
 
@@ -296,16 +294,16 @@ class LandscapeTab(RunPicker, QWidget):
 
     def _show_sharpness_curve(self) -> None:
         run_id = self.run_box.currentData()
-        steps, values = self.session.store.metrics(run_id).get("sharpness/top_eig", ([], [])) if run_id else ([], [])
+        steps, values = self.session.store.metrics(run_id).get(Metric.SHARPNESS, ([], [])) if run_id else ([], [])
         self.sharp_curve.setData(steps, values)
         self.sharp_plot.setVisible(bool(steps))
 
     def _kind_changed(self) -> None:
         kind = self.kind_box.currentData()
-        self.other_box.setEnabled(kind == "1d")
-        self.span.setEnabled(kind == "2d")
-        self.split_box.setEnabled(kind != "1d")  # 1-D shows train and test
-        self.checkpoint_box.setEnabled(kind != "trajectory")
+        self.other_box.setEnabled(kind == LandscapeKind.LINE)
+        self.span.setEnabled(kind == LandscapeKind.SURFACE)
+        self.split_box.setEnabled(kind != LandscapeKind.LINE)  # 1-D shows train and test
+        self.checkpoint_box.setEnabled(kind != LandscapeKind.TRAJECTORY)
 
     # --- computing ---------------------------------------------------------------------------
     @property
@@ -320,12 +318,12 @@ class LandscapeTab(RunPicker, QWidget):
     def request(self) -> LandscapeRequest:
         """The landscape request the form describes (``core/contracts/landscape.py``)."""
         kind = self.kind_box.currentData()
-        other = self.other_box.currentData() if kind == "1d" else None
+        other = self.other_box.currentData() if kind == LandscapeKind.LINE else None
         return LandscapeRequest(
             kind=kind, resolution=self.resolution.value(), samples=self.samples.value(),
             split=self.split_box.currentText(), include_bias_bn=self.bias_bn.isChecked(),
             checkpoint=self.checkpoint_box.currentData() or "final",
-            span=self.span.value() if kind == "2d" else contract.DEFAULT_SPAN,
+            span=self.span.value() if kind == LandscapeKind.SURFACE else contract.DEFAULT_SPAN,
             other_run=str(self.session.store.get(other).dir) if other else None)
 
     def options(self) -> dict[str, Any]:
@@ -339,10 +337,10 @@ class LandscapeTab(RunPicker, QWidget):
                                 split=self.split_box.currentText())
 
     def compute(self) -> None:
-        self._start("landscape", self.request())
+        self._start(JobKind.LANDSCAPE, self.request())
 
     def compute_sharpness(self) -> None:
-        self._start("sharpness", self.sharpness_request())
+        self._start(JobKind.SHARPNESS, self.sharpness_request())
 
     def _start(self, task: str, options: LandscapeRequest | SharpnessRequest) -> None:
         if self.busy:
@@ -376,7 +374,7 @@ class LandscapeTab(RunPicker, QWidget):
         job = self.job
         if job is None or job.finished or data.get("stage") not in contract.FRAME_STAGES:
             return
-        split, kind = data.get("split", "train"), data.get("kind", "2d")
+        split, kind = data.get("split", "train"), data.get("kind", LandscapeKind.SURFACE)
         meta = {"explained_variance": data["explained_variance"]} if "explained_variance" in data else {}
         partial = io.Landscape(kind, data["xs"], data["ys"], {f"{split}/loss": data["loss"],
                                                               f"{split}/acc": data["acc"]}, data.get("path"), meta)
@@ -397,7 +395,7 @@ class LandscapeTab(RunPicker, QWidget):
             self._failed("")
             return
         self.progress.setValue(1000)
-        if self.job.job.task == "landscape":
+        if self.job.job.task == JobKind.LANDSCAPE:
             self.open_result(result["path"])
             self._refresh_saved()
         else:
@@ -431,7 +429,7 @@ class LandscapeTab(RunPicker, QWidget):
         lines = [f"{self.result.kind} · {meta.get('checkpoint', '')} · {data} · {summary['resolution']} per axis",
                  f"centre loss {summary['center_loss']:.4g}, min {summary['min_loss']:.4g}, "
                  f"max {summary['max_loss']:.4g}"]
-        if self.result.kind == "1d":
+        if self.result.kind == LandscapeKind.LINE:
             lines.append(f"α = 0: {meta.get('start', '?')}; α = 1: {meta.get('end', '?')}")
         if meta.get("explained_variance"):
             ev = meta["explained_variance"]

@@ -25,12 +25,13 @@ from PySide6.QtWidgets import (
 
 from studio.core.contracts.scaling import FitRequest
 from studio.core.maths.scaling_fit import AGAINST
+from studio.core.vocab import Metric
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.palette import run_colour
 
 HINT = ("Select one or more runs in the Training tab's run list. Against steps or samples each run gets its own "
         "fit; against parameters, select 4 or more runs of different model widths.")
-METRICS = ("val/loss", "train/loss")
+METRICS = (Metric.VAL_LOSS.value, Metric.TRAIN_LOSS.value)
 
 
 def _log10(values: list[float]) -> list[float]:

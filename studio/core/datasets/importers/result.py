@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from studio.core.errors import DataError
+from studio.core.vocab import SPLITS  # noqa: F401 - the split names, read here by the importers
 
-SPLITS = ("train", "val", "test")
 TRAIN, VAL, TEST = 0, 1, 2
 MAX_EXAMPLES = 5  # skipped files named in a report
 
