@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from studio.core.vocab import JobKind
+
 
 @dataclass(frozen=True)
 class Task:
@@ -18,28 +20,32 @@ class Task:
 
     target: str  # "module:function", called as function(request=..., progress=...) in the child
     label: str
-    kind: str
+    kind: JobKind
     frames: bool = False  # the function also gets ``emit(frame)`` for live snapshots
 
 
-EVALUATE = Task("studio.engine.tasks.evaluation:run", "evaluation", "evaluation")
-PREDICT = Task("studio.engine.tasks.predict:run", "prediction", "evaluation")
-EXPORT_TENSORBOARD = Task("studio.engine.tasks.export:run", "TensorBoard export", "evaluation")
-EXPORT_MODEL = Task("studio.engine.tasks.export:run", "model export", "evaluation")
-COMPRESS = Task("studio.engine.tasks.compression:run", "compression", "compress")
-SWEEP = Task("studio.engine.tasks.compression:run", "sparsity sweep", "compress")
-FIT = Task("studio.engine.tasks.fit_runs:run", "fit", "fit")
-SCALE = Task("studio.engine.tasks.dp_scaling:run", "scaling measurement", "scale")
-GENERATE = Task("studio.engine.tasks.generate:run", "generation", "generate")
-DEMO = Task("studio.engine.tasks.demo:run", "demo", "demo", frames=True)
-SUMMARY = Task("studio.engine.tasks.summary:run", "model summary", "summary")
-IMPORT = Task("studio.engine.tasks.data_import:run", "import", "import")
-FETCH = Task("studio.engine.tasks.data_import:run", "download", "import")
-PREVIEW = Task("studio.engine.tasks.data_import:run", "augmentation preview", "preview")
-READY = Task("studio.engine.tasks.summary:ready", "start-up", "task")  # torch and the training code, nothing else
+EVALUATE = Task("studio.engine.tasks.evaluation:run", "evaluation", JobKind.EVALUATION)
+PREDICT = Task("studio.engine.tasks.predict:run", "prediction", JobKind.EVALUATION)
+EXPORT_TENSORBOARD = Task("studio.engine.tasks.export:run", "TensorBoard export", JobKind.EVALUATION)
+EXPORT_MODEL = Task("studio.engine.tasks.export:run", "model export", JobKind.EVALUATION)
+COMPRESS = Task("studio.engine.tasks.compression:run", "compression", JobKind.COMPRESS)
+SWEEP = Task("studio.engine.tasks.compression:run", "sparsity sweep", JobKind.COMPRESS)
+FIT = Task("studio.engine.tasks.fit_runs:run", "fit", JobKind.FIT)
+SCALE = Task("studio.engine.tasks.dp_scaling:run", "scaling measurement", JobKind.SCALE)
+GENERATE = Task("studio.engine.tasks.generate:run", "generation", JobKind.GENERATE)
+DEMO = Task("studio.engine.tasks.demo:run", "demo", JobKind.DEMO, frames=True)
+SUMMARY = Task("studio.engine.tasks.summary:run", "model summary", JobKind.SUMMARY)
+IMPORT = Task("studio.engine.tasks.data_import:run", "import", JobKind.IMPORT)
+FETCH = Task("studio.engine.tasks.data_import:run", "download", JobKind.IMPORT)
+PREVIEW = Task("studio.engine.tasks.data_import:run", "augmentation preview", JobKind.PREVIEW)
+READY = Task("studio.engine.tasks.summary:ready", "start-up", JobKind.TASK)  # torch and the training code, nothing else
+
+# landscapes and sharpness take the run folder beside the request (engine/tasks/landscape_job.LandscapeJob)
+LANDSCAPE = Task("studio.engine.tasks.landscape_job:run_landscape", "landscape", JobKind.LANDSCAPE, frames=True)
+SHARPNESS = Task("studio.engine.tasks.landscape_job:run_sharpness", "sharpness", JobKind.SHARPNESS)
 
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT, SCALE,
-                           GENERATE, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY)
+                           GENERATE, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE, SHARPNESS)
 
 
 def task_job(task: Task, request: Any, label: str | None = None) -> Any:

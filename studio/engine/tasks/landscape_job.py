@@ -60,9 +60,11 @@ class LandscapeJob(TaskJob):
         self.run_dir = Path(run_dir)
         self.request = request_for(task, options)
         self.requested_threads = threads or self.request.threads
-        super().__init__(f"studio.engine.tasks.landscape_job:run_{task}",
-                         {"run_dir": str(self.run_dir), "request": self.request},
-                         label=task, kind=task, frames=task == JobKind.LANDSCAPE)
+        from studio.engine.tasks import LANDSCAPE, SHARPNESS
+
+        spec = LANDSCAPE if task == JobKind.LANDSCAPE else SHARPNESS
+        super().__init__(spec.target, {"run_dir": str(self.run_dir), "request": self.request},
+                         label=spec.label, kind=spec.kind, frames=spec.frames)
 
     def _plan(self) -> thread_policy.ThreadPlan:
         return thread_policy.plan(self.requested_threads, spare=1)
