@@ -13,7 +13,7 @@ from studio.core.runs.store import RunStore
 from studio.engine.jobs import backend
 from studio.gui.app.session import Session
 from studio.gui.demos.lab import VIEWS, TeachingLab
-from studio.gui.tabs import EXTRA_TABS
+from studio.gui.tabs import find
 
 # small settings: the point is the plumbing, the numbers are tested in tests/unit/test_demos_*.py
 SMALL = {
@@ -150,7 +150,7 @@ def test_presentation_mode_enlarges_hides_advanced_controls_and_goes_black_on_wh
 
 
 def test_the_lab_is_a_main_window_tab_and_imports_without_torch():
-    assert ("Teaching lab", "studio.gui.demos.lab:TeachingLab") in EXTRA_TABS
+    assert find("teaching_lab").target == "studio.gui.demos.lab:TeachingLab"
     code = "import sys, studio.gui.demos.lab; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"QT_QPA_PLATFORM": "offscreen", "PATH": ""})

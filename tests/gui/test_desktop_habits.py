@@ -33,7 +33,7 @@ from studio.gui.app.main_window import MainWindow
 from studio.gui.app.session import Session
 from studio.gui.app.settings import MAX_RECENT, SettingsStore
 from studio.gui.app.single_instance import InstanceServer, send_to_running, server_name
-from studio.gui.tabs import EXTRA_TABS
+from studio.gui.tabs import EXTRA_TABS, TabSpec
 
 
 @pytest.fixture
@@ -197,7 +197,7 @@ def test_presentation_reaches_every_tab_that_supports_it(qtbot, prefs, monkeypat
             seen.append(on)
 
     sys.modules[__name__].ProjectorTab = ProjectorTab
-    monkeypatch.setattr(mw, "EXTRA_TABS", [("Projector", f"{__name__}:ProjectorTab")])
+    monkeypatch.setattr(mw, "EXTRA_TABS", (TabSpec("projector", "Projector", f"{__name__}:ProjectorTab"),))
     win = make_window(qtbot, prefs)
     win.show()
     win.presentation_action.trigger()
@@ -344,8 +344,8 @@ CONTROLS = (QAbstractButton, QComboBox, QAbstractSpinBox, QLineEdit, QSlider, QA
 
 def test_every_control_has_a_tooltip(window):
     missing = []
-    for title, _target in EXTRA_TABS:  # tabs are built on first view: build them all to see every control
-        window.tab(title)
+    for spec in EXTRA_TABS:  # tabs are built on first view: build them all to see every control
+        window.tab(spec.id)
     for w in window.findChildren(QWidget):
         if not isinstance(w, CONTROLS) or w.objectName().startswith("qt_"):  # every tab, extra ones too
             continue

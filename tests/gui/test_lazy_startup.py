@@ -30,7 +30,7 @@ import pyqtgraph as pg
 from studio.gui.app import theme
 coloured = pg.getConfigOption("background") == theme.PLOT_COLOURS[theme._current].background
 heavy = [m for m in sys.modules if m.split(".")[0] == "torch" or m.startswith("cuda.bindings")]
-tabs = [t.split(":")[0] for _, t in EXTRA_TABS if t.split(":")[0] in sys.modules]
+tabs = [t.target.split(":")[0] for t in EXTRA_TABS if t.target.split(":")[0] in sys.modules]
 print(heavy, tabs, reads, plots_at_show, win._curves, coloured, flush=True)
 import os
 ok = not heavy and not tabs and not reads and not plots_at_show and win._curves is not None and coloured

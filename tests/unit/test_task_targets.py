@@ -55,6 +55,8 @@ def test_every_registry_builder_resolves() -> None:
 def test_every_extra_tab_resolves_to_a_widget_class() -> None:
     from studio.gui.tabs import EXTRA_TABS
 
-    for title, target in EXTRA_TABS:
-        cls = resolve(target)
-        assert inspect.isclass(cls), f"{title}: {target}"
+    for spec in EXTRA_TABS:
+        cls = resolve(spec.target)
+        assert inspect.isclass(cls), f"{spec.title}: {spec.target}"
+    assert len({spec.id for spec in EXTRA_TABS}) == len(EXTRA_TABS)  # ids are unique
+    assert len({spec.title for spec in EXTRA_TABS}) == len(EXTRA_TABS)

@@ -10,7 +10,6 @@ single-instance hand-off) is start.py.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -49,7 +48,7 @@ from studio.gui.app.status_bar import StatusBar
 from studio.gui.panels.hardware import BackendProbe
 from studio.gui.panels.run_list import RunList
 from studio.gui.panels.settings_panels import SettingsPanels
-from studio.gui.tabs import EXTRA_TABS
+from studio.gui.tabs import EXTRA_TABS, TabSpec, find
 
 if TYPE_CHECKING:
     from studio.gui.plots.curves import CurvesView
@@ -132,11 +131,11 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(training, "Training")
         self.tabs.setTabToolTip(0, "Live training curves and the run list")
         # the extra tabs are built on first view (a placeholder until then): the window shows without importing
-        # their modules or reading a dataset; tab(title) builds one on demand
-        self._tab_targets: dict[str, str] = dict(EXTRA_TABS)
-        for title, _target in EXTRA_TABS:
-            index = self.tabs.addTab(TabPlaceholder(title), title)
-            self.tabs.setTabToolTip(index, f"The {title} tab")
+        # their modules or reading a dataset; tab(id or title) builds one on demand
+        self._tab_specs: dict[str, TabSpec] = {spec.title: spec for spec in EXTRA_TABS}
+        for spec in EXTRA_TABS:
+            index = self.tabs.addTab(TabPlaceholder(spec.title), spec.title)
+            self.tabs.setTabToolTip(index, f"The {spec.title} tab")
         self.tabs.currentChanged.connect(self._build_current_tab)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.settings)
@@ -199,8 +198,10 @@ class MainWindow(QMainWindow):
         if shiboken6.isValid(self) and shiboken6.isValid(self.curves_holder):
             _ = self.curves
 
-    def tab(self, title: str) -> QWidget:
-        """The tab titled ``title``, built now if it has not been shown yet (KeyError for an unknown title)."""
+    def tab(self, key: str) -> QWidget:
+        """The tab whose id (``gui/tabs.EXTRA_TABS``) or title is ``key``, built now if it has not been shown yet
+        (KeyError for an unknown one)."""
+        title = find(key, list(self._tab_specs.values())).title if key != "Training" else key
         for i in range(self.tabs.count()):
             if self.tabs.tabText(i) == title:
                 return self._built_tab(i)
@@ -211,7 +212,7 @@ class MainWindow(QMainWindow):
         if not isinstance(widget, TabPlaceholder):
             return widget
         title, tip = self.tabs.tabText(index), self.tabs.tabToolTip(index)
-        real = self._make_tab(self._tab_targets[title])
+        real = self._make_tab(self._tab_specs[title])
         current = self.tabs.currentIndex()
         self.tabs.blockSignals(True)  # the swap is not a change of tab
         self.tabs.removeTab(index)
@@ -229,10 +230,9 @@ class MainWindow(QMainWindow):
             self._built_tab(index)
             self._fit_settings_panel()
 
-    def _make_tab(self, target: str) -> QWidget:
-        module, _, name = target.partition(":")
+    def _make_tab(self, spec: TabSpec) -> QWidget:
         try:
-            return getattr(importlib.import_module(module), name)(self.session, self)
+            return spec.load()(self.session, self)
         except Exception as err:  # noqa: BLE001 - a broken tab must not take the window down
             label = QLabel(f"This tab could not be loaded: {err}")
             label.setWordWrap(True)

@@ -1,16 +1,55 @@
-"""Extra tabs of the main window, imported lazily: ``(title, "module:ClassName")``.
+"""The main window's extra tabs: a registry by stable id. Each tab is built on first view (the window shows
+without importing a tab module), as ``Cls(session, parent)``; a tab module must not import torch at import time
+(tests/unit/test_layers.py imports every one; tests/unit/test_task_targets.py resolves every target)."""
 
-Each class is built as ``Cls(session, parent)``; its module must not import torch at import time.
-"""
+from __future__ import annotations
 
-EXTRA_TABS: list[tuple[str, str]] = [
-    ("Landscape", "studio.gui.tabs.landscape:LandscapeTab"),
-    ("Evaluation", "studio.gui.tabs.evaluation:EvaluationTab"),
-    ("Data", "studio.gui.tabs.data:DataPreview"),
-    ("Teaching lab", "studio.gui.demos.lab:TeachingLab"),
-    ("Compare", "studio.gui.tabs.compare:CompareTab"),
-    ("Queue", "studio.gui.tabs.queue:QueueTab"),
-    ("Compression", "studio.gui.tabs.compression:CompressionTab"),
-    ("Scaling laws", "studio.gui.tabs.scaling_laws:ScalingLawsTab"),
-    ("Data-parallel", "studio.gui.tabs.data_parallel:DataParallelTab"),
-]
+import importlib
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class Tab(Protocol):
+    """What the window may ask of a tab widget, both optional (the window checks with ``getattr``):
+    ``set_presentation(on)`` follows presentation mode (F11: large fonts, thick lines), and
+    ``uses_settings_panel = False`` hides the settings panel while the tab is shown (the Teaching lab)."""
+
+    uses_settings_panel: bool
+
+    def set_presentation(self, on: bool) -> None: ...
+
+
+@dataclass(frozen=True)
+class TabSpec:
+    """One extra tab: a stable ``id`` (code, tests and saved state use it; the title may be reworded), the
+    title on the tab, and the class as ``"module:ClassName"``."""
+
+    id: str
+    title: str
+    target: str
+
+    def load(self) -> type:
+        """The tab's class (imports its module)."""
+        module, _, name = self.target.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+
+EXTRA_TABS: tuple[TabSpec, ...] = (
+    TabSpec("landscape", "Landscape", "studio.gui.tabs.landscape:LandscapeTab"),
+    TabSpec("evaluation", "Evaluation", "studio.gui.tabs.evaluation:EvaluationTab"),
+    TabSpec("data", "Data", "studio.gui.tabs.data:DataPreview"),
+    TabSpec("teaching_lab", "Teaching lab", "studio.gui.demos.lab:TeachingLab"),
+    TabSpec("compare", "Compare", "studio.gui.tabs.compare:CompareTab"),
+    TabSpec("queue", "Queue", "studio.gui.tabs.queue:QueueTab"),
+    TabSpec("compression", "Compression", "studio.gui.tabs.compression:CompressionTab"),
+    TabSpec("scaling_laws", "Scaling laws", "studio.gui.tabs.scaling_laws:ScalingLawsTab"),
+    TabSpec("data_parallel", "Data-parallel", "studio.gui.tabs.data_parallel:DataParallelTab"),
+)
+
+
+def find(key: str, tabs: tuple[TabSpec, ...] | list[TabSpec] = EXTRA_TABS) -> TabSpec:
+    """The tab whose id or title is ``key`` (KeyError otherwise)."""
+    for spec in tabs:
+        if key in (spec.id, spec.title):
+            return spec
+    raise KeyError(key)
