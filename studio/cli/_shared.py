@@ -31,7 +31,7 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def emit_json(obj: dict[str, Any]) -> None:
+def emit_json(obj: Mapping[str, Any]) -> None:
     print(json.dumps(_clean(obj)), flush=True)
 
 

@@ -53,6 +53,9 @@ def to_pixmap(images: np.ndarray, min_height: int = MIN_TILE, gap: int = 2) -> Q
 class DataPreview(QWidget):
     """Shows the dataset chosen in the session's ``[data]`` section."""
 
+    augment_status: QLabel  # built below; the preview binding's handlers name them first
+    augment_button: QPushButton
+
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session

@@ -28,6 +28,9 @@ from studio.gui.app.job_binding import JobBinding
 
 
 class GenerateBox(QGroupBox):
+    output: QLabel  # built below; the job binding's handlers name them first
+    button: QPushButton
+
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__("Generate text", parent)
         self.setObjectName("generate_box")
