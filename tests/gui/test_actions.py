@@ -53,3 +53,11 @@ def test_triggering_an_action_calls_its_method(window, monkeypatch):
         action.trigger()
         assert called[-1:] == [row.method], row.id
     assert len(called) == len(ACTIONS)
+
+
+def test_every_action_attribute_is_declared_on_the_window_class():
+    """``<id>_action`` is set with setattr from the table; the class declares each one (QAction) for mypy."""
+    from studio.gui.app.main_window import MainWindow
+
+    declared = {name for name, kind in MainWindow.__annotations__.items() if kind == "QAction"}
+    assert declared == {row.attribute for row in ACTIONS}

@@ -9,9 +9,9 @@ def test_summary_button_shows_layers_params_and_flops(qtbot):
     session.set_choice("model", "lenet5")
     dialog = window.settings.show_model_summary()
     assert session.running("summary") == [dialog.job]  # the Session follows the dialog's job
-    qtbot.waitUntil(lambda: dialog.result is not None or bool(dialog.error), timeout=60_000)
-    assert dialog.result["total_params"] == 61_706
-    assert dialog.table.rowCount() == len(dialog.result["layers"]) > 5
+    qtbot.waitUntil(lambda: dialog.summary is not None or bool(dialog.error), timeout=60_000)
+    assert dialog.summary["total_params"] == 61_706
+    assert dialog.table.rowCount() == len(dialog.summary["layers"]) > 5
     assert "61,706 parameters" in dialog.heading.text() and "MFLOPs" in dialog.heading.text()
     dialog.close()
     session.shutdown(wait_s=1)
@@ -24,8 +24,8 @@ def test_summary_of_an_impossible_model_says_why(qtbot):
     session.set_choice("data", "moons")
     session.set_choice("model", "cnn")
     dialog = window.settings.show_model_summary()
-    qtbot.waitUntil(lambda: dialog.result is not None or bool(dialog.error), timeout=60_000)
-    assert dialog.result is None and "image data" in dialog.error
+    qtbot.waitUntil(lambda: dialog.summary is not None or bool(dialog.error), timeout=60_000)
+    assert dialog.summary is None and "image data" in dialog.error
     dialog.close()
     session.shutdown(wait_s=1)
 

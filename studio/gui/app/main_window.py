@@ -14,13 +14,12 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import shiboken6
 from PySide6.QtCore import QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QGuiApplication, QIcon
 from PySide6.QtWidgets import (
-    QApplication,
     QDialog,
     QHBoxLayout,
     QLabel,
@@ -52,6 +51,7 @@ from studio.gui.tabs import EXTRA_TABS, TabSpec, find
 
 if TYPE_CHECKING:
     from studio.gui.plots.curves import CurvesView
+    from studio.gui.tabs.evaluation import EvaluationTab
 
 THEME_LABELS = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
 
@@ -90,6 +90,24 @@ def default_size() -> QSize:
 
 
 class MainWindow(QMainWindow):
+    # one QAction per row of the actions table (gui/app/actions.py), set by _make_actions as ``<id>_action``
+    # (tests/gui/test_actions.py checks that this list and the table agree)
+    train_action: QAction
+    pause_action: QAction
+    stop_action: QAction
+    queue_action: QAction
+    cluster_action: QAction
+    import_action: QAction
+    import_folder_action: QAction
+    open_action: QAction
+    open_store_action: QAction
+    own_store_action: QAction
+    export_action: QAction
+    quit_action: QAction
+    presentation_action: QAction
+    docs_action: QAction
+    about_action: QAction
+
     def __init__(self, session: Session, probe_backend: bool = True, prefs: SettingsStore | None = None) -> None:
         super().__init__()
         self.session = session
@@ -110,11 +128,11 @@ class MainWindow(QMainWindow):
         self._curves: CurvesView | None = None
         self.curves_holder = QWidget()
         self.curves_holder.setObjectName("curves_holder")
-        holder_layout = QVBoxLayout(self.curves_holder)
-        holder_layout.setContentsMargins(0, 0, 0, 0)
+        self._curves_layout = QVBoxLayout(self.curves_holder)
+        self._curves_layout.setContentsMargins(0, 0, 0, 0)
         self._curves_loading = QLabel("Loading the plots…")
         self._curves_loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        holder_layout.addWidget(self._curves_loading)
+        self._curves_layout.addWidget(self._curves_loading)
         self.run_list = RunList(session)
         training = QSplitter(Qt.Orientation.Vertical)
         training.addWidget(self.curves_holder)
@@ -166,7 +184,7 @@ class MainWindow(QMainWindow):
         self.run_list.names_changed.connect(lambda names: self._curves and self._curves.set_labels(names))
         self.run_list.tree.files_dropped.connect(self.files_dropped_on_run)
         self._on_state("idle")
-        self.probe = None
+        self.probe: BackendProbe | None = None
         if probe_backend:
             self.probe = BackendProbe(self)
             self.probe.ready.connect(self._backend_ready)
@@ -185,7 +203,7 @@ class MainWindow(QMainWindow):
             curves = CurvesView()
             curves.setObjectName("curves")
             self._curves_loading.deleteLater()
-            self.curves_holder.layout().addWidget(curves)
+            self._curves_layout.addWidget(curves)
             self._curves = curves
             curves.set_labels(dict(self.run_list.names))
             self.run_list.set_colours(curves.colours())
@@ -209,6 +227,8 @@ class MainWindow(QMainWindow):
 
     def _built_tab(self, index: int) -> QWidget:
         widget = self.tabs.widget(index)
+        if widget is None:
+            raise IndexError(f"no tab at index {index}")
         if not isinstance(widget, TabPlaceholder):
             return widget
         title, tip = self.tabs.tabText(index), self.tabs.tabToolTip(index)
@@ -221,8 +241,9 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(current)
         self.tabs.blockSignals(False)
         widget.deleteLater()
-        if self.presentation and callable(getattr(real, "set_presentation", None)):
-            real.set_presentation(True)
+        set_presentation = getattr(real, "set_presentation", None) if self.presentation else None
+        if callable(set_presentation):
+            set_presentation(True)
         return real
 
     def _build_current_tab(self, index: int) -> None:
@@ -539,7 +560,8 @@ class MainWindow(QMainWindow):
             for path in paths:
                 self.open_path(path)
             return False
-        evaluation = self.tab("Evaluation")
+        # the Evaluation tab (were it the label of a tab that failed to load, predict_on raises AttributeError)
+        evaluation = cast("EvaluationTab", self.tab("Evaluation"))
         self.tabs.setCurrentWidget(evaluation)
         return evaluation.predict_on(run_id, paths)
 
@@ -552,8 +574,7 @@ class MainWindow(QMainWindow):
     # --- view ------------------------------------------------------------------------------
     def apply_theme(self, name: str, save: bool = True) -> str:
         """``"system"``, ``"light"`` or ``"dark"``: restyles the window and every plot; remembered."""
-        app = QApplication.instance()
-        applied = theme.apply(name, app)
+        applied = theme.apply(name)  # to the running QApplication
         theme.restyle_plots(self, applied)
         if self._curves is not None:
             self._curves.restyle_key()
@@ -634,7 +655,8 @@ class MainWindow(QMainWindow):
 
             # the warm back end: a server imports torch now, so the first job forks instead of importing it
             QTimer.singleShot(0, backend.start_warm)
-            QTimer.singleShot(50, self.probe.start_probe)
+            if self.probe is not None:  # always: the probe is pending only when there is one
+                QTimer.singleShot(50, self.probe.start_probe)
 
     # --- closing ---------------------------------------------------------------------------
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override

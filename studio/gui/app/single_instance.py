@@ -37,7 +37,7 @@ def send_to_running(paths: list[str], name: str | None = None, timeout_ms: int =
     message = (json.dumps({"paths": [os.path.abspath(p) for p in paths]}) + "\n").encode()
 
     def on_ready() -> None:
-        answer.extend(bytes(socket.readAll()))
+        answer.extend(socket.readAll().data())
         if b"\n" in answer:
             loop.quit()
 
@@ -90,7 +90,7 @@ class InstanceServer(QObject):
                 self._read(socket)
 
     def _read(self, socket: QLocalSocket) -> None:
-        data = self._buffers.get(socket, b"") + bytes(socket.readAll())
+        data = self._buffers.get(socket, b"") + bytes(socket.readAll().data())
         self._buffers[socket] = data
         if b"\n" not in data:
             return

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
@@ -36,9 +37,16 @@ def current() -> str:
     return _current
 
 
+def running_app() -> QApplication | None:
+    """The running QApplication; None before one exists (or when it is only a QCoreApplication: no style, no
+    palette). ``QApplication.instance()`` is typed as the QCoreApplication it may be."""
+    app = QApplication.instance()
+    return app if isinstance(app, QApplication) else None
+
+
 def system_prefers_dark(app: QApplication | None = None) -> bool:
     """The desktop's colour scheme (Qt ≥ 6.5 reads it from the platform); GTK_THEME=…:dark as a fallback."""
-    app = app or QApplication.instance()
+    app = app or running_app()
     if app is not None:
         scheme = app.styleHints().colorScheme()
         if scheme == Qt.ColorScheme.Dark:
@@ -95,7 +103,9 @@ def curve_colour(colour: str) -> str:
 def apply(theme: str, app: QApplication | None = None) -> str:
     """Apply ``"system"``, ``"light"`` or ``"dark"`` to the application and every plot; returns light/dark."""
     global _current
-    app = app or QApplication.instance()
+    app = app or running_app()
+    if app is None:
+        raise RuntimeError("a theme needs a running QApplication")
     name = resolve(theme, app)
     _current = name
     if app.style().name().lower() != "fusion":
@@ -146,16 +156,17 @@ def restyle_plots(root: QWidget, name: str | None = None) -> int:
     return len(views)
 
 
-def _swap_ink(item: object, old: str, new: str) -> None:
+def _swap_ink(item: Any, old: str, new: str) -> None:
+    """``item``: a pyqtgraph PlotDataItem (pyqtgraph is untyped)."""
     import pyqtgraph as pg
 
-    opts = item.opts  # type: ignore[attr-defined]
+    opts = item.opts
     pen = opts.get("pen")
     if pen is not None:
         pen = pg.mkPen(pen)
         if pen.color().name() == old:
             pen.setColor(QColor(new))
-            item.setPen(pen)  # type: ignore[attr-defined]
+            item.setPen(pen)
     for key, setter in (("symbolBrush", "setSymbolBrush"), ("symbolPen", "setSymbolPen")):
         value = opts.get(key)
         if value is None:

@@ -6,6 +6,7 @@ player, and presentation mode. A view subclass draws: ``build_plots``, ``clear_d
 from __future__ import annotations
 
 import html
+from functools import partial
 from typing import Any
 
 import pyqtgraph as pg
@@ -13,12 +14,17 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QApplication,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QSpinBox,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -85,7 +91,7 @@ class DemoView(QWidget):
         self.form.setContentsMargins(0, 0, 0, 0)
         self.param_widgets: dict[str, QWidget] = {}
         for param in self.entry.params:
-            w = param_widget(param, self.params[param.name], lambda v, k=param.name: self.set_param(k, v))
+            w = param_widget(param, self.params[param.name], partial(self.set_param, param.name))
             label = QLabel(param.name.replace("_", " "))
             label.setToolTip(param.help)
             self.form.addRow(label, self.decorate_param(param.name, w))
@@ -119,7 +125,7 @@ class DemoView(QWidget):
         scroll = QScrollArea()
         scroll.setWidget(side)
         scroll.setWidgetResizable(True)
-        self.scroll = scroll
+        self.side_scroll = scroll  # not ``scroll``: that would hide QWidget.scroll
         column = QWidget()
         column_layout = QVBoxLayout(column)
         column_layout.setContentsMargins(0, 0, 0, 0)
@@ -215,14 +221,14 @@ class DemoView(QWidget):
         for key, value in values.items():
             self.params[key] = self.entry.param(key).coerce(value, key)
             w = self.param_widgets[key]
-            w.blockSignals(True)
-            if hasattr(w, "setChecked"):
+            w.blockSignals(True)  # the widgets param_widget makes:
+            if isinstance(w, QCheckBox):
                 w.setChecked(bool(self.params[key]))
-            elif hasattr(w, "setCurrentText"):
+            elif isinstance(w, QComboBox):
                 w.setCurrentText(str(self.params[key]))
-            elif hasattr(w, "setValue"):
+            elif isinstance(w, QSpinBox | QDoubleSpinBox):
                 w.setValue(self.params[key])
-            else:
+            elif isinstance(w, QLineEdit):
                 w.setText(str(self.params[key]))
             w.blockSignals(False)
 

@@ -67,6 +67,8 @@ class PlaygroundView(DemoView):
 
     def _draw_points(self) -> None:
         s = self.setup
+        if s is None:  # never: called once the setup has come
+            return
         x0, x1, y0, y1 = s["box"]
         self.map.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
         self.restyle()

@@ -139,23 +139,24 @@ class RaceView(DemoView):
         return 0 if self.result is None else self.result["paths"].shape[1]
 
     def show_frame(self, index: int) -> None:
-        if self.result is None:
+        result = self.result
+        if result is None:
             return
-        paths, gaps = self.result["paths"], self.result["gaps"]
+        paths, gaps = result["paths"], result["gaps"]
         steps = np.arange(index + 1)
-        box = self.result["bounds"]
+        box = result["bounds"]
         for i, (path_item, head, curve) in enumerate(zip(self.path_items, self.heads, self.curve_items, strict=True)):
             shown = clip_to_box(paths[i, :index + 1], box)
             path_item.setData(shown[:, 0], shown[:, 1])
             point = last_finite(shown, index)
             head.setData([point[0]], [point[1]]) if point is not None else head.setData([], [])
             curve.setData(steps, np.maximum(gaps[i, :index + 1], FLOOR))
-        standings = [self._standing(i, index) for i in range(len(self.path_items))]
-        self.set_caption(f"{self.result['formula']} — step {index}: " + " · ".join(standings),
+        standings = [self._standing(result, i, index) for i in range(len(self.path_items))]
+        self.set_caption(f"{result['formula']} — step {index}: " + " · ".join(standings),
                          short=f"step {index}: " + " · ".join(s for s in standings if "f − f*" not in s))
 
-    def _standing(self, i: int, index: int) -> str:
-        r = self.result
+    @staticmethod
+    def _standing(r: dict[str, Any], i: int, index: int) -> str:
         label = r["labels"][i]
         outcome = r["summary"]["optimizers"][label]
         if outcome["diverged_at"] is not None and index >= outcome["diverged_at"]:

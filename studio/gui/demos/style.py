@@ -119,7 +119,8 @@ def log_axis(plot: pg.PlotItem, name: str, lo: float, hi: float) -> None:
         return
     decades = range(int(np.floor(lo)) - 1, int(np.ceil(hi)) + 1)
     short = hi - lo < 2
-    major, minor = [], []
+    major: list[tuple[float, str]] = []
+    minor: list[tuple[float, str]] = []
     for k in decades:
         for m in (1, 2, 5):
             value = m * 10.0**k

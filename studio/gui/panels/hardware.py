@@ -32,10 +32,10 @@ class BackendProbe(QProcess):
         self.start(sys.executable, ["-c", PROBE])
 
     def _done(self, code: int, _status: Any) -> None:
-        out = bytes(self.readAllStandardOutput()).decode(errors="replace").strip().splitlines()
+        out = bytes(self.readAllStandardOutput().data()).decode(errors="replace").strip().splitlines()
         try:
             if code != 0:
-                raise ValueError(bytes(self.readAllStandardError()).decode(errors="replace")[-300:])
+                raise ValueError(bytes(self.readAllStandardError().data()).decode(errors="replace")[-300:])
             self.ready.emit(json.loads(out[-1]))
         except (ValueError, IndexError) as err:
             self.failed.emit(f"the training back end (PyTorch) could not start: {err}")

@@ -67,7 +67,8 @@ class RunTree(QTreeWidget):
         event.acceptProposedAction()
         run_id = self.run_at(event.position().toPoint())
         # the row under the cursor is the run the files go to (current, not selected: the curves stay)
-        self.setCurrentItem(self.itemAt(event.position().toPoint()) if run_id else None,
+        # (None: no current item, as Qt allows; PySide6's stub omits None)
+        self.setCurrentItem(self.itemAt(event.position().toPoint()) if run_id else None,  # type: ignore[arg-type]
                             0, QItemSelectionModel.SelectionFlag.NoUpdate)
 
     def dropEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
@@ -82,7 +83,7 @@ class RunTree(QTreeWidget):
 @dataclass
 class ContextAction:
     text: str
-    slot: Callable[[list[str]], None]  # called with the selected run ids
+    slot: Callable[[list[str]], object]  # called with the selected run ids (what it returns is not used)
     enabled: Callable[[list[str]], bool]
     tip: str = ""
 
@@ -148,7 +149,7 @@ class RunList(QWidget):
         self.refresh()
 
     # --- extension points ----------------------------------------------------------------------
-    def add_context_action(self, text: str, slot: Callable[[list[str]], None],
+    def add_context_action(self, text: str, slot: Callable[[list[str]], object],
                            enabled: Callable[[list[str]], bool] | None = None, tip: str = "") -> None:
         """Add an entry to the right-click menu; ``slot`` gets the selected run ids."""
         self.context_actions.append(ContextAction(text, slot, enabled or (lambda ids: bool(ids)), tip))
@@ -225,8 +226,7 @@ class RunList(QWidget):
         self._paint_colours()
 
     def _paint_colours(self) -> None:
-        for i in range(self.tree.topLevelItemCount()):
-            item = self.tree.topLevelItem(i)
+        for item in self._items():
             colour = self.colours.get(self._id(item))
             if colour:
                 pixmap = QPixmap(14, 14)
@@ -241,8 +241,12 @@ class RunList(QWidget):
         self.tree.setColumnWidth(0, min(self.tree.columnWidth(0), 420))
 
     def run_ids(self) -> list[str]:
+        return [self._id(item) for item in self._items()]
+
+    def _items(self) -> list[QTreeWidgetItem]:
+        """The rows, top to bottom."""
         tree = self.tree
-        return [self._id(tree.topLevelItem(i)) for i in range(tree.topLevelItemCount())]
+        return [item for i in range(tree.topLevelItemCount()) if (item := tree.topLevelItem(i)) is not None]
 
     def selected_ids(self) -> list[str]:
         return [self._id(item) for item in self.tree.selectedItems()]
@@ -329,8 +333,7 @@ class RunList(QWidget):
 
     def _select(self, ids: list[str]) -> None:
         self.tree.blockSignals(True)
-        for i in range(self.tree.topLevelItemCount()):
-            item = self.tree.topLevelItem(i)
+        for item in self._items():
             item.setSelected(self._id(item) in ids)
         self.tree.blockSignals(False)
         self._update_buttons()

@@ -37,14 +37,14 @@ class SettingsPanels(QScrollArea):
                                ("schedule", "Learning-rate schedule")):
             form = RegistryForm(session, section, registry_for(section))
             self.forms[section] = form
-            box = self._group(title, form)
+            below: list[QWidget] = []
             if section == "model":
                 self.summary_button = QPushButton("Summary…")
                 self.summary_button.setObjectName("model_summary")
                 self.summary_button.setToolTip("Layers, output shapes, parameter counts and FLOPs per sample")
                 self.summary_button.clicked.connect(self.show_model_summary)
-                box.layout().addWidget(self.summary_button)
-            layout.addWidget(box)
+                below.append(self.summary_button)
+            layout.addWidget(self._group(title, form, *below))
         params = train_params()
         self.train_form = PlainForm(session, "train", [p for p in params if p.name in BASIC_TRAIN])
         self.advanced_form = PlainForm(session, "train", [p for p in params if p.name not in BASIC_TRAIN])
@@ -105,12 +105,13 @@ class SettingsPanels(QScrollArea):
         return dialog
 
     @staticmethod
-    def _group(title: str, widget: QWidget) -> QGroupBox:
+    def _group(title: str, *widgets: QWidget) -> QGroupBox:
         box = QGroupBox(title)
         box.setObjectName(f"group_{title.split()[0].lower()}")
         lay = QVBoxLayout(box)
         lay.setContentsMargins(2, 2, 2, 2)
-        lay.addWidget(widget)
+        for widget in widgets:
+            lay.addWidget(widget)
         return box
 
     def reload(self) -> None:

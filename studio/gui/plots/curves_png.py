@@ -25,10 +25,13 @@ def render_curves_png(store: Any, run_ids: list[str], path: str | Path, size: tu
     from PySide6.QtCore import QRect
     from PySide6.QtWidgets import QApplication
 
-    view.layout().activate()
+    layout = view.layout()  # CurvesView lays itself out in a QVBoxLayout
+    if layout is not None:
+        layout.activate()
     top = view.key.geometry().top()  # the image is the colour key and the plots, not the controls above them
     view.resize(size[0], size[1] + top)
-    view.layout().activate()
+    if layout is not None:
+        layout.activate()
     area = QRect(0, top, size[0], size[1])
     for _ in range(2):  # a first paint measures the tick labels; the axes widen to fit them before the second
         view.grab(area)

@@ -6,6 +6,8 @@ Takes a ``studio.core.landscape.io.Landscape`` (numpy arrays only); never import
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
@@ -14,6 +16,9 @@ from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from studio.core.vocab import LandscapeKind
 from studio.gui.plots.palette import OKABE_ITO
+
+if TYPE_CHECKING:
+    from studio.core.landscape.io import Landscape
 
 ISO_LEVELS = 12
 COLORMAP = "viridis"
@@ -75,8 +80,8 @@ class HeatMap(QWidget):
         self.path_item.setZValue(10)
         self.center_item.setZValue(11)
 
-    def show(self, x: np.ndarray, y: np.ndarray, loss: np.ndarray, path: np.ndarray | None, log: bool,
-             labels: tuple[str, str] = ("direction 1", "direction 2"), note: str = "") -> None:  # type: ignore[override]
+    def draw(self, x: np.ndarray, y: np.ndarray, loss: np.ndarray, path: np.ndarray | None, log: bool,
+             labels: tuple[str, str] = ("direction 1", "direction 2"), note: str = "") -> None:
         values = display_values(loss, log)
         finite = values[np.isfinite(values)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
@@ -153,7 +158,7 @@ class Surface3D(QWidget):
     def available(self) -> bool:
         return self.view is not None
 
-    def show(self, x: np.ndarray, y: np.ndarray, loss: np.ndarray, log: bool) -> None:  # type: ignore[override]
+    def draw(self, x: np.ndarray, y: np.ndarray, loss: np.ndarray, log: bool) -> None:
         if self.surface is None:
             return
         z = display_values(loss, log)
@@ -183,7 +188,7 @@ class Curves1D(QWidget):
             plot.addLegend(offset=(-10, 10))
         self.acc_plot.setXLink(self.loss_plot)
 
-    def show(self, alphas: np.ndarray, values: dict[str, np.ndarray], log: bool) -> None:  # type: ignore[override]
+    def draw(self, alphas: np.ndarray, values: dict[str, np.ndarray], log: bool) -> None:
         for plot in (self.loss_plot, self.acc_plot):
             plot.clear()
             if plot.legend is not None:
@@ -218,19 +223,21 @@ class LandscapeView(QTabWidget):
         self.addTab(self.surface, "3-D surface")
         self.addTab(self.curves, "1-D")
 
-    def show_result(self, result: object, log: bool) -> None:
-        kind = result.kind  # type: ignore[attr-defined]
+    def show_result(self, result: Landscape, log: bool) -> None:
+        kind = result.kind
         if kind == LandscapeKind.LINE:
-            self.curves.show(result.x, result.values, log)  # type: ignore[attr-defined]
+            self.curves.draw(result.x, result.values, log)
             self.setCurrentWidget(self.curves)
             return
+        if result.y is None:
+            raise ValueError(f"a {kind} landscape has y coordinates")
         labels = ("direction 1", "direction 2")
         if kind == LandscapeKind.TRAJECTORY:
-            ev = result.meta.get("explained_variance") or [0.0, 0.0]  # type: ignore[attr-defined]
+            ev = result.meta.get("explained_variance") or [0.0, 0.0]
             labels = (f"PC 1 ({100 * ev[0]:.1f}% of the variance)", f"PC 2 ({100 * ev[1]:.1f}%)")
-        note = str(result.meta.get("batch_norm", ""))  # type: ignore[attr-defined]
+        note = str(result.meta.get("batch_norm", ""))
         note = note if note.startswith("BatchNorm") else ""  # say so in the plot when BatchNorm is involved
-        self.heatmap.show(result.x, result.y, result.loss, result.path, log, labels, note)  # type: ignore[attr-defined]
-        self.surface.show(result.x, result.y, result.loss, log)  # type: ignore[attr-defined]
+        self.heatmap.draw(result.x, result.y, result.loss, result.path, log, labels, note)
+        self.surface.draw(result.x, result.y, result.loss, log)
         if self.currentWidget() is self.curves:
             self.setCurrentWidget(self.heatmap)

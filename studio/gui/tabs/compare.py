@@ -71,16 +71,17 @@ class CompareTab(QWidget):
         self.table.setToolTip("Every setting that differs between the selected runs, then their final metrics. "
                               "Click a column header to sort.")
 
-        self.metric = QComboBox()
-        self.metric.setObjectName("parallel_metric")
-        self.metric.setToolTip("The metric on the last axis; it also colours the lines (dark: low, yellow: high)")
-        self.metric.currentTextChanged.connect(self._draw_parallel)
+        self.metric_choice = QComboBox()  # not ``metric``: that would hide QWidget.metric, which Qt calls
+        self.metric_choice.setObjectName("parallel_metric")
+        self.metric_choice.setToolTip("The metric on the last axis; it also colours the lines "
+                                      "(dark: low, yellow: high)")
+        self.metric_choice.currentTextChanged.connect(self._draw_parallel)
         self.parallel = ParallelCoordinates()
         parallel_page = QWidget()
         pl = QVBoxLayout(parallel_page)
         row = QHBoxLayout()
         row.addWidget(QLabel("Metric:"))
-        row.addWidget(self.metric)
+        row.addWidget(self.metric_choice)
         row.addStretch(1)
         pl.addLayout(row)
         pl.addWidget(self.parallel, 1)
@@ -166,7 +167,9 @@ class CompareTab(QWidget):
         bold = QFont()
         bold.setBold(True)
         for c in range(2 + len(res["differing"]), len(columns)):
-            table.horizontalHeaderItem(c).setFont(bold)  # metrics in bold, settings plain
+            header = table.horizontalHeaderItem(c)  # set by setHorizontalHeaderLabels above
+            if header is not None:
+                header.setFont(bold)  # metrics in bold, settings plain
         for r, run in enumerate(res["runs"]):
             name = SortItem(run["name"])
             name.setToolTip(run["run_id"])
@@ -182,17 +185,17 @@ class CompareTab(QWidget):
 
     def _fill_metric_choice(self) -> None:
         names = self.result["metric_names"]
-        current = self.metric.currentText()
-        self.metric.blockSignals(True)
-        self.metric.clear()
-        self.metric.addItems(names)
+        current = self.metric_choice.currentText()
+        self.metric_choice.blockSignals(True)
+        self.metric_choice.clear()
+        self.metric_choice.addItems(names)
         if names:
-            self.metric.setCurrentText(current if current in names else names[0])
-        self.metric.blockSignals(False)
+            self.metric_choice.setCurrentText(current if current in names else names[0])
+        self.metric_choice.blockSignals(False)
         self._draw_parallel()
 
     def _draw_parallel(self, *_args: Any) -> None:
-        metric = self.metric.currentText()
+        metric = self.metric_choice.currentText()
         runs = self.result["runs"]
         if not runs or not metric:
             self.parallel.clear()

@@ -230,8 +230,9 @@ class DataPreview(QWidget):
     def _clear_grid(self) -> None:
         while self.grid.count():
             item = self.grid.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
 
     def _set_counts(self, classes: list[str], counts: list[int]) -> None:
         if self.bars is not None:
@@ -254,9 +255,9 @@ class DataPreview(QWidget):
 
     def sample_rows(self) -> int:
         """How many classes have a row of samples in the grid (for tests)."""
-        return sum(1 for i in range(self.grid.count())
-                   if isinstance(self.grid.itemAt(i).widget(), QLabel) and self.grid.itemAt(i).widget().pixmap()
-                   and not self.grid.itemAt(i).widget().pixmap().isNull())
+        items = (self.grid.itemAt(i) for i in range(self.grid.count()))
+        labels = [w for item in items if item is not None and isinstance(w := item.widget(), QLabel)]
+        return len([label for label in labels if label.pixmap() and not label.pixmap().isNull()])
 
     # --- actions ---------------------------------------------------------------------------
     def controller(self) -> Any:

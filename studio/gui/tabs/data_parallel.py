@@ -47,7 +47,7 @@ class DataParallelTab(QWidget):
         self.result: dict[str, Any] | None = None
         self.error: str | None = None
         self.job = JobBinding(self)
-        self.job.progress.connect(lambda f, t: (self.bar.setValue(int(f * 100)), self.status.setText(t)))
+        self.job.progress.connect(self._progress)
         self.job.done.connect(self._on_done)
         self.job.failed.connect(self._on_failed)
         self.job.cancelled.connect(lambda: self._on_failed("cancelled"))
@@ -151,6 +151,10 @@ class DataParallelTab(QWidget):
                             f"{result.get('load_avg') or 0:.1f}{passive}), "
                             f"{result['cuda_devices']} GPUs ({result['device']}). " + EXPLAIN)
         self.show_result(result)
+
+    def _progress(self, fraction: float, text: str) -> None:
+        self.bar.setValue(int(fraction * 100))
+        self.status.setText(text)
 
     def show_result(self, result: dict[str, Any]) -> None:
         rows = result["rows"]

@@ -14,6 +14,7 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -256,8 +257,10 @@ class LandscapeTab(RunPicker, QWidget):
         before anything is computed)."""
         index = self.kind_box.findData(LandscapeKind.TRAJECTORY.value)
         self.trajectory_reason = trajectory_unready(run_dir) if run_dir is not None else ""
-        item = self.kind_box.model().item(index)
-        item.setEnabled(not self.trajectory_reason)
+        model = self.kind_box.model()  # a QComboBox's own model is a QStandardItemModel
+        item = model.item(index) if isinstance(model, QStandardItemModel) else None
+        if item is not None:
+            item.setEnabled(not self.trajectory_reason)
         self.kind_box.setItemData(index, self.trajectory_reason or "The optimizer's path on the PCA plane of the "
                                   "saved weights", Qt.ItemDataRole.ToolTipRole)
         if self.trajectory_reason and self.kind_box.currentIndex() == index:

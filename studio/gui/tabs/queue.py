@@ -103,7 +103,9 @@ class QueueTab(QWidget):
             key.setMinimumContentsLength(18)
             key.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             key.setToolTip("The setting to vary (section.key, as in the config file)")
-            key.lineEdit().setToolTip(key.toolTip())
+            edit = key.lineEdit()  # an editable combo box has one
+            if edit is not None:
+                edit.setToolTip(key.toolTip())
             values = QLineEdit()
             values.setObjectName(f"sweep_values_{row}")
             values.setPlaceholderText("0.001, 0.01, 0.1" if row == 0 else "32, 128")
@@ -206,7 +208,8 @@ class QueueTab(QWidget):
 
     def _update_move_buttons(self) -> None:
         chosen = self.selected_waiting()
-        waiting = sum(1 for i in range(self.tree.topLevelItemCount()) if self.tree.topLevelItem(i).text(0).isdigit())
+        items = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+        waiting = sum(1 for item in items if item is not None and item.text(0).isdigit())
         self.move_buttons["first"].setEnabled(chosen is not None and chosen[1] > 1)
         self.move_buttons["up"].setEnabled(chosen is not None and chosen[1] > 1)
         self.move_buttons["down"].setEnabled(chosen is not None and chosen[1] < waiting)

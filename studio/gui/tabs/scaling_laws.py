@@ -57,7 +57,9 @@ class ScalingLawsTab(QWidget):
         self.loss_box.setObjectName("fit_metric")
         self.loss_box.setEditable(True)
         self.loss_box.addItems(METRICS)
-        self.loss_box.lineEdit().setToolTip("The metric's name as the run logged it, e.g. val/loss")
+        edit = self.loss_box.lineEdit()  # an editable combo box has one
+        if edit is not None:
+            edit.setToolTip("The metric's name as the run logged it, e.g. val/loss")
         self.loss_box.setToolTip("The loss to fit: validation loss (a point per epoch) or training loss (more points)")
         self.extrapolate = QDoubleSpinBox()
         self.extrapolate.setRange(1.0, 1000.0)

@@ -38,7 +38,7 @@ class ImportController(QObject):
         self.binding.failed.connect(self._failed)
         self.binding.cancelled.connect(self._cancelled)
         self.dialog: QProgressDialog | None = None
-        self._retry: Callable[[dict[str, Any]], None] | None = None
+        self._retry: Callable[[dict[str, Any]], object] | None = None  # the import again, with an option
         self._options: dict[str, Any] = {}
         # asks the person to pick one of several choices: (title, question, choices) → choice or None;
         # tests replace it

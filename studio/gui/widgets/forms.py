@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -38,14 +40,12 @@ class SciSpinBox(QDoubleSpinBox):
         except ValueError:
             return self.value()
 
-    def validate(self, text: str, pos: int) -> object:
-        from PySide6.QtGui import QValidator
-
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
         try:
             float(text)
-            return QValidator.State.Acceptable
+            return QValidator.State.Acceptable, text, pos
         except ValueError:
-            return QValidator.State.Intermediate
+            return QValidator.State.Intermediate, text, pos
 
     def stepBy(self, steps: int) -> None:  # noqa: N802 - Qt override
         self.setValue(self.value() * (2.0 ** steps))
@@ -80,8 +80,9 @@ def label_text(param: Param) -> str:
 def param_widget(param: Param, value: Any, on_change: Callable[[Any], None]) -> QWidget:
     """A widget for one parameter, showing ``value``, calling ``on_change(new_value)`` on edits."""
     tip = param.help + (f" (range {param.low:g} … {param.high:g})" if param.low is not None else "")
+    w: QWidget  # each branch narrows it to the widget it makes
     if param.kind == "bool":
-        w: QWidget = QCheckBox()
+        w = QCheckBox()
         w.setChecked(bool(value))
         w.toggled.connect(on_change)
     elif param.kind == "choice":
@@ -183,7 +184,7 @@ class RegistryForm(QWidget):
         self.combo.setToolTip(entry_tooltip(entry))
         for param in entry.params:
             value = choice.params.get(param.name, param.default)
-            widget = param_widget(param, value, lambda v, k=param.name: self._set(k, v))
+            widget = param_widget(param, value, partial(self._set, param.name))
             label = QLabel(label_text(param))
             label.setToolTip(param.help)
             self.layout_.addRow(label, widget)
@@ -201,7 +202,7 @@ class PlainForm(QWidget):
         self.widgets: dict[str, QWidget] = {}
         obj = getattr(session.config, section)
         for p in params:
-            w = param_widget(p, getattr(obj, p.name), lambda v, p=p: self._set(p, v))
+            w = param_widget(p, getattr(obj, p.name), partial(self._set, p))
             label = QLabel(label_text(p))
             label.setToolTip(p.help)
             self.layout_.addRow(label, w)

@@ -21,7 +21,7 @@ class ModelSummaryDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Model summary: {config.model.name}")
         self.resize(640, 480)
-        self.result: dict[str, Any] | None = None
+        self.summary: dict[str, Any] | None = None  # not ``result``: that would hide QDialog.result()
         self.error = ""
         layout = QVBoxLayout(self)
         self.heading = QLabel("Building the model…")
@@ -38,7 +38,7 @@ class ModelSummaryDialog(QDialog):
         self.job = self.binding.start(session.start_summary(config))  # the Session's JobHandle
 
     def _done(self, result: dict[str, Any]) -> None:
-        self.result = result
+        self.summary = result
         self.show_result(result)
 
     def _failed(self, message: str) -> None:

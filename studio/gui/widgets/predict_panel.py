@@ -119,8 +119,9 @@ class PredictPanel(QWidget):
         self.table.setRowCount(len(rows))
         for r, p in enumerate(rows):
             name = Path(p["input"]).name if "/" in p["input"] else p["input"]
-            self.table.setItem(r, 0, QTableWidgetItem(name))
-            self.table.item(r, 0).setToolTip(p["input"])
+            item = QTableWidgetItem(name)
+            item.setToolTip(p["input"])
+            self.table.setItem(r, 0, item)
             self.table.setItem(r, 1, QTableWidgetItem(f"{p['predicted']}  {p['probability']:.3f}"))
             self.table.setItem(r, 2, QTableWidgetItem(", ".join(f"{t['class']} {t['probability']:.3f}"
                                                                 for t in p["top"])))

@@ -14,7 +14,11 @@ class RunPicker:
 
     session: Any
     run_box: Any
-    busy: bool
+
+    @property
+    def busy(self) -> bool:
+        """True while the tab computes (it then does not follow the selection); each tab defines it."""
+        raise NotImplementedError
 
     def select_run(self, run_id: str) -> bool:
         index = self.run_box.findData(run_id)
