@@ -212,6 +212,13 @@ class LandscapeResult(TypedDict):
     summary: LandscapeSummary
 
 
+class SharpnessJobResult(TypedDict):
+    """A sharpness job's result: the saved JSON's path ("" when not saved) and the measurement."""
+
+    path: str
+    summary: SharpnessResult
+
+
 class SharpnessResult(TypedDict):
     """``compute_sharpness``'s result (also the sharpness job's ``summary``)."""
 
