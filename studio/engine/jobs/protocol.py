@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal, NotRequired, TypedDict, cast
 
 from studio.core import jobs as states
+from studio.core.contracts.runs import RunSummary
 from studio.core.jobs import Report
 from studio.core.vocab import Metric  # noqa: F401 - the metric names, read here as protocol.Metric
 
@@ -78,7 +79,7 @@ class StatusMessage(_Common):
     type: Literal["status"]
     status: str  # a JobState
     message: NotRequired[str]  # why it stopped or finished
-    summary: NotRequired[dict[str, Any]]  # a finished run's summary (test_acc, …)
+    summary: NotRequired[RunSummary]  # a finished run's summary (test_acc, …)
     step: NotRequired[int]  # paused / resumed at
     total_steps: NotRequired[int]  # a run that started: its size, where, and on what
     epochs: NotRequired[int]
