@@ -38,6 +38,28 @@ class RunListing(RunSummary):
     last_checkpoint: str | None
 
 
+class TrainReport(TypedDict):
+    """``studio train --json``: the run, its final numbers (None: not reached; the summary's own keys follow,
+    e.g. ``test_loss``, perplexities) and its folder; ``error`` when it failed."""
+
+    run_id: str
+    status: str
+    epochs: int
+    steps: int
+    train_loss: float | None
+    val_loss: float | None
+    val_acc: float | None
+    test_acc: float | None
+    world_size: int
+    device: str
+    seconds: float | None
+    test_loss: NotRequired[float]
+    val_perplexity: NotRequired[float]
+    test_perplexity: NotRequired[float]
+    run_dir: str
+    error: NotRequired[str]
+
+
 class QueueEntryJSON(TypedDict):
     """``QueueEntry.to_json``: a queued run (``studio queue list --json``)."""
 
