@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal, NotRequired, TypedDict, cast
 
 from studio.core import jobs as states
+from studio.core.contracts.landscape import LandscapeStats
 from studio.core.contracts.runs import RunSummary
 from studio.core.jobs import Report
 from studio.core.vocab import Metric  # noqa: F401 - the metric names, read here as protocol.Metric
@@ -129,7 +130,7 @@ class ArtifactMessage(_Common):
     path: str
     step: NotRequired[int]
     epoch: NotRequired[int]
-    summary: NotRequired[dict[str, Any]]
+    summary: NotRequired[LandscapeStats]  # a landscape file's
 
 
 class EndedMessage(_Common):
