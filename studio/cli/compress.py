@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from studio.cli._shared import StderrProgress, add_output_args, run_dir_of
-from studio.core.contracts.compression import QUANTIZE
+from studio.core.contracts.compression import QUANTIZE, CompressResult
 
 COMMANDS = ("compress",)
 
@@ -22,7 +22,7 @@ def _kb(n: int) -> str:
     return f"{n / 1024:,.0f} KiB"
 
 
-def format_table(entry: dict[str, Any]) -> str:
+def format_table(entry: CompressResult) -> str:
     """Before and after, side by side."""
     b, a = entry["before"], entry["after"]
     rows = [("test accuracy", f"{b['test_acc']:.4f}", f"{a['test_acc']:.4f}"),
@@ -49,8 +49,8 @@ def cmd_compress(args: argparse.Namespace) -> int:
         if args.sweep:
             if args.quantize != "none":
                 raise ConfigError("--sweep prunes only; drop --quantize")
-            out = compression.sparsity_sweep(run_dir, structured=args.structured, fine_tune_steps=args.fine_tune,
-                                             checkpoint=args.checkpoint, progress=bar)
+            sweep = compression.sparsity_sweep(run_dir, structured=args.structured, fine_tune_steps=args.fine_tune,
+                                               checkpoint=args.checkpoint, progress=bar)
         else:
             if args.prune == 0 and args.quantize == "none":
                 raise ConfigError("nothing to do: give --prune FRACTION and/or --quantize int8 (or --sweep)")
@@ -58,12 +58,15 @@ def cmd_compress(args: argparse.Namespace) -> int:
                                            checkpoint=args.checkpoint, progress=bar)
     finally:
         bar.close()
-    if args.json:
-        emit_json(out)
-    elif args.sweep:
+    if args.sweep:
+        if args.json:
+            emit_json(sweep)
+            return 0
         print(f"{'sparsity':>9} {'test acc':>9}")
-        for p in out["points"]:
+        for p in sweep["points"]:
             print(f"{p['sparsity']:>9.1%} {p['test_acc']:>9.4f}")
+    elif args.json:
+        emit_json(out)
     else:
         print(format_table(out))
         print(f"{out['run_id']} → {out['id']}: size ÷{out['size_ratio']:.2f}, accuracy "

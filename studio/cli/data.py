@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from studio.cli._shared import StderrProgress, add_output_args
+from studio.core.contracts.jobs import ImportReport
 from studio.core.errors import DataError
 
 COMMANDS = ("data",)
@@ -33,7 +34,7 @@ def _options(args: argparse.Namespace) -> Any:
     )
 
 
-def summary_text(r: dict[str, Any]) -> str:
+def summary_text(r: ImportReport) -> str:
     if r.get("kind") == "text":
         from studio.core.text.text_import import summary_text as text_summary
 

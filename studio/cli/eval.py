@@ -13,11 +13,12 @@ from typing import Any
 
 from studio.cli._shared import StderrProgress, add_output_args, run_dir_of
 from studio.cli.landscape import SPLITS
+from studio.core.contracts.evaluation import EvaluationResult
 
 COMMANDS = ("eval", "predict")
 
 
-def _table(summary: dict[str, Any]) -> str:
+def _table(summary: EvaluationResult) -> str:
     lines = [f"{'class':<16} {'support':>7} {'precision':>9} {'recall':>7} {'f1':>6}"]
     for c in summary["per_class"]:
         lines.append(f"{c['class'][:16]:<16} {c['support']:>7} {c['precision']:>9.3f} {c['recall']:>7.3f} "

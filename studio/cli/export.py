@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.cli._shared import add_output_args
+from studio.core.contracts.export import ExportReport
 
 COMMANDS = ("export",)
 
@@ -31,7 +32,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     store = RunStore(_home_of(args.run))
     run = store.resolve(args.run)
-    out: dict[str, Any] = {"run_id": run.id}
+    out: ExportReport = {"run_id": run.id}
     if args.csv:
         from studio.core.runs.export import export_metrics_csv
 
@@ -53,9 +54,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(out)
     else:
-        for key in ("csv", "png", "tensorboard", "model"):
-            if key in out:
-                print(f"{key}: {out[key]['path']}", file=sys.stderr)
+        written = (("csv", out.get("csv")), ("png", out.get("png")), ("tensorboard", out.get("tensorboard")),
+                   ("model", out.get("model")))
+        for key, target in written:
+            if target is not None:
+                print(f"{key}: {target['path']}", file=sys.stderr)
     return 0
 
 

@@ -34,8 +34,8 @@ def cmd_landscape(args: argparse.Namespace) -> int:
         result, path = landscape_of(run_dir, request, progress=bar)
     finally:
         bar.close()
-    out: dict[str, Any] = {"path": str(path), **result.summary(), "seconds": result.meta["seconds"],
-                           "run_id": run_dir.name}
+    out: contract.LandscapeReport = {"path": str(path), **result.summary(), "seconds": result.meta["seconds"],
+                                     "run_id": run_dir.name}
     if result.meta.get("explained_variance"):
         out["explained_variance"] = result.meta["explained_variance"]
     if args.json:

@@ -13,11 +13,12 @@ import argparse
 from typing import Any
 
 from studio.cli._shared import StderrProgress, add_config_args, add_output_args
+from studio.core.contracts.scaling import ScaleResult
 
 COMMANDS = ("scale",)
 
 
-def format_table(out: dict[str, Any]) -> str:
+def format_table(out: ScaleResult) -> str:
     lines = [f"{'mode':<5} {'procs':>5} {'samples/s':>10} {'speedup':>8} {'effic.':>7} {'step ms':>8} "
              f"{'compute':>8} {'allred.':>8} {'to target':>9}"]
     for r in out["rows"]:

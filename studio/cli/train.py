@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from studio.cli._shared import StderrProgress, add_config_args, add_output_args, emit_json, load_config
+from studio.core.contracts.runs import TrainReport
 from studio.core.errors import ConfigError
 from studio.core.vocab import JobState, Metric
 
@@ -66,9 +67,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         bar.close()
         if not job.finished:
             job.kill()
-    result = {"run_id": job.run_id, "status": job.state, "epochs": 0, "steps": 0, "train_loss": None,
-              "val_loss": None, "val_acc": None, "test_acc": None, "world_size": job.world_size,
-              "device": cfg.hardware.device, "seconds": None, **job.summary, "run_dir": str(job.run_dir)}
+    result: TrainReport = {
+        "run_id": job.run_id, "status": job.state, "epochs": 0, "steps": 0, "train_loss": None, "val_loss": None,
+        "val_acc": None, "test_acc": None, "world_size": job.world_size, "device": cfg.hardware.device,
+        "seconds": None, **job.summary, "run_dir": str(job.run_dir)}
     result["status"] = job.state
     if job.state == JobState.FAILED:
         result["error"] = job.failure or (job.errors[0]["message"] if job.errors else "the run failed")
@@ -81,7 +83,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     return job.exit_code
 
 
-def _format_summary(r: dict[str, Any]) -> str:
+def _format_summary(r: TrainReport) -> str:
     def num(key: str) -> str:
         v = r.get(key)
         return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4f}"

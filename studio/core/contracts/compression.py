@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import NotRequired, TypedDict
 
 from studio.core.runs import layout
 
@@ -19,9 +19,9 @@ QUANTIZE: tuple[str, ...] = ("none", "int8", "int8-dynamic", "int8-static")
 SWEEP_SPARSITIES: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 
 
-def list_compressed(run_dir: str | Path) -> list[dict[str, Any]]:
+def list_compressed(run_dir: str | Path) -> list[CompressResult]:
     """The run's saved compressions (``run_dir/compressed/<id>/summary.json``), oldest first."""
-    out = []
+    out: list[CompressResult] = []
     for path in sorted(layout.compressed_dir(run_dir).glob(f"*/{layout.COMPRESSED_SUMMARY}")):
         try:
             out.append(json.loads(path.read_text(encoding="utf-8")))
@@ -30,7 +30,7 @@ def list_compressed(run_dir: str | Path) -> list[dict[str, Any]]:
     return out
 
 
-def load_sweep(run_dir: str | Path) -> dict[str, Any] | None:
+def load_sweep(run_dir: str | Path) -> SweepResult | None:
     """The run's last sparsity sweep (``run_dir/compressed/sweep.json``), or None."""
     try:
         return json.loads(layout.sweep_path(run_dir).read_text(encoding="utf-8"))
@@ -63,20 +63,68 @@ class SweepRequest:
     save: bool = True
 
 
-class CompressResult(TypedDict, total=False):
-    """A saved compression: ``before``/``after`` each hold test_acc, bytes, gzip_bytes, params, nonzero_params,
-    sparsity, latency_ms, batch256_ms."""
+class ParameterCount(TypedDict):
+    """Parameters, non-zero parameters and the fraction of zeros among the prunable weights."""
+
+    params: int
+    nonzero_params: int
+    sparsity: float
+
+
+class Latency(TypedDict):
+    """Median CPU milliseconds of a forward pass of one example and of a batch of 256."""
+
+    latency_ms: float
+    batch256_ms: float
+
+
+class Measurement(TypedDict):
+    """One model measured (a compression's ``before`` and ``after``), in this key order."""
+
+    test_acc: float
+    bytes: int
+    gzip_bytes: int
+    params: int
+    nonzero_params: int
+    sparsity: float
+    latency_ms: float
+    batch256_ms: float
+
+
+class CompressResult(TypedDict):
+    """A compression (saved as ``compressed/<id>/summary.json``; ``path`` names its folder when saved)."""
 
     id: str
     run_id: str
-    method: str
-    before: dict[str, Any]
-    after: dict[str, Any]
-    seconds: float
-
-
-class SweepResult(TypedDict, total=False):
-    run_id: str
+    checkpoint: str
+    prune: float
     structured: bool
-    points: list[dict[str, Any]]  # [{"sparsity", "target", "test_acc"}]
+    fine_tune_steps: int
+    quantize: str
+    method: str | None  # "dynamic" or "static" when quantised
+    model: str
+    before: Measurement
+    after: Measurement
+    size_ratio: float
+    accuracy_change: float
     seconds: float
+    path: NotRequired[str]
+
+
+class SweepPoint(TypedDict):
+    target: float  # the sparsity asked for
+    sparsity: float  # the sparsity reached
+    test_acc: float
+
+
+class SweepResult(TypedDict):
+    """A sparsity sweep (saved as ``compressed/sweep.json``; ``path`` names it when saved)."""
+
+    run_id: str
+    checkpoint: str
+    structured: bool
+    fine_tune_steps: int
+    model: str
+    points: list[SweepPoint]
+    seconds: float
+    path: NotRequired[str]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import NotRequired, TypedDict
 
 SPLITS: tuple[str, ...] = ("test", "val", "train")
 TOP_K = 3  # predictions: classes shown per input
@@ -19,22 +19,66 @@ class EvaluationRequest:
     checkpoint: str | None = None
 
 
-class EvaluationResult(TypedDict, total=False):
-    """The saved evaluation's summary (``path`` names its JSON; the arrays are in the ``.npz`` beside it)."""
+# One class's scores (``class`` is a Python keyword, hence the functional form).
+ClassScores = TypedDict("ClassScores", {"class": str, "support": int, "accuracy": float, "precision": float,
+                                        "recall": float, "f1": float})
 
-    path: str
-    run_id: str
-    checkpoint: str
-    split: str
+
+class ReliabilityBins(TypedDict):
+    """The reliability diagram: per confidence bin its edges, count, mean confidence and accuracy (None: empty)."""
+
+    edges: list[float]
+    counts: list[int]
+    confidence: list[float | None]
+    accuracy: list[float | None]
+    ece: float
+
+
+class Mistake(TypedDict):
+    """A confident mistake: the example's index in the split, the true and predicted class and their
+    probabilities; ``input`` (tabular data): its first 16 numbers."""
+
+    index: int
+    true: str
+    predicted: str
+    probability: float
+    true_probability: float
+    input: NotRequired[list[float]]
+
+
+class EvaluationScores(TypedDict):
+    """What ``core/maths/evaluation.summarise`` computes from probabilities and labels."""
+
     examples: int
     accuracy: float
-    ece: float
-    classes: list[str]
+    per_class: list[ClassScores]
     confusion: list[list[int]]
-    per_class: list[dict[str, Any]]
-    reliability: dict[str, Any]
-    mistakes: list[dict[str, Any]]
+    confusion_normalised: list[list[float]]
+    ece: float
+    reliability: ReliabilityBins
+    mistakes: list[Mistake]
+
+
+class EvaluationResult(TypedDict):
+    """The saved evaluation's summary, in its JSON's key order (``path`` names the JSON once saved; the arrays
+    are in the ``.npz`` beside it)."""
+
+    run_id: str
+    split: str
+    checkpoint: str
+    step: int
+    classes: list[str]
+    device: str
+    examples: int
+    accuracy: float
+    per_class: list[ClassScores]
+    confusion: list[list[int]]
+    confusion_normalised: list[list[float]]
+    ece: float
+    reliability: ReliabilityBins
+    mistakes: list[Mistake]
     seconds: float
+    path: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -48,11 +92,14 @@ class PredictRequest:
     device: str = "auto"
 
 
+ClassProbability = TypedDict("ClassProbability", {"class": str, "probability": float})
+
+
 class Prediction(TypedDict):
     input: str
     predicted: str
     probability: float
-    top: list[dict[str, Any]]  # [{"class", "probability"}, …]
+    top: list[ClassProbability]  # most probable first
 
 
 class PredictResult(TypedDict):

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import Any, TypedDict
 
 MODEL_FORMATS: tuple[str, ...] = ("torchscript", "export")
 
@@ -34,9 +34,46 @@ class ModelExportRequest:
     checkpoint: str | None = None
 
 
-class ModelExportResult(TypedDict, total=False):
+class ModelExportResult(TypedDict):
     path: str
-    config_path: str
+    config_path: str  # the model card (``ModelCard``) beside the model
     format: str
     bytes: int
+    checkpoint: str
+    seconds: float
+
+
+class ModelCard(TypedDict):
+    """``<model>.json`` beside an exported model: how to load it, what it takes and gives, and the run's config."""
+
+    format: str
+    load: str  # the Python line that loads it
+    run_id: str
+    checkpoint: str
+    step: int
+    input_shape: list[int]
+    input: str
+    output: str
+    classes: list[str]
+    config: dict[str, Any]  # RunConfig.to_dict(): free-form (registry parameters)
+
+
+class CsvWritten(TypedDict):
+    path: str
+    rows: int
+
+
+class PngWritten(TypedDict):
+    path: str
+    bytes: int
+
+
+class ExportReport(TypedDict, total=False):
+    """``studio export --json``: the run, a key per target asked for, and the seconds taken."""
+
+    run_id: str
+    csv: CsvWritten
+    png: PngWritten
+    tensorboard: TensorBoardExportResult
+    model: ModelExportResult
     seconds: float

@@ -23,15 +23,33 @@ class SummaryRequest:
     config: dict[str, Any] = field(default_factory=dict)
 
 
-class SummaryResult(TypedDict, total=False):
-    model: str
-    dataset: str
-    input_shape: list[int]
+class LayerSummary(TypedDict):
+    """One leaf module, in call order: its output shape (without the batch), parameters and FLOPs per sample."""
+
+    name: str
+    type: str
     output_shape: list[int]
+    params: int
+    trainable: int
+    flops: int
+
+
+class ModelSummary(TypedDict):
+    """``core/models/summary.summarize``: the layers and the totals."""
+
+    layers: list[LayerSummary]
     total_params: int
     trainable_params: int
     flops_per_sample: int
-    layers: list[dict[str, Any]]  # [{"name", "type", "output_shape", "params", "flops"}]
+    input_shape: list[int]
+    output_shape: list[int]
+
+
+class SummaryResult(ModelSummary):
+    """``summarize_config``: the model and dataset names first, then the summary."""
+
+    model: str
+    dataset: str
 
 
 @dataclass(frozen=True)
@@ -59,6 +77,38 @@ class PreviewRequest:
     seed: int = 0
 
 
-ImportResult = dict[str, Any]  # the import's report (core/datasets/importers/result.py)
-PreviewResult = dict[str, Any]  # {"images", …} (engine/training/augment.preview)
-DemoResult = dict[str, Any]  # the demo's own result (core/demos)
+class ImportReport(TypedDict, total=False):
+    """An import's report (``core/datasets/importers/pipeline.report``; a text corpus's from
+    ``core/text/text_import.report`` has ``words`` and no classes). A value the manifest lacks is None. A
+    catalog dataset found in the cache reports its whole manifest (these keys and the cache's own)."""
+
+    name: str
+    kind: str  # "imported", "catalog", "text", …
+    num_samples: int
+    words: int | None  # text
+    num_classes: int
+    classes: list[str]
+    shape: list[int]  # [C, H, W]
+    splits: dict[str, int]  # {"train", "val", "test"}: examples
+    source_splits: dict[str, int] | None
+    class_counts: list[int] | None
+    skipped: int | None
+    skipped_examples: list[str] | None
+    notes: list[str] | None
+    source: str | None
+    description: str | None
+    cached: bool
+
+
+class PreviewResult(TypedDict):
+    """Training images before and after augmentation (uint8 numpy arrays (N, C, H, W)), their labels and the
+    class names (``engine/training/augment.preview``; pickled to the GUI, never JSON)."""
+
+    before: Any
+    after: Any
+    labels: Any
+    classes: list[str]
+
+
+ImportResult = ImportReport  # an import's or a catalog fetch's result
+DemoResult = dict[str, Any]  # free-form: each demo returns its own keys (core/demos)

@@ -196,13 +196,28 @@ FRAME_STAGES: tuple[str, ...] = ("preview", "refine")
 
 
 # --- results ------------------------------------------------------------------------------------------------
-class LandscapeSummary(TypedDict):
+class LandscapeStats(TypedDict):
+    """``Landscape.summary``: the kind, points per axis and the loss at the centre, its least and its most."""
+
     kind: str
     resolution: int
     center_loss: float
     min_loss: float
     max_loss: float
+
+
+class LandscapeSummary(LandscapeStats):
     seconds: float
+
+
+class LandscapeReport(LandscapeStats):
+    """``studio landscape --json``: the saved file, the stats, the seconds and the run (a trajectory: the
+    explained variance of its two directions)."""
+
+    path: str
+    seconds: float
+    run_id: str
+    explained_variance: NotRequired[list[float]]
 
 
 class LandscapeResult(TypedDict):
@@ -210,6 +225,13 @@ class LandscapeResult(TypedDict):
 
     path: str
     summary: LandscapeSummary
+
+
+class SharpnessJobResult(TypedDict):
+    """A sharpness job's result: the saved JSON's path ("" when not saved) and the measurement."""
+
+    path: str
+    summary: SharpnessResult
 
 
 class SharpnessResult(TypedDict):

@@ -14,8 +14,9 @@ import socket
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from studio.core.contracts.jobs import ImportReport
 from studio.core.datasets import cache, splits
 from studio.core.datasets.known import KNOWN
 from studio.core.errors import DataError
@@ -139,7 +140,7 @@ def _arrays(ds: Any, name: str) -> tuple[Any, Any]:
     return np.ascontiguousarray(data, dtype=np.uint8), labels.astype(np.int64)
 
 
-def download(name: str, progress: Any = None) -> dict[str, Any]:
+def download(name: str, progress: Any = None) -> ImportReport:
     """Download ``name`` through torchvision into a staging folder and store it in the cache."""
     import numpy as np
 
@@ -174,14 +175,14 @@ def download(name: str, progress: Any = None) -> dict[str, Any]:
     return report(data, cached=False)
 
 
-def ensure(name: str, progress: Any = None) -> dict[str, Any]:
+def ensure(name: str, progress: Any = None) -> ImportReport:
     """The cache manifest of catalog dataset ``name``: cached, from local files, or downloaded."""
     from studio.core.datasets.importers import ImportOptions, import_path
 
     _known(name)
     found = cache.manifest(name)
     if found and found.get("kind") == "catalog":
-        return found
+        return cast(ImportReport, found)  # a manifest holds the report's keys (and the cache's own)
     errors = []
     for folder in local_folders(name):
         try:

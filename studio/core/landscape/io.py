@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from studio.core.contracts.landscape import KINDS
+from studio.core.contracts.landscape import KINDS, LandscapeStats
 from studio.core.errors import DataError
 from studio.core.runs import layout
 from studio.core.vocab import LandscapeKind
@@ -57,7 +57,7 @@ class Landscape:
         iy, ix = int(np.argmin(np.abs(self.y))), int(np.argmin(np.abs(self.x)))
         return float(self.loss[iy, ix])
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> LandscapeStats:
         loss = self.loss[np.isfinite(self.loss)]
         return {
             "kind": self.kind,

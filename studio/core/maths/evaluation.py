@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from studio.core.contracts.evaluation import ClassScores, EvaluationResult, EvaluationScores, ReliabilityBins
 from studio.core.runs import layout
 
 DEFAULT_BINS = 15
@@ -45,9 +45,9 @@ def _ratio(a: float, b: float) -> float:
     return float(a) / float(b) if b else 0.0
 
 
-def per_class_scores(confusion: np.ndarray, classes: list[str]) -> list[dict[str, Any]]:
+def per_class_scores(confusion: np.ndarray, classes: list[str]) -> list[ClassScores]:
     """One dict per class: ``class, support, accuracy, precision, recall, f1``."""
-    out = []
+    out: list[ClassScores] = []
     for c, name in enumerate(classes):
         tp = confusion[c, c]
         support, predicted = confusion[c].sum(), confusion[:, c].sum()
@@ -68,7 +68,7 @@ class Reliability:
     accuracy: np.ndarray
     ece: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ReliabilityBins:
         def nums(a: np.ndarray) -> list[float | None]:
             return [None if not np.isfinite(v) else float(v) for v in a]
 
@@ -108,7 +108,7 @@ def top_k(probs: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def summarise(probs: np.ndarray, labels: np.ndarray, classes: list[str], bins: int = DEFAULT_BINS,
-              mistakes: int = 24) -> dict[str, Any]:
+              mistakes: int = 24) -> EvaluationScores:
     """Everything the evaluation reports, as plain JSON-ready values: ``accuracy, per_class, confusion,
     confusion_normalised, ece, reliability, mistakes`` (each mistake: ``index, true, predicted,
     probability, true_probability``)."""
@@ -135,10 +135,10 @@ def summarise(probs: np.ndarray, labels: np.ndarray, classes: list[str], bins: i
 result_stem = layout.evaluation_stem  # the saved evaluation's file name without suffix: ``test-final``
 
 
-def load_saved(json_path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+def load_saved(json_path: str | Path) -> tuple[EvaluationResult, dict[str, np.ndarray]]:
     """A saved evaluation (``run_dir/evaluations/<stem>.json``) and its arrays (probs, labels, mistake_images)."""
     path = Path(json_path)
-    summary = json.loads(path.read_text(encoding="utf-8"))
+    summary: EvaluationResult = json.loads(path.read_text(encoding="utf-8"))
     summary["path"] = str(path)
     arrays: dict[str, np.ndarray] = {}
     npz = path.with_suffix(".npz")

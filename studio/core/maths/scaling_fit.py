@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
 
+from studio.core.contracts.scaling import PowerLawSummary
 from studio.core.errors import DataError
 
 AGAINST = ("steps", "samples", "params")  # what x can be
@@ -64,15 +65,15 @@ class PowerLawFit:
         low, high = np.nanpercentile(curves, [tail, 100 - tail], axis=0)
         return np.minimum(low, mid), np.maximum(high, mid)
 
-    def summary(self, extrapolate: float = 4.0) -> dict[str, Any]:
+    def summary(self, extrapolate: float = 4.0) -> PowerLawSummary:
         """The JSON: a, b, c, r², standard errors, and the predicted loss (with its band) at ``extrapolate``
         times the largest x."""
         at = self.x_max * extrapolate
         low, high = self.band(at)
-        out = {k: v for k, v in asdict(self).items() if not k.startswith("_")}
-        out["predicted"] = {"x": at, "factor": extrapolate, "loss": float(self.predict(at)),
-                            "low": float(low[0]), "high": float(high[0])}
-        return out
+        return {"a": self.a, "b": self.b, "c": self.c, "r2": self.r2, "points": self.points, "x_min": self.x_min,
+                "x_max": self.x_max, "stderr": dict(self.stderr),
+                "predicted": {"x": at, "factor": extrapolate, "loss": float(self.predict(at)),
+                              "low": float(low[0]), "high": float(high[0])}}
 
 
 def fit_power_law(x: np.ndarray | list[float], y: np.ndarray | list[float]) -> PowerLawFit:

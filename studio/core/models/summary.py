@@ -13,9 +13,10 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 from studio.core.config import RunConfig
+from studio.core.contracts.jobs import LayerSummary, ModelSummary, SummaryResult
 
 
-def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> dict[str, Any]:
+def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> ModelSummary:
     """Describe ``model`` on one input of ``input_shape`` (without the batch dimension).
 
     Returns {"layers": [{"name", "type", "output_shape", "params", "trainable", "flops"}], "total_params",
@@ -47,7 +48,7 @@ def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> dict[str, Any]:
         model.train(was_training)
     flops_by_module = {key: sum(ops.values()) for key, ops in counter.get_flop_counts().items()}
     root = type(model).__name__
-    layers = []
+    layers: list[LayerSummary] = []
     for name in order:
         module = model.get_submodule(name)
         params = list(module.parameters(recurse=False))
@@ -67,7 +68,7 @@ def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> dict[str, Any]:
     }
 
 
-def summarize_config(cfg: RunConfig) -> dict[str, Any]:
+def summarize_config(cfg: RunConfig) -> SummaryResult:
     """Build the config's model for its dataset's input shape and summarise it."""
     from studio.core.datasets.loading import load_dataset
     from studio.core.models.catalog import MODELS
@@ -78,7 +79,7 @@ def summarize_config(cfg: RunConfig) -> dict[str, Any]:
     return {"model": cfg.model.name, "dataset": cfg.data.name, **summarize(model, data.input_shape)}
 
 
-def format_summary(summary: dict[str, Any]) -> str:
+def format_summary(summary: ModelSummary) -> str:
     """A plain-text table, one line per layer, totals at the bottom."""
     rows = [("layer", "type", "output shape", "params", "FLOPs")]
     for layer in summary["layers"]:

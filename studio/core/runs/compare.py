@@ -8,10 +8,11 @@ Settings are the flat ``section.key`` params of the run store (``RunStore.params
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from studio.core.contracts.runs import CompareRow, CompareTable
 from studio.core.runs.names import run_names
 from studio.core.runs.settings_diff import MISSING, differing_keys, format_value, hashable, key_order
 
@@ -45,7 +46,7 @@ def config_diff(left: dict[str, Any], right: dict[str, Any], only_different: boo
     return [r for r in rows if not r.same] if only_different else rows
 
 
-def final_metrics(summary: dict[str, Any]) -> dict[str, float | int]:
+def final_metrics(summary: Mapping[str, Any]) -> dict[str, float | int]:
     """The numeric values of a run's summary (its final metrics), known ones first."""
     numbers = {k: v for k, v in summary.items()
                if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in NOT_METRICS}
@@ -53,7 +54,7 @@ def final_metrics(summary: dict[str, Any]) -> dict[str, float | int]:
     return {k: numbers[k] for k in ordered}
 
 
-def compare_runs(store: Any, run_ids: Sequence[str]) -> dict[str, Any]:
+def compare_runs(store: Any, run_ids: Sequence[str]) -> CompareTable:
     """The compare table of some runs of a ``RunStore``: for each run its id, name (as the run list names it,
     ``core/runs/names.py``), status, the value of every differing setting and its final metrics; plus the lists
     of differing settings and metrics."""
@@ -67,7 +68,7 @@ def compare_runs(store: Any, run_ids: Sequence[str]) -> dict[str, Any]:
     for f in finals:
         metric_names += [m for m in f if m not in metric_names]
     metric_names.sort(key=lambda m: (METRIC_ORDER.index(m) if m in METRIC_ORDER else len(METRIC_ORDER), m))
-    runs = [{"run_id": i.id, "name": names.get(i.id, i.name), "status": i.status,
+    runs: list[CompareRow] = [{"run_id": i.id, "name": names.get(i.id, i.name), "status": i.status,
              "settings": {k: p.get(k, MISSING) for k in keys},
              "metrics": {m: f.get(m) for m in metric_names}}
             for i, p, f in zip(infos, params, finals, strict=True)]
@@ -110,7 +111,7 @@ def make_axis(name: str, values: list[Any], fmt: Callable[[Any], str] = format_v
     return Axis(name, [where[format_value(v)] for v in values], [(where[c], c) for c in cats])
 
 
-def parallel_axes(table: dict[str, Any], metric: str) -> list[Axis]:
+def parallel_axes(table: CompareTable, metric: str) -> list[Axis]:
     """The axes of a parallel-coordinates view of a ``compare_runs`` table: one per differing setting, then
     the chosen metric."""
     runs = table["runs"]

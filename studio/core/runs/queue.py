@@ -24,9 +24,9 @@ import tomllib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 from studio.core.config import RunConfig
+from studio.core.contracts.runs import QueueEntryJSON
 from studio.core.errors import ConfigError, StudioError
 from studio.core.runs.store import LIVE, RunInfo, RunStore
 
@@ -118,7 +118,7 @@ class QueueEntry:
     started: float | None = None
     ended: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> QueueEntryJSON:
         return {"run_id": self.run_id, "name": self.name, "state": self.state, "position": self.position,
                 "devices": self.devices, "status": self.status, "added": self.added, "started": self.started,
                 "ended": self.ended}

@@ -24,6 +24,7 @@ from typing import Any
 
 from studio.core import procs
 from studio.core.config import RunConfig
+from studio.core.contracts.runs import RunListing, RunSummary
 from studio.core.errors import ConfigError, StoreError
 from studio.core.jobs import ENDED, STATES  # noqa: F401 - ENDED: what other modules read here
 from studio.core.paths import studio_home
@@ -48,11 +49,11 @@ class RunInfo:
     status: str
     config: str
     dir: Path
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: RunSummary = field(default_factory=lambda: RunSummary())
     message: str = ""
     heartbeat: float = 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RunListing:
         ckpt = self.last_checkpoint
         return {"run_id": self.id, "name": self.name, "status": self.status, "created": self.created,
                 "updated": self.updated, "dir": str(self.dir), "message": self.message,
@@ -206,7 +207,7 @@ class RunStore:
             raise StoreError(f"cannot write {path}: {err.strerror}") from None
 
     def set_status(self, run_id: str, status: str, message: str | None = None,
-                   summary: dict[str, Any] | None = None) -> None:
+                   summary: RunSummary | None = None) -> None:
         if status not in STATUSES:
             raise ValueError(status)
         with self._writing("record the run's status"):

@@ -6,8 +6,9 @@ Above the registry: a new corpus may not take a built-in dataset's name. Stored 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from studio.core.contracts.jobs import ImportReport
 from studio.core.datasets import cache
 from studio.core.datasets.catalog import builtin_names
 from studio.core.errors import DataError
@@ -15,7 +16,7 @@ from studio.core.text.reading import read_corpus
 from studio.core.text.store import KIND, VERSION
 
 
-def import_text(path: str | Path, options: Any, progress: Any) -> dict[str, Any]:
+def import_text(path: str | Path, options: Any, progress: Any) -> ImportReport:
     """Read a .txt or a CSV text column into the cache (or find it there); the import report."""
     import numpy as np
 
@@ -50,18 +51,19 @@ def import_text(path: str | Path, options: Any, progress: Any) -> dict[str, Any]
     return report(data, cached=False)
 
 
-def report(data: dict[str, Any], cached: bool) -> dict[str, Any]:
+def report(data: dict[str, Any], cached: bool) -> ImportReport:
     keys = ("name", "kind", "num_samples", "words", "splits", "skipped", "skipped_examples", "notes", "source",
             "description")
-    return {**{k: data.get(k) for k in keys}, "num_classes": 0, "classes": [], "shape": [], "cached": cached}
+    return cast(ImportReport, {**{k: data.get(k) for k in keys}, "num_classes": 0, "classes": [], "shape": [],
+                               "cached": cached})  # the keys named above
 
 
-def summary_text(r: dict[str, Any]) -> str:
+def summary_text(r: ImportReport) -> str:
     """The CLI's one-paragraph report of a text import."""
     lines = [f"{r['name']}: {r['num_samples']:,} lines, {r.get('words') or 0:,} words of text for next-word models "
              f"({'already in the cache' if r.get('cached') else 'imported'})"]
     if r.get("skipped"):
-        lines.append(f"skipped {r['skipped']} lines" + (": " + "; ".join(r["skipped_examples"])
+        lines.append(f"skipped {r['skipped']} lines" + (": " + "; ".join(r.get("skipped_examples") or [])
                                                        if r.get("skipped_examples") else ""))
     lines += [f"note: {n}" for n in r.get("notes") or []]
     return "\n".join(lines)

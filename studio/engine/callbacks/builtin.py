@@ -77,7 +77,7 @@ class Evaluator(Callback):
             rows.append((t.step, Metric.VAL_LOSS, val_loss, wall))
         if not math.isnan(val_acc):
             rows.append((t.step, Metric.VAL_ACC, val_acc, wall))
-        t.summary.update(train_loss=train_loss, val_loss=val_loss, val_acc=val_acc)
+        t.summary.update({"train_loss": train_loss, "val_loss": val_loss, "val_acc": val_acc})
         if getattr(t.task, "perplexity", False) and not math.isnan(val_loss):
             rows.append((t.step, Metric.VAL_PERPLEXITY, perplexity(val_loss), wall))
             t.summary["val_perplexity"] = perplexity(val_loss)
@@ -88,12 +88,12 @@ class Evaluator(Callback):
         if "train_loss" not in t.summary or t.should_stop:
             t.summary["train_loss"] = self._epoch_train_loss(t)
         test_loss, test_acc = t.evaluate(t.test_data)
-        t.summary.update(
-            epochs=t.epochs_done, steps=t.step, test_loss=test_loss, test_acc=test_acc,
-            world_size=t.ctx.world_size, device=str(t.ctx.device.type), seconds=round(t.seconds, 3),
-        )
-        for key in ("val_loss", "val_acc"):
-            t.summary.setdefault(key, math.nan)
+        t.summary.update({
+            "epochs": t.epochs_done, "steps": t.step, "test_loss": test_loss, "test_acc": test_acc,
+            "world_size": t.ctx.world_size, "device": str(t.ctx.device.type), "seconds": round(t.seconds, 3),
+        })
+        t.summary.setdefault("val_loss", math.nan)
+        t.summary.setdefault("val_acc", math.nan)
         rows = [(t.step, Metric.TEST_LOSS, test_loss, time.time())]
         if not math.isnan(test_acc):
             rows.append((t.step, Metric.TEST_ACC, test_acc, time.time()))

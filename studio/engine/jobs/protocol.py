@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal, NotRequired, TypedDict, cast
 
 from studio.core import jobs as states
+from studio.core.contracts.landscape import LandscapeStats
+from studio.core.contracts.runs import RunSummary
 from studio.core.jobs import Report
 from studio.core.vocab import Metric  # noqa: F401 - the metric names, read here as protocol.Metric
 
@@ -78,7 +80,7 @@ class StatusMessage(_Common):
     type: Literal["status"]
     status: str  # a JobState
     message: NotRequired[str]  # why it stopped or finished
-    summary: NotRequired[dict[str, Any]]  # a finished run's summary (test_acc, …)
+    summary: NotRequired[RunSummary]  # a finished run's summary (test_acc, …)
     step: NotRequired[int]  # paused / resumed at
     total_steps: NotRequired[int]  # a run that started: its size, where, and on what
     epochs: NotRequired[int]
@@ -128,7 +130,7 @@ class ArtifactMessage(_Common):
     path: str
     step: NotRequired[int]
     epoch: NotRequired[int]
-    summary: NotRequired[dict[str, Any]]
+    summary: NotRequired[LandscapeStats]  # a landscape file's
 
 
 class EndedMessage(_Common):

@@ -29,7 +29,6 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
 
 import torch
 from torch import nn
@@ -40,6 +39,10 @@ from studio.core.contracts.compression import (
     SWEEP_SPARSITIES,
     CompressRequest,
     CompressResult,
+    Latency,
+    Measurement,
+    ParameterCount,
+    SweepPoint,
     SweepRequest,
     SweepResult,
 )
@@ -110,7 +113,7 @@ def make_permanent(model: nn.Module) -> None:
             prune.remove(module, name)
 
 
-def sparsity(model: nn.Module) -> dict[str, Any]:
+def sparsity(model: nn.Module) -> ParameterCount:
     """Parameter count, non-zero parameters, and the fraction of zeros among the prunable weights."""
     params = [p for p in model.parameters()]
     total = sum(p.numel() for p in params)
@@ -192,25 +195,24 @@ def saved_bytes(model: nn.Module) -> tuple[int, int]:
     return len(raw), len(gzip.compress(raw, compresslevel=6))
 
 
-def latency_ms(model: nn.Module, example: torch.Tensor, repeats: int = 30) -> dict[str, float]:
+def latency_ms(model: nn.Module, example: torch.Tensor, repeats: int = 30) -> Latency:
     """Median CPU milliseconds of a forward pass of one example and of a batch of 256, on one thread."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    out = {}
+    medians: list[float] = []
     try:
         with torch.inference_mode():
-            cases = (("latency_ms", example[:1], repeats), ("batch256_ms", example[:256], max(3, repeats // 6)))
-            for key, x, n in cases:
+            for x, n in ((example[:1], repeats), (example[:256], max(3, repeats // 6))):
                 model(x)  # warm-up
                 times = []
                 for _ in range(n):
                     t0 = time.perf_counter()
                     model(x)
                     times.append((time.perf_counter() - t0) * 1000)
-                out[key] = statistics.median(times)
+                medians.append(statistics.median(times))
     finally:
         torch.set_num_threads(threads)
-    return out
+    return {"latency_ms": medians[0], "batch256_ms": medians[1]}
 
 
 def test_accuracy(data: RunData, model: nn.Module) -> float:
@@ -220,14 +222,15 @@ def test_accuracy(data: RunData, model: nn.Module) -> float:
     return float((probs.argmax(1) == part.y.cpu().numpy()).mean())
 
 
-def measure(data: RunData, model: nn.Module, params_of: nn.Module | None = None) -> dict[str, Any]:
+def measure(data: RunData, model: nn.Module, params_of: nn.Module | None = None) -> Measurement:
     """Test accuracy, size on disk, parameters/sparsity and latency of ``model`` (parameters counted on
     ``params_of``: a quantised model hides its weights in packed form)."""
     part = data.split("test")
     example = part.normalise(part.x[:256].cpu())
     size, zipped = saved_bytes(model)
-    return {"test_acc": test_accuracy(data, model), "bytes": size, "gzip_bytes": zipped,
+    measured: Measurement = {"test_acc": test_accuracy(data, model), "bytes": size, "gzip_bytes": zipped,
             **sparsity(params_of if params_of is not None else model), **latency_ms(model, example)}
+    return measured
 
 
 def _entry_id(prune_amount: float, structured: bool, quantize: str, fine_tune_steps: int) -> str:
@@ -243,7 +246,7 @@ def _entry_id(prune_amount: float, structured: bool, quantize: str, fine_tune_st
 
 def compress_run(run_dir: str | Path, prune_amount: float = 0.0, structured: bool = False, quantize: str = "none",
                  fine_tune_steps: int = 0, checkpoint: str | None = None, save: bool = True,
-                 progress: Report | None = None) -> dict[str, Any]:
+                 progress: Report | None = None) -> CompressResult:
     """Prune and/or quantise the run's model; returns (and saves under ``run_dir/compressed/<id>/``)
     ``{"id", "run_id", "before", "after", "method", …}`` where before/after each hold ``test_acc, bytes,
     gzip_bytes, params, nonzero_params, sparsity, latency_ms, batch256_ms``."""
@@ -272,20 +275,21 @@ def compress_run(run_dir: str | Path, prune_amount: float = 0.0, structured: boo
         compressed, method = quantize_model(data, float_model, quantize)
     report(0.7, "measuring the compressed model")
     after = measure(data, compressed, params_of=float_model)  # a quantised model packs its weights
-    entry = {"id": _entry_id(prune_amount, structured, quantize, fine_tune_steps), "run_id": data.run_id,
-             "checkpoint": ref.label, "prune": prune_amount, "structured": structured,
-             "fine_tune_steps": fine_tune_steps, "quantize": quantize, "method": method,
-             "model": data.config.model.name, "before": before, "after": after,
-             "size_ratio": before["bytes"] / max(after["bytes"], 1),
-             "accuracy_change": after["test_acc"] - before["test_acc"],
-             "seconds": round(time.perf_counter() - started, 3)}
+    entry: CompressResult = {
+        "id": _entry_id(prune_amount, structured, quantize, fine_tune_steps), "run_id": data.run_id,
+        "checkpoint": ref.label, "prune": prune_amount, "structured": structured,
+        "fine_tune_steps": fine_tune_steps, "quantize": quantize, "method": method,
+        "model": data.config.model.name, "before": before, "after": after,
+        "size_ratio": before["bytes"] / max(after["bytes"], 1),
+        "accuracy_change": after["test_acc"] - before["test_acc"],
+        "seconds": round(time.perf_counter() - started, 3)}
     if save:
         entry["path"] = str(_save_entry(run_dir, entry, compressed, data, method))
     report(1.0, "done")
     return entry
 
 
-def _save_entry(run_dir: str | Path, entry: dict[str, Any], model: nn.Module, data: RunData,
+def _save_entry(run_dir: str | Path, entry: CompressResult, model: nn.Module, data: RunData,
                 method: str | None) -> Path:
     folder = layout.compressed_entry_dir(run_dir, entry["id"])
     folder.mkdir(parents=True, exist_ok=True)
@@ -303,7 +307,7 @@ def _save_entry(run_dir: str | Path, entry: dict[str, Any], model: nn.Module, da
 
 def sparsity_sweep(run_dir: str | Path, sparsities: tuple[float, ...] = SWEEP_SPARSITIES, structured: bool = False,
                    fine_tune_steps: int = 0, checkpoint: str | None = None, save: bool = True,
-                   progress: Report | None = None) -> dict[str, Any]:
+                   progress: Report | None = None) -> SweepResult:
     """Test accuracy after pruning to each sparsity (each from the trained weights); saved as
     ``run_dir/compressed/sweep.json``. Returns ``{"run_id", "structured", "points": [{"sparsity", "target",
     "test_acc"}], …}``."""
@@ -313,7 +317,7 @@ def sparsity_sweep(run_dir: str | Path, sparsities: tuple[float, ...] = SWEEP_SP
     report = progress or (lambda _f, _t: None)
     report(0.0, "loading the run")
     data, ref = load_run(run_dir, checkpoint, "cpu")
-    points = []
+    points: list[SweepPoint] = []
     for i, amount in enumerate(sparsities):
         report(i / len(sparsities), f"pruning {amount:.0%}")
         model = copy.deepcopy(data.model)
@@ -322,9 +326,9 @@ def sparsity_sweep(run_dir: str | Path, sparsities: tuple[float, ...] = SWEEP_SP
         make_permanent(model)
         points.append({"target": amount, "sparsity": sparsity(model)["sparsity"],
                        "test_acc": test_accuracy(data, model.eval())})
-    out = {"run_id": data.run_id, "checkpoint": ref.label, "structured": structured,
-           "fine_tune_steps": fine_tune_steps, "model": data.config.model.name, "points": points,
-           "seconds": round(time.perf_counter() - started, 3)}
+    out: SweepResult = {"run_id": data.run_id, "checkpoint": ref.label, "structured": structured,
+                        "fine_tune_steps": fine_tune_steps, "model": data.config.model.name, "points": points,
+                        "seconds": round(time.perf_counter() - started, 3)}
     if save:
         path = layout.sweep_path(run_dir)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -339,9 +343,7 @@ def sparsity_sweep(run_dir: str | Path, sparsities: tuple[float, ...] = SWEEP_SP
 def run(request: CompressRequest | SweepRequest, progress: Report | None = None) -> CompressResult | SweepResult:
     """The background task (``engine/tasks.COMPRESS``, ``SWEEP``)."""
     if isinstance(request, SweepRequest):
-        return cast(SweepResult, sparsity_sweep(request.run_dir, tuple(request.sparsities), request.structured,
-                                                request.fine_tune_steps, request.checkpoint, request.save,
-                                                progress=progress))
-    return cast(CompressResult, compress_run(request.run_dir, request.prune_amount, request.structured,
-                                             request.quantize, request.fine_tune_steps, request.checkpoint,
-                                             request.save, progress=progress))
+        return sparsity_sweep(request.run_dir, tuple(request.sparsities), request.structured,
+                              request.fine_tune_steps, request.checkpoint, request.save, progress=progress)
+    return compress_run(request.run_dir, request.prune_amount, request.structured, request.quantize,
+                        request.fine_tune_steps, request.checkpoint, request.save, progress=progress)

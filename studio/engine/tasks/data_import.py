@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.core.contracts.jobs import FetchRequest, ImportRequest, ImportResult, PreviewRequest
+from studio.core.contracts.jobs import FetchRequest, ImportRequest, ImportResult, PreviewRequest, PreviewResult
 from studio.core.datasets import cache
 from studio.core.vocab import JobKind
 from studio.engine.jobs.process_job import TaskJob
@@ -28,7 +28,7 @@ class ImportJob(TaskJob):
                 cache.remove_staging(proc.pid)  # a killed import's half-written folder
 
 
-def run(request: ImportRequest | FetchRequest | PreviewRequest, progress: Any = None) -> ImportResult:
+def run(request: ImportRequest | FetchRequest | PreviewRequest, progress: Any = None) -> ImportResult | PreviewResult:
     """The background task (``engine/tasks.IMPORT``, ``FETCH``, ``PREVIEW``)."""
     if isinstance(request, FetchRequest):
         from studio.core.datasets.torchvision_catalog import ensure

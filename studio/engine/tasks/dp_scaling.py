@@ -31,11 +31,10 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
 
 from studio.core import threads as thread_policy
 from studio.core.config import RunConfig
-from studio.core.contracts.scaling import ScaleRequest, ScaleResult
+from studio.core.contracts.scaling import RankOptions, ScaleRequest, ScaleResult, ScaleRow
 from studio.core.errors import ConfigError, RunFailed
 from studio.core.ints import split_ints
 from studio.core.optim import OPTIMIZERS
@@ -58,7 +57,7 @@ def _timed(fn: Callable[[], None], sync: Callable[[], None]) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
-def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: dict[str, Any]) -> dict[str, Any] | None:
+def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: RankOptions) -> ScaleRow | None:
     """One rank of one configuration; rank 0 returns the measurement."""
     import torch
     import torch.distributed as dist
@@ -101,7 +100,7 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: dict[st
     sync = torch.cuda.synchronize if device_kind == "cuda" else (lambda: None)
     reduces = world > 1 and mode == "ddp"
     step_ms, fwd_bwd_ms, compute_ms = [], [], []
-    curve: list[tuple[int, float | None]] = []
+    curve: list[list[float | None]] = []  # [step, accuracy]
     val_loss: float | None = None
     steps_to_target = None
     warmup = min(3, steps // 4)
@@ -148,7 +147,7 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: dict[st
         if step % eval_every == 0 or step == steps:
             if rank == 0:
                 val_loss, acc = evaluate()
-                curve.append((step, acc))
+                curve.append([step, acc])
                 if steps_to_target is None and target and acc is not None and acc >= target:
                     steps_to_target = step
                 print(json.dumps({"type": "progress", "step": step, "steps": steps, "val_acc": acc,
@@ -165,7 +164,7 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: dict[st
     total_ms = sum(step_ms)
     with_sync = mean(fwd_bwd_ms)
     compute = mean(compute_ms) if reduces else with_sync  # one process: nothing to all-reduce
-    return {"mode": mode, "processes": world, "device": device_kind, "threads": torch.get_num_threads(),
+    row: ScaleRow = {"mode": mode, "processes": world, "device": device_kind, "threads": torch.get_num_threads(),
             "global_batch": batch, "local_batch": local, "steps": steps, "timed_steps": len(step_ms),
             "step_ms": mean(step_ms), "fwd_bwd_ms": with_sync, "compute_ms": compute,
             "allreduce_ms": max(0.0, with_sync - compute), "optimizer_ms": mean(step_ms) - with_sync,
@@ -173,9 +172,10 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: dict[st
             "val_acc": curve[-1][1] if curve else None, "val_loss": val_loss, "curve": curve, "target": target,
             "steps_to_target": steps_to_target, "optimizer": cfg.optimizer.name,
             "omp_wait_policy": options.get("wait_policy", "")}
+    return row
 
 
-def _spawn_rank(rank: int, world: int, port: int, config_path: Path, options: dict[str, Any]) -> subprocess.Popen:
+def _spawn_rank(rank: int, world: int, port: int, config_path: Path, options: RankOptions) -> subprocess.Popen:
     plan = thread_policy.ThreadPlan(int(options.get("threads") or 1), options.get("wait_policy", ""))
     env = dict(os.environ, OMP_NUM_THREADS=str(plan.threads), **plan.env())  # torch reads both at import
     cmd = [sys.executable, "-m", "studio.engine.dp_scaling", "--rank", str(rank), "--world", str(world),
@@ -184,16 +184,16 @@ def _spawn_rank(rank: int, world: int, port: int, config_path: Path, options: di
                             stderr=subprocess.PIPE, text=True, env=env)
 
 
-def measure(cfg: RunConfig, processes: int, mode: str, options: dict[str, Any], workdir: Path,
-            progress: Report | None = None, base: float = 0.0, span: float = 1.0) -> dict[str, Any]:
+def measure(cfg: RunConfig, processes: int, mode: str, options: RankOptions, workdir: Path,
+            progress: Report | None = None, base: float = 0.0, span: float = 1.0) -> ScaleRow:
     """Run one configuration (``processes`` ranks, or one DataParallel process over ``processes`` GPUs)."""
     config_path = workdir / "config.toml"
     cfg.save(config_path)
-    opts = {**options, "mode": mode}
+    opts: RankOptions = {**options, "mode": mode}
     world_procs = processes if mode == "ddp" else 1
     port = free_port()
     procs = [_spawn_rank(r, processes, port, config_path, opts) for r in range(world_procs)]
-    result = None
+    result: ScaleRow | None = None
     try:
         assert procs[0].stdout is not None
         for line in procs[0].stdout:
@@ -229,7 +229,7 @@ def parse_processes(text: str) -> list[int]:
 
 def scaling_study(cfg: RunConfig, processes: list[int], steps: int = 60, target: float = 0.75, eval_every: int = 10,
                   probe_every: int = 2, threads: int = 0, data_parallel: bool = True,
-                  progress: Report | None = None) -> dict[str, Any]:
+                  progress: Report | None = None) -> ScaleResult:
     """Measure every process count (and DataParallel where CUDA is present); returns ``{"rows": [...],
     "cuda", "cores", "config"}`` with each row's ``efficiency`` against linear scaling from the first DDP row.
 
@@ -273,7 +273,7 @@ def scaling_study(cfg: RunConfig, processes: list[int], steps: int = 60, target:
             threads_plan = thread_policy.plan(threads, processes=n if mode == "ddp" else 1, busy=first.busy_cores)
             wait = threads_plan.wait_policy if device == "cpu" else ""  # GPU ranks wait on the device, not OpenMP
             policies.add(wait)
-            opts = {"steps": steps, "target": target, "eval_every": eval_every, "probe_every": probe_every,
+            opts: RankOptions = {"steps": steps, "target": target, "eval_every": eval_every, "probe_every": probe_every,
                     "device": device, "threads": threads_plan.threads, "wait_policy": wait}
             rows.append(measure(cfg, n, mode, opts, Path(tmp), progress, i / len(plan), 1 / len(plan)))
     base = next((r for r in rows if r["mode"] == "ddp" and r["processes"] == min(processes)), rows[0])
@@ -293,8 +293,8 @@ def scaling_study(cfg: RunConfig, processes: list[int], steps: int = 60, target:
 def run(request: ScaleRequest, progress: Report | None = None) -> ScaleResult:
     """The background task (``engine/tasks.SCALE``): the measurement of ``request.config`` at
     ``request.processes`` ("1,2")."""
-    return cast(ScaleResult, scaling_study(RunConfig.from_dict(request.config), parse_processes(request.processes),
-                                           steps=request.steps, target=request.target, progress=progress))
+    return scaling_study(RunConfig.from_dict(request.config), parse_processes(request.processes),
+                         steps=request.steps, target=request.target, progress=progress)
 
 
 def _cuda_count() -> int:

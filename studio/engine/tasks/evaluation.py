@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
 
 import numpy as np
 import torch
@@ -32,7 +31,7 @@ BATCH = 1024
 
 @dataclass
 class EvalResult:
-    summary: dict[str, Any]  # the JSON: accuracy, per_class, confusion, ece, seconds, …
+    summary: EvaluationResult  # the JSON: accuracy, per_class, confusion, ece, seconds, …
     probs: np.ndarray
     labels: np.ndarray
     mistake_images: np.ndarray | None
@@ -81,14 +80,14 @@ def evaluate_run(run_dir: str | Path, split: str = "test", checkpoint: str | Non
         raise ConfigError(f"the run's {split} split is empty; pick another split")
     probs = class_probabilities(data.model, part.x, part.normalise, data.device, progress, f"evaluating on {split}")
     labels = part.y.cpu().numpy()
-    summary = evaluation.summarise(probs, labels, data.classes, bins, mistakes)
-    images = part.x[[m["index"] for m in summary["mistakes"]]].cpu().numpy() if data.is_image else None
+    scores = evaluation.summarise(probs, labels, data.classes, bins, mistakes)
+    images = part.x[[m["index"] for m in scores["mistakes"]]].cpu().numpy() if data.is_image else None
     if not data.is_image:
-        for m in summary["mistakes"]:
+        for m in scores["mistakes"]:
             m["input"] = [round(float(v), 5) for v in part.x[m["index"]].flatten()[:16]]
-    summary = {"run_id": data.run_id, "split": split, "checkpoint": ref.label, "step": ref.step,
-               "classes": data.classes, "device": data.device.type, **summary,
-               "seconds": round(time.perf_counter() - started, 3)}
+    summary: EvaluationResult = {"run_id": data.run_id, "split": split, "checkpoint": ref.label, "step": ref.step,
+                                 "classes": data.classes, "device": data.device.type, **scores,
+                                 "seconds": round(time.perf_counter() - started, 3)}
     result = EvalResult(summary, probs.astype(np.float32), labels, images)
     if save:
         result.path = save_result(result, run_dir)
@@ -101,9 +100,8 @@ def evaluate_run(run_dir: str | Path, split: str = "test", checkpoint: str | Non
 def run(request: EvaluationRequest, progress: Report | None = None) -> EvaluationResult:
     """The background task (``engine/tasks.EVALUATE``): evaluate, save, return the summary (its ``path`` names
     the saved JSON; the arrays are in the ``.npz`` beside it)."""
-    summary = evaluate_run(request.run_dir, split=request.split, checkpoint=request.checkpoint,
-                           progress=progress).summary
-    return cast(EvaluationResult, summary)
+    return evaluate_run(request.run_dir, split=request.split, checkpoint=request.checkpoint,
+                        progress=progress).summary
 
 
 def save_result(result: EvalResult, run_dir: str | Path) -> Path:

@@ -14,13 +14,14 @@ import os
 import time
 import warnings
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import torch
 from torch import nn
 
 from studio.core.contracts.export import (
     MODEL_FORMATS,
+    ModelCard,
     ModelExportRequest,
     ModelExportResult,
     TensorBoardExportRequest,
@@ -67,7 +68,7 @@ def package(run_dir: str | Path, checkpoint: str | None = None) -> tuple[Package
 
 
 def export_model(run_dir: str | Path, out: str | Path, fmt: str = "export",
-                 checkpoint: str | None = None, progress: Any = None) -> dict[str, Any]:
+                 checkpoint: str | None = None, progress: Any = None) -> ModelExportResult:
     """Write the run's model to ``out`` (suffix added when missing) and ``<out>.json``; returns
     ``{"path", "config_path", "format", "bytes", "seconds", …}``."""
     if fmt not in FORMATS:
@@ -99,7 +100,7 @@ def export_model(run_dir: str | Path, out: str | Path, fmt: str = "export",
             raise DataError(f"this model cannot be saved as {fmt} ({str(err).splitlines()[0][:200]}); "
                             f"try --format {other}") from None
     os.replace(tmp, path)
-    meta = {
+    meta: ModelCard = {
         "format": fmt, "load": LOADERS[fmt].replace("PATH", repr(path.name)), "run_id": data.run_id,
         "checkpoint": ref.label, "step": ref.step, "input_shape": list(data.input_shape),
         "input": ("pixel values 0-255, shape (N, C, H, W); the model normalises them itself" if data.is_image
@@ -113,7 +114,7 @@ def export_model(run_dir: str | Path, out: str | Path, fmt: str = "export",
             "checkpoint": ref.label, "seconds": round(time.perf_counter() - started, 3)}
 
 
-def export_tensorboard(store: Any, run_id: str, logdir: str | Path) -> dict[str, Any]:
+def export_tensorboard(store: Any, run_id: str, logdir: str | Path) -> TensorBoardExportResult:
     """Write every logged metric of ``run_id`` (with its step and wall time) and the run's config as
     TensorBoard event files under ``logdir/<run_id>``; ``tensorboard --logdir LOGDIR`` shows them."""
     try:
@@ -141,12 +142,11 @@ def run(request: TensorBoardExportRequest | ModelExportRequest,
         progress: Any = None) -> TensorBoardExportResult | ModelExportResult:
     """The background task (``engine/tasks.EXPORT_TENSORBOARD``, ``EXPORT_MODEL``)."""
     if isinstance(request, ModelExportRequest):
-        return cast(ModelExportResult, export_model(request.run_dir, request.out, request.fmt, request.checkpoint,
-                                                    progress=progress))
+        return export_model(request.run_dir, request.out, request.fmt, request.checkpoint, progress=progress)
     from studio.core.runs.store import RunStore
 
     store = RunStore(request.home)
     try:
-        return cast(TensorBoardExportResult, export_tensorboard(store, request.run_id, request.logdir))
+        return export_tensorboard(store, request.run_id, request.logdir)
     finally:
         store.close()

@@ -9,11 +9,11 @@ parameters, not batch-norm statistics), so only ``against="params"`` imports tor
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
-from studio.core.contracts.scaling import FitRequest, FitResult
+from studio.core.contracts.scaling import Fit, FitRequest, FitResult
 from studio.core.errors import ConfigError, DataError
 from studio.core.maths.scaling_fit import AGAINST, MIN_POINTS, PowerLawFit, fit_power_law
 from studio.core.runs.store import RunStore
@@ -44,7 +44,7 @@ def points_of(store: RunStore, run_id: str, against: str, metric: str) -> tuple[
 
 
 def fit_runs(run_ids: list[str], against: str = "steps", metric: str = Metric.VAL_LOSS, extrapolate: float = 4.0,
-             store: RunStore | None = None, curve_points: int = 120) -> dict[str, Any]:
+             store: RunStore | None = None, curve_points: int = 120) -> FitResult:
     """Fit L(x) = a·x^(−b) + c. Against steps or samples: one fit per run. Against params: one fit over
     the runs, each contributing its last ``metric`` value at its parameter count.
 
@@ -81,19 +81,17 @@ def fit_runs(run_ids: list[str], against: str = "steps", metric: str = Metric.VA
             store.close()
     fits = [_describe(fit_power_law(x, y), runs, x, y, extrapolate, curve_points) for runs, x, y in groups]
     first = fits[0]
-    return {"against": against, "metric": metric, "extrapolate": extrapolate,
-            **{k: first[k] for k in ("a", "b", "c", "r2", "predicted")}, "fits": fits}
+    return {"against": against, "metric": metric, "extrapolate": extrapolate, "a": first["a"], "b": first["b"],
+            "c": first["c"], "r2": first["r2"], "predicted": first["predicted"], "fits": fits}
 
 
 def _describe(fit: PowerLawFit, runs: list[str], x: np.ndarray, y: np.ndarray, extrapolate: float,
-              curve_points: int) -> dict[str, Any]:
-    out = {"runs": runs, **fit.summary(extrapolate)}
+              curve_points: int) -> Fit:
     grid = np.geomspace(max(fit.x_min, 1e-12), fit.x_max * extrapolate, curve_points)
     low, high = fit.band(grid)
     order = np.argsort(x)
-    out["data"] = {"x": x[order].tolist(), "y": y[order].tolist()}
-    out["curve"] = {"x": grid.tolist(), "y": fit.predict(grid).tolist(), "low": low.tolist(), "high": high.tolist()}
-    return out
+    return {"runs": runs, **fit.summary(extrapolate), "data": {"x": x[order].tolist(), "y": y[order].tolist()},
+            "curve": {"x": grid.tolist(), "y": fit.predict(grid).tolist(), "low": low.tolist(), "high": high.tolist()}}
 
 
 def run(request: FitRequest, progress: Any = None) -> FitResult:
@@ -102,7 +100,6 @@ def run(request: FitRequest, progress: Any = None) -> FitResult:
         progress(0.1, "fitting")
     store = RunStore(request.home)
     try:
-        return cast(FitResult, fit_runs(list(request.run_ids), request.against, request.metric,
-                                        request.extrapolate, store=store))
+        return fit_runs(list(request.run_ids), request.against, request.metric, request.extrapolate, store=store)
     finally:
         store.close()

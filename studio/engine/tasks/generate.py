@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import torch
 
@@ -46,7 +46,7 @@ def continue_text(model: torch.nn.Module, vocab: Vocabulary, seed_ids: list[int]
 
 
 def generate(run_dir: str | Path, seed_text: str, n_words: int = 8, temperature: float = 0.0,
-             sample_seed: int | None = None, checkpoint: str | None = None, device: str = "cpu") -> dict[str, Any]:
+             sample_seed: int | None = None, checkpoint: str | None = None, device: str = "cpu") -> GenerateResult:
     """Continue ``seed_text`` by ``n_words`` words with the run in ``run_dir``: a JSON-able result
     (run_id, checkpoint, seed, words, text, temperature, oov_in_seed, seconds)."""
     from studio.engine.tasks.evaluation import load_run
@@ -78,4 +78,4 @@ def run(request: GenerateRequest, progress: Any) -> GenerateResult:
     result = generate(request.run_dir, request.seed_text, request.n_words, request.temperature,
                       request.sample_seed, request.checkpoint, request.device)
     progress.check()
-    return cast(GenerateResult, result)
+    return result

@@ -249,7 +249,7 @@ def _probe_block(dim: int) -> int:
     return int(max(1, min(16, 2e8 // max(dim * 4 * 8, 1))))
 
 
-def save_sharpness(result: SharpnessResult | dict[str, Any], run_dir: str | Path) -> Path:
+def save_sharpness(result: SharpnessResult, run_dir: str | Path) -> Path:
     folder = io.landscapes_dir(run_dir)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"sharpness_{time.strftime('%Y%m%d-%H%M%S')}_{os.getpid() % 10000:04d}.json"

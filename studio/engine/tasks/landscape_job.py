@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.core import threads as thread_policy
-from studio.core.contracts.landscape import LandscapeRequest, LandscapeResult, SharpnessRequest
+from studio.core.contracts.landscape import LandscapeRequest, LandscapeResult, SharpnessJobResult, SharpnessRequest
 from studio.core.vocab import JobKind
 from studio.engine.jobs.process_job import TaskJob
 
@@ -31,7 +31,7 @@ def run_landscape(run_dir: str, request: LandscapeRequest, progress: Any, emit: 
         "min_loss": summary["min_loss"], "max_loss": summary["max_loss"], "seconds": result.meta["seconds"]}}
 
 
-def run_sharpness(run_dir: str, request: SharpnessRequest, progress: Any) -> dict[str, Any]:
+def run_sharpness(run_dir: str, request: SharpnessRequest, progress: Any) -> SharpnessJobResult:
     from studio.engine.tasks import landscape as compute
 
     summary = compute.sharpness_of(run_dir, request, progress=progress)

@@ -13,12 +13,12 @@ import csv
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import torch
 
-from studio.core.contracts.evaluation import PredictRequest, PredictResult
+from studio.core.contracts.evaluation import Prediction, PredictRequest, PredictResult
 from studio.core.datasets.importers.csv_table import LABEL_NAMES
 from studio.core.datasets.importers.images import Geometry, SkipImage, is_image_name, load_image
 from studio.core.datasets.importers.result import to_uint8
@@ -112,7 +112,7 @@ def load_inputs(paths: list[str | Path], input_shape: tuple[int, ...], is_image:
 
 
 def predict(run_dir: str | Path, paths: list[str | Path], top: int = 3, checkpoint: str | None = None,
-            device: str = "auto", progress: Any = None) -> dict[str, Any]:
+            device: str = "auto", progress: Any = None) -> PredictResult:
     """Top-``top`` classes with probabilities for every input: ``{"run_id", "checkpoint", "predictions":
     [{"input", "predicted", "probability", "top": [{"class", "probability"}, …]}], "seconds"}``."""
     if not paths:
@@ -125,14 +125,15 @@ def predict(run_dir: str | Path, paths: list[str | Path], top: int = 3, checkpoi
     train = data.split("train")
     probs = class_probabilities(data.model, inputs.x, train.normalise, data.device)
     idx, p = top_k(probs, top)
-    predictions = [{"input": name, "predicted": data.classes[row[0]], "probability": float(pr[0]),
-                    "top": [{"class": data.classes[c], "probability": float(v)} for c, v in zip(row, pr, strict=True)]}
-                   for name, row, pr in zip(inputs.names, idx, p, strict=True)]
+    predictions: list[Prediction] = [
+        {"input": name, "predicted": data.classes[row[0]], "probability": float(pr[0]),
+         "top": [{"class": data.classes[c], "probability": float(v)} for c, v in zip(row, pr, strict=True)]}
+        for name, row, pr in zip(inputs.names, idx, p, strict=True)]
     return {"run_id": data.run_id, "checkpoint": ref.label, "predictions": predictions,
             "seconds": round(time.perf_counter() - started, 3)}
 
 
 def run(request: PredictRequest, progress: Any = None) -> PredictResult:
     """The background task (``engine/tasks.PREDICT``)."""
-    return cast(PredictResult, predict(request.run_dir, list(request.paths), request.top, request.checkpoint,
-                                       request.device, progress=progress))
+    return predict(request.run_dir, list(request.paths), request.top, request.checkpoint, request.device,
+                   progress=progress)

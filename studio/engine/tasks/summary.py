@@ -17,7 +17,7 @@ def run(request: SummaryRequest, progress: Any = None) -> SummaryResult:
 
     if progress is not None:
         progress(0.1, "building the model")
-    return cast(SummaryResult, summarize_config(RunConfig.from_dict(request.config)))
+    return summarize_config(RunConfig.from_dict(request.config))
 
 
 def summary_job(config: dict[str, Any]) -> TaskJob:

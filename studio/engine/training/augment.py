@@ -10,6 +10,7 @@ from typing import Any
 
 import torch
 
+from studio.core.contracts.jobs import PreviewResult
 from studio.core.datasets.augment_params import is_active, split_params
 from studio.core.maths.augment import PADDING, Augmenter
 from studio.engine.training.device_data import DeviceData
@@ -32,7 +33,7 @@ def attach(data_params: dict[str, Any], train: DeviceData, *others: DeviceData) 
     return train.augment
 
 
-def preview(name: str, params: dict[str, Any], count: int = 16, seed: int = 0) -> dict[str, Any]:
+def preview(name: str, params: dict[str, Any], count: int = 16, seed: int = 0) -> PreviewResult:
     """``count`` training images of dataset ``name`` before and after augmentation, as uint8
     numpy arrays (N, C, H, W) for display (run in a background process: imports torch)."""
     from studio.core.config import Choice

@@ -17,6 +17,7 @@ from typing import Any
 
 from studio.core import threads as thread_policy
 from studio.core.config import RunConfig
+from studio.core.contracts.runs import RunSummary
 from studio.core.errors import RunFailed, StudioError
 from studio.core.jobs import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, estimate_eta
 from studio.core.runs.store import RunInfo, RunStore
@@ -67,7 +68,7 @@ class Job(ProcessJob):
         super().__init__(self.info.id)
         self.world_size = config.hardware.processes
         self.spare_cores = spare_cores
-        self.summary: dict[str, Any] = {}
+        self.summary: RunSummary = {}
         self.progress: dict[str, Any] = {"step": 0, "total_steps": 0, "epoch": 0, "epochs": config.train.epochs}
         self.state_reached_running = False
         self._first_metrics: tuple[float, float] | None = None

@@ -42,7 +42,8 @@ def restore(t: Trainer, state: dict[str, Any]) -> None:
     if "epoch_sums" in resume:
         t.epoch_sums.copy_(resume["epoch_sums"].to(t.epoch_sums.device))
         t.window.copy_(resume["window"].to(t.window.device))
-    t.summary.update(resume.get("summary") or {})
+    if resume.get("summary"):
+        t.summary.update(resume["summary"])
     saved = resume.get("callbacks") or {}
     for cb in t.callbacks:
         if hasattr(cb, "load_state_dict") and type(cb).__name__ in saved:

@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from studio.core.config import RunConfig
+from studio.core.contracts.runs import RunSummary
 from studio.core.maths.objectives import Classification, Regression
 from studio.engine.jobs.protocol import Message
 from studio.engine.training.augment import attach as attach_augmentation
@@ -70,7 +71,7 @@ class Trainer:
         # (loss sum, correct, count) on the device: since the last read, and over this epoch
         self.window = torch.zeros(3, device=ctx.device)
         self.epoch_sums = torch.zeros(3, device=ctx.device)
-        self.summary: dict[str, Any] = {}
+        self.summary: RunSummary = {}
         self.started = time.perf_counter()
 
     @staticmethod
@@ -129,7 +130,7 @@ class Trainer:
         self.scheduler.step()
         return out, loss
 
-    def fit(self) -> dict[str, Any]:
+    def fit(self) -> RunSummary:
         self.started = time.perf_counter()
         self._call("on_train_start")
         if self.restore_rng is not None:

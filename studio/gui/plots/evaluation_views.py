@@ -4,6 +4,7 @@ numpy arrays."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -106,7 +107,7 @@ class ConfusionView(QWidget):
             self.texts.append(item)
 
 
-def fill_per_class(table: QTableWidget, per_class: list[dict[str, Any]]) -> None:
+def fill_per_class(table: QTableWidget, per_class: Sequence[Mapping[str, Any]]) -> None:
     """One sortable row per class: name, support, precision, recall, F1."""
     table.setSortingEnabled(False)
     table.setColumnCount(len(PER_CLASS_COLUMNS))
@@ -154,7 +155,7 @@ class ReliabilityView(pg.PlotWidget):
         self.addItem(self.gaps)
         self.ece = float("nan")
 
-    def show_reliability(self, rel: dict[str, Any]) -> None:
+    def show_reliability(self, rel: Mapping[str, Any]) -> None:
         edges = np.asarray(rel["edges"])
         acc = np.array([np.nan if a is None else a for a in rel["accuracy"]], float)
         conf = np.array([np.nan if c is None else c for c in rel["confidence"]], float)
@@ -194,7 +195,7 @@ class MistakeGallery(QListWidget):
         self.setSpacing(4)
         self.setToolTip("The wrong predictions the model was most sure of, most confident first")
 
-    def show_mistakes(self, mistakes: list[dict[str, Any]], images: np.ndarray | None) -> None:
+    def show_mistakes(self, mistakes: Sequence[Mapping[str, Any]], images: np.ndarray | None) -> None:
         self.clear()
         for i, m in enumerate(mistakes):
             text = f"true: {m['true']}\npred: {m['predicted']} {m['probability']:.2f}"

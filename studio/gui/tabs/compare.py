@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.contracts.runs import CompareTable
 from studio.core.runs.compare import compare_runs, config_diff, format_metric, format_value, parallel_axes
 from studio.gui.plots.parallel import ParallelCoordinates
 
@@ -60,7 +61,7 @@ class CompareTab(QWidget):
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.result: dict[str, Any] = {"differing": [], "metric_names": [], "runs": []}
+        self.result: CompareTable = {"differing": [], "metric_names": [], "runs": []}
         self._dirty = True
 
         self.summary = QLabel(HINT)

@@ -7,6 +7,7 @@ Session follows (``gui/app/job_binding.JobBinding``); the saved entries are read
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.contracts.compression import QUANTIZE, CompressRequest, SweepRequest, list_compressed, load_sweep
+from studio.core.contracts.compression import (
+    QUANTIZE,
+    CompressRequest,
+    CompressResult,
+    SweepRequest,
+    SweepResult,
+    list_compressed,
+    load_sweep,
+)
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.palette import run_colour
 
@@ -79,7 +88,7 @@ class CompressionTab(QWidget):
         self.run_id: str | None = None
         self.run_dir: Path | None = None
         self.last: dict[str, Any] | None = None
-        self.sweep: dict[str, Any] | None = None
+        self.sweep: SweepResult | None = None
         self.error: str | None = None
         self.job = JobBinding(self)
         self.job.progress.connect(self._on_progress)
@@ -153,7 +162,7 @@ class CompressionTab(QWidget):
         self.history.setToolTip("This run's saved compressions (RUN_DIR/compressed); click one to show it")
         self.history.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.history.itemSelectionChanged.connect(self._show_history_row)
-        self.entries: list[dict[str, Any]] = []
+        self.entries: list[CompressResult] = []
 
         self.plot = pg.PlotWidget()
         self.plot.setObjectName("sweep_plot")
@@ -255,7 +264,7 @@ class CompressionTab(QWidget):
         self._enable()
 
     # --- views -----------------------------------------------------------------------------
-    def show_entry(self, entry: dict[str, Any] | None) -> None:
+    def show_entry(self, entry: Mapping[str, Any] | None) -> None:
         self.table.setRowCount(0)
         if not entry:
             return

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.contracts.evaluation import EvaluationRequest, PredictRequest
+from studio.core.contracts.evaluation import EvaluationRequest, EvaluationResult, PredictRequest
 from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
 from studio.core.maths.evaluation import load_saved
 from studio.core.runs import layout
@@ -66,7 +66,7 @@ class EvaluationTab(RunPicker, QWidget):
         self.binding.cancelled.connect(lambda: self.status.setText("Cancelled."))
         self.binding.ended.connect(lambda _state: self._set_busy(False))
         self._on_result: Callable[[Any], None] = lambda _result: None
-        self.summary: dict[str, Any] | None = None
+        self.summary: EvaluationResult | None = None
         self._build()
         session.runs_changed.connect(self.refresh_runs)
         session.run_ended.connect(lambda *_: self.refresh_runs())

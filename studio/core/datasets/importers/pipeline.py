@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from studio.core.contracts.jobs import ImportReport
 from studio.core.datasets import cache, splits
 from studio.core.datasets.catalog import builtin_names
 from studio.core.datasets.importers.archive import extract_archive
@@ -81,14 +82,14 @@ def choose_name(imported: Imported, source: Source, options: ImportOptions, key:
     return name, "imported"
 
 
-def report(data: dict[str, Any], cached: bool) -> dict[str, Any]:
+def report(data: dict[str, Any], cached: bool) -> ImportReport:
     keys = ("name", "kind", "num_samples", "num_classes", "classes", "shape", "splits", "source_splits",
             "class_counts", "skipped", "skipped_examples", "notes", "source", "description")
-    return {**{k: data.get(k) for k in keys}, "cached": cached}
+    return cast(ImportReport, {**{k: data.get(k) for k in keys}, "cached": cached})  # the keys named above
 
 
 def import_path(path: str | Path, options: ImportOptions | None = None,
-                progress: ReportCallback | Progress | None = None) -> dict[str, Any]:
+                progress: ReportCallback | Progress | None = None) -> ImportReport:
     """Import ``path`` into the cache (or find it there) and return its report: name, num_samples,
     num_classes, classes, shape [C, H, W], splits {train, val, test}, skipped, skipped_examples,
     notes, cached."""
