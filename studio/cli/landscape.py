@@ -41,7 +41,9 @@ def cmd_landscape(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(out)
     else:
-        size = f"{out['resolution']}" if result.kind == LandscapeKind.LINE else f"{out['resolution']}×{len(result.y)}"
+        rows = result.y
+        size = f"{out['resolution']}" if rows is None or result.kind == LandscapeKind.LINE else (
+            f"{out['resolution']}×{len(rows)}")
         print(f"{result.kind} landscape of {run_dir.name}: {size} points, centre loss {out['center_loss']:.4f}, "
               f"min {out['min_loss']:.4f}, max {out['max_loss']:.4f} ({out['seconds']:.1f} s) → {path}",
               file=sys.stderr)
