@@ -48,6 +48,7 @@ from studio.gui.panels.hardware import BackendProbe
 from studio.gui.panels.run_list import RunList
 from studio.gui.panels.settings_panels import SettingsPanels
 from studio.gui.tabs import EXTRA_TABS, TabSpec, find
+from studio.gui.widgets import wheel_guard
 
 if TYPE_CHECKING:
     from studio.gui.plots.curves import CurvesView
@@ -110,6 +111,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, session: Session, probe_backend: bool = True, prefs: SettingsStore | None = None) -> None:
         super().__init__()
+        wheel_guard.install()  # the wheel scrolls panels, never edits an unfocused field (issue 22)
         self.session = session
         self.prefs = prefs or SettingsStore()
         self.prefs.restore_choices(session)  # the last dataset/model/optimizer, before the forms are built

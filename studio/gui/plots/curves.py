@@ -57,6 +57,14 @@ RAW_ALPHA = 60  # the unsmoothed curve behind a smoothed one
 STYLES = {False: (2, 6, "11pt", "9pt", 9, 9), True: (4, 11, "20pt", "16pt", 15, 15)}
 
 
+def _spread(low: float, high: float) -> tuple[float, float]:
+    """A range around ``low…high`` that is never empty (one point: ±5 % of it, or ±0.5 around 0)."""
+    if high > low:
+        return low, high
+    half = abs(low) * 0.05 or 0.5
+    return low - half, high + half
+
+
 def ema(values: np.ndarray, weight: float) -> np.ndarray:
     """TensorBoard's smoothing: an exponential moving average, debiased at the start."""
     if weight <= 0 or len(values) == 0:
@@ -115,6 +123,7 @@ class CurvesView(QWidget):
         self.x_mode = "step"
         self.log_x = False
         self.presentation = False
+        self._unfitted: set[str] = set()  # plots whose range has not yet been fitted to their data
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         bar = QHBoxLayout()
@@ -182,6 +191,7 @@ class CurvesView(QWidget):
             plot.setLogMode(y=True)  # rates span decades (warm-up, decay)
         plot.setLogMode(x=self.log_x)
         self.plots[key] = plot
+        self._unfitted.add(key)
         self._style_plot(key, plot)
         return plot
 
@@ -197,8 +207,12 @@ class CurvesView(QWidget):
 
     # --- data --------------------------------------------------------------------------------
     def clear(self) -> None:
+        """Show nothing: no curve, no optional plot (a text run's Perplexity goes with it), no range kept."""
+        for key in [k for k in self.plots if k in OPTIONAL_PLOTS]:
+            self.graphics.removeItem(self.plots.pop(key))
         for plot in self.plots.values():
             plot.clear()
+        self._unfitted = set(self.plots)  # the next points set the ranges, not the previous run's axes
         self.series.clear()
         self.items.clear()
         self.raw_items.clear()
@@ -220,6 +234,7 @@ class CurvesView(QWidget):
                 s.values.extend(columns[1])
                 s.walls.extend(columns[2] if len(columns) > 2 else [np.nan] * len(columns[0]))
         self.redraw()
+        self.fit_view()
 
     def add_run(self, run_id: str, label: str) -> None:
         if run_id in self.series:
@@ -301,8 +316,7 @@ class CurvesView(QWidget):
         self._restyle_axes()
         self._mark_dirty()
         self.redraw()
-        for plot in self.plots.values():
-            plot.enableAutoRange()
+        self.fit_view()
 
     def set_log_x(self, on: bool) -> None:
         self.log_x = bool(on)
@@ -312,6 +326,7 @@ class CurvesView(QWidget):
             plot.setLogMode(x=self.log_x)
         self._mark_dirty()
         self.redraw()
+        self.fit_view()
 
     def x_values(self, run_id: str, s: Series) -> np.ndarray:
         """The x coordinates of a series in the current x-axis mode."""
@@ -382,6 +397,7 @@ class CurvesView(QWidget):
 
     # --- drawing -----------------------------------------------------------------------------
     def redraw(self) -> None:
+        drawn = False
         for run_id, metrics in self.series.items():
             for name, s in metrics.items():
                 item = self.items.get((run_id, name))
@@ -402,6 +418,45 @@ class CurvesView(QWidget):
                     faint.setVisible(self.smoothing > 0)
                     faint.setData(xs, raw)
                 s.dirty = False
+                drawn = True
+        if drawn and self._unfitted:
+            self.fit_view(self._unfitted)
+
+    def data_bounds(self, key: str) -> tuple[tuple[float, float], tuple[float, float]] | None:
+        """The x and y range (in view coordinates: log10 on a log axis) of plot ``key``'s curves; None if empty."""
+        plot = self.plots[key]
+        xs, ys = [], []
+        for item in plot.listDataItems():
+            if item.xData is None or not len(item.xData) or not item.isVisible():
+                continue
+            x, y = np.asarray(item.xData, dtype=float), np.asarray(item.yData, dtype=float)
+            if self.log_x:
+                x = np.log10(np.where(x > 0, x, np.nan))
+            if plot.getAxis("left").logMode:
+                y = np.log10(np.where(y > 0, y, np.nan))
+            keep = np.isfinite(x) & np.isfinite(y)
+            xs.append(x[keep])
+            ys.append(y[keep])
+        x, y = (np.concatenate(xs), np.concatenate(ys)) if xs else (np.empty(0), np.empty(0))
+        if not len(x):
+            return None
+        return (float(x.min()), float(x.max())), (float(y.min()), float(y.max()))
+
+    def fit_view(self, keys: set[str] | None = None) -> None:
+        """Fit each plot's range to its data in the current units, then let it follow new points.
+
+        pyqtgraph's own auto-range is not enough after the x units change: its auto-downsampling is computed
+        for the old range (0–45,000 samples seen), leaves no point of an epoch axis (0–10) to measure, and the
+        range stays (issue 22). A single point gets a range of its own, not the previous run's span."""
+        for key in list(keys if keys is not None else self.plots):
+            bounds = self.data_bounds(key)
+            if bounds is None:
+                continue
+            self._unfitted.discard(key)
+            (x0, x1), (y0, y1) = bounds
+            plot = self.plots[key]
+            plot.setRange(xRange=_spread(x0, x1), yRange=_spread(y0, y1), padding=0.02)
+            plot.enableAutoRange()
 
     def point_count(self, run_id: str, name: str) -> int:
         item = self.items.get((run_id, name))

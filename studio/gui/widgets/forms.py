@@ -51,6 +51,29 @@ class SciSpinBox(QDoubleSpinBox):
         self.setValue(self.value() * (2.0 ** steps))
 
 
+class TidySpinBox(QDoubleSpinBox):
+    """A decimal spin box that shows a value with the decimals it needs: 10 minutes as "10", 0 degrees as "0",
+    0.999 as "0.999" (Qt's own shows every value with its fixed decimals: "10.0000"). It keeps
+    :data:`TIDY_DECIMALS` internally, so a value typed with more decimals than shown is not lost."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setDecimals(TIDY_DECIMALS)
+
+    def textFromValue(self, value: float) -> str:  # noqa: N802 - Qt override
+        return tidy(super().textFromValue(value), self.locale().decimalPoint())
+
+
+TIDY_DECIMALS = 6
+
+
+def tidy(text: str, point: str = ".") -> str:
+    """``text`` (a number with a fixed count of decimals) without trailing zeros: "10.0000" → "10"."""
+    if point in text:
+        text = text.rstrip("0").rstrip(point)
+    return "0" if text in ("-0", "") else text
+
+
 # Labels with their units (a parameter's name alone does not say "epochs" or "degrees").
 LABELS = {
     "batch_size": "batch size (samples)", "val_fraction": "validation share (0–1)",
@@ -97,13 +120,12 @@ def param_widget(param: Param, value: Any, on_change: Callable[[Any], None]) -> 
         w.setValue(int(value))
         w.valueChanged.connect(on_change)
     elif param.kind == "float":
-        w = SciSpinBox() if param.log else QDoubleSpinBox()
+        w = SciSpinBox() if param.log else TidySpinBox()
         low = param.low if param.low is not None else -1e9
         high = param.high if param.high is not None else 1e9
         w.setRange(low, high)
         if not param.log:
             span = high - low
-            w.setDecimals(4)
             w.setSingleStep(10 ** math.floor(math.log10(span)) / 10 if span > 0 else 0.1)
         w.setValue(float(value))
         w.valueChanged.connect(on_change)

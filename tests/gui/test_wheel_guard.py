@@ -1,0 +1,93 @@
+"""Issue 22: the wheel over an unfocused combo box / spin box / slider leaves its value alone and goes on to the
+panel around it; a focused field still takes the wheel. Fields show the decimals their value needs."""
+
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication, QComboBox, QDoubleSpinBox, QScrollBar, QSlider, QSpinBox
+
+from studio.core.config import train_params
+from studio.core.registry import Param
+from studio.gui.widgets import wheel_guard
+from studio.gui.widgets.forms import param_widget
+
+
+def wheel(widget, notches: int = -1) -> QWheelEvent:
+    """Send one wheel event (down by default) to ``widget``; returns it (accepted or not)."""
+    event = QWheelEvent(QPointF(5, 5), QPointF(widget.mapToGlobal(QPoint(5, 5))), QPoint(0, 0),
+                        QPoint(0, 120 * notches), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, event)
+    return event
+
+
+def fields():
+    combo = QComboBox()
+    combo.addItems(["relu", "tanh", "sigmoid"])
+    spin, double, slider = QSpinBox(), QDoubleSpinBox(), QSlider(Qt.Orientation.Horizontal)
+    spin.setRange(0, 100)
+    spin.setValue(50)
+    double.setRange(0, 100)
+    double.setValue(50)
+    slider.setRange(0, 100)
+    slider.setValue(50)
+    return combo, spin, double, slider
+
+
+def value(w):
+    return w.currentIndex() if isinstance(w, QComboBox) else w.value()
+
+
+def test_unfocused_fields_ignore_the_wheel_and_pass_it_on(qtbot):
+    wheel_guard.install()
+    for w in fields():
+        qtbot.addWidget(w)
+        w.show()
+        before = value(w)
+        event = wheel(w)
+        assert value(w) == before, type(w).__name__  # the value did not change
+        assert not event.isAccepted()  # ignored: QApplication offers it to the parent (the scroll area)
+        assert w.focusPolicy() == Qt.FocusPolicy.StrongFocus  # and the wheel does not give the field focus
+
+
+def test_a_focused_field_still_takes_the_wheel(qtbot):
+    wheel_guard.install()
+    for w in fields():
+        qtbot.addWidget(w)
+        w.show()
+        qtbot.waitExposed(w)
+        w.activateWindow()
+        w.setFocus()
+        qtbot.waitUntil(w.hasFocus)
+        before = value(w)
+        wheel(w, notches=-1 if not isinstance(w, QComboBox) else -1)
+        assert value(w) != before, type(w).__name__
+
+
+def test_scroll_bars_are_not_guarded(qtbot):
+    wheel_guard.install()
+    bar = QScrollBar(Qt.Orientation.Vertical)
+    qtbot.addWidget(bar)
+    bar.setRange(0, 100)
+    bar.show()
+    wheel(bar)
+    assert bar.value() > 0
+
+
+def test_install_once_per_application():
+    assert wheel_guard.install() is wheel_guard.install()
+
+
+def test_fields_show_the_decimals_their_values_need(qtbot):
+    params = {p.name: p for p in train_params()}
+    assert param_widget(params["checkpoint_minutes"], 10.0, print).text() == "10"  # not "10.0000"
+    assert param_widget(params["val_fraction"], 0.1, print).text() == "0.1"
+    assert param_widget(params["epochs"], 10, print).text() == "10"
+    degrees = Param("aug_rotation", "float", 0.0, low=0.0, high=180.0)
+    w = param_widget(degrees, 0.0, print)
+    assert w.text() == "0"  # not "0.0000"
+    w.setValue(12.5)
+    assert w.text() == "12.5"
+    assert param_widget(Param("beta2", "float", 0.999, low=0.0, high=0.99999), 0.99999, print).text() == "0.99999"
+    w.lineEdit().setText("7.123456")  # typed with more decimals than the old four: kept
+    w.interpretText()
+    assert w.value() == 7.123456 and w.text() == "7.123456"
