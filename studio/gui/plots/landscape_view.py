@@ -113,6 +113,16 @@ class HeatMap(QWidget):
     def image_shape(self) -> tuple[int, ...]:
         return () if self.image.image is None else tuple(self.image.image.shape)
 
+    def clear(self) -> None:
+        """Show nothing (another run was chosen)."""
+        self.image.clear()
+        for item in self.isocurves:
+            self.plot.removeItem(item)
+        self.isocurves = []
+        self.path_item.setData([], [])
+        self.center_item.setData([], [])
+        self.plot.setTitle("")
+
 
 class Surface3D(QWidget):
     """A 3-D surface with pyqtgraph.opengl, or a label saying why it cannot be shown."""
@@ -169,6 +179,11 @@ class Surface3D(QWidget):
         zs = (z - z.min()) / span * 1.5
         self.surface.setData(x=xs, y=ys, z=zs.T)
         self.surface.shader()["colorMap"] = np.array([0.6, 0.0, 0.5, 0.6, 0.3, 0.2, 0.2, 0.6, 0.9])
+        self.surface.setVisible(True)
+
+    def clear(self) -> None:
+        if self.surface is not None:
+            self.surface.setVisible(False)
 
 
 class Curves1D(QWidget):
@@ -210,6 +225,12 @@ class Curves1D(QWidget):
     def curve_count(self) -> int:
         return len(self.loss_plot.listDataItems())
 
+    def clear(self) -> None:
+        for plot in (self.loss_plot, self.acc_plot):
+            plot.clear()
+            if plot.legend is not None:
+                plot.legend.clear()
+
 
 class LandscapeView(QTabWidget):
     """Heat map, 3-D surface and 1-D curves of one result, in tabs."""
@@ -222,6 +243,11 @@ class LandscapeView(QTabWidget):
         self.addTab(self.heatmap, "Contour")
         self.addTab(self.surface, "3-D surface")
         self.addTab(self.curves, "1-D")
+
+    def clear(self) -> None:
+        """Show no result (the chosen run has none yet)."""
+        for view in (self.heatmap, self.surface, self.curves):
+            view.clear()
 
     def show_result(self, result: Landscape, log: bool) -> None:
         kind = result.kind

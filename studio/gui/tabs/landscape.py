@@ -251,6 +251,22 @@ class LandscapeTab(RunPicker, QWidget):
         self._refresh_saved()
         self._seen = {self.saved_box.itemData(i) for i in range(self.saved_box.count())}
         self._show_sharpness_curve()
+        self._forget_other_runs_result(run_dir)
+
+    def _forget_other_runs_result(self, run_dir: Path | None) -> None:
+        """A result shown from another run gives way to the chosen run's newest saved landscape, or to an empty
+        view: the plot never shows one run while the Run box names another (issue 22)."""
+        if self.result_path is None or (run_dir is not None and run_dir in self.result_path.parents):
+            return
+        newest = self.saved_box.itemData(0) if self.saved_box.count() else None
+        if newest:
+            self.saved_box.setCurrentIndex(0)
+            self.open_result(newest)
+            return
+        self.result, self.result_path = None, None
+        self.view.clear()
+        self.info.setText("No landscape of this run yet: press Compute, or choose a run with saved ones.")
+        self.status.setText("")
 
     def _fit_kinds(self, run_dir: Path | None) -> None:
         """Grey out Trajectory, with the reason as its tooltip, when the run has too few saved points (said
