@@ -53,3 +53,13 @@ def test_the_landscape_plot_follows_the_run_box(landscape_tab):
     assert widget.select_run(runs["c"])  # a run without one: an empty view and a hint, not b's plot
     assert widget.result is None and widget.view.heatmap.image_shape() == ()
     assert not widget.view.heatmap.isocurves and "No landscape of this run" in widget.info.text()
+
+
+def test_a_failed_import_does_not_leave_importing_in_the_status_bar(qtbot, window, tmp_path):
+    (tmp_path / "emptydir").mkdir()
+    window.import_path(str(tmp_path / "emptydir"))
+    assert "Importing emptydir" in window.status.message.text()
+    qtbot.waitUntil(lambda: not window._importer.busy, timeout=60_000)
+    assert window.last_error is not None and window.last_error[0] == "Import failed"
+    text = window.status.message.text()
+    assert "Importing" not in text and "emptydir failed" in text, text

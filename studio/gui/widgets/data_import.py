@@ -40,6 +40,7 @@ class ImportController(QObject):
         self.dialog: QProgressDialog | None = None
         self._retry: Callable[[dict[str, Any]], object] | None = None  # the import again, with an option
         self._options: dict[str, Any] = {}
+        self._what = ""  # what is being imported or fetched (a file name, a dataset name), for the status bar
         # asks the person to pick one of several choices: (title, question, choices) → choice or None;
         # tests replace it
         self.ask: Callable[[str, str, list[str]], str | None] = self._ask
@@ -61,6 +62,7 @@ class ImportController(QObject):
             return False
         self._options = dict(options or {})
         self._retry = lambda extra: self.import_path(path, {**self._options, **extra})
+        self._what = Path(path).name
         self._start(self.session.start_import(str(path), self._options), f"Importing {Path(path).name}…")
         return True
 
@@ -70,6 +72,7 @@ class ImportController(QObject):
             self.session.status_text.emit("An import is already in progress")
             return False
         self._retry = None
+        self._what = name
         self._start(self.session.start_fetch(name), f"Fetching {name}…")
         return True
 
@@ -124,7 +127,8 @@ class ImportController(QObject):
             else:
                 self.session.status_text.emit("Import cancelled")
                 self.cancelled.emit()
-        else:
+        else:  # the status bar's "Importing …" goes with the work (issue 22)
+            self.session.status_text.emit(f"Import of {self._what} failed (the message box says why)")
             self.session.error.emit("Import failed", message)
             self.failed.emit(message)
 
