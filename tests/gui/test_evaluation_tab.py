@@ -109,5 +109,9 @@ def test_a_bad_input_is_one_clear_message(qtbot, tab, tmp_path):
     assert widget.predict([str(tmp_path / "notes.png")])
     _finish(qtbot, widget)
     assert errors and "notes.png is not a readable image" in errors[-1][1]
-    assert len(errors) == 1 and widget.status.text().startswith("Failed")  # the message once: in the dialog
-    assert "notes.png" not in widget.status.text()
+    assert len(errors) == 1  # the message once: in the dialog
+    # the Predict page says it failed (no "Classifying…" left); the header stays about the evaluation (issue 22)
+    panel = widget.predict_panel
+    assert "failed" in panel.status.text() and "Classifying" not in panel.status.text()
+    assert panel.table.rowCount() == 0 and "notes.png" not in panel.status.text()
+    assert not widget.status.text().startswith("Failed") and "prediction" not in widget.status.text()

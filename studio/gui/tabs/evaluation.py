@@ -63,9 +63,10 @@ class EvaluationTab(RunPicker, QWidget):
         self.binding.progress.connect(self._progress)
         self.binding.done.connect(self._done)
         self.binding.failed.connect(self._failed)
-        self.binding.cancelled.connect(lambda: self.status.setText("Cancelled."))
+        self.binding.cancelled.connect(lambda: (self._line or self.status).setText("Cancelled."))
         self.binding.ended.connect(lambda _state: self._set_busy(False))
         self._on_result: Callable[[Any], None] = lambda _result: None
+        self._line: QLabel | None = None  # where the job in progress reports (the header, or Predict's own line)
         self.summary: EvaluationResult | None = None
         self._build()
         session.runs_changed.connect(self.refresh_runs)
@@ -258,15 +259,19 @@ class EvaluationTab(RunPicker, QWidget):
     def busy(self) -> bool:
         return self.binding.running
 
-    def _start(self, start: Callable[[Any], Any], request: Any, on_result: Callable[[Any], None]) -> bool:
-        """``start(request)`` (a Session method) unless a job is in progress; ``on_result`` gets its result."""
+    def _start(self, start: Callable[[Any], Any], request: Any, on_result: Callable[[Any], None],
+               line: QLabel | None = None) -> bool:
+        """``start(request)`` (a Session method) unless a job is in progress; ``on_result`` gets its result.
+        The job reports on ``line`` (the header by default; a prediction on the Predict page's own line, so the
+        header stays about the evaluation)."""
         if self.busy:
             self.status.setText("Wait for the computation in progress (or cancel it).")
             return False
         self._on_result = on_result
+        self._line = line
         self.binding.start(start(request))
         self.progress.setValue(0)
-        self.status.setText(f"Starting the {self.binding.label}…")
+        (line or self.status).setText(f"Starting the {self.binding.label}…")
         self._set_busy(True)
         return True
 
@@ -285,7 +290,8 @@ class EvaluationTab(RunPicker, QWidget):
             return False
         request = PredictRequest(str(run_dir), tuple(paths), top_k, self.checkpoint_box.currentData())
         self.predict_panel.status.setText("Classifying…")
-        return self._start(self.session.start_predict, request, self.predict_panel.show_predictions)
+        return self._start(self.session.start_predict, request, self.predict_panel.show_predictions,
+                           line=self.predict_panel.status)
 
     def predict_on(self, run_id: str, paths: list[str]) -> bool:
         """Classify ``paths`` with run ``run_id`` (files dropped on its row in the run list): the run becomes the
@@ -360,19 +366,24 @@ class EvaluationTab(RunPicker, QWidget):
 
     def _progress(self, fraction: float, text: str) -> None:
         self.progress.setValue(int(fraction * 1000))
-        self.status.setText(f"{self.binding.label}: {text}")
+        (self._line or self.status).setText(f"{self.binding.label}: {text}")
 
     def _done(self, result: Any) -> None:
         if result is None:
             self._failed("")
             return
         self.progress.setValue(1000)
-        self.status.setText(self.summary_text() or f"The {self.binding.label} is done.")  # the evaluation stays
+        if self._line is None:
+            self.status.setText(self.summary_text() or f"The {self.binding.label} is done.")  # the evaluation stays
         self._on_result(result)
 
     def _failed(self, message: str) -> None:
         label = self.binding.label
-        self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog
+        if self._line is self.predict_panel.status:  # no stale table under a failure: nothing was classified
+            self.predict_panel.table.setRowCount(0)
+            self._line.setText("⚠ Nothing classified: the prediction failed (the message box says why).")
+        else:
+            self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog
         self.session.error.emit(label.capitalize(), message or f"the {label} failed")
 
     def shutdown(self) -> None:
