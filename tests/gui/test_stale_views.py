@@ -63,3 +63,19 @@ def test_a_failed_import_does_not_leave_importing_in_the_status_bar(qtbot, windo
     assert window.last_error is not None and window.last_error[0] == "Import failed"
     text = window.status.message.text()
     assert "Importing" not in text and "emptydir failed" in text, text
+
+
+def test_the_queue_tab_forgets_a_scheduler_that_exited(qtbot, window):
+    from studio.gui.tabs import queue as queue_tab
+
+    tab = window.tab("Queue")
+    window.tabs.setCurrentWidget(tab)
+    tab.lease_timer.setInterval(50)
+    queue = window.session.queue
+    assert queue.take_lease(4242)  # a scheduler serving the queue
+    tab.refresh()
+    assert "scheduler pid 4242" in tab.status.text()
+    queue.release_lease(4242)  # it exits: no run changed, nothing told the tab
+    qtbot.waitUntil(lambda: "no scheduler running" in tab.status.text(), timeout=5000)
+    assert not tab.lease_timer.isActive()  # nothing shown to watch: no polling
+    assert queue_tab.LEASE_CHECK_MS <= 5000

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -37,11 +37,19 @@ VALUES_HELP = ("a list 0.001, 0.01, 0.1 · a range start:stop:step (stop include
                "log-spaced start:stop:logN, e.g. 1e-4:1e-1:log4")
 
 
+LEASE_CHECK_MS = 2000  # while a scheduler is shown, how often the tab looks whether it is still there
+
+
 class QueueTab(QWidget):
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self._dirty = True
+        self._holder: int | None = None  # the scheduler pid the status line names
+        # a scheduler that exits changes no run (nothing else tells the tab): look while one is shown (issue 22)
+        self.lease_timer = QTimer(self)
+        self.lease_timer.setInterval(LEASE_CHECK_MS)
+        self.lease_timer.timeout.connect(self._check_scheduler)
 
         self.add_button = QPushButton("Add current settings")
         self.add_button.setObjectName("queue_add")
@@ -214,6 +222,10 @@ class QueueTab(QWidget):
         self.move_buttons["up"].setEnabled(chosen is not None and chosen[1] > 1)
         self.move_buttons["down"].setEnabled(chosen is not None and chosen[1] < waiting)
 
+    def _check_scheduler(self) -> None:
+        if self.session.queue.lease_holder() != self._holder:
+            self._changed()
+
     def _changed(self, *_args: Any) -> None:
         self._dirty = True
         if self.isVisible():
@@ -246,7 +258,11 @@ class QueueTab(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         for col in (0, 2, 3, 4):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        holder = queue.lease_holder()
+        holder = self._holder = queue.lease_holder()
+        if holder:
+            self.lease_timer.start()
+        else:
+            self.lease_timer.stop()
         waiting = sum(e.state == "waiting" for e in entries)
         running = len(entries) - waiting
         self.status.setText(f"{running} running · {waiting} waiting · "
