@@ -1,16 +1,20 @@
 """Drives Studio's real main window on the xcb platform with real input (xdotool through the X server) and
 prints what it measured as one JSON line; run by tests/gui/test_real_window_input.py in a child process:
 
-    python -m tests.gui.real_window_driver wheel|xaxis WIDTHxHEIGHT [SCREENSHOT_DIR]
+    python -m tests.gui.real_window_driver wheel|xaxis|kinds WIDTHxHEIGHT [SCREENSHOT_DIR]
+
+(``STUDIO_THEME``: light, the default, or dark.)
 
 ``wheel``: the pointer over the settings panel's activation and optimizer combo boxes, wheel clicks down and up:
 the config must not change and the panel must scroll; then a clicked (focused) spin box must take the wheel.
+``kinds``: a text run then an image run: the Perplexity plot goes with the text run.
 ``xaxis``: real curve data, the x-axis box stepped by the keyboard through every mode: per mode the loss plot's
 range and the curve pixels counted on the screen's image (the X server's, not Qt's own rendering)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +69,7 @@ def open_window(size: str) -> tuple[QApplication, MainWindow]:
     app = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(app, QApplication)
     window = MainWindow(Session(RunStore()), probe_backend=False)
+    window.apply_theme(os.environ.get("STUDIO_THEME", "light"), save=False)
     window.confirm_close = lambda: True
     width, height = map(int, size.split("x"))
     window.move(0, 0)
@@ -135,6 +140,7 @@ def curve_data(epochs: int = 10) -> dict[str, tuple]:
 
 def xaxis(window: MainWindow, shots: Path | None, tag: str) -> dict[str, Any]:
     curves = window.curves
+    window.apply_theme(os.environ.get("STUDIO_THEME", "light"), save=False)  # the plots, built after the window
     curves.show_runs({"r": curve_data()}, {"r": "demo run"}, {"r": 45})
     settle(300)
     colour = np.array(QColor(curves.colours()["r"]).getRgb()[:3], dtype=float)
@@ -164,12 +170,29 @@ def xaxis(window: MainWindow, shots: Path | None, tag: str) -> dict[str, Any]:
     return {"modes": modes, "box_focused": box.hasFocus()}
 
 
+def kinds(window: MainWindow, shots: Path | None, tag: str) -> dict[str, Any]:
+    """A text run (with its Perplexity plot) shown, then an image run: what is on screen each time."""
+    curves = window.curves
+    window.apply_theme(os.environ.get("STUDIO_THEME", "light"), save=False)
+    out: dict[str, Any] = {}
+    text = {"train/loss": ([10, 20, 30], [5.0, 4.5, 4.2]), "train/perplexity": ([10, 20, 30], [150.0, 90.0, 67.0])}
+    for name, data in (("text", {"t": text}), ("image", {"i": curve_data()})):
+        curves.show_runs(data, {k: f"{name} run" for k in data}, {k: 32 for k in data})
+        settle(400)
+        loss = curves.plots["loss"]
+        out[name] = {"plots": sorted(curves.plots), "loss_height": loss.getViewBox().sceneBoundingRect().height(),
+                     "scene_plots": sum(1 for item in curves.graphics.ci.items)}
+        shoot(window, shots, f"kinds-{tag}-{name}")
+    return out
+
+
 def main(argv: list[str]) -> int:
     what, size = argv[0], argv[1]
     shots = Path(argv[2]) if len(argv) > 2 else None
     app, window = open_window(size)
     try:
-        result = {"wheel": wheel, "xaxis": xaxis}[what](window, shots, size)
+        tag = f"{size}-{os.environ.get('STUDIO_THEME', 'light')}"
+        result = {"wheel": wheel, "xaxis": xaxis, "kinds": kinds}[what](window, shots, tag)
     finally:
         window.close()
         window.session.shutdown(wait_s=10)

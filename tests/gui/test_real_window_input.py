@@ -14,10 +14,11 @@ from tests.gui.xvfb_support import run_driver, xvfb
 DRIVER = "tests.gui.real_window_driver"
 
 
-def driver(what: str, size: str, tmp_path) -> dict:
+def driver(what: str, size: str, tmp_path, theme: str = "light") -> dict:
     shots = os.environ.get("STUDIO_SHOTS")
     with xvfb(size) as display:
-        return run_driver(DRIVER, [what, size, *([shots] if shots else [])], display, tmp_path / "home")
+        return run_driver(DRIVER, [what, size, *([shots] if shots else [])], display, tmp_path / "home",
+                          STUDIO_THEME=theme)
 
 
 @pytest.mark.parametrize("size", ["1280x800", "1024x768"])
@@ -36,8 +37,9 @@ def test_the_wheel_over_the_settings_panel_scrolls_it_and_changes_nothing(tmp_pa
     assert clicked["focused"] and clicked["after"] == clicked["before"] + 1, clicked
 
 
-def test_every_x_axis_mode_shows_the_curves(tmp_path):
-    result = driver("xaxis", "1024x768", tmp_path)
+@pytest.mark.parametrize(("size", "theme"), [("1024x768", "light"), ("1280x800", "dark")])
+def test_every_x_axis_mode_shows_the_curves(tmp_path, size, theme):
+    result = driver("xaxis", size, tmp_path, theme)
     modes = result["modes"]
     assert [m["mode"] for m in modes] == ["step", "epoch", "samples", "wall", "samples", "epoch", "step"]
     for m in modes:
@@ -47,3 +49,11 @@ def test_every_x_axis_mode_shows_the_curves(tmp_path):
         assert y0 <= e0 and e1 <= y1, m
         assert m["curve_pixels"] > 300, m  # the curves are on the screen …
         assert m["columns_spanned"] > 0.7 * m["width"], m  # … across the plot, not squeezed at one edge
+
+
+def test_a_text_runs_perplexity_plot_goes_when_an_image_run_is_shown(tmp_path):
+    result = driver("kinds", "1024x768", tmp_path)
+    text, image = result["text"], result["image"]
+    assert "perplexity" in text["plots"] and text["scene_plots"] == 5
+    assert "perplexity" not in image["plots"] and image["scene_plots"] == 4
+    assert image["loss_height"] > 1.2 * text["loss_height"]  # the four plots take the freed room back
