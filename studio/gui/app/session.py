@@ -233,7 +233,7 @@ class Session(QObject):
 
         try:
             config = RunConfig.from_dict(self.config.to_dict())
-            job = Job(config, self.store, spare_cores=1)  # started by the bridge, off the GUI thread
+            job = Job(config, self.store, spare_cores=1)  # lower priority, same threads; the bridge starts it
         except StudioError as err:
             self.error.emit("Cannot start training", str(err))
             return None
