@@ -20,7 +20,7 @@ from studio.core import threads as thread_policy
 from studio.core.config import RunConfig
 from studio.core.contracts.runs import RunSummary
 from studio.core.errors import RunFailed, StudioError
-from studio.core.jobs import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, estimate_eta
+from studio.core.jobs import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, EtaEstimator
 from studio.core.runs.settings_diff import CPU_THREADS_KEY
 from studio.core.runs.store import RunInfo, RunStore
 from studio.engine.jobs import backend, protocol
@@ -74,7 +74,7 @@ class Job(ProcessJob):
         self.summary: RunSummary = {}
         self.progress: dict[str, Any] = {"step": 0, "total_steps": 0, "epoch": 0, "epochs": config.train.epochs}
         self.state_reached_running = False
-        self._first_metrics: tuple[float, float] | None = None
+        self._eta = EtaEstimator()  # from the first metrics report on: start-up is not training
         self.beats = self.ctx_queues.RawArray("d", 2 * self.world_size)  # per rank (step, time): stall watch
         self._oom_before = rank_watch.oom_kills()
 
@@ -121,7 +121,8 @@ class Job(ProcessJob):
             if self.state == RUNNING:
                 self.state_reached_running = True
             elif self.state == PAUSED:  # the rate restarts on resume: paused time is not training time
-                self._first_metrics, self.eta_s = None, None
+                self._eta.reset()
+                self.eta_s = None
             if message.get("summary"):
                 self.summary = message["summary"]
             if "total_steps" in message:
@@ -131,10 +132,7 @@ class Job(ProcessJob):
                 self.progress[key] = message[key]
             self.fraction = message["step"] / max(1, message["total_steps"])
             self.text = f"epoch {message['epoch']}/{message['epochs']}, step {message['step']}"
-            if self._first_metrics is None:  # the rate is measured from the first report: start-up is not training
-                self._first_metrics = (time.monotonic(), self.fraction)
-            t0, f0 = self._first_metrics
-            self.eta_s = estimate_eta((self.fraction - f0) / max(1e-9, 1 - f0), time.monotonic() - t0)
+            self.eta_s = self._eta.update(self.fraction, time.monotonic())
 
     def _check_health(self) -> str:
         if self.state == PAUSED:
