@@ -80,8 +80,8 @@ class StderrProgress:
     (a log, a pipe) the same text a line at a time: one per tenth for a ``(fraction, text)`` task, one per stage
     for a :class:`~studio.core.jobs.Report` with a ``total``, one per epoch for :meth:`training`. The ETA is
     the job's own (``Report.eta_s``, the training job's ``eta_s``) in ``core/jobs.format_eta``'s words; a task
-    that reports only a fraction gets ``core/jobs.EtaEstimator``'s (the recent rate, from its first report on). ``quiet``
-    (``--quiet``) prints nothing; ``lines=False`` prints nothing off a terminal (an import: an error is then
+    that reports only a fraction gets ``core/jobs.EtaEstimator``'s (the recent rate, from its first report on).
+    ``quiet`` (``--quiet``) prints nothing; ``lines=False`` prints nothing off a terminal (an import: an error is then
     the only line a script sees).
     """
 
