@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import shiboken6
-from PySide6.QtCore import QSize, Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QGuiApplication, QIcon
+from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QIcon
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -629,7 +629,11 @@ class MainWindow(QMainWindow):
         if not path.exists():
             self.show_error("Documentation", f"The documentation ({path.name}) is not installed with this copy.")
             return False
-        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+        from studio.gui.widgets.help_window import show_help
+
+        # a window of Studio's own: works where no program opens .md files (issue 22)
+        self.help_window = show_help(self, path, getattr(self, "help_window", None))
+        return True
 
     def about_text(self) -> str:
         from PySide6 import __version__ as pyside_version
