@@ -344,7 +344,13 @@ class MainWindow(QMainWindow):
         self.show_error("Training back end", message)
 
     def _on_state(self, state: str) -> None:
-        self.train_action.setEnabled(state == "idle")
+        watching = self.session.why_read_only()  # a watched store takes no runs: say why on Train itself
+        self.train_action.setEnabled(state == "idle" and not watching)
+        self.queue_action.setEnabled(not watching)
+        for action in (self.train_action, self.queue_action):
+            if action.property("usual_tip") is None:
+                action.setProperty("usual_tip", action.toolTip())
+            action.setToolTip(watching or action.property("usual_tip"))
         self.stop_action.setEnabled(state != "idle")
         self.pause_action.setEnabled(state != "idle")
         self.pause_action.setText("Resume" if state == JobState.PAUSED else "Pause")
@@ -508,6 +514,7 @@ class MainWindow(QMainWindow):
         if self.session.open_store(home):
             self.own_store_action.setEnabled(home is not None)
             self.setWindowTitle(f"Studio — watching {home} (read-only)" if home else "Studio")
+            self._on_state(self.session.state)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
