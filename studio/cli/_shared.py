@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from studio.core.jobs import Report, estimate_eta, format_eta
+from studio.core.jobs import EtaEstimator, Report, format_eta
 
 if TYPE_CHECKING:
     from studio.core.config import RunConfig
@@ -80,8 +80,8 @@ class StderrProgress:
     (a log, a pipe) the same text a line at a time: one per tenth for a ``(fraction, text)`` task, one per stage
     for a :class:`~studio.core.jobs.Report` with a ``total``, one per epoch for :meth:`training`. The ETA is
     the job's own (``Report.eta_s``, the training job's ``eta_s``) in ``core/jobs.format_eta``'s words; a task
-    that reports only a fraction gets ``core/jobs.estimate_eta`` from its first report on. ``quiet``
-    (``--quiet``) prints nothing; ``lines=False`` prints nothing off a terminal (an import: an error is then
+    that reports only a fraction gets ``core/jobs.EtaEstimator``'s (the recent rate, from its first report on).
+    ``quiet`` (``--quiet``) prints nothing; ``lines=False`` prints nothing off a terminal (an import: an error is then
     the only line a script sees).
     """
 
@@ -93,7 +93,7 @@ class StderrProgress:
         self.quiet = quiet or not (self.tty or lines)
         self._key: object = None  # what started the last line off a terminal (a tenth, a stage, an epoch)
         self._drawn = 0  # width of the live line on a terminal (0: none yet)
-        self._first: tuple[float, float] | None = None  # (time, fraction) of the first report
+        self._eta = EtaEstimator()  # for a task that reports only a fraction
 
     def __call__(self, fraction: float | Report, text: str = "") -> None:
         """A task's report: ``progress(fraction, text)`` or ``progress(report)``."""
@@ -138,8 +138,4 @@ class StderrProgress:
             self._drawn = 0
 
     def _estimate(self, fraction: float) -> float | None:
-        now = time.monotonic()
-        if self._first is None:  # measured from the first report: start-up is not work
-            self._first = (now, fraction)
-        t0, f0 = self._first
-        return estimate_eta((fraction - f0) / max(1e-9, 1.0 - f0), now - t0)
+        return self._eta.update(fraction, time.monotonic())

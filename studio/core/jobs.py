@@ -8,6 +8,7 @@ Python: no torch, no Qt, no processes (the process side is ``studio/engine/jobs/
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
@@ -52,11 +53,52 @@ class Report:
 ReportCallback = Callable[[Report], None]
 
 
-def estimate_eta(fraction: float, elapsed_s: float) -> float | None:
-    """Seconds left at a constant rate, once there is something to extrapolate from."""
-    if fraction <= 0.0 or elapsed_s <= 0.0:
-        return None
-    return max(0.0, elapsed_s * (1.0 - fraction) / fraction)
+class EtaEstimator:
+    """Seconds left from the progress rate of a recent window: the one ETA of every job, GUI and CLI alike.
+
+    The rate is measured from the first report on (start-up is not work) over the last ``window(elapsed)``
+    seconds: a quarter of the time measured so far, at least ``min_window_s`` and at most ``max_window_s``.
+    So neither the first seconds (a fast preview, a slow warm-up) nor a load that came or went minutes ago
+    decide the estimate (issue 22: "about 28 s" that took 2 min, "about 5 min" that took 75 s). Progress
+    that goes back (a new stage) starts the measurement again; so does :meth:`reset` (a pause).
+    """
+
+    def __init__(self, min_window_s: float = 10.0, max_window_s: float = 120.0, share: float = 0.25) -> None:
+        self.min_window_s, self.max_window_s, self.share = min_window_s, max_window_s, share
+        self._samples: deque[tuple[float, float]] = deque()  # (time, fraction), oldest first
+        self._first_t: float | None = None
+        self.eta_s: float | None = None
+
+    def reset(self) -> None:
+        """Forget what was measured (paused time is not working time)."""
+        self._samples.clear()
+        self._first_t, self.eta_s = None, None
+
+    def window(self, elapsed_s: float) -> float:
+        return min(self.max_window_s, max(self.min_window_s, self.share * elapsed_s))
+
+    def update(self, fraction: float, now: float | None = None) -> float | None:
+        """Record ``fraction`` (0..1) done at ``now`` (``time.monotonic()``); the seconds left (None: no rate yet)."""
+        now = time.monotonic() if now is None else now
+        fraction = min(max(float(fraction), 0.0), 1.0)
+        if self._samples and fraction < self._samples[-1][1]:
+            self.reset()
+        if self._first_t is None:
+            self._first_t = now
+        if len(self._samples) >= 2 and self._samples[-1][1] == self._samples[-2][1] == fraction:
+            self._samples[-1] = (now, fraction)  # no progress since: keep one sample for the stall
+        else:
+            self._samples.append((now, fraction))
+        start = now - self.window(now - self._first_t)
+        while len(self._samples) > 2 and self._samples[1][0] <= start:  # keep one sample at or before the start
+            self._samples.popleft()
+        t0, f0 = self._samples[0]
+        if fraction >= 1.0:
+            self.eta_s = 0.0
+        elif now > t0 and fraction > f0:
+            self.eta_s = (1.0 - fraction) * (now - t0) / (fraction - f0)
+        # else no progress in the whole window (a long evaluation): the last estimate stands
+        return self.eta_s
 
 
 class Progress:
@@ -80,6 +122,7 @@ class Progress:
         self.total = 0
         self.started = time.monotonic()
         self._last = 0.0
+        self._eta = EtaEstimator()
 
     # --- fraction-style ------------------------------------------------------------------------
     def __call__(self, fraction: float, text: str) -> None:
@@ -113,7 +156,8 @@ class Progress:
 
     @property
     def eta_s(self) -> float | None:
-        return estimate_eta(self.fraction, time.monotonic() - self.started)
+        """Seconds left, from the rate of the recent reports (:class:`EtaEstimator`)."""
+        return self._eta.update(self.fraction)
 
     def report(self) -> Report:
         return Report(self.fraction, self.text, self.done, self.total, self.eta_s)

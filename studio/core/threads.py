@@ -33,6 +33,7 @@ class ThreadPlan:
     wait_policy: str = ""
     cores: int = 1
     busy_cores: float = 0.0  # what other programs used when the plan was made
+    nice: int = 0  # lower the process's priority by this much (a run beside the GUI; never fewer threads)
 
     def env(self) -> dict[str, str]:
         """Environment for a child that imports torch after reading it."""
@@ -124,6 +125,11 @@ def apply(p: ThreadPlan) -> None:
     imported already (a warm child), else through the environment torch reads when it is imported."""
     import sys
 
+    if p.nice > 0 and hasattr(os, "nice"):
+        try:
+            os.nice(p.nice)
+        except OSError:  # not allowed here: the run is only less polite
+            pass
     torch = sys.modules.get("torch")
     if torch is None:
         os.environ["OMP_NUM_THREADS"] = str(p.threads)

@@ -1,5 +1,5 @@
 """The training job's ETA (the one the status bar shows): measured from the first progress report, restarted by
-a pause (paused time is not training time), computed by core/jobs.estimate_eta like every job's."""
+a pause (paused time is not training time), computed by core/jobs.EtaEstimator like every job's."""
 
 from __future__ import annotations
 

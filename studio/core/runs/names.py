@@ -2,7 +2,8 @@
 (``sgd lr=0.05 · batch 256`` against ``adam lr=0.001 · batch 128``), built on ``settings_diff.differing_keys``.
 
 A name the person gave (``RunStore.rename``, ``launch(name=…)``, a queued sweep's name) is kept as it is;
-only the automatic ``model · optimizer · data`` names are replaced.
+only the automatic ``model · optimizer · data`` names are replaced. Runs that would still share a name (the same
+config trained twice) are numbered in the order they were made: ``… · adam`` and ``… · adam #2``.
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ def _tells_apart(key: str, runs: list[dict[str, Any]]) -> bool:
 
 
 def run_names(params: dict[str, dict[str, Any]], given: dict[str, str] | None = None) -> dict[str, str]:
-    """``run_id → name`` for these runs' settings (``RunStore.all_params``); ``given`` holds the stored names:
-    one a person chose is kept, an automatic one becomes what differs (or stays, when nothing differs)."""
+    """``run_id → name`` for these runs' settings (``RunStore.all_params``); ``given`` holds the stored names in
+    ``RunStore.list()``'s order (newest first): one a person chose is kept, an automatic one becomes what differs
+    (or stays, when nothing differs). Runs left with one name are numbered, oldest first."""
     given = given or {}
     runs = list(params.values())
     keys = [k for k in differing_keys(runs) if _tells_apart(k, runs)]
@@ -66,4 +68,25 @@ def run_names(params: dict[str, dict[str, Any]], given: dict[str, str] | None = 
         stored = given.get(run_id, "")
         chosen = stored and stored != automatic_name(p)
         out[run_id] = stored if chosen else (describe(p, keys) if keys else stored or automatic_name(p))
+    newest_first = [r for r in given if r in out]
+    return number_duplicates(out, [*reversed(newest_first), *sorted(set(out) - set(newest_first))])
+
+
+def number_duplicates(names: dict[str, str], oldest_first: list[str] | None = None) -> dict[str, str]:
+    """Tell runs with one name apart: the oldest (``oldest_first``, else by id: ids start with the time they
+    were made) keeps it, the others get `` #2``, `` #3`` … (never a name another run already has)."""
+    rank = {run_id: i for i, run_id in enumerate(oldest_first or sorted(names))}
+    groups: dict[str, list[str]] = {}
+    for run_id, name in names.items():
+        groups.setdefault(name, []).append(run_id)
+    taken = set(names.values())
+    out = dict(names)
+    for name, ids in groups.items():
+        number = 1
+        for run_id in sorted(ids, key=lambda r: (rank.get(r, len(rank)), r))[1:]:
+            number += 1
+            while f"{name} #{number}" in taken:
+                number += 1
+            out[run_id] = f"{name} #{number}"
+            taken.add(out[run_id])
     return out

@@ -7,8 +7,13 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-# Settings that never describe a run (how many CPU threads ran it); left out of "what differs".
+# Settings that never describe a run (the threads asked for, 0 = automatic); left out of "what differs".
 IGNORED_KEYS = frozenset({"hardware.threads"})
+# What the launcher recorded about how the run ran (core/runs/store.record_settings): the CPU threads it used
+# change a CPU run's numbers in the last digits, so they are a setting like any other. Runs from before it
+# was recorded lack it; only runs that have it are compared on it.
+CPU_THREADS_KEY = "hardware.cpu_threads"
+RECORDED_KEYS = frozenset({CPU_THREADS_KEY})
 MISSING = None  # a setting a run does not have (another model's parameter)
 SECTION_ORDER = ("data", "model", "optimizer", "schedule", "train", "hardware")
 
@@ -24,7 +29,8 @@ def differing_keys(params: Sequence[dict[str, Any]], ignore: frozenset[str] = IG
     if len(params) < 2:
         return []
     keys = set().union(*params) - ignore
-    out = [k for k in keys if len({hashable(p.get(k, MISSING)) for p in params}) > 1]
+    out = [k for k in keys if len({hashable(p.get(k, MISSING)) for p in params
+                                   if k not in RECORDED_KEYS or k in p}) > 1]
     # a registry entry's name first: "optimizer.name" explains why "optimizer.momentum" differs
     return sorted(out, key=lambda k: (key_order(k)[0], not k.endswith(".name"), k))
 

@@ -206,6 +206,13 @@ class RunStore:
         except OSError as err:
             raise StoreError(f"cannot write {path}: {err.strerror}") from None
 
+    def record_settings(self, run_id: str, settings: dict[str, Any]) -> None:
+        """Add settings the launcher decided (``hardware.cpu_threads``) to the run's params, beside its config's:
+        ``studio compare`` and the run names see them (core/runs/settings_diff.RECORDED_KEYS)."""
+        with self._writing("record the run's settings"):
+            self._db.executemany("INSERT OR REPLACE INTO params VALUES (?,?,?)",
+                                 [(run_id, k, json.dumps(v)) for k, v in settings.items()])
+
     def set_status(self, run_id: str, status: str, message: str | None = None,
                    summary: RunSummary | None = None) -> None:
         if status not in STATUSES:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import socket
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,8 @@ from studio.core import threads as thread_policy
 from studio.core.config import RunConfig
 from studio.core.contracts.runs import RunSummary
 from studio.core.errors import RunFailed, StudioError
-from studio.core.jobs import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, estimate_eta
+from studio.core.jobs import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, EtaEstimator
+from studio.core.runs.settings_diff import CPU_THREADS_KEY
 from studio.core.runs.store import RunInfo, RunStore
 from studio.engine.jobs import backend, protocol
 from studio.engine.jobs.process_job import ProcessJob
@@ -29,6 +31,7 @@ from studio.engine.training.entry import rank_main
 from studio.engine.training.machine_check import check_machine
 from studio.engine.training.rank_spec import RankSpec
 
+RANK_NICE = 5  # the GUI's runs yield the CPU to the window (core/threads.ThreadPlan.nice)
 STOP_GRACE_S = 8.0  # after Stop, ranks have this long to checkpoint and exit before being killed
 
 
@@ -71,7 +74,7 @@ class Job(ProcessJob):
         self.summary: RunSummary = {}
         self.progress: dict[str, Any] = {"step": 0, "total_steps": 0, "epoch": 0, "epochs": config.train.epochs}
         self.state_reached_running = False
-        self._first_metrics: tuple[float, float] | None = None
+        self._eta = EtaEstimator()  # from the first metrics report on: start-up is not training
         self.beats = self.ctx_queues.RawArray("d", 2 * self.world_size)  # per rank (step, time): stall watch
         self._oom_before = rank_watch.oom_kills()
 
@@ -80,8 +83,11 @@ class Job(ProcessJob):
         return self.info.dir
 
     def _plan(self) -> thread_policy.ThreadPlan:
-        """Threads per rank from the cores actually free, less those the parent needs (the GUI keeps one)."""
-        return thread_policy.plan(self.config.hardware.threads, self.world_size, self.spare_cores)
+        """Threads per rank: the same whoever starts the run (GUI, CLI, queue), because the thread count changes
+        a CPU run's numbers (0.853 vs 0.8565 test accuracy, issue 22). A parent that needs CPU itself
+        (``spare_cores``: the GUI) gets it by running the ranks at a lower priority, never with fewer threads."""
+        plan = thread_policy.plan(self.config.hardware.threads, self.world_size)
+        return replace(plan, nice=RANK_NICE) if self.spare_cores else plan
 
     def _launch(self) -> None:
         assert self.threads is not None
@@ -94,6 +100,7 @@ class Job(ProcessJob):
         for rank in range(self.world_size):
             self.spawn(rank_main, (rank, spec.for_rank(rank)), f"studio-rank{rank}")
         self.store.set_procs(self.run_id, [p.pid for p in self.processes], _semaphores(self.messages, self.control))
+        self.store.record_settings(self.run_id, {CPU_THREADS_KEY: self.threads.threads})  # what compare shows
 
     # --- control -------------------------------------------------------------------------------
     def stop(self) -> None:
@@ -114,7 +121,8 @@ class Job(ProcessJob):
             if self.state == RUNNING:
                 self.state_reached_running = True
             elif self.state == PAUSED:  # the rate restarts on resume: paused time is not training time
-                self._first_metrics, self.eta_s = None, None
+                self._eta.reset()
+                self.eta_s = None
             if message.get("summary"):
                 self.summary = message["summary"]
             if "total_steps" in message:
@@ -124,10 +132,7 @@ class Job(ProcessJob):
                 self.progress[key] = message[key]
             self.fraction = message["step"] / max(1, message["total_steps"])
             self.text = f"epoch {message['epoch']}/{message['epochs']}, step {message['step']}"
-            if self._first_metrics is None:  # the rate is measured from the first report: start-up is not training
-                self._first_metrics = (time.monotonic(), self.fraction)
-            t0, f0 = self._first_metrics
-            self.eta_s = estimate_eta((self.fraction - f0) / max(1e-9, 1 - f0), time.monotonic() - t0)
+            self.eta_s = self._eta.update(self.fraction, time.monotonic())
 
     def _check_health(self) -> str:
         if self.state == PAUSED:

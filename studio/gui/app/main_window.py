@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import shiboken6
-from PySide6.QtCore import QSize, Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QGuiApplication, QIcon
+from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QIcon
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -346,7 +346,13 @@ class MainWindow(QMainWindow):
         self.show_error("Training back end", message)
 
     def _on_state(self, state: str) -> None:
-        self.train_action.setEnabled(state == "idle")
+        watching = self.session.why_read_only()  # a watched store takes no runs: say why on Train itself
+        self.train_action.setEnabled(state == "idle" and not watching)
+        self.queue_action.setEnabled(not watching)
+        for action in (self.train_action, self.queue_action):
+            if action.property("usual_tip") is None:
+                action.setProperty("usual_tip", action.toolTip())
+            action.setToolTip(watching or action.property("usual_tip"))
         self.stop_action.setEnabled(state != "idle")
         self.pause_action.setEnabled(state != "idle")
         self.pause_action.setText("Resume" if state == JobState.PAUSED else "Pause")
@@ -510,6 +516,7 @@ class MainWindow(QMainWindow):
         if self.session.open_store(home):
             self.own_store_action.setEnabled(home is not None)
             self.setWindowTitle(f"Studio — watching {home} (read-only)" if home else "Studio")
+            self._on_state(self.session.state)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -631,7 +638,11 @@ class MainWindow(QMainWindow):
         if not path.exists():
             self.show_error("Documentation", f"The documentation ({path.name}) is not installed with this copy.")
             return False
-        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+        from studio.gui.widgets.help_window import show_help
+
+        # a window of Studio's own: works where no program opens .md files (issue 22)
+        self.help_window = show_help(self, path, getattr(self, "help_window", None))
+        return True
 
     def about_text(self) -> str:
         from PySide6 import __version__ as pyside_version

@@ -3,11 +3,23 @@ and a training run's progress line (its ETA in the words every job uses: ``core/
 
 from __future__ import annotations
 
+import re
+
 from studio.core.jobs import format_eta
+
+# The first word of a message (up to a space or a colon): a name (bad.png, ~/data, run_1) keeps its case.
+_FIRST_WORD = re.compile(r"[^\s:]*")
 
 
 def sentence(text: str) -> str:
-    """``text`` with its first letter capitalised (the rest untouched: names and units keep their case)."""
+    """``text`` with its first letter capitalised, unless its first word is a name: a file or a path (``bad.png``,
+    ``data/x``, ``~/x.csv``), an identifier (``run_1``, ``lr=0.1``) or a word with digits; a word of letters alone
+    (``stopping: …``) is capitalised. The rest is untouched: names and units keep their case (issue 22: "Bad.png"
+    for bad.png)."""
+    match = _FIRST_WORD.match(text)
+    word = match.group(0) if match else ""
+    if not word[:1].isalpha() or not word.rstrip(",;.!?…").replace("'", "").isalpha():
+        return text
     return text[:1].upper() + text[1:]
 
 

@@ -224,16 +224,31 @@ class Session(QObject):
     def active_job(self) -> Any | None:
         return next(iter(self.jobs.values()), None)
 
+    def why_read_only(self) -> str:
+        """Why nothing can be trained, resumed or queued here ("" when it can): the store is only watched."""
+        if not self.store.read_only:
+            return ""
+        return (f"The run store {self.store.home} is open read-only, to watch it: runs cannot be trained, resumed or "
+                "queued into it. File > Back to my run store trains again.")
+
+    def _refuse_if_watching(self, title: str) -> bool:
+        why = self.why_read_only()
+        if why:
+            self.error.emit(title, why)
+        return bool(why)
+
     def train(self) -> str | None:
         """Validate the config and start a run; returns its id (None if refused)."""
         if self.jobs:
             self.status_text.emit("A run is already in progress")
             return None
+        if self._refuse_if_watching("Cannot start training"):
+            return None
         from studio.engine.training.launcher import Job
 
         try:
             config = RunConfig.from_dict(self.config.to_dict())
-            job = Job(config, self.store, spare_cores=1)  # started by the bridge, off the GUI thread
+            job = Job(config, self.store, spare_cores=1)  # lower priority, same threads; the bridge starts it
         except StudioError as err:
             self.error.emit("Cannot start training", str(err))
             return None
@@ -244,6 +259,8 @@ class Session(QObject):
         curves continue); ``overrides`` like ``["train.epochs=20"]`` extend it. Returns its id (None if refused)."""
         if self.jobs:
             self.status_text.emit("A run is already in progress")
+            return None
+        if self._refuse_if_watching("Cannot resume the run"):
             return None
         from studio.engine.training.launcher import Job
         from studio.engine.training.resume_plan import plan_resume
@@ -316,8 +333,9 @@ class Session(QObject):
         self.set_selection([])
         old.close()
         self.runs_changed.emit()
-        self.status_text.emit(f"Watching the run store {store.home} (read-only): its runs and curves follow "
-                              "what other machines write" if home else f"Your run store {store.home}")
+        self.status_text.emit(f"Watching {store.home} read-only (Train is off; File > Back to my run store): its "
+                              "runs and curves follow what other machines write" if home
+                              else f"Your run store {store.home}")
         return True
 
     # --- the queue (core/runs/queue.py; a detached scheduler starts the runs) ------------------
@@ -334,6 +352,8 @@ class Session(QObject):
         They keep going after the window closes."""
         from studio.engine.training.scheduler import ensure_scheduler
 
+        if self._refuse_if_watching("Cannot queue the run"):
+            return []
         try:
             configs = configs or [(RunConfig.from_dict(self.config.to_dict()), "")]
             ids = [self.queue.add(config, name).id for config, name in configs]

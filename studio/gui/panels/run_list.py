@@ -269,7 +269,11 @@ class RunList(QWidget):
             self.session.resume_run(run_id)
 
     def _update_buttons(self) -> None:
-        self.resume_button.setEnabled(self.resumable_selection() is not None)
+        watching = self.session.why_read_only()  # a watched store: nothing resumes into it
+        self.resume_button.setEnabled(not watching and self.resumable_selection() is not None)
+        if self.resume_button.property("usual_tip") is None:
+            self.resume_button.setProperty("usual_tip", self.resume_button.toolTip())
+        self.resume_button.setToolTip(watching or self.resume_button.property("usual_tip"))
 
     # --- rename, notes, delete -----------------------------------------------------------------
     def rename(self, run_id: str, name: str) -> None:
