@@ -2,8 +2,8 @@
 
 Pure maths (numpy + scipy.optimize.curve_fit). ``x`` is steps, samples seen or parameter count; ``L`` a loss.
 The fit runs on x / x_max (so ``a`` stays well conditioned) and reports ``a`` in the original units. The band
-is the 2.5–97.5 % range of the curve over parameter draws from the fit's covariance (a Gaussian
-approximation of the parameters' uncertainty), so it widens where the data stop, as an extrapolation should.
+is the curve's 95 % confidence band by the delta method (its standard error from the fit's covariance), narrow
+where the data are and widening where they stop, as an extrapolation should.
 numpy and scipy are imported when used, so the CLI's parser and the GUI stay light.
 """
 
@@ -22,7 +22,6 @@ from studio.core.errors import DataError
 
 AGAINST = ("steps", "samples", "params")  # what x can be
 MIN_POINTS = 4  # three parameters need at least one point more to say anything about the fit
-BAND_DRAWS = 400
 
 
 def power_law(x: np.ndarray, a: float, b: float, c: float) -> np.ndarray:
@@ -48,9 +47,14 @@ class PowerLawFit:
 
         return power_law(np.asarray(x, dtype=float), self.a, self.b, self.c)
 
-    def band(self, x: np.ndarray | float, level: float = 0.95, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        """Lower and upper edges of the ``level`` band of the fitted curve at ``x``."""
+    def band(self, x: np.ndarray | float, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Lower and upper edges of the ``level`` band of the fitted curve at ``x``: the delta method, i.e. the
+        curve's standard error ``sqrt(J Σ Jᵀ)`` from the fit's covariance Σ of (A, b, c) and the curve's gradient
+        J at ``x``. Where the data are, the parameters' correlations cancel and the band is as narrow as the
+        residuals say; beyond them it widens with log(x / x_max). (Drawing parameters from Σ instead let the
+        curve's nonlinearity in b plunge the band inside the data range.) A loss is never below 0."""
         import numpy as np
+        from scipy.stats import norm
 
         x = np.atleast_1d(np.asarray(x, dtype=float))
         mid = self.predict(x)
@@ -58,12 +62,12 @@ class PowerLawFit:
         if cov is None or not np.all(np.isfinite(cov)):
             return mid, mid
         amp = self.a * self.x_max ** (-self.b)
-        rng = np.random.default_rng(seed)
-        draws = rng.multivariate_normal([amp, self.b, self.c], cov, size=BAND_DRAWS, check_valid="ignore")
-        curves = draws[:, :1] * np.power(x[None, :] / self.x_max, -draws[:, 1:2]) + draws[:, 2:3]
-        tail = (1 - level) / 2 * 100
-        low, high = np.nanpercentile(curves, [tail, 100 - tail], axis=0)
-        return np.minimum(low, mid), np.maximum(high, mid)
+        s = x / self.x_max
+        power = np.power(s, -self.b)
+        grad = np.stack([power, -amp * power * np.log(s), np.ones_like(s)], axis=1)  # dL/d(A, b, c)
+        se = np.sqrt(np.clip(np.einsum("ni,ij,nj->n", grad, np.asarray(cov), grad), 0.0, None))
+        z = float(norm.ppf(0.5 + level / 2))
+        return np.maximum(mid - z * se, 0.0), mid + z * se
 
     def summary(self, extrapolate: float = 4.0) -> PowerLawSummary:
         """The JSON: a, b, c, r², standard errors, and the predicted loss (with its band) at ``extrapolate``
