@@ -64,7 +64,8 @@ class EmptyHint(QObject):
         self.label.hide()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if watched is self.plot and event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
+        # (while Python tears the wrapper down, Qt may still ask: then there is no ``plot`` attribute left)
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show) and watched is getattr(self, "plot", None):
             self._place()
         return False
 

@@ -58,6 +58,10 @@ def _table(name: str) -> QTableWidget:
 
 
 class CompareTab(QWidget):
+    # it works on stored runs, not on the next run's settings: the window gives it the settings panel's width
+    # (at 1024 px its plots were cramped beside the panel; issue 22)
+    uses_settings_panel = False
+
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
@@ -199,7 +203,7 @@ class CompareTab(QWidget):
         metric = self.metric_choice.currentText()
         runs = self.result["runs"]
         if not runs or not metric:
-            self.parallel.clear()
+            self.parallel.show_empty()
             return
         axes = parallel_axes(self.result, metric)
         self.parallel.show_axes(axes, [r["name"] for r in runs], [r["metrics"].get(metric) for r in runs])

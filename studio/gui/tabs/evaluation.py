@@ -56,6 +56,10 @@ def checkpoint_label(value: str) -> str:
 
 
 class EvaluationTab(RunPicker, QWidget):
+    # it works on stored runs, not on the next run's settings: the window gives it the settings panel's width
+    # (at 1024 px its plots were cramped beside the panel; issue 22)
+    uses_settings_panel = False
+
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
@@ -228,6 +232,7 @@ class EvaluationTab(RunPicker, QWidget):
         self.confusion.counts = None
         self.confusion.redraw()
         self.confusion.image.clear()
+        self.confusion.empty.show_hint()
         self.per_class.setRowCount(0)
         self.gallery.clear()
 

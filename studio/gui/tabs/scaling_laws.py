@@ -39,6 +39,10 @@ def _log10(values: list[float]) -> list[float]:
 
 
 class ScalingLawsTab(QWidget):
+    # it works on stored runs, not on the next run's settings: the window gives it the settings panel's width
+    # (at 1024 px its plots were cramped beside the panel; issue 22)
+    uses_settings_panel = False
+
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
