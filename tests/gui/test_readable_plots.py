@@ -102,3 +102,53 @@ def test_empty_hint_hides_meaningless_axes_and_comes_back(qtbot):
     assert not view.getPlotItem().getAxis("bottom").isVisible()
     view.show_reliability({"edges": [0, 0.5, 1], "accuracy": [0.4, 0.9], "confidence": [0.45, 0.8], "ece": 0.07})
     assert not hint.shown and view.getPlotItem().getAxis("bottom").isVisible()
+
+
+def test_log_ticks_are_plain_numbers_and_few():
+    from studio.gui.tabs.scaling_laws import log_ticks
+
+    major, minor = log_ticks(17, 410)
+    assert [label for _, label in major] == ["20", "50", "100", "200"]
+    assert all(label == "" for _, label in minor) and len(minor) > 0
+    major, _ = log_ticks(10, 4e6)
+    assert [label for _, label in major] == ["10", "100", "1000", "10000", "1e5", "1e6"]
+    assert len(log_ticks(1e-6, 1e9)[0]) <= 7
+
+
+def test_scaling_plot_names_runs_keeps_the_legend_off_the_lines_and_hints_when_empty(qtbot, tmp_path, request):
+    from studio.core.config import RunConfig
+    from studio.core.maths.scaling_fit import fit_power_law
+    from studio.core.runs.store import RunStore
+    from studio.gui.app.session import Session
+    from studio.gui.tabs.scaling_laws import ScalingLawsTab
+
+    store = RunStore(tmp_path)
+    runs = [store.create_run(RunConfig().with_overrides([f"optimizer.lr={lr}"])) for lr in (0.01, 0.1)]
+    session = Session(store)
+    request.addfinalizer(lambda: session.shutdown(wait_s=10))
+    tab = ScalingLawsTab(session)
+    qtbot.addWidget(tab)
+    tab.resize(700, 560)
+    tab.show()
+    qtbot.waitExposed(tab)
+    assert tab.empty.shown and not tab.plot.getPlotItem().getAxis("left").isVisible()
+    fits = []
+    for k, run in enumerate(runs):
+        x = [10.0 * 2 ** i for i in range(8)]
+        y = [(2 + k) * v ** -0.4 + 0.05 for v in x]
+        fit = fit_power_law(x, y)
+        grid = [x[0] * (x[-1] * 4 / x[0]) ** (i / 40) for i in range(41)]
+        low, high = fit.band(grid)
+        fits.append({"runs": [run.id], "a": fit.a, "b": fit.b, "c": fit.c, "r2": fit.r2, "points": 8,
+                     "x_max": fit.x_max, "data": {"x": x, "y": y},
+                     "curve": {"x": grid, "y": fit.predict(grid).tolist(), "low": low.tolist(),
+                               "high": high.tolist()}})
+    tab._name_runs()
+    tab.draw({"against": "steps", "metric": "val/loss", "fits": fits})
+    qtbot.wait(50)
+    assert not tab.empty.shown
+    labels = [label.text for _, label in tab.legend.items]
+    assert any("lr=0.01" in t for t in labels) and any("lr=0.1" in t for t in labels), labels
+    assert not any(run.id[-8:] in t for t in labels for run in runs)  # named by what differs, not by id
+    view = tab.plot.getPlotItem().getViewBox().sceneBoundingRect()
+    assert tab.legend.sceneBoundingRect().top() >= view.bottom() - 0.5  # under the plot, not over the lines
