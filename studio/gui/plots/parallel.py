@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtGui import QFontMetricsF
 
 from studio.core.runs.compare import Axis
 from studio.gui.app import theme
