@@ -152,3 +152,27 @@ def test_scaling_plot_names_runs_keeps_the_legend_off_the_lines_and_hints_when_e
     assert not any(run.id[-8:] in t for t in labels for run in runs)  # named by what differs, not by id
     view = tab.plot.getPlotItem().getViewBox().sceneBoundingRect()
     assert tab.legend.sceneBoundingRect().top() >= view.bottom() - 0.5  # under the plot, not over the lines
+
+
+def test_a_cut_run_name_is_whole_in_the_tooltip(qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QComboBox
+
+    from studio.gui.widgets.run_picker import full_names_as_tooltips
+
+    box = QComboBox()
+    qtbot.addWidget(box)
+    box.setToolTip("The run to evaluate")
+    box.setMinimumContentsLength(8)
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    full_names_as_tooltips(box)
+    long = "mlp · adam · moons · lr=0.003 · widths=[512, 512] · 20261124-122741-4daa6f0b"
+    box.addItem("short", "a")
+    box.addItem(long, "b")
+    box.show()
+    box.setCurrentIndex(1)
+    assert box.width() < box.fontMetrics().horizontalAdvance(long)  # it is cut on screen
+    assert box.toolTip().splitlines() == [long, "The run to evaluate"]
+    assert box.itemData(1, Qt.ItemDataRole.ToolTipRole) == long
+    box.setCurrentIndex(0)
+    assert box.toolTip().startswith("short\n")

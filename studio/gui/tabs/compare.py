@@ -177,7 +177,7 @@ class CompareTab(QWidget):
                 header.setFont(bold)  # metrics in bold, settings plain
         for r, run in enumerate(res["runs"]):
             name = SortItem(run["name"])
-            name.setToolTip(run["run_id"])
+            name.setToolTip(f"{run['name']}\n{run['run_id']}")  # the full name where the column cuts it
             name.setData(Qt.ItemDataRole.UserRole, run["run_id"])
             cells = [name, SortItem(run["status"])]
             cells += [SortItem(v) for v in run["settings"].values()]

@@ -46,7 +46,7 @@ from studio.gui.plots.evaluation_views import (
 )
 from studio.gui.tabs.landscape import checkpoint_choices
 from studio.gui.widgets.predict_panel import PredictPanel
-from studio.gui.widgets.run_picker import RunPicker
+from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips
 
 SPLITS = (("test", Split.TEST.value), ("validation", Split.VAL.value), ("train", Split.TRAIN.value))  # (label, split)
 
@@ -88,6 +88,7 @@ class EvaluationTab(RunPicker, QWidget):
         self.run_box.setMinimumContentsLength(12)
         self.run_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.run_box.currentIndexChanged.connect(self._run_changed)
+        full_names_as_tooltips(self.run_box)
         self.checkpoint_box = QComboBox()
         self.checkpoint_box.setToolTip("The weights to evaluate: the final ones or a saved step")
         self.checkpoint_box.currentIndexChanged.connect(self.open_saved)
