@@ -176,3 +176,16 @@ def test_a_cut_run_name_is_whole_in_the_tooltip(qtbot):
     assert box.itemData(1, Qt.ItemDataRole.ToolTipRole) == long
     box.setCurrentIndex(0)
     assert box.toolTip().startswith("short\n")
+
+
+def test_a_demo_before_its_first_frame_shows_a_hint_not_axes(qtbot, window):
+    from studio.gui.plots.empty_hint import plot_items
+
+    lab = window.tab("teaching_lab")
+    window.tabs.setCurrentWidget(lab)
+    view = lab.open("optimizer_race")
+    plots = plot_items(view.graphics)
+    assert plots and view.empty.shown and view.empty.label.isVisible()
+    assert not any(p.getAxis("bottom").isVisible() for p in plots)
+    view.empty.hide_hint()  # what the first frame or the result does (DemoView._frame, _done)
+    assert not view.empty.shown and all(p.getAxis("bottom").isVisible() for p in plots)

@@ -17,13 +17,23 @@ from PySide6.QtWidgets import QLabel, QWidget
 AXES = ("left", "bottom")
 
 
-class EmptyHint(QObject):
-    """A hint over ``plot`` (a pg.PlotWidget) while it has nothing to show; its ``axes`` hidden meanwhile."""
+def plot_items(view: pg.GraphicsView) -> list[pg.PlotItem]:
+    """The plots a pg.PlotWidget or a pg.GraphicsLayoutWidget shows."""
+    if isinstance(view, pg.PlotWidget):
+        return [view.getPlotItem()]
+    layout = getattr(view, "ci", None)
+    return [item for item in getattr(layout, "items", {}) if isinstance(item, pg.PlotItem)]
 
-    def __init__(self, plot: pg.PlotWidget, text: str, axes: Sequence[str] = AXES, shown: bool = True) -> None:
+
+class EmptyHint(QObject):
+    """A hint over ``plot`` (a pg.PlotWidget or GraphicsLayoutWidget) while it has nothing to show; the
+    ``axes`` its plots show are hidden meanwhile (and only those come back)."""
+
+    def __init__(self, plot: pg.GraphicsView, text: str, axes: Sequence[str] = AXES, shown: bool = True) -> None:
         super().__init__(plot)
         self.plot = plot
         self.axes = tuple(axes)
+        self._hidden: list[tuple[pg.PlotItem, str]] = []  # the axes this hint hid
         self.label = QLabel(text, plot)
         self.label.setObjectName("empty_hint")
         self.label.setWordWrap(True)
@@ -49,18 +59,20 @@ class EmptyHint(QObject):
         """The plot is empty: show ``text`` (or the last one) and hide the axes and the title."""
         if text is not None:
             self.label.setText(text)
-        item = self.plot.getPlotItem()
-        for side in self.axes:
-            item.hideAxis(side)
+        for item in plot_items(self.plot):
+            for side in self.axes:
+                if item.getAxis(side).isVisible():
+                    item.hideAxis(side)
+                    self._hidden.append((item, side))
         self.label.show()
         self.label.raise_()
         self._place()
 
     def hide_hint(self) -> None:
         """There is data: the axes come back, the hint goes."""
-        item = self.plot.getPlotItem()
-        for side in self.axes:
+        for item, side in self._hidden:
             item.showAxis(side)
+        self._hidden = []
         self.label.hide()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
