@@ -51,7 +51,8 @@ def cut_titles():
         model = header.model()
         for c in range(header.count()):
             text = str(model.headerData(c, header.orientation()) or "")
-            if text and not header.isSectionHidden(c) and header.sectionSize(c) < header.fontMetrics().horizontalAdvance(text):
+            need = header.fontMetrics().horizontalAdvance(text)
+            if text and not header.isSectionHidden(c) and header.sectionSize(c) < need:
                 bad.append(f"{header.parent().objectName()} column {text!r}")
     return bad
 
