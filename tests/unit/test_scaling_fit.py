@@ -47,3 +47,20 @@ def test_exact_curve_gives_r2_one_and_the_parameters():
 def test_too_few_points_is_a_clear_error():
     with pytest.raises(DataError, match="at least 4 points"):
         fit_power_law([1, 2, 3, 0, -1], [1.0, 0.8, 0.7, 0.6, 0.5])  # x ≤ 0 is left out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_band_does_not_plunge_inside_the_data_range(seed: int):
+    """Issue 22: parameter draws let the band's lower edge fall to half the fitted loss at the first data point
+    (0.44 against 0.91 with noise 0.01); where the data are, the band is as narrow as their noise."""
+    rng = np.random.default_rng(seed)
+    x = np.arange(1, 11) * 100.0
+    y = 2.0 * x ** -0.3 + 0.4 + rng.normal(0, 0.01, len(x))
+    fit = fit_power_law(x, y)
+    inside = np.geomspace(fit.x_min, fit.x_max, 30)
+    low, high = fit.band(inside)
+    mid = fit.predict(inside)
+    assert np.all(mid - low < 0.05) and np.all(high - mid < 0.05), (mid - low).max()
+    assert np.all(low > 0) and np.all(low <= mid) and np.all(mid <= high)  # a loss band a log axis can draw
+    beyond_low, beyond_high = fit.band(fit.x_max * 4)
+    assert beyond_high[0] - beyond_low[0] > (high - low)[-1]  # wider where the data stop

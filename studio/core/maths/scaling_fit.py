@@ -2,8 +2,8 @@
 
 Pure maths (numpy + scipy.optimize.curve_fit). ``x`` is steps, samples seen or parameter count; ``L`` a loss.
 The fit runs on x / x_max (so ``a`` stays well conditioned) and reports ``a`` in the original units. The band
-is the 2.5–97.5 % range of the curve over parameter draws from the fit's covariance (a Gaussian
-approximation of the parameters' uncertainty), so it widens where the data stop, as an extrapolation should.
+is the curve's 95 % confidence band by the delta method on log L (its relative standard error from the fit's
+covariance), narrow where the data are and widening where they stop, as an extrapolation should.
 numpy and scipy are imported when used, so the CLI's parser and the GUI stay light.
 """
 
@@ -22,7 +22,6 @@ from studio.core.errors import DataError
 
 AGAINST = ("steps", "samples", "params")  # what x can be
 MIN_POINTS = 4  # three parameters need at least one point more to say anything about the fit
-BAND_DRAWS = 400
 
 
 def power_law(x: np.ndarray, a: float, b: float, c: float) -> np.ndarray:
@@ -48,9 +47,16 @@ class PowerLawFit:
 
         return power_law(np.asarray(x, dtype=float), self.a, self.b, self.c)
 
-    def band(self, x: np.ndarray | float, level: float = 0.95, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        """Lower and upper edges of the ``level`` band of the fitted curve at ``x``."""
+    def band(self, x: np.ndarray | float, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Lower and upper edges of the ``level`` band of the fitted curve at ``x``, by the delta method on
+        log L: the curve's standard error ``se = sqrt(J Σ Jᵀ)`` from the fit's covariance Σ of (A, b, c) and
+        the curve's gradient J at ``x``, taken as a relative error, so the band is ``L·exp(±z·se/L)``. Where
+        the data are, the parameters' correlations cancel and the band is as narrow as the residuals say;
+        beyond them it widens with log(x / x_max); a loss stays positive, and on the log–log plot the band is
+        symmetric about the curve. (Drawing parameters from Σ, as before, let the curve's nonlinearity in b
+        plunge the band inside the data range; a linear ±z·se band crossed zero, which a log axis cannot draw.)"""
         import numpy as np
+        from scipy.stats import norm
 
         x = np.atleast_1d(np.asarray(x, dtype=float))
         mid = self.predict(x)
@@ -58,12 +64,14 @@ class PowerLawFit:
         if cov is None or not np.all(np.isfinite(cov)):
             return mid, mid
         amp = self.a * self.x_max ** (-self.b)
-        rng = np.random.default_rng(seed)
-        draws = rng.multivariate_normal([amp, self.b, self.c], cov, size=BAND_DRAWS, check_valid="ignore")
-        curves = draws[:, :1] * np.power(x[None, :] / self.x_max, -draws[:, 1:2]) + draws[:, 2:3]
-        tail = (1 - level) / 2 * 100
-        low, high = np.nanpercentile(curves, [tail, 100 - tail], axis=0)
-        return np.minimum(low, mid), np.maximum(high, mid)
+        s = x / self.x_max
+        power = np.power(s, -self.b)
+        grad = np.stack([power, -amp * power * np.log(s), np.ones_like(s)], axis=1)  # dL/d(A, b, c)
+        se = np.sqrt(np.clip(np.einsum("ni,ij,nj->n", grad, np.asarray(cov), grad), 0.0, None))
+        z = float(norm.ppf(0.5 + level / 2))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            spread = np.exp(z * np.where(mid > 0, se / mid, np.inf))
+        return mid / spread, mid * spread
 
     def summary(self, extrapolate: float = 4.0) -> PowerLawSummary:
         """The JSON: a, b, c, r², standard errors, and the predicted loss (with its band) at ``extrapolate``
@@ -121,4 +129,20 @@ def fit_power_law(x: np.ndarray | list[float], y: np.ndarray | list[float]) -> P
     se = np.sqrt(np.clip(np.diag(cov), 0, None)) if np.all(np.isfinite(cov)) else np.full(3, np.nan)
     se_a = float(abs(a) * math.hypot(se[0] / amp if amp else 0.0, math.log(x_max) * se[1]))
     return PowerLawFit(a=a, b=float(b), c=float(c), r2=float(r2), points=len(xv), x_min=float(xv.min()), x_max=x_max,
-                       stderr={"a": se_a, "b": float(se[1]), "c": float(se[2])}, _cov=cov)
+                       stderr={"a": se_a, "b": float(se[1]), "c": float(se[2])}, _cov=_band_cov(cov, c, c_max))
+
+
+def _band_cov(cov: np.ndarray, c: float, c_max: float) -> np.ndarray:
+    """The covariance the band uses: the fit's, except that a floor ``c`` pinned at a bound (0 or the smallest
+    loss) is taken as known, so (A, b) get their covariance given c (the Schur complement). A Gaussian
+    covariance for a parameter on its bound is meaningless; with it the band bulged in the data's middle."""
+    import numpy as np
+
+    cov = np.array(cov, dtype=float)
+    tol = 1e-9 * max(1.0, abs(c_max))
+    if not np.all(np.isfinite(cov)) or not (c <= tol or c >= c_max - tol) or cov[2, 2] <= 0:
+        return cov
+    ab = cov[:2, :2] - np.outer(cov[:2, 2], cov[2, :2]) / cov[2, 2]
+    out = np.zeros((3, 3))
+    out[:2, :2] = ab
+    return out

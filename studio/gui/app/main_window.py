@@ -41,13 +41,14 @@ from studio.core.vocab import JobState
 from studio.gui.app import dialogs, theme
 from studio.gui.app.actions import MENUS, build_actions
 from studio.gui.app.messages import run_progress
+from studio.gui.app.navigation import Navigation
 from studio.gui.app.session import Session
 from studio.gui.app.settings import SettingsStore
 from studio.gui.app.status_bar import StatusBar
 from studio.gui.panels.hardware import BackendProbe
 from studio.gui.panels.run_list import RunList
 from studio.gui.panels.settings_panels import SettingsPanels
-from studio.gui.tabs import EXTRA_TABS, TabSpec, find
+from studio.gui.tabs import EXTRA_TABS, GROUPS, TabSpec, find, grouped
 from studio.gui.widgets import wheel_guard
 
 if TYPE_CHECKING:
@@ -145,24 +146,44 @@ class MainWindow(QMainWindow):
         training.addWidget(self.generate_box)
         training.setSizes([560, 200, 90])
         self.training_splitter = training
+        # the pages; their own tab bar is hidden: at 1024 px it scrolled, so the navigation (gui/app/navigation.py)
+        # lists every page in groups, one click each, wrapping instead of scrolling
         self.tabs = QTabWidget()
         self.tabs.setObjectName("tabs")
-        self.tabs.setUsesScrollButtons(True)  # many tabs: scroll arrows rather than a window wider than 1024 px
+        self.tabs.tabBar().setVisible(False)
+        self.tabs.setDocumentMode(True)
         self.tabs.addTab(training, "Training")
         self.tabs.setTabToolTip(0, "Live training curves and the run list")
+        self.navigation = Navigation()
+        self.navigation.add_page(0, "training", "Training", GROUPS[0], self.tabs.tabToolTip(0))
         # the extra tabs are built on first view (a placeholder until then): the window shows without importing
         # their modules or reading a dataset; tab(id or title) builds one on demand
         self._tab_specs: dict[str, TabSpec] = {spec.title: spec for spec in EXTRA_TABS}
         for spec in EXTRA_TABS:
             index = self.tabs.addTab(TabPlaceholder(spec.title), spec.title)
             self.tabs.setTabToolTip(index, f"The {spec.title} tab")
+        for group, specs in grouped(EXTRA_TABS):
+            for spec in specs:
+                index = EXTRA_TABS.index(spec) + 1
+                self.navigation.add_page(index, spec.id, spec.title, group, self.tabs.tabToolTip(index))
+        self.navigation.set_current(0)
+        self.navigation.page_chosen.connect(self.tabs.setCurrentIndex)
+        self.tabs.currentChanged.connect(self.navigation.set_current)
         self.tabs.currentChanged.connect(self._build_current_tab)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.settings)
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([340, 940])
-        self.setCentralWidget(self.splitter)
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(4, 2, 4, 0)
+        column.setSpacing(2)
+        self.nav_row = QHBoxLayout()
+        self.nav_row.addWidget(self.navigation, 1)
+        column.addLayout(self.nav_row)
+        column.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
 
         self.presentation = False
         self._normal_state: Qt.WindowState | None = None
@@ -289,7 +310,7 @@ class MainWindow(QMainWindow):
             menu.setToolTipsVisible(True)
 
     def _make_presentation_corner(self) -> None:
-        """Train, Stop and a way out of presentation mode, in the tab bar's corner (shown only there)."""
+        """Train, Stop and a way out of presentation mode, right of the navigation (shown only there)."""
         corner = QWidget()
         row = QHBoxLayout(corner)
         row.setContentsMargins(0, 0, 4, 0)
@@ -304,7 +325,7 @@ class MainWindow(QMainWindow):
         row.addWidget(leave)
         corner.setVisible(False)
         self.presentation_corner = corner
-        self.tabs.setCornerWidget(corner, Qt.Corner.TopRightCorner)
+        self.nav_row.addWidget(corner, 0, Qt.AlignmentFlag.AlignTop)
 
     def _fit_settings_panel(self) -> None:
         """The training settings show beside the tabs that use them (not in presentation mode, nor beside a tab
@@ -612,7 +633,7 @@ class MainWindow(QMainWindow):
             if self._normal_state is not None and self._normal_state & Qt.WindowState.WindowMaximized:
                 self.showMaximized()
         # the class sees the plots: settings, run list, menus and toolbar go; F11 or the corner button brings
-        # them back, and Train/Stop stay one click away in the tab bar's corner
+        # them back, and Train/Stop stay one click away beside the navigation
         self.menuBar().setVisible(not on)
         for bar in self.findChildren(QToolBar):
             bar.setVisible(not on)

@@ -35,6 +35,7 @@ from studio.core.errors import StudioError
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.demos import style
 from studio.gui.demos.player import Player
+from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.widgets.forms import param_widget
 
 RERUN_DELAY_MS = 400
@@ -139,8 +140,11 @@ class DemoView(QWidget):
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setObjectName("demo_plots")
         self.build_plots()
+        # until the first frame the plots have nothing to show: a hint instead of meaningless axes
+        self.empty = EmptyHint(self.graphics, "Press Compute or Play: the demo runs and draws here")
         self.player = Player(self.rate)
         self.player.frame.connect(self.show_frame)
+        self.player.frame.connect(lambda _index: self.empty.hide_hint())
         self.player.play_requested.connect(self.compute)
         centre = QWidget()
         centre_layout = QVBoxLayout(centre)
@@ -265,11 +269,13 @@ class DemoView(QWidget):
         self.show_status(text)
 
     def _frame(self, frame: dict) -> None:
+        self.empty.hide_hint()
         self.on_frame(frame)
         self.player.set_count(self.frame_count())
 
     def _done(self, result: dict[str, Any]) -> None:
         self.result = result
+        self.empty.hide_hint()
         self.on_result(result)
         self.player.set_count(self.frame_count())
         self.progress.setValue(1000)

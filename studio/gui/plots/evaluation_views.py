@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.gui.plots.empty_hint import EmptyHint
+
 MATRIX_COLOURS = pg.ColorMap([0.0, 1.0], [(247, 251, 255), (8, 69, 148)])  # white → blue ("Blues")
 PER_CLASS_COLUMNS = ("class", "n", "precision", "recall", "F1")  # n: the class's examples (support)
 THUMB = 84
@@ -58,6 +60,12 @@ class ConfusionView(QWidget):
         self.plot.hideButtons()
         self.plot.setLabel("left", "true class")
         self.plot.setLabel("bottom", "predicted class")
+        for side in ("left", "bottom"):  # no tick marks: at 1024 px they touched the first column ("17" read "−17")
+            axis = self.plot.getAxis(side)
+            axis.setStyle(tickLength=0, tickTextOffset=6)
+            axis.enableAutoSIPrefix(False)
+        self.empty = EmptyHint(self.plot, "Evaluate a run (Run, Checkpoint, Data, then Evaluate) to see which "
+                                          "classes it confuses")
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
         self.texts: list[pg.TextItem] = []
@@ -75,6 +83,7 @@ class ConfusionView(QWidget):
         self.plot.getAxis("bottom").setTicks([[(i + 0.5, str(i)) for i in range(k)]])
         self.plot.setXRange(0, k, padding=0)
         self.plot.setYRange(0, k, padding=0)
+        self.empty.hide_hint()
         self.redraw()
 
     def shown_values(self) -> np.ndarray:
@@ -154,6 +163,7 @@ class ReliabilityView(pg.PlotWidget):
                                     pen=pg.mkPen("#D55E00"), name="gap to the mean confidence")
         self.addItem(self.gaps)
         self.ece = float("nan")
+        self.empty = EmptyHint(self, "Evaluate a run to see how well its confidence matches its accuracy")
 
     def show_reliability(self, rel: Mapping[str, Any]) -> None:
         edges = np.asarray(rel["edges"])
@@ -164,6 +174,7 @@ class ReliabilityView(pg.PlotWidget):
         self.bars.setOpts(x0=x0, x1=x1, height=acc[filled])
         self.gaps.setOpts(x0=x0, x1=x1, y0=np.minimum(acc, conf)[filled], y1=np.maximum(acc, conf)[filled])
         self.ece = float(rel["ece"])
+        self.empty.hide_hint()
         self.setTitle(f"Reliability · ECE {self.ece:.4f}")
         self.setToolTip(f"Predictions binned by confidence into {len(edges) - 1} equal bins: each bar is the bin's "
                         "accuracy, orange the gap to its mean confidence; ECE is the gaps averaged, weighted by "

@@ -15,6 +15,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from studio.core.vocab import LandscapeKind
+from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import OKABE_ITO
 
 if TYPE_CHECKING:
@@ -79,9 +80,14 @@ class HeatMap(QWidget):
         self.plot.addItem(self.center_item)
         self.path_item.setZValue(10)
         self.center_item.setZValue(11)
+        self.empty = EmptyHint(self.plot_widget, "Pick a run and press Compute: the loss around its weights "
+                                                 "appears here")
+        self.colorbar.setVisible(False)  # no colours to explain yet
 
     def draw(self, x: np.ndarray, y: np.ndarray, loss: np.ndarray, path: np.ndarray | None, log: bool,
              labels: tuple[str, str] = ("direction 1", "direction 2"), note: str = "") -> None:
+        self.empty.hide_hint()
+        self.colorbar.setVisible(True)
         values = display_values(loss, log)
         finite = values[np.isfinite(values)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)

@@ -22,11 +22,13 @@ class Tab(Protocol):
 @dataclass(frozen=True)
 class TabSpec:
     """One extra tab: a stable ``id`` (code, tests and saved state use it; the title may be reworded), the
-    title on the tab, and the class as ``"module:ClassName"``."""
+    title on the tab, the class as ``"module:ClassName"``, and the navigation ``group`` it is listed in
+    (``GROUPS``; a group not named there follows them)."""
 
     id: str
     title: str
     target: str
+    group: str = "Analysis"
 
     def load(self) -> type:
         """The tab's class (imports its module)."""
@@ -34,13 +36,16 @@ class TabSpec:
         return getattr(importlib.import_module(module), name)
 
 
+# The navigation's groups, in this order (gui/app/navigation.py); the Training view is the first of "Runs".
+GROUPS: tuple[str, ...] = ("Runs", "Analysis", "Data", "Learn")
+
 EXTRA_TABS: tuple[TabSpec, ...] = (
     TabSpec("landscape", "Landscape", "studio.gui.tabs.landscape:LandscapeTab"),
     TabSpec("evaluation", "Evaluation", "studio.gui.tabs.evaluation:EvaluationTab"),
-    TabSpec("data", "Data", "studio.gui.tabs.data:DataPreview"),
-    TabSpec("teaching_lab", "Teaching lab", "studio.gui.demos.lab:TeachingLab"),
-    TabSpec("compare", "Compare", "studio.gui.tabs.compare:CompareTab"),
-    TabSpec("queue", "Queue", "studio.gui.tabs.queue:QueueTab"),
+    TabSpec("data", "Data", "studio.gui.tabs.data:DataPreview", group="Data"),
+    TabSpec("teaching_lab", "Teaching lab", "studio.gui.demos.lab:TeachingLab", group="Learn"),
+    TabSpec("compare", "Compare", "studio.gui.tabs.compare:CompareTab", group="Runs"),
+    TabSpec("queue", "Queue", "studio.gui.tabs.queue:QueueTab", group="Runs"),
     TabSpec("compression", "Compression", "studio.gui.tabs.compression:CompressionTab"),
     TabSpec("scaling_laws", "Scaling laws", "studio.gui.tabs.scaling_laws:ScalingLawsTab"),
     TabSpec("data_parallel", "Data-parallel", "studio.gui.tabs.data_parallel:DataParallelTab"),
@@ -53,3 +58,10 @@ def find(key: str, tabs: tuple[TabSpec, ...] | list[TabSpec] = EXTRA_TABS) -> Ta
         if key in (spec.id, spec.title):
             return spec
     raise KeyError(key)
+
+
+def grouped(tabs: tuple[TabSpec, ...] | list[TabSpec] = EXTRA_TABS) -> list[tuple[str, list[TabSpec]]]:
+    """The tabs by group: ``GROUPS`` first (those with tabs), then any other group in order of appearance."""
+    names = [g for g in GROUPS] + [t.group for t in tabs if t.group not in GROUPS]
+    out = [(g, [t for t in tabs if t.group == g]) for g in dict.fromkeys(names)]
+    return [(g, specs) for g, specs in out if specs]

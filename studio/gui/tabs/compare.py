@@ -58,6 +58,10 @@ def _table(name: str) -> QTableWidget:
 
 
 class CompareTab(QWidget):
+    # it works on stored runs, not on the next run's settings: the window gives it the settings panel's width
+    # (at 1024 px its plots were cramped beside the panel; issue 22)
+    uses_settings_panel = False
+
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
@@ -173,7 +177,7 @@ class CompareTab(QWidget):
                 header.setFont(bold)  # metrics in bold, settings plain
         for r, run in enumerate(res["runs"]):
             name = SortItem(run["name"])
-            name.setToolTip(run["run_id"])
+            name.setToolTip(f"{run['name']}\n{run['run_id']}")  # the full name where the column cuts it
             name.setData(Qt.ItemDataRole.UserRole, run["run_id"])
             cells = [name, SortItem(run["status"])]
             cells += [SortItem(v) for v in run["settings"].values()]
@@ -199,7 +203,7 @@ class CompareTab(QWidget):
         metric = self.metric_choice.currentText()
         runs = self.result["runs"]
         if not runs or not metric:
-            self.parallel.clear()
+            self.parallel.show_empty()
             return
         axes = parallel_axes(self.result, metric)
         self.parallel.show_axes(axes, [r["name"] for r in runs], [r["metrics"].get(metric) for r in runs])

@@ -42,6 +42,7 @@ from studio.core.contracts.compression import (
     load_sweep,
 )
 from studio.gui.app.job_binding import JobBinding
+from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
 
 HINT = "Select a finished classification run in the Training tab's run list to compress it."
@@ -82,6 +83,10 @@ def _table(name: str, headers: tuple[str, ...]) -> QTableWidget:
 
 
 class CompressionTab(QWidget):
+    # it works on a finished run, not on the next run's settings: beside the settings panel its before/after
+    # table was clipped at 1024 px (issue 22), so the window gives it the width
+    uses_settings_panel = False
+
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
@@ -158,6 +163,14 @@ class CompressionTab(QWidget):
 
         self.table = _table("compress_table", ("", "before", "after", "change"))
         self.table.setToolTip("The original model and the compressed one side by side (latency: CPU, one thread)")
+        self.after_what = QLabel("")  # what "after" is (pruned 50 %, int8 …): a caption, not a long column title
+        self.after_what.setObjectName("compress_after_what")
+        self.after_what.setWordWrap(True)
+        table_box = QWidget()
+        tl = QVBoxLayout(table_box)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.addWidget(self.after_what)
+        tl.addWidget(self.table, 1)
         self.history = _table("compress_history", HISTORY)
         self.history.setToolTip("This run's saved compressions (RUN_DIR/compressed); click one to show it")
         self.history.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -171,10 +184,12 @@ class CompressionTab(QWidget):
         self.plot.setLabel("left", "test accuracy (%)")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.addLegend(offset=(10, -10))  # bottom left: the curve starts high and falls at the right
+        self.empty = EmptyHint(self.plot, "Sweep sparsity 0–95 % on a selected run: its test accuracy against "
+                                          "the share of weights pruned")
 
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(controls)
-        top.addWidget(self.table)
+        top.addWidget(table_box)
         top.setStretchFactor(1, 1)
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(self.history)
@@ -266,6 +281,7 @@ class CompressionTab(QWidget):
     # --- views -----------------------------------------------------------------------------
     def show_entry(self, entry: Mapping[str, Any] | None) -> None:
         self.table.setRowCount(0)
+        self.after_what.setText("")
         if not entry:
             return
         b, a = entry["before"], entry["after"]
@@ -275,7 +291,8 @@ class CompressionTab(QWidget):
             what.append(f"fine-tuned {entry['fine_tune_steps']} steps")
         if entry.get("method"):
             what.append(f"int8 {entry['method']}")
-        self.table.setHorizontalHeaderLabels(["", "before", "after: " + ", ".join(what), "change"])
+        self.after_what.setText("after: " + (", ".join(what) or "unchanged"))
+        self.table.setHorizontalHeaderLabels(["", "before", "after", "change"])
         self.table.setRowCount(len(ROWS))
         for i, (label, key, fmt) in enumerate(ROWS):
             cells = (label, _fmt(fmt, b.get(key)), _fmt(fmt, a.get(key)), _change(key, b.get(key), a.get(key)))
@@ -305,7 +322,9 @@ class CompressionTab(QWidget):
         self.plot.clear()
         s = self.sweep
         if not s or not s.get("points"):
+            self.empty.show_hint()
             return
+        self.empty.hide_hint()
         xs = [p["sparsity"] * 100 for p in s["points"]]
         ys = [p["test_acc"] * 100 for p in s["points"]]
         name = "structured" if s.get("structured") else "global magnitude"

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.contracts.scaling import ScaleRequest
 from studio.gui.app.job_binding import JobBinding
+from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
 
 EXPLAIN = ("Each configuration trains the current config for the same steps at the same global batch (split over "
@@ -102,6 +103,10 @@ class DataParallelTab(QWidget):
         self.split.setTitle("Time per step (rank 0)")
         self.split.setLabel("left", "ms")
         self.split.addLegend(offset=(10, 10))
+        self.empty = [EmptyHint(self.throughput, "Press Measure: samples per second for each number of processes, "
+                                                 "against perfect linear scaling"),
+                      EmptyHint(self.split, "Press Measure: where a step's time goes (compute, all-reduce, "
+                                            "optimizer)")]
 
         row = QHBoxLayout()
         row.addWidget(QLabel("Processes"))
@@ -170,6 +175,8 @@ class DataParallelTab(QWidget):
                 self.table.setItem(i, j, item)
         self.throughput.clear()
         self.split.clear()
+        for hint in self.empty:
+            hint.hide_hint()
         ddp = [r for r in rows if r["mode"] == "ddp"]
         if ddp:
             n = [r["processes"] for r in ddp]

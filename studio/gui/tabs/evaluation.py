@@ -46,7 +46,7 @@ from studio.gui.plots.evaluation_views import (
 )
 from studio.gui.tabs.landscape import checkpoint_choices
 from studio.gui.widgets.predict_panel import PredictPanel
-from studio.gui.widgets.run_picker import RunPicker
+from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips
 
 SPLITS = (("test", Split.TEST.value), ("validation", Split.VAL.value), ("train", Split.TRAIN.value))  # (label, split)
 
@@ -56,6 +56,10 @@ def checkpoint_label(value: str) -> str:
 
 
 class EvaluationTab(RunPicker, QWidget):
+    # it works on stored runs, not on the next run's settings: the window gives it the settings panel's width
+    # (at 1024 px its plots were cramped beside the panel; issue 22)
+    uses_settings_panel = False
+
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
@@ -85,6 +89,7 @@ class EvaluationTab(RunPicker, QWidget):
         self.run_box.setMinimumContentsLength(12)
         self.run_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.run_box.currentIndexChanged.connect(self._run_changed)
+        full_names_as_tooltips(self.run_box)
         self.checkpoint_box = QComboBox()
         self.checkpoint_box.setToolTip("The weights to evaluate: the final ones or a saved step")
         self.checkpoint_box.currentIndexChanged.connect(self.open_saved)
@@ -229,6 +234,7 @@ class EvaluationTab(RunPicker, QWidget):
         self.confusion.counts = None
         self.confusion.redraw()
         self.confusion.image.clear()
+        self.confusion.empty.show_hint()
         self.per_class.setRowCount(0)
         self.gallery.clear()
 

@@ -40,7 +40,7 @@ from studio.core.runs import layout
 from studio.core.vocab import SPLITS, JobKind, LandscapeKind, Metric
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.landscape_view import LandscapeView
-from studio.gui.widgets.run_picker import RunPicker
+from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips
 
 KINDS = [("2-D (random directions)", LandscapeKind.SURFACE.value), ("1-D (interpolation)", LandscapeKind.LINE.value),
          ("Trajectory (PCA of checkpoints)", LandscapeKind.TRAJECTORY.value)]
@@ -67,6 +67,10 @@ def trajectory_unready(run_dir: Path) -> str:
 
 
 class LandscapeTab(RunPicker, QWidget):
+    # it works on a stored run, not on the next run's settings: the window gives its plots the settings panel's
+    # width (at 1024 px the contour was 320 px wide beside it; issue 22)
+    uses_settings_panel = False
+
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
@@ -99,6 +103,7 @@ class LandscapeTab(RunPicker, QWidget):
         self.run_box = QComboBox()
         self.run_box.setToolTip("The run whose landscape to compute (runs with saved checkpoints)")
         self.run_box.currentIndexChanged.connect(self._run_changed)
+        full_names_as_tooltips(self.run_box)
         self.checkpoint_box = QComboBox()
         self.checkpoint_box.setToolTip("2-D: the centre; 1-D: the end point (α = 1)")
         self.kind_box = QComboBox()
@@ -110,6 +115,7 @@ class LandscapeTab(RunPicker, QWidget):
         self.other_box = QComboBox()
         self.other_box.setToolTip("1-D: interpolate from this run's checkpoint to another run's final weights "
                                   "(e.g. small- vs large-batch, Keskar et al. 2017)")
+        full_names_as_tooltips(self.other_box)
         self.resolution = QSpinBox()
         self.resolution.setRange(contract.RESOLUTION_MIN, contract.RESOLUTION_MAX)
         self.resolution.setValue(contract.DEFAULT_RESOLUTION)

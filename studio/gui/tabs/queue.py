@@ -251,7 +251,7 @@ class QueueTab(QWidget):
             item = QTreeWidgetItem([str(e.position) if e.position else "▶", names.get(e.run_id, e.name), state,
                                     ", ".join(e.devices), time.strftime("%H:%M:%S", time.localtime(e.added))])
             item.setData(0, Qt.ItemDataRole.UserRole, e.run_id)
-            item.setToolTip(1, e.run_id)
+            item.setToolTip(1, f"{names.get(e.run_id, e.name)}\n{e.run_id}")  # the full name where it is cut
             self.tree.addTopLevelItem(item)
             item.setSelected(e.run_id in selected)
         header = self.tree.header()

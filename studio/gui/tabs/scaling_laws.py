@@ -25,8 +25,10 @@ from PySide6.QtWidgets import (
 
 from studio.core.contracts.scaling import FitRequest
 from studio.core.maths.scaling_fit import AGAINST
+from studio.core.runs.names import run_names
 from studio.core.vocab import Metric
 from studio.gui.app.job_binding import JobBinding
+from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
 
 HINT = ("Select one or more runs in the Training tab's run list. Against steps or samples each run gets its own "
@@ -38,11 +40,38 @@ def _log10(values: list[float]) -> list[float]:
     return [math.log10(v) if v > 0 else float("nan") for v in values]
 
 
+def _number(v: float) -> str:
+    return f"{v:g}" if 1e-3 <= v < 1e5 else f"{v:.0e}".replace("e+0", "e").replace("e-0", "e-")
+
+
+def log_ticks(lo: float, hi: float, most: int = 7) -> list[list[tuple[float, str]]]:
+    """Ticks for a log axis over ``lo…hi`` (values, not logs), as ``AxisItem.setTicks`` takes them in log mode:
+    labelled 1·, 2·, 5·10^k while at most ``most`` fit, else decades only (every other one if need be), and
+    unlabelled minor ticks; plain numbers ("20", "0.05", "1e6") instead of pyqtgraph's crowded "2·10¹"."""
+    if not (lo > 0 and hi > lo and math.isfinite(hi)):
+        return [[], []]
+    k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    inside = [m * 10.0 ** k for k in range(k0, k1 + 1) for m in range(1, 10) if lo <= m * 10.0 ** k <= hi]
+    for steps in ((1, 2, 5), (1,)):
+        major = [v for v in inside if round(v / 10 ** math.floor(math.log10(v) + 1e-9)) in steps]
+        if len(major) <= most:
+            break
+    while len(major) > most:
+        major = major[::2]
+    minor = [v for v in inside if v not in major]
+    return [[(math.log10(v), _number(v)) for v in major], [(math.log10(v), "") for v in minor]]
+
+
 class ScalingLawsTab(QWidget):
+    # it works on stored runs, not on the next run's settings: the window gives it the settings panel's width
+    # (at 1024 px its plots were cramped beside the panel; issue 22)
+    uses_settings_panel = False
+
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.result: dict[str, Any] | None = None
+        self.names: dict[str, str] = {}  # run id → the run list's name, for the legend and the summary
         self.error: str | None = None
         self.job = JobBinding(self)
         self.job.done.connect(self._on_done)
@@ -80,9 +109,16 @@ class ScalingLawsTab(QWidget):
         self.plot.setLogMode(x=True, y=True)
         for side in ("left", "bottom"):
             self.plot.getAxis(side).enableAutoSIPrefix(False)  # "(x0.001)" on a log axis only confuses
-        self.plot.getAxis("bottom").setStyle(maxTextLevel=0)  # label the decades only: minor labels collide
+        for side in ("left", "bottom"):  # ticks from log_ticks (pyqtgraph's minor labels collided)
+            self.plot.getAxis(side).setStyle(hideOverlappingLabels=True)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
-        self.plot.addLegend(offset=(-10, 10))
+        # the legend sits under the plot, not over the lines (where the fits start, top left, and the
+        # extrapolation ends, right, there is no free corner to put it in)
+        self.legend = pg.LegendItem(colCount=2, horSpacing=18)
+        self.plot.getPlotItem().layout.addItem(self.legend, 5, 1, 1, 3)
+        self.empty = EmptyHint(self.plot, "Select runs in the Training tab's run list and press Fit: their loss "
+                                          "against steps, samples or parameters, the fitted power law and where "
+                                          "it leads")
 
         row = QHBoxLayout()
         for label, w in (("Against", self.against), ("Loss", self.loss_box)):
@@ -114,26 +150,45 @@ class ScalingLawsTab(QWidget):
         self.summary.setText(f"<span style='color:#D55E00'>{message}</span>")
         self.fit_button.setEnabled(True)
 
+    def run_label(self, runs: list[str]) -> str:
+        """A fit's name as the run list names its run (by the settings that differ), or "N runs"."""
+        if len(runs) != 1:
+            return f"{len(runs)} runs"
+        return self.names.get(runs[0], runs[0])
+
+    def _name_runs(self) -> None:
+        store = self.session.store
+        try:
+            self.names = run_names(store.all_params(), {r.id: r.name for r in store.list()})
+        except Exception:  # noqa: BLE001 - names are a nicety; the ids still say which run
+            self.names = {}
+
     def _on_done(self, result: dict[str, Any]) -> None:
         self.result = result
         self.fit_button.setEnabled(True)
+        self._name_runs()
         lines = []
         for f in result["fits"]:
             p = f["predicted"]
-            who = f["runs"][0] if len(f["runs"]) == 1 else f"{len(f['runs'])} runs"
+            who = self.run_label(f["runs"])
             lines.append(f"<b>{who}</b>: L = {f['a']:.4g}·x<sup>−{f['b']:.3f}</sup> + {f['c']:.4f} "
                          f"(b ± {f['stderr']['b']:.2g}, r² {f['r2']:.3f}, {f['points']} points) — at "
-                         f"{p['factor']:g}× ({p['x']:,.0f}): {p['loss']:.4f} [{p['low']:.4f}, {p['high']:.4f}]")
+                         f"{p['factor']:g}× ({p['x']:,.0f}): {p['loss']:.4g} [{p['low']:.4g}, {p['high']:.4g}]")
         self.summary.setText("<br>".join(lines))
         self.draw(result)
 
     def draw(self, result: dict[str, Any]) -> None:
         self.plot.clear()
+        self.legend.clear()
+        self.empty.hide_hint()
         against, metric = result["against"], result["metric"]
         self.plot.setLabel("bottom", {"steps": "steps", "samples": "samples seen",
                                       "params": "parameters"}[against])
         self.plot.setLabel("left", metric)
         self.plot.setTitle(f"{metric} = a·x^(−b) + c, fitted and extrapolated (95 % band)")
+        marks: list[tuple[Any, str]] = []
+        xs: list[float] = []
+        ys: list[float] = []
         for i, f in enumerate(result["fits"]):
             colour = QColor(run_colour(i))
             c = f["curve"]
@@ -144,12 +199,26 @@ class ScalingLawsTab(QWidget):
             band.setAlpha(50)
             fill = pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(band))
             self.plot.addItem(fill)  # its curves are in log10 space already: FillBetween has no log mode
-            label = f["runs"][0][-8:] if len(f["runs"]) == 1 else "runs"
+            label = self.run_label(f["runs"])
             inside = [j for j, x in enumerate(c["x"]) if x <= f["x_max"]]
             beyond = [j for j, x in enumerate(c["x"]) if x >= f["x_max"]]
-            self.plot.plot([c["x"][j] for j in inside], [c["y"][j] for j in inside], pen=pg.mkPen(colour, width=2),
-                           name=f"fit {label}: b={f['b']:.3f}, r²={f['r2']:.3f}")
-            self.plot.plot([c["x"][j] for j in beyond], [c["y"][j] for j in beyond],
-                           pen=pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine))
-            self.plot.plot(f["data"]["x"], f["data"]["y"], pen=None, symbol="o", symbolSize=6,
-                           symbolBrush=colour, symbolPen=None, name="runs" if len(f["runs"]) > 1 else "measured")
+            fitted = self.plot.plot([c["x"][j] for j in inside], [c["y"][j] for j in inside],
+                                    pen=pg.mkPen(colour, width=2))
+            ahead = self.plot.plot([c["x"][j] for j in beyond], [c["y"][j] for j in beyond],
+                                   pen=pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine))
+            data = self.plot.plot(f["data"]["x"], f["data"]["y"], pen=None, symbol="o", symbolSize=6,
+                                  symbolBrush=colour, symbolPen=None)
+            self.legend.addItem(fitted, f"{label}: b = {f['b']:.3f}, r² = {f['r2']:.3f}")
+            marks = marks or [(data, "measured"), (ahead, "extrapolated (95 % band shaded)")]
+            xs += [*c["x"], *f["data"]["x"]]
+            ys += [*c["y"], *f["data"]["y"]]  # not the band: where the data stop it may span decades
+        for item, text in marks:  # what the marks mean, once, after the fits
+            self.legend.addItem(item, text)
+        for side, values in (("bottom", xs), ("left", ys)):
+            shown = [v for v in values if v > 0 and math.isfinite(v)]
+            if shown:
+                lo, hi = min(shown), max(shown)
+                if side == "left":  # the data and the fits decide the range; a wide band runs off the plot
+                    lo, hi = lo / 1.6, hi * 1.6
+                    self.plot.setYRange(math.log10(lo), math.log10(hi), padding=0)
+                self.plot.getAxis(side).setTicks(log_ticks(lo, hi))

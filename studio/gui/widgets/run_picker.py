@@ -8,6 +8,30 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import QComboBox
+
+
+def full_names_as_tooltips(box: QComboBox) -> None:
+    """A run chooser cuts long run names short ("mlp · adam · moons · 2026…"): its tooltip starts with the
+    chosen run's full name (then what the box is for), and each entry of its list has its full name as tooltip.
+    Follows the box's items and choice from now on."""
+    purpose = box.toolTip()
+
+    def follow_choice(_index: int = -1) -> None:
+        name = box.currentText()
+        box.setToolTip(f"{name}\n{purpose}" if name and purpose else name or purpose)
+
+    def name_rows(_parent: QModelIndex, first: int, last: int) -> None:
+        for row in range(first, last + 1):
+            box.setItemData(row, box.itemText(row), Qt.ItemDataRole.ToolTipRole)
+
+    box.model().rowsInserted.connect(name_rows)
+    box.currentIndexChanged.connect(follow_choice)
+    box.currentTextChanged.connect(lambda _t: follow_choice())
+    name_rows(QModelIndex(), 0, box.count() - 1)
+    follow_choice()
+
 
 class RunPicker:
     """Select a run in ``run_box``, follow the run list's selection while idle, and name the run's folder."""
