@@ -46,6 +46,7 @@ class TrainConfig:
     batch_growth_every: int = 0
     landscape_every: int = 0  # epochs between live 2-D landscape snapshots; 0: off
     sharpness_every: int = 0  # epochs between logging sharpness/top_eig; 0: off
+    histogram_every: int = 100  # steps between weight/gradient histograms per tensor (histograms.jsonl); 0: off
     trajectory_snapshots: bool = True  # float16 weights at a few epoch ends, for trajectory landscapes
     keep_checkpoints: int = 3  # keep the last N step checkpoints (final.pt and step 0 are always kept); 0: keep all
     stall_timeout: int = 600  # seconds without progress (not paused) before a stalled rank fails the run; 0: off
@@ -86,6 +87,8 @@ TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
     "landscape_every": ("epochs between live 2-D loss-landscape snapshots (0: off)", 0, 100_000),
     "sharpness_every": ("epochs between logging the top Hessian eigenvalue, sharpness/top_eig (0: off)",
                         0, 100_000),
+    "histogram_every": ("steps between weight and gradient histograms of every layer, for the Histograms tab and "
+                        "TensorBoard export (0: off)", 0, 1_000_000),
     "trajectory_snapshots": ("keep float16 weight snapshots at up to 10 epoch ends, so a trajectory landscape "
                              "works from any run of 2+ epochs", None, None),
     "keep_checkpoints": ("keep the newest N step checkpoints; older ones are deleted, step 0 stays (0: keep all)",
