@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pytest
 import torch
 
 from studio.core.config import RunConfig
@@ -37,8 +40,13 @@ def test_records_cover_every_trainable_tensor_with_its_gradient():
     assert recs[0]["num"] == 12 and recs[0]["min"] == float(net[0].weight.detach().min())
 
 
-def test_a_tiny_cnn_run_records_histograms_per_layer(tmp_path):
-    run_dir = train_run(tmp_path, TINY_CNN)
+@pytest.fixture(scope="module")
+def tiny_cnn(tmp_path_factory) -> Path:
+    return train_run(tmp_path_factory.mktemp("hist"), TINY_CNN)
+
+
+def test_a_tiny_cnn_run_records_histograms_per_layer(tiny_cnn):
+    run_dir = tiny_cnn
     records = histograms.read(run_dir)
     assert layout.histograms_path(run_dir).name == "histograms.jsonl"
     # 9000 training images / 1000 per batch = 9 steps: histograms before steps 0, 3 and 6
@@ -82,3 +90,30 @@ def _cnn_parameters() -> list[tuple[str, tuple[int, ...]]]:
     net = MODELS.build("cnn", input_shape=(1, 28, 28), num_classes=10, filters=[4, 4], kernel=3, dense=16,
                        dropout=0.2)
     return [(n, tuple(p.shape)) for n, p in net.named_parameters()]
+
+
+def test_tensorboard_export_writes_the_histograms_that_tensorboard_reads(tiny_cnn, tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from studio.core.runs.store import RunStore
+    from studio.engine.tasks.export import export_tensorboard
+
+    store = RunStore(tiny_cnn.parent.parent)
+    try:
+        result = export_tensorboard(store, tiny_cnn.name, tmp_path / "tb")
+    finally:
+        store.close()
+    records = histograms.read(tiny_cnn)
+    assert result["histograms"] == len(records) > 0
+    events = EventAccumulator(result["path"], size_guidance={"histograms": 0})
+    events.Reload()
+    tags = set(events.Tags()["histograms"])
+    layers = histograms.layers(records)
+    assert tags == {f"{k}/{n}" for n in layers for k in ("weights", "gradients")}
+    read = events.Histograms(f"weights/{layers[0]}")
+    ours = histograms.series(records)[(layers[0], "weight")]
+    assert [e.step for e in read] == ours.steps
+    first = read[0].histogram_value
+    assert first.num == sum(ours.counts[0]) and first.min == pytest.approx(ours.lows[0])
+    assert list(first.bucket) == ours.counts[0]
+    assert first.bucket_limit[-1] == pytest.approx(ours.highs[0])
