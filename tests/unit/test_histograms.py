@@ -37,7 +37,7 @@ def test_records_cover_every_trainable_tensor_with_its_gradient():
                      ("2.bias", "weight"), ("2.bias", "grad")]
     for r in recs:
         assert r["step"] == 7 and len(r["counts"]) == histograms.BINS and sum(r["counts"]) == r["num"]
-    assert recs[0]["num"] == 12 and recs[0]["min"] == float(net[0].weight.detach().min())
+    assert recs[0]["shape"] == [4, 3] and recs[0]["num"] == 12 and recs[0]["min"] == float(net[0].weight.detach().min())
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ A training run's rank 0 (``engine/callbacks/histograms.py``) appends one JSON li
 every ``train.histogram_every`` steps to ``run_dir/histograms.jsonl`` (``layout.histograms_path``)::
 
     {"step": 100, "name": "layers.0.weight", "kind": "weight", "min": -0.2, "max": 0.3, "num": 100352,
-     "sum": 1.5, "sum_sq": 310.2, "counts": [..BINS integers..]}
+     "sum": 1.5, "sum_sq": 310.2, "counts": [..BINS integers..], "shape": [128, 784]}
 
 The ``BINS`` bins split [min, max] evenly. Lines are appended and flushed as they come, so the file is readable
 while the run trains; a half-written last line is skipped. Pure Python + numpy (no torch, no Qt).
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, TypedDict
+from typing import Final, NotRequired, TypedDict
 
 import numpy as np
 
@@ -37,6 +37,7 @@ class HistogramRecord(TypedDict):
     sum: float
     sum_sq: float
     counts: list[int]
+    shape: NotRequired[list[int]]  # the tensor's shape
 
 
 @dataclass
@@ -115,3 +116,8 @@ def series(records: list[HistogramRecord]) -> dict[tuple[str, str], HistogramSer
 def layers(records: list[HistogramRecord]) -> list[str]:
     """The tensor names that have histograms, in the model's order."""
     return list(dict.fromkeys(r["name"] for r in records))
+
+
+def shapes(records: list[HistogramRecord]) -> dict[str, list[int]]:
+    """Each tensor's shape, where the records give it."""
+    return {r["name"]: list(r["shape"]) for r in records if "shape" in r}

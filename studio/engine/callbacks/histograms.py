@@ -33,22 +33,22 @@ def summarise(values: torch.Tensor, bins: int = histograms.BINS) -> torch.Tensor
 
 def records_of(net: torch.nn.Module, step: int, bins: int = histograms.BINS) -> list[histograms.HistogramRecord]:
     """The weight (and, where there is one, gradient) histogram of every trainable tensor of ``net``."""
-    parts: list[tuple[str, str]] = []
+    parts: list[tuple[str, str, list[int]]] = []
     rows = []
     for name, p in net.named_parameters():
         if not p.requires_grad:
             continue
-        parts.append((name, "weight"))
+        parts.append((name, "weight", list(p.shape)))
         rows.append(summarise(p, bins))
         if p.grad is not None:
-            parts.append((name, "grad"))
+            parts.append((name, "grad", list(p.shape)))
             rows.append(summarise(p.grad, bins))
     if not rows:
         return []
     table = torch.stack(rows).cpu().tolist()  # one copy to the host
     return [{"step": step, "name": name, "kind": kind, "min": row[0], "max": row[1], "num": int(row[2]),
-             "sum": row[3], "sum_sq": row[4], "counts": [int(round(c)) for c in row[5:]]}
-            for (name, kind), row in zip(parts, table, strict=True)]
+             "sum": row[3], "sum_sq": row[4], "counts": [int(round(c)) for c in row[5:]], "shape": shape}
+            for (name, kind, shape), row in zip(parts, table, strict=True)]
 
 
 class HistogramRecorder(Callback):
