@@ -147,9 +147,10 @@ def write_histograms(writer: Any, run_dir: str | Path) -> int:
 
     records = histograms.read(run_dir)
     for r in records:
-        edges = np.linspace(r["min"], r["max"], len(r["counts"]) + 1)
-        if r["max"] <= r["min"]:  # a constant tensor: TensorBoard needs increasing bucket limits
-            edges = r["min"] + np.arange(len(r["counts"]) + 1) * 1e-12
+        bins = len(r["counts"])
+        # a constant tensor: TensorBoard needs increasing bucket limits
+        edges = (np.linspace(r["min"], r["max"], bins + 1) if r["max"] > r["min"]
+                 else r["min"] + np.arange(bins + 1) * 1e-12)
         tag = ("weights/" if r["kind"] == "weight" else "gradients/") + r["name"]
         writer.add_histogram_raw(tag, min=r["min"], max=r["max"], num=r["num"], sum=r["sum"],
                                  sum_squares=r["sum_sq"], bucket_limits=edges[1:].tolist(),
