@@ -43,12 +43,12 @@ def test_a_conv_result_is_drawn_as_map_grids_and_strips(qtbot):
     view = ActivationsView()
     qtbot.addWidget(view)
     assert HINT in view.heading.text()
-    view.show_result(result)
     view.resize(700, 500)
     view.show()
+    view.show_result(result)
     assert len(view.images) == 4  # input, conv, relu, linear
     conv = pixels(view.images[1])
-    assert conv.shape[:2] == (36, 4 * 36 + 3 * 2)  # 4 of 6 maps, 12 px enlarged to 36
+    assert conv.shape[:2] == (48, 4 * 48 + 3 * 2)  # 4 of 6 maps, 12 px enlarged to 48, in one row
     assert len(np.unique(conv.reshape(-1, 3), axis=0)) > 20  # a real picture, not a flat box
     strip = pixels(view.images[3])
     levels = np.unique(np.round((found[-1]["values"] - found[-1]["values"].min()) / np.ptp(found[-1]["values"]) * 255))
@@ -85,3 +85,20 @@ def test_predict_then_show_layer_activations_in_the_evaluation_tab(qtbot, tmp_pa
         assert all(label.pixmap().width() > 0 for label in view.images)
     finally:
         session.shutdown(wait_s=10)
+
+
+def test_narrow_views_wrap_the_maps(qtbot):
+    maps = np.random.default_rng(0).random((16, 14, 14)).astype(np.float32)
+    layer = {"name": "0", "layer": "Conv2d", "shape": [16, 14, 14], "kind": "maps", "values": maps, "low": 0.0,
+             "high": 1.0}
+    result = {"run_id": "r", "checkpoint": "final", "input": "a.png", "predicted": "1", "probability": 0.9,
+              "layers": [layer], "seconds": 0.1}
+    view = ActivationsView()
+    qtbot.addWidget(view)
+    view.resize(900, 400)
+    view.show()
+    view.show_result(result)
+    wide = view.images[0].pixmap().width()
+    view.resize(330, 400)  # redrawn for the narrower width: fewer maps per row, more rows
+    qtbot.waitUntil(lambda: view.images[0].pixmap().width() < wide)
+    assert view.images[0].pixmap().width() <= view.viewport().width()

@@ -15,10 +15,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
-TILE = 44  # the longest side of a feature map's tile, in pixels (small maps are enlarged, never smoothed)
-COLUMNS = 12  # feature maps per row
+TILE = 56  # the longest side of a feature map's tile, in pixels (small maps are enlarged, never smoothed)
+COLUMNS = 12  # feature maps per row, at most (fewer where the view is narrow)
 GAP = 2
-STRIP_WIDTH = 512  # a vector's strip: at most this wide, wrapped over rows of at most 256 units
+STRIP_WIDTH = 512  # a vector's strip: at most this wide (narrower in a narrow view), rows of at most 256 units
 STRIP_ROW = 14
 HINT = "Classify an image, select its row and press Show layer activations to see what each layer computes."
 
@@ -46,10 +46,11 @@ def map_mosaic(maps: np.ndarray, tile: int = TILE, columns: int = COLUMNS) -> np
     return out
 
 
-def vector_strip(values: np.ndarray) -> np.ndarray:
-    """(D,) values as an RGB uint8 heat strip (viridis), wrapped over rows of at most 256 units."""
-    cols = min(len(values), 256)
-    cell = max(2, STRIP_WIDTH // max(cols, 1))
+def vector_strip(values: np.ndarray, width: int = STRIP_WIDTH) -> np.ndarray:
+    """(D,) values as an RGB uint8 heat strip (viridis) about ``width`` wide, wrapped over rows of at most 256
+    units (and of at most width / 2, so every unit is at least 2 pixels wide)."""
+    cols = max(1, min(len(values), 256, width // 2))
+    cell = max(2, width // cols)
     rows = math.ceil(len(values) / cols)
     lut = pg.colormap.get("viridis").getLookupTable(nPts=256, alpha=False)
     padded = np.zeros(rows * cols, np.uint8)
@@ -90,6 +91,8 @@ class ActivationsView(QScrollArea):
                         "highest value) or a strip of units (viridis)")
         self.images: list[QLabel] = []
         self.pending = False  # asked for, not shown yet
+        self.result: Mapping[str, Any] | None = None
+        self._drawn_width = 0
         self.heading = QLabel(HINT)
         self.heading.setWordWrap(True)
         self._show_layers([])
@@ -104,7 +107,7 @@ class ActivationsView(QScrollArea):
         self.setWidget(inner)  # the previous column (and its labels) is deleted
 
     def clear_layers(self, text: str = HINT, pending: bool = False) -> None:
-        self.pending = pending
+        self.pending, self.result = pending, None
         self.heading = QLabel(text)
         self.heading.setWordWrap(True)
         self.images = []
@@ -116,8 +119,10 @@ class ActivationsView(QScrollArea):
             self.clear_layers("No layer activations: the computation did not finish (the status above says why).")
 
     def show_result(self, result: Mapping[str, Any]) -> None:
-        """Draw an ``ActivationsResult``."""
-        self.pending = False
+        """Draw an ``ActivationsResult`` to fit the view's width (redrawn when the width changes)."""
+        self.pending, self.result = False, result
+        width = max(240, self.viewport().width() - 24)
+        self._drawn_width = width
         name = Path(result["input"]).name if "/" in result["input"] else result["input"]
         self.heading = QLabel(f"{name}: {result['predicted']} ({result['probability']:.3f}), run "
                               f"{result['run_id']} ({result['checkpoint']}); {len(result['layers'])} layers, first "
@@ -129,7 +134,12 @@ class ActivationsView(QScrollArea):
             text = QLabel(caption(layer))
             text.setWordWrap(True)
             values = np.asarray(layer["values"], np.float32)
-            image = map_mosaic(values) if layer["kind"] == "maps" else vector_strip(values)
+            if layer["kind"] == "maps":
+                tile = max(values.shape[1:]) * max(1, TILE // max(values.shape[1:]))
+                columns = max(1, min(COLUMNS, (width + GAP) // (tile + GAP)))
+                image = map_mosaic(values, TILE, columns)
+            else:
+                image = vector_strip(values, min(STRIP_WIDTH, width))
             picture = QLabel()
             picture.setPixmap(to_pixmap(image))
             picture.setAlignment(Qt.AlignmentFlag.AlignLeft)
@@ -137,3 +147,8 @@ class ActivationsView(QScrollArea):
             labels += [text, picture]
             self.images.append(picture)
         self._show_layers(labels)
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if self.result is not None and abs(self.viewport().width() - 24 - self._drawn_width) > 30:
+            self.show_result(self.result)

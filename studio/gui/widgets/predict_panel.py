@@ -116,7 +116,8 @@ class PredictPanel(QWidget):
         self.split.addWidget(self.table)
         self.split.addWidget(section)
         self.split.setStretchFactor(0, 1)
-        self.split.setStretchFactor(1, 2)
+        self.split.setStretchFactor(1, 3)
+        self.split.setSizes([120, 480])  # a few rows of predictions, most room for the activations
         layout = QVBoxLayout(self)
         layout.addWidget(self.drop)
         layout.addLayout(bar)
