@@ -67,7 +67,9 @@ TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
     "batch_size": ("samples per optimizer step, over all processes", 1, 1_000_000),
     "seed": ("random seed: the same seed gives the same run", 0, 2**31 - 1),
     "val_fraction": ("share of the training set held out for validation", 0.0, 0.9),
-    "metric_interval": ("steps between metric reports (the loop's only host syncs)", 1, 100_000),
+    "metric_interval": ("steps between points of the train curves (loss, accuracy, learning rate): 1 logs every "
+                        "step as TensorBoard does, at some cost on fast models (the loop's only host syncs)",
+                        1, 100_000),
     "checkpoint_every": ("epochs between checkpoints (0: only at the start and the end)", 0, 100_000),
     "checkpoint_minutes": ("also save a checkpoint after this many minutes of training, so a crash or a kill loses "
                            "at most that much (0: off)", 0.0, 100_000.0),
