@@ -48,6 +48,18 @@ def test_a_finished_run_shows_its_layers_and_draws_heat_maps(qtbot, tmp_path):
         assert colours(tab.weights.plot) > 40 and colours(tab.grads.plot) > 40  # a heat map, not blank axes
         tab.layer_box.setCurrentIndex(3)
         assert tab.weights.shown.shape == (60, 5) and layers[3] in tab.weights.plot.getPlotItem().titleLabel.text
+
+        # while a run trains the tab re-reads its file as it grows (here: a record appended by hand)
+        session.jobs[run_dir.name] = object()
+        tab._run_changed()
+        assert tab.timer.isActive()
+        last = [r for r in histograms.read(run_dir) if r["name"] == layers[3]][-2:]
+        histograms.append(run_dir, [{**r, "step": 20} for r in last])
+        tab._poll()
+        assert tab.weights.shown.shape == (60, 6) and tab.grads.shown.shape == (60, 6)
+        del session.jobs[run_dir.name]
+        tab._poll()
+        assert not tab.timer.isActive()
     finally:
         session.shutdown(wait_s=10)
 
