@@ -78,6 +78,15 @@ def test_a_half_written_line_is_skipped(tmp_path):
     assert histograms.read(tmp_path / "missing") == []
 
 
+def test_a_step_recorded_again_after_a_resume_keeps_its_later_record():
+    def rec(step: int, low: float) -> histograms.HistogramRecord:
+        return {"step": step, "name": "w", "kind": "weight", "min": low, "max": 1.0, "num": 1, "sum": 0.0,
+                "sum_sq": 0.0, "counts": [1]}
+
+    s = histograms.series([rec(0, 0.0), rec(10, 0.1), rec(20, 0.2), rec(10, 0.5), rec(20, 0.6), rec(30, 0.7)])
+    assert s[("w", "weight")].steps == [0, 10, 20, 30] and s[("w", "weight")].lows == [0.0, 0.5, 0.6, 0.7]
+
+
 def test_the_recorder_is_on_by_default_and_off_at_zero():
     assert [type(c) for c in histogram_callbacks(RunConfig(), "/tmp/run")] == [HistogramRecorder]
     assert RunConfig().train.histogram_every == 100

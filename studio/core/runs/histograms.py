@@ -102,14 +102,20 @@ def read(run_dir: str | Path) -> list[HistogramRecord]:
 
 
 def series(records: list[HistogramRecord]) -> dict[tuple[str, str], HistogramSeries]:
-    """The records grouped by (tensor name, kind), steps in order, tensors in the model's order."""
-    out: dict[tuple[str, str], HistogramSeries] = {}
+    """The records grouped by (tensor name, kind), steps in order, tensors in the model's order. A step recorded
+    twice (a run resumed from an earlier checkpoint does those steps again) keeps its later record."""
+    latest: dict[tuple[str, str], dict[int, HistogramRecord]] = {}
     for r in records:
-        s = out.setdefault((r["name"], r["kind"]), HistogramSeries(r["name"], r["kind"]))
-        s.steps.append(int(r["step"]))
-        s.lows.append(float(r["min"]))
-        s.highs.append(float(r["max"]))
-        s.counts.append([int(c) for c in r["counts"]])
+        latest.setdefault((r["name"], r["kind"]), {})[int(r["step"])] = r
+    out: dict[tuple[str, str], HistogramSeries] = {}
+    for (name, kind), by_step in latest.items():
+        s = out[(name, kind)] = HistogramSeries(name, kind)
+        for step in sorted(by_step):
+            r = by_step[step]
+            s.steps.append(step)
+            s.lows.append(float(r["min"]))
+            s.highs.append(float(r["max"]))
+            s.counts.append([int(c) for c in r["counts"]])
     return out
 
 
