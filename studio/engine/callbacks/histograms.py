@@ -49,7 +49,7 @@ def records_of(net: torch.nn.Module, step: int, bins: int = histograms.BINS) -> 
             continue
         parts.append((name, "weight", list(p.shape)))
         rows.append(summarise(p, bins))
-        if p.grad is not None:
+        if p.grad is not None and not p.grad.is_sparse:
             parts.append((name, "grad", list(p.shape)))
             rows.append(summarise(p.grad, bins))
     if not rows:
