@@ -76,6 +76,12 @@ def test_a_half_written_line_is_skipped(tmp_path):
         fh.write('{"step": 5, "na')
     assert histograms.read(tmp_path) == [rec]
     assert histograms.read(tmp_path / "missing") == []
+    first, offset = histograms.read_from(tmp_path, 0)
+    assert first == [rec] and histograms.read_from(tmp_path, offset) == ([], offset)  # the partial line waits
+    with open(layout.histograms_path(tmp_path), "a", encoding="utf-8") as fh:
+        fh.write('me": "w", "kind": "grad", "min": 0, "max": 1, "num": 2, "sum": 1, "sum_sq": 1, "counts": [2, 0]}\n')
+    later, end = histograms.read_from(tmp_path, offset)
+    assert [r["step"] for r in later] == [5] and end == layout.histograms_path(tmp_path).stat().st_size
 
 
 def test_a_step_recorded_again_after_a_resume_keeps_its_later_record():

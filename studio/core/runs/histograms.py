@@ -87,18 +87,28 @@ def append(run_dir: str | Path, records: list[HistogramRecord]) -> None:
 
 def read(run_dir: str | Path) -> list[HistogramRecord]:
     """Every complete record of the run's histogram file, in file order; [] when the run has none."""
+    return read_from(run_dir, 0)[0]
+
+
+def read_from(run_dir: str | Path, offset: int) -> tuple[list[HistogramRecord], int]:
+    """(the complete records after byte ``offset``, the offset to read on from): a viewer of a running run
+    reads only what was appended; a half-written last line is left for the next read."""
     path = layout.histograms_path(run_dir)
     if not path.is_file():
-        return []
+        return [], 0
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        data = fh.read()
+    end = data.rfind(b"\n") + 1  # up to the last complete line
     out: list[HistogramRecord] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in data[:end].decode("utf-8", errors="replace").splitlines():
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
-            continue  # the line being written
+            continue  # a damaged line
         if isinstance(record, dict) and "counts" in record:
             out.append(record)  # type: ignore[arg-type]  # a dict read from our own file
-    return out
+    return out, offset + end
 
 
 def series(records: list[HistogramRecord]) -> dict[tuple[str, str], HistogramSeries]:

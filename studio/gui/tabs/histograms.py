@@ -83,7 +83,7 @@ class HistogramsTab(QWidget, RunPicker):
         super().__init__(parent)
         self.session = session
         self.records: list[histograms.HistogramRecord] = []
-        self._stamp: tuple[float, int] | None = None
+        self._offset = 0  # bytes of the run's file read so far
         self.run_box = QComboBox()
         self.run_box.setToolTip("The run whose histograms to show (runs that recorded some, and running ones)")
         self.run_box.setMinimumContentsLength(28)
@@ -120,7 +120,7 @@ class HistogramsTab(QWidget, RunPicker):
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self._poll)
         session.runs_changed.connect(self.refresh_runs)
-        session.run_ended.connect(lambda *_: self.refresh_runs())
+        session.run_ended.connect(self._run_ended)
         session.selection_changed.connect(self._follow_selection)
         self.refresh_runs()
         self._follow_selection(session.selected_runs())
@@ -130,6 +130,9 @@ class HistogramsTab(QWidget, RunPicker):
         return False  # reading a file is quick: always follow the run list's selection
 
     # --- runs and layers ---------------------------------------------------------------------
+    def _run_ended(self, _run_id: str, _status: str, _message: str) -> None:
+        self.refresh_runs()  # a bound method: disconnected when the tab is deleted
+
     def refresh_runs(self) -> None:
         """Reload the runs that have histograms (or are running), keeping the current choice."""
         current = self.run_box.currentData()
@@ -145,7 +148,7 @@ class HistogramsTab(QWidget, RunPicker):
         self._run_changed()
 
     def _run_changed(self) -> None:
-        self._stamp = None
+        self.records, self._offset = [], 0
         self._load()
         run_id = self.run_box.currentData()
         if run_id and run_id in self.session.jobs:
@@ -154,25 +157,26 @@ class HistogramsTab(QWidget, RunPicker):
             self.timer.stop()
 
     def _file(self) -> Path | None:
+        """The chosen run's histogram file (None: no run chosen)."""
         run_dir = self.run_dir()
         return layout.histograms_path(run_dir) if run_dir else None
 
     def _poll(self) -> None:
-        """While the run trains: re-read its file when it grew."""
+        """While the run trains: read what was appended to its file."""
         path = self._file()
-        if path is not None and path.is_file():
-            stat = path.stat()
-            if (stat.st_mtime, stat.st_size) != self._stamp:
-                self._load()
+        if path is not None and path.is_file() and path.stat().st_size > self._offset:
+            self._load()
         if self.run_box.currentData() not in self.session.jobs:
             self.timer.stop()
 
     def _load(self) -> None:
-        path = self._file()
-        self.records = histograms.read(path.parent) if path else []
-        if path is not None and path.is_file():
-            stat = path.stat()
-            self._stamp = (stat.st_mtime, stat.st_size)
+        """Read the chosen run's new records (all of them after a change of run) and redraw."""
+        run_dir = self.run_dir()
+        if run_dir is None:
+            self.records, self._offset = [], 0
+        else:
+            new, self._offset = histograms.read_from(run_dir, self._offset)
+            self.records += new
         layer = self.layer_box.currentText()
         self.layer_box.blockSignals(True)
         self.layer_box.clear()
