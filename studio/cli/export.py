@@ -90,7 +90,8 @@ def add_parser(sub: Any) -> None:
                     help="the metrics as CSV: run_id, run_name, metric, step, value")
     ex.add_argument("--png", type=Path, metavar="FILE", help="the curves as a PNG image")
     ex.add_argument("--tensorboard", type=Path, metavar="DIR",
-                    help="TensorBoard event files under DIR/RUN_ID (needs the tensorboard package)")
+                    help="TensorBoard event files under DIR/RUN_ID: the curves and the weight/gradient "
+                         "histograms (needs the tensorboard package)")
     ex.add_argument("--model", type=Path, metavar="FILE",
                     help="the trained model with its preprocessing (+ FILE.json: classes, input, config)")
     ex.add_argument("--format", choices=("export", "torchscript"), default="export",

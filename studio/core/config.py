@@ -46,6 +46,7 @@ class TrainConfig:
     batch_growth_every: int = 0
     landscape_every: int = 0  # epochs between live 2-D landscape snapshots; 0: off
     sharpness_every: int = 0  # epochs between logging sharpness/top_eig; 0: off
+    histogram_every: int = 100  # steps between weight/gradient histograms per tensor (histograms.jsonl); 0: off
     trajectory_snapshots: bool = True  # float16 weights at a few epoch ends, for trajectory landscapes
     keep_checkpoints: int = 3  # keep the last N step checkpoints (final.pt and step 0 are always kept); 0: keep all
     stall_timeout: int = 600  # seconds without progress (not paused) before a stalled rank fails the run; 0: off
@@ -66,7 +67,9 @@ TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
     "batch_size": ("samples per optimizer step, over all processes", 1, 1_000_000),
     "seed": ("random seed: the same seed gives the same run", 0, 2**31 - 1),
     "val_fraction": ("share of the training set held out for validation", 0.0, 0.9),
-    "metric_interval": ("steps between metric reports (the loop's only host syncs)", 1, 100_000),
+    "metric_interval": ("steps between points of the train curves (loss, accuracy, learning rate): 1 logs every "
+                        "step as TensorBoard does, at some cost on fast models (the loop's only host syncs)",
+                        1, 100_000),
     "checkpoint_every": ("epochs between checkpoints (0: only at the start and the end)", 0, 100_000),
     "checkpoint_minutes": ("also save a checkpoint after this many minutes of training, so a crash or a kill loses "
                            "at most that much (0: off)", 0.0, 100_000.0),
@@ -86,6 +89,8 @@ TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
     "landscape_every": ("epochs between live 2-D loss-landscape snapshots (0: off)", 0, 100_000),
     "sharpness_every": ("epochs between logging the top Hessian eigenvalue, sharpness/top_eig (0: off)",
                         0, 100_000),
+    "histogram_every": ("steps between weight and gradient histograms of every layer, for the Histograms tab and "
+                        "TensorBoard export (0: off)", 0, 1_000_000),
     "trajectory_snapshots": ("keep float16 weight snapshots at up to 10 epoch ends, so a trajectory landscape "
                              "works from any run of 2+ epochs", None, None),
     "keep_checkpoints": ("keep the newest N step checkpoints; older ones are deleted, step 0 stays (0: keep all)",

@@ -22,6 +22,7 @@ class TensorBoardExportResult(TypedDict):
     path: str
     scalars: int
     tags: list[str]
+    histograms: int  # weight/gradient histograms written (tags "weights/<tensor>", "gradients/<tensor>")
 
 
 @dataclass(frozen=True)

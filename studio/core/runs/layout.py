@@ -10,6 +10,7 @@ its checkpoints. The one owner of these rules; pure pathlib (no torch, no Qt), s
         checkpoints/step_0000000.pt    step checkpoints (step 0: the initial weights), keep-last-N pruned
         checkpoints/final.pt           the weights at the end (repeats the last step's)
         snapshots/step_0000120.pt      float16 weights for trajectories (engine/callbacks/trajectory_snapshots.py)
+        histograms.jsonl               weight and gradient histograms per tensor, a line each (core/runs/histograms.py)
         landscapes/<name>.npz          landscape results and sharpness_<time>.json (core/landscape/io.py)
         evaluations/<split>-<checkpoint>.json and .npz   saved evaluations (engine/tasks/evaluation.py)
         compressed/<id>/model.pt, summary.json; compressed/sweep.json   compressions (engine/tasks/compression.py)
@@ -43,6 +44,7 @@ _STEP_IN_NAME: Final = re.compile(r"step_(\d+)\.pt$")  # a file given by path ma
 COMPRESSED_MODEL: Final = "model.pt"
 COMPRESSED_SUMMARY: Final = "summary.json"
 SWEEP: Final = "sweep.json"
+HISTOGRAMS: Final = "histograms.jsonl"
 
 PathLike = str | Path
 
@@ -69,6 +71,11 @@ def checkpoints_dir(run_dir: PathLike) -> Path:
 
 def snapshots_dir(run_dir: PathLike) -> Path:
     return Path(run_dir) / SNAPSHOTS
+
+
+def histograms_path(run_dir: PathLike) -> Path:
+    """The run's weight and gradient histograms: JSON lines, appended while it trains."""
+    return Path(run_dir) / HISTOGRAMS
 
 
 def landscapes_dir(run_dir: PathLike) -> Path:

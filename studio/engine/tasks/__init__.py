@@ -26,6 +26,7 @@ class Task:
 
 EVALUATE = Task("studio.engine.tasks.evaluation:run", "evaluation", JobKind.EVALUATION)
 PREDICT = Task("studio.engine.tasks.predict:run", "prediction", JobKind.EVALUATION)
+ACTIVATIONS = Task("studio.engine.tasks.activations:run", "layer activations", JobKind.EVALUATION)
 EXPORT_TENSORBOARD = Task("studio.engine.tasks.export:run", "TensorBoard export", JobKind.EVALUATION)
 EXPORT_MODEL = Task("studio.engine.tasks.export:run", "model export", JobKind.EVALUATION)
 COMPRESS = Task("studio.engine.tasks.compression:run", "compression", JobKind.COMPRESS)
@@ -44,8 +45,8 @@ READY = Task("studio.engine.tasks.summary:ready", "start-up", JobKind.TASK)  # t
 LANDSCAPE = Task("studio.engine.tasks.landscape_job:run_landscape", "landscape", JobKind.LANDSCAPE, frames=True)
 SHARPNESS = Task("studio.engine.tasks.landscape_job:run_sharpness", "sharpness", JobKind.SHARPNESS)
 
-TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT, SCALE,
-                           GENERATE, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE, SHARPNESS)
+TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
+                           SCALE, GENERATE, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE, SHARPNESS)
 
 
 def task_job(task: Task, request: Any, label: str | None = None) -> Any:

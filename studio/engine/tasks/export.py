@@ -16,6 +16,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -133,9 +134,28 @@ def export_tensorboard(store: Any, run_id: str, logdir: str | Path) -> TensorBoa
         config = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
         if config:
             writer.add_text("config", "```toml\n" + config + "\n```", global_step=0)
+        hists = write_histograms(writer, info.dir)
     finally:
         writer.close()
-    return {"path": str(folder), "scalars": len(rows), "tags": sorted({r[2] for r in rows})}
+    return {"path": str(folder), "scalars": len(rows), "tags": sorted({r[2] for r in rows}), "histograms": hists}
+
+
+def write_histograms(writer: Any, run_dir: str | Path) -> int:
+    """The run's weight and gradient histograms (``core/runs/histograms.py``) as TensorBoard histograms, tags
+    ``weights/<tensor>`` and ``gradients/<tensor>``; how many were written."""
+    from studio.core.runs import histograms
+
+    records = histograms.read(run_dir)
+    for r in records:
+        bins = len(r["counts"])
+        # a constant tensor: TensorBoard needs increasing bucket limits
+        edges = (np.linspace(r["min"], r["max"], bins + 1) if r["max"] > r["min"]
+                 else r["min"] + np.arange(bins + 1) * 1e-12)
+        tag = ("weights/" if r["kind"] == "weight" else "gradients/") + r["name"]
+        writer.add_histogram_raw(tag, min=r["min"], max=r["max"], num=r["num"], sum=r["sum"],
+                                 sum_squares=r["sum_sq"], bucket_limits=edges[1:].tolist(),
+                                 bucket_counts=r["counts"], global_step=r["step"])
+    return len(records)
 
 
 def run(request: TensorBoardExportRequest | ModelExportRequest,

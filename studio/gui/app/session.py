@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from studio.core.config import CHOICE_SECTIONS, Choice, RunConfig
+from studio.core.contracts.activations import ActivationsRequest
 from studio.core.contracts.compression import CompressRequest, SweepRequest
 from studio.core.contracts.evaluation import EvaluationRequest, PredictRequest
 from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
@@ -197,6 +198,10 @@ class Session(QObject):
     def start_predict(self, request: PredictRequest) -> JobHandle:
         """Classify inputs with a finished run (an "evaluation" job); the result is a ``PredictResult``."""
         return self.start_task(tasks.PREDICT, request)
+
+    def start_activations(self, request: ActivationsRequest) -> JobHandle:
+        """Every layer's output for one input of a finished run (an "evaluation" job); an ``ActivationsResult``."""
+        return self.start_task(tasks.ACTIVATIONS, request)
 
     def start_export(self, request: TensorBoardExportRequest | ModelExportRequest) -> JobHandle:
         """Write a run's TensorBoard event files or its model (an "evaluation" job)."""

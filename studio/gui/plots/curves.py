@@ -124,6 +124,7 @@ class CurvesView(QWidget):
         self.log_x = False
         self.presentation = False
         self._unfitted: set[str] = set()  # plots whose range has not yet been fitted to their data
+        self._shown_every: list[int] = []  # the logging intervals the key names
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         bar = QHBoxLayout()
@@ -387,7 +388,11 @@ class CurvesView(QWidget):
         self.key.setFont(font)
         runs = [f"<span style='color:{c}; font-size:{size + 4}pt'>■</span>&nbsp;{html.escape(self.labels[r])}"
                 for r, c in self.colours().items()]
-        lines = "solid: train · dashed, dots: validation (per epoch)"
+        self._shown_every = self.logged_every()
+        every = " or ".join(str(n) for n in self._shown_every)
+        train = (f"solid: train, a point every {every} step{'s' if every != '1' else ''} (train.metric_interval)"
+                 if every else "solid: train")
+        lines = f"{train} · dashed, dots: validation (per epoch)"
         self.key.setText("&nbsp;&nbsp;&nbsp;".join(runs) + (f"&nbsp;&nbsp;&nbsp;<i>{lines}</i>" if runs else ""))
         self.key.setVisible(bool(runs))
 
@@ -395,8 +400,21 @@ class CurvesView(QWidget):
         """Colours follow the theme (the black run is drawn light on a dark background)."""
         self._update_key()
 
+    def logged_every(self) -> list[int]:
+        """The shown runs' distinct logging intervals in steps, read from their train-loss points (the median
+        spacing: a window cut short at an epoch's or the run's end does not count)."""
+        found = set()
+        for metrics in self.series.values():
+            s = metrics.get(Metric.TRAIN_LOSS)
+            if s is not None and len(s.steps) >= 2:
+                found.add(max(1, int(np.median(np.diff(np.asarray(s.steps, dtype=float))))))
+        return sorted(found)
+
     # --- drawing -----------------------------------------------------------------------------
     def redraw(self) -> None:
+        if any(s.dirty for metrics in self.series.values() for s in metrics.values()) and \
+                self.logged_every() != self._shown_every:
+            self._update_key()  # the first points of a run tell how often it logs
         drawn = False
         for run_id, metrics in self.series.items():
             for name, s in metrics.items():

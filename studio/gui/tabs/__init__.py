@@ -49,6 +49,7 @@ EXTRA_TABS: tuple[TabSpec, ...] = (
     TabSpec("compression", "Compression", "studio.gui.tabs.compression:CompressionTab"),
     TabSpec("scaling_laws", "Scaling laws", "studio.gui.tabs.scaling_laws:ScalingLawsTab"),
     TabSpec("data_parallel", "Data-parallel", "studio.gui.tabs.data_parallel:DataParallelTab"),
+    TabSpec("histograms", "Histograms", "studio.gui.tabs.histograms:HistogramsTab"),
 )
 
 

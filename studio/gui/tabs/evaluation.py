@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.contracts.activations import ActivationsRequest
 from studio.core.contracts.evaluation import EvaluationRequest, EvaluationResult, PredictRequest
 from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
 from studio.core.maths.evaluation import load_saved
@@ -132,6 +133,7 @@ class EvaluationTab(RunPicker, QWidget):
         self.reliability = ReliabilityView()
         self.predict_panel = PredictPanel()
         self.predict_panel.requested.connect(self.predict)
+        self.predict_panel.activations_requested.connect(self.show_activations)
         self.pages = QTabWidget()
         self.pages.addTab(self.gallery, "Confident mistakes")
         self.pages.addTab(self.reliability, "Calibration")
@@ -299,6 +301,15 @@ class EvaluationTab(RunPicker, QWidget):
         return self._start(self.session.start_predict, request, self.predict_panel.show_predictions,
                            line=self.predict_panel.status)
 
+    def show_activations(self, path: str) -> bool:
+        """Every layer's output for the image at ``path`` under the chosen run (Predict's layer activations)."""
+        run_dir = self.run_dir()
+        if run_dir is None:
+            self.session.error.emit("Layer activations", "Pick a finished run with saved checkpoints first.")
+            return False
+        request = ActivationsRequest(str(run_dir), path, self.checkpoint_box.currentData())
+        return self._start(self.session.start_activations, request, self.predict_panel.show_activations)
+
     def predict_on(self, run_id: str, paths: list[str]) -> bool:
         """Classify ``paths`` with run ``run_id`` (files dropped on its row in the run list): the run becomes the
         chosen one and the Predict page shows the result."""
@@ -343,7 +354,8 @@ class EvaluationTab(RunPicker, QWidget):
             self.export_status.setText(f"Wrote {result['path']} ({result['bytes'] / 1e6:.1f} MB) and "
                                        f"{Path(result['config_path']).name}.")
         else:
-            self.export_status.setText(f"Wrote {result['scalars']:,} values to {result['path']}: "
+            self.export_status.setText(f"Wrote {result['scalars']:,} values and {result.get('histograms', 0):,} "
+                                       f"histograms to {result['path']}: "
                                        f"tensorboard --logdir {Path(result['path']).parent}")
 
     def _export_dialog(self, what: str) -> None:
@@ -367,6 +379,9 @@ class EvaluationTab(RunPicker, QWidget):
         for b in (self.evaluate_button, self.export_button, self.script_button, self.tb_button):
             b.setEnabled(not busy)
         self.predict_panel.drop.setEnabled(not busy)
+        self.predict_panel.activations_button.setEnabled(not busy and self.predict_panel.selected_image() is not None)
+        if not busy:
+            self.predict_panel.activations.settle()
         self.cancel_button.setEnabled(busy)
         self.progress.setVisible(busy)
 

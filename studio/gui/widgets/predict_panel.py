@@ -1,5 +1,7 @@
 """Predict with a finished run: drop images, a folder or a CSV file (or paste one CSV row) and see the
-top-k classes with their probabilities. The work runs in a background job (``engine/tasks/predict.py``)."""
+top-k classes with their probabilities. The work runs in a background job (``engine/tasks/predict.py``).
+Below the table, "Layer activations" shows every layer's output for the selected image (``engine/tasks/
+activations.py``, drawn by ``widgets/activations_view.py``)."""
 
 from __future__ import annotations
 
@@ -18,11 +20,14 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
+
+from studio.gui.widgets.activations_view import ActivationsView
 
 
 class DropZone(QLabel):
@@ -58,6 +63,7 @@ class PredictPanel(QWidget):
     """Inputs in (drop, choose or paste), predictions out; ``requested(paths, top_k)`` asks the tab to run them."""
 
     requested = Signal(object, int)
+    activations_requested = Signal(str)  # the path of one image whose layer activations to show
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -82,6 +88,7 @@ class PredictPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setToolTip("Each input's most probable class and its top classes with their probabilities")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.status = QLabel("")
         self.status.setWordWrap(True)
         self._tmp = tempfile.TemporaryDirectory(prefix="studio-predict-")
@@ -89,12 +96,34 @@ class PredictPanel(QWidget):
         bar.addWidget(self.choose)
         bar.addWidget(self.top_k)
         bar.addStretch(1)
+        self.activations_button = QPushButton("Show layer activations")
+        self.activations_button.setToolTip("Run the selected image through the model and show every layer's output "
+                                           "(feature maps of convolutions, units of linear layers)")
+        self.activations_button.setEnabled(False)
+        self.activations_button.clicked.connect(self._request_activations)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.activations = ActivationsView()
+        section = QWidget()
+        section_layout = QVBoxLayout(section)
+        section_layout.setContentsMargins(0, 0, 0, 0)
+        heading = QHBoxLayout()
+        heading.addWidget(QLabel("<b>Layer activations</b>"))
+        heading.addStretch(1)
+        heading.addWidget(self.activations_button)
+        section_layout.addLayout(heading)
+        section_layout.addWidget(self.activations, 1)
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.addWidget(self.table)
+        self.split.addWidget(section)
+        self.split.setStretchFactor(0, 1)
+        self.split.setStretchFactor(1, 3)
+        self.split.setSizes([120, 480])  # a few rows of predictions, most room for the activations
         layout = QVBoxLayout(self)
         layout.addWidget(self.drop)
         layout.addLayout(bar)
         layout.addWidget(self.row)
         layout.addWidget(self.status)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.split, 1)
 
     def predict_paths(self, paths: list[str]) -> None:
         self.requested.emit(list(paths), self.top_k.value())
@@ -127,5 +156,30 @@ class PredictPanel(QWidget):
                                                                 for t in p["top"])))
         self.table.resizeColumnToContents(0)
         self.table.resizeColumnToContents(1)
+        if rows:
+            self.table.selectRow(0)  # ready for "Show layer activations"
         self.status.setText(f"{len(rows)} input(s) classified by {result['run_id']} ({result['checkpoint']}) in "
                             f"{result['seconds']:.1f} s.")
+
+    # --- layer activations (DIGITS) --------------------------------------------------------------
+    def selected_image(self) -> str | None:
+        """The full path of the selected row's input when it is an image file (CSV rows have none)."""
+        from studio.core.datasets.importers.images import is_image_name
+
+        rows = {i.row() for i in self.table.selectedIndexes()}
+        item = self.table.item(min(rows), 0) if rows else None
+        path = item.toolTip() if item is not None else ""
+        return path if path and is_image_name(Path(path).name) and Path(path).is_file() else None
+
+    def _selection_changed(self) -> None:
+        self.activations_button.setEnabled(self.selected_image() is not None)
+
+    def _request_activations(self) -> None:
+        path = self.selected_image()
+        if path:
+            self.activations.clear_layers(f"Computing the layer activations of {Path(path).name}…", pending=True)
+            self.activations_requested.emit(path)
+
+    def show_activations(self, result: dict[str, Any]) -> None:
+        """Draw an ``ActivationsResult``."""
+        self.activations.show_result(result)

@@ -1,0 +1,75 @@
+"""The Histograms tab (issue 22 point 8): a finished run's layers are listed and their weight and gradient
+histograms are drawn as step × value heat maps; without histograms the tab shows a hint, not empty axes."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtGui import QImage
+
+from studio.core.runs import histograms
+from studio.core.runs.store import RunStore
+from studio.gui.app.session import Session
+from studio.gui.tabs import find
+from studio.gui.tabs.histograms import HistogramsTab
+from tests.unit.landscape_runs import train_run
+
+TINY = ["data.name=fashion_mnist_small", "model.widths=16", "train.epochs=1", "train.batch_size=500",
+        "train.histogram_every=4", "train.trajectory_snapshots=false"]
+
+
+def colours(widget) -> int:
+    """How many distinct colours the widget's rendered plot area holds."""
+    image = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    arr = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine() // 4, 4)
+    return len(np.unique(arr[..., :3].reshape(-1, 3), axis=0))
+
+
+def test_the_tab_is_registered_without_torch():
+    assert find("histograms").title == "Histograms" and find("Histograms").load() is HistogramsTab
+
+
+def test_a_finished_run_shows_its_layers_and_draws_heat_maps(qtbot, tmp_path):
+    run_dir = train_run(tmp_path, TINY)  # 18 steps: histograms before steps 0, 4, 8, 12, 16
+    session = Session(RunStore(tmp_path))
+    try:
+        tab = HistogramsTab(session)
+        qtbot.addWidget(tab)
+        tab.resize(1000, 700)
+        tab.show()
+        assert tab.run_box.count() == 1 and tab.run_box.currentData() == run_dir.name
+        layers = [tab.layer_box.itemText(i) for i in range(tab.layer_box.count())]
+        assert layers == histograms.layers(histograms.read(run_dir)) and len(layers) == 4  # 2 weights, 2 biases
+        assert tab.pages.currentIndex() == 1
+        for view in (tab.weights, tab.grads):
+            assert view.shown.shape == (60, 5)  # value bins × recorded steps
+            assert np.allclose(view.shown.sum(axis=0), 1.0)
+        assert "0–16" in tab.weights.plot.getPlotItem().titleLabel.text
+        qtbot.wait(50)
+        assert colours(tab.weights.plot) > 40 and colours(tab.grads.plot) > 40  # a heat map, not blank axes
+        tab.layer_box.setCurrentIndex(3)
+        assert tab.weights.shown.shape == (60, 5) and layers[3] in tab.weights.plot.getPlotItem().titleLabel.text
+
+        # while a run trains the tab re-reads its file as it grows (here: a record appended by hand)
+        session.jobs[run_dir.name] = object()
+        tab._run_changed()
+        assert tab.timer.isActive()
+        last = [r for r in histograms.read(run_dir) if r["name"] == layers[3]][-2:]
+        histograms.append(run_dir, [{**r, "step": 20} for r in last])
+        tab._poll()
+        assert tab.weights.shown.shape == (60, 6) and tab.grads.shown.shape == (60, 6)
+        del session.jobs[run_dir.name]
+        tab._poll()
+        assert not tab.timer.isActive()
+    finally:
+        session.shutdown(wait_s=10)
+
+
+def test_without_histograms_the_tab_shows_a_hint(qtbot, tmp_path):
+    session = Session(RunStore(tmp_path))
+    try:
+        tab = HistogramsTab(session)
+        qtbot.addWidget(tab)
+        assert tab.run_box.count() == 0
+        assert tab.pages.currentWidget() is tab.hint and "histogram_every" in tab.hint.text()
+    finally:
+        session.shutdown(wait_s=10)
