@@ -79,6 +79,8 @@ class HistogramView(QWidget):
 class HistogramsTab(QWidget, RunPicker):
     """Runs with histograms, their layers, and the weights/gradients heat maps of the chosen layer."""
 
+    uses_settings_panel = False  # it reads stored runs: the heat maps get the width
+
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
