@@ -36,13 +36,14 @@ class TabSpec:
         return getattr(importlib.import_module(module), name)
 
 
-# The navigation's groups, in this order (gui/app/navigation.py); the Training view is the first of "Runs".
-GROUPS: tuple[str, ...] = ("Runs", "Analysis", "Data", "Learn")
+# The navigation's groups, in this order (gui/app/navigation.py); the Training view is the first of "Runs". The
+# Data page is in "Runs" (a "Data" caption over one "Data" button said it twice, and cost the row's last 40 px).
+GROUPS: tuple[str, ...] = ("Runs", "Analysis", "Learn")
 
 EXTRA_TABS: tuple[TabSpec, ...] = (
     TabSpec("landscape", "Landscape", "studio.gui.tabs.landscape:LandscapeTab"),
     TabSpec("evaluation", "Evaluation", "studio.gui.tabs.evaluation:EvaluationTab"),
-    TabSpec("data", "Data", "studio.gui.tabs.data:DataPreview", group="Data"),
+    TabSpec("data", "Data", "studio.gui.tabs.data:DataPreview", group="Runs"),
     TabSpec("teaching_lab", "Teaching lab", "studio.gui.demos.lab:TeachingLab", group="Learn"),
     TabSpec("compare", "Compare", "studio.gui.tabs.compare:CompareTab", group="Runs"),
     TabSpec("queue", "Queue", "studio.gui.tabs.queue:QueueTab", group="Runs"),
