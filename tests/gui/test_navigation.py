@@ -4,7 +4,7 @@ scrolling; a new TabSpec gets its button without code; Compression's columns are
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel
 
 from studio.core.runs.store import RunStore
 from studio.gui.app import main_window as main_window_module
@@ -60,8 +60,10 @@ def test_a_new_tab_spec_gets_its_button_without_code(qtbot, monkeypatch):
             button = window.navigation.buttons[page]
             qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
             assert window.tabs.tabText(window.tabs.currentIndex()) == button.text()
-        assert window.navigation.buttons["histograms"].parentWidget().objectName() == "nav_group_Analysis"
-        assert window.navigation.buttons["odd"].parentWidget().objectName() == "nav_group_Elsewhere"
+        assert window.navigation.group_of["histograms"] == "Analysis"
+        assert window.navigation.group_of["odd"] == "Elsewhere"
+        captions = [w.text() for w in window.navigation.findChildren(QLabel, "nav_caption")]
+        assert captions[-1] == "Elsewhere" and captions.count("Elsewhere") == 1
         assert window.tab("histograms") is window.tab("Histograms")  # MainWindow.tab(id or title) as before
         assert type(window.tab("histograms")).__name__ == "QueueTab"
     finally:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
-    QHBoxLayout,
     QLabel,
     QLayout,
     QLayoutItem,
@@ -71,16 +70,35 @@ class FlowLayout(QLayout):
         return size
 
     def _arrange(self, rect: QRect, move: bool) -> int:
+        """Place the items (or only measure, ``move=False``); the height they take at ``rect``'s width. Items of
+        one group sit 1 px apart, a caption 3 px before its first button and ``2 × spacing`` after the group
+        before it; a caption never ends a row without its first button."""
         x, y, row_height = rect.x(), rect.y(), 0
-        for item in self._items:
+        for i, item in enumerate(self._items):
             hint = item.sizeHint()
-            if x + hint.width() > rect.right() + 1 and row_height > 0:
+            width = hint.width()
+            follower = self._items[i + 1] if i + 1 < len(self._items) else None
+            if is_caption(item) and follower is not None:
+                width += 3 + follower.sizeHint().width()
+            if x + width > rect.right() + 1 and row_height > 0:
                 x, y, row_height = rect.x(), y + row_height + self._gap, 0
             if move:
                 item.setGeometry(QRect(QPoint(x, y), hint))
-            x += hint.width() + self._gap * 2
+            if follower is None:
+                gap = 0
+            elif is_caption(item):
+                gap = 3
+            else:
+                gap = self._gap * 2 if is_caption(follower) else 1
+            x += hint.width() + gap
             row_height = max(row_height, hint.height())
         return y + row_height - rect.y()
+
+
+def is_caption(item: QLayoutItem) -> bool:
+    """Whether a flow item is a group's caption (it keeps to the row of its first button)."""
+    widget = item.widget()
+    return widget is not None and widget.objectName() == "nav_caption"
 
 
 class Navigation(QWidget):
@@ -97,26 +115,18 @@ class Navigation(QWidget):
         self.group.setExclusive(True)
         self.group.idClicked.connect(self.page_chosen.emit)
         self.buttons: dict[str, QToolButton] = {}
-        self._groups: dict[str, QHBoxLayout] = {}
+        self.group_of: dict[str, str] = {}  # page id -> its group's name
         policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
 
     def add_page(self, index: int, page_id: str, title: str, group: str, tip: str = "") -> QToolButton:
         """A button for page ``index`` in ``group`` (a group is made on first use, in that order)."""
-        if group not in self._groups:
-            box = QWidget(self)
-            box.setObjectName(f"nav_group_{group}")
-            row = QHBoxLayout(box)
-            row.setContentsMargins(0, 0, 0, 0)
-            row.setSpacing(1)
-            caption = QLabel(group)
+        if group not in self.group_of.values():  # the buttons and captions are flow items of their own, so a
+            caption = QLabel(group, self)     # group wider than the window wraps too (presentation's large font)
             caption.setObjectName("nav_caption")
             caption.setEnabled(False)  # dimmed: it names the group, it is not a button
-            row.addWidget(caption)
-            row.addSpacing(3)
-            self._groups[group] = row
-            self.flow.add(box)
+            self.flow.add(caption)
         button = QToolButton(self)
         button.setObjectName(f"nav_{page_id}")
         button.setText(title)
@@ -125,8 +135,9 @@ class Navigation(QWidget):
         button.setAutoRaise(True)
         button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.group.addButton(button, index)
-        self._groups[group].addWidget(button)
+        self.flow.add(button)
         self.buttons[page_id] = button
+        self.group_of[page_id] = group
         self.updateGeometry()
         return button
 
