@@ -1,5 +1,6 @@
 """Issue 22: the wheel over an unfocused combo box / spin box / slider leaves its value alone and goes on to the
-panel around it; a focused field still takes the wheel. Fields show the decimals their value needs."""
+panel around it; a focused field still takes the wheel; every field of the window, its tabs, demos and dialogs is
+guarded. Fields show the decimals their value needs."""
 
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
@@ -38,8 +39,7 @@ def value(w):
 
 
 def test_unfocused_fields_ignore_the_wheel_and_pass_it_on(qtbot):
-    wheel_guard.install()
-    for w in fields():
+    for w in map(wheel_guard.guard, fields()):
         qtbot.addWidget(w)
         w.show()
         before = value(w)
@@ -50,8 +50,7 @@ def test_unfocused_fields_ignore_the_wheel_and_pass_it_on(qtbot):
 
 
 def test_a_focused_field_still_takes_the_wheel(qtbot):
-    wheel_guard.install()
-    for w in fields():
+    for w in map(wheel_guard.guard, fields()):
         qtbot.addWidget(w)
         w.show()
         qtbot.waitExposed(w)
@@ -64,8 +63,7 @@ def test_a_focused_field_still_takes_the_wheel(qtbot):
 
 
 def test_scroll_bars_are_not_guarded(qtbot):
-    wheel_guard.install()
-    bar = QScrollBar(Qt.Orientation.Vertical)
+    bar = wheel_guard.guard(QScrollBar(Qt.Orientation.Vertical))
     qtbot.addWidget(bar)
     bar.setRange(0, 100)
     bar.show()
@@ -73,8 +71,41 @@ def test_scroll_bars_are_not_guarded(qtbot):
     assert bar.value() > 0
 
 
-def test_install_once_per_application():
-    assert wheel_guard.install() is wheel_guard.install()
+def test_an_unguarded_field_still_takes_the_wheel(qtbot):
+    """The control for the tests above: without the guard the wheel changes the value (Qt's default)."""
+    combo = fields()[0]
+    qtbot.addWidget(combo)
+    combo.show()
+    wheel(combo)
+    assert combo.currentIndex() == 1 and not wheel_guard.is_guarded(combo)
+
+
+def test_every_field_of_the_window_its_tabs_demos_and_dialogs_is_guarded(qtbot, tmp_path):
+    """Builders guard what they build; this fails on a field a new tab, demo, form or dialog forgot."""
+    from studio.core.runs.store import RunStore
+    from studio.gui.app.main_window import MainWindow
+    from studio.gui.app.session import Session
+    from studio.gui.demos.lab import VIEWS
+    from studio.gui.widgets.cluster_dialog import ClusterDialog
+
+    session = Session(RunStore(tmp_path))
+    try:
+        window = MainWindow(session, probe_backend=False)
+        qtbot.addWidget(window)
+        _ = window.curves
+        for i in range(window.tabs.count()):
+            window._built_tab(i)
+        lab = window.tab("teaching_lab")
+        for name in VIEWS:
+            lab.open(name)
+        dialog = ClusterDialog(session, window)
+        found = wheel_guard.fields_under(window) + wheel_guard.fields_under(dialog)
+        assert len(found) > 40  # the settings forms, every tab and every demo
+        unguarded = [f"{type(w).__name__} {w.objectName()!r} in {type(w.parentWidget()).__name__}"
+                     for w in found if not wheel_guard.is_guarded(w)]
+        assert unguarded == []
+    finally:
+        session.shutdown(wait_s=10)
 
 
 def test_fields_show_the_decimals_their_values_need(qtbot):

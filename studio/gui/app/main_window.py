@@ -112,7 +112,6 @@ class MainWindow(QMainWindow):
 
     def __init__(self, session: Session, probe_backend: bool = True, prefs: SettingsStore | None = None) -> None:
         super().__init__()
-        wheel_guard.install()  # the wheel scrolls panels, never edits an unfocused field (issue 22)
         self.session = session
         self.prefs = prefs or SettingsStore()
         self.prefs.restore_choices(session)  # the last dataset/model/optimizer, before the forms are built
@@ -194,6 +193,7 @@ class MainWindow(QMainWindow):
         self.setStatusBar(self.status)
         self.prefs.restore_window(self, self._splitters())
         self.apply_theme(self.prefs.theme, save=False)
+        wheel_guard.guard_tree(self)  # the wheel scrolls panels, never edits an unfocused field (issue 22)
         session.config_changed.connect(lambda: self.prefs.save_choices(self.session.config))
         session.state_changed.connect(self._on_state)
         session.status_text.connect(self.show_message)
@@ -228,6 +228,7 @@ class MainWindow(QMainWindow):
             self._curves_loading.deleteLater()
             self._curves_layout.addWidget(curves)
             self._curves = curves
+            wheel_guard.guard_tree(curves)
             curves.set_labels(dict(self.run_list.names))
             self.run_list.set_colours(curves.colours())
             if self.presentation:
@@ -256,6 +257,7 @@ class MainWindow(QMainWindow):
             return widget
         title, tip = self.tabs.tabText(index), self.tabs.tabToolTip(index)
         real = self._make_tab(self._tab_specs[title])
+        wheel_guard.guard_tree(real)
         current = self.tabs.currentIndex()
         self.tabs.blockSignals(True)  # the swap is not a change of tab
         self.tabs.removeTab(index)

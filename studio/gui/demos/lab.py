@@ -29,6 +29,7 @@ from studio.gui.demos.noise_scale_view import NoiseScaleView
 from studio.gui.demos.playground_view import PlaygroundView
 from studio.gui.demos.race_view import RaceView
 from studio.gui.demos.regularisation_view import RegularisationView
+from studio.gui.widgets import wheel_guard
 
 VIEWS: dict[str, type[DemoView]] = {
     "optimizer_race": RaceView,
@@ -99,6 +100,7 @@ class TeachingLab(QWidget):
         view = self.views.get(name)
         if view is None:
             view = VIEWS[name](self.session)
+            wheel_guard.guard_tree(view)
             view.setObjectName(f"demo_{name}")
             view.short_title = TITLES[name]
             if self.presentation:

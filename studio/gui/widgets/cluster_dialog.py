@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from studio.core.errors import StudioError
 from studio.core.paths import studio_home
 from studio.core.slurm import ClusterSpec, batch_script, cluster_config, run_id_for, write_cluster_job
+from studio.gui.widgets import wheel_guard
 
 PREVIEW_FOLDER = Path("/path/to/folder")  # the script shown before Save knows where it goes
 
@@ -36,7 +37,7 @@ def _spin(low: int, high: int, value: int, tip: str) -> QSpinBox:
     box.setRange(low, high)
     box.setValue(value)
     box.setToolTip(tip)
-    return box
+    return wheel_guard.guard(box)
 
 
 class ClusterDialog(QDialog):

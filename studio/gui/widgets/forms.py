@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.errors import StudioError
 from studio.core.registry import Entry, Param, Registry
+from studio.gui.widgets import wheel_guard
 
 
 class SciSpinBox(QDoubleSpinBox):
@@ -135,7 +136,7 @@ def param_widget(param: Param, value: Any, on_change: Callable[[Any], None]) -> 
         w.editingFinished.connect(lambda: on_change(w.text()))
     w.setToolTip(tip)
     w.setObjectName(f"param_{param.name}")
-    return w
+    return wheel_guard.guard(w)  # forms are rebuilt when the entry changes: each new field is guarded here
 
 
 def entry_tooltip(entry: Entry) -> str:

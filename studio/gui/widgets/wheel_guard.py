@@ -2,10 +2,16 @@
 unless it has the keyboard focus, so the wheel scrolls the panel around it (issue 22: scrolling the settings
 changed activation and optimizer silently).
 
-:func:`install` puts one filter on the application, so every field made anywhere (forms built from registries,
-tabs, dialogs, fields made later) is guarded without its own code: a guarded field gets ``Qt.StrongFocus`` when
-it is polished (the wheel no longer gives it focus), and a wheel event reaching it unfocused is ignored and passed
-on to its parent (the scroll area). Click or Tab into a field and the wheel changes it as before."""
+A guarded field gets ``Qt.StrongFocus`` (the wheel no longer gives it focus) and a small event filter of its own:
+a wheel event reaching it unfocused is ignored, and QApplication then offers it to the parents (the scroll area).
+Click or Tab into a field and the wheel changes it as before.
+
+Why per field, not one filter on the application: a Python filter on QApplication is handed every event of
+every object, so PySide wraps thousands of Qt-internal objects from inside the filter, which is a known source of
+segfaults (shiboken's lazy type creation re-entered from an event filter; a stale wrapper at a reused address).
+So the builders guard what they build: ``param_widget`` each registry field, ``MainWindow`` the window and each tab
+when it is built, the Teaching lab each demo, a dialog itself (``guard_tree``). ``tests/gui/test_wheel_guard.py``
+builds every tab and demo and fails on any field left unguarded, so a new one cannot be forgotten."""
 
 from __future__ import annotations
 
@@ -13,43 +19,53 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QDial, QSlider, QWidget
 
 GUARDED = (QComboBox, QAbstractSpinBox, QSlider, QDial)  # not QScrollBar: the wheel is what a scroll bar is for
+MARK = "wheel_guarded"  # the dynamic property a guarded field carries
 
 
 def is_guarded(widget: QObject) -> bool:
-    """Whether the wheel must leave ``widget``'s value alone unless it has focus."""
-    return isinstance(widget, GUARDED)
+    """Whether ``widget`` carries the guard (its value ignores the wheel unless it has focus)."""
+    return bool(widget.property(MARK))
 
 
 class WheelGuard(QObject):
-    """An event filter: unfocused fields pass the wheel on; fields get StrongFocus when polished."""
+    """The filter each guarded field carries: unfocused, the wheel passes on to the parent."""
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        kind = event.type()
-        if kind == QEvent.Type.Wheel:
-            if isinstance(watched, GUARDED) and not watched.hasFocus():
-                event.ignore()  # QApplication then offers the event to the parent widgets: the scroll area
-                return True
-        elif kind == QEvent.Type.Polish and isinstance(watched, GUARDED):
-            guard(watched)
+        if event.type() == QEvent.Type.Wheel and isinstance(watched, QWidget) and not watched.hasFocus():
+            event.ignore()  # QApplication then offers the event to the parent widgets: the scroll area
+            return True
         return False
 
 
-def guard(widget: QWidget) -> None:
-    """Let the wheel not give ``widget`` the focus (the filter then keeps it from changing the value)."""
-    if widget.focusPolicy() == Qt.FocusPolicy.WheelFocus:
-        widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+_FILTER: WheelGuard | None = None
 
 
-_GUARDS: dict[int, WheelGuard] = {}
+def _shared_filter() -> WheelGuard:
+    global _FILTER
+    if _FILTER is None:
+        _FILTER = WheelGuard(QCoreApplication.instance())  # lives as long as the application
+    return _FILTER
 
 
-def install(app: QCoreApplication | None = None) -> WheelGuard | None:
-    """Guard every field of ``app`` (the running application by default); calling it again changes nothing."""
-    app = app or QCoreApplication.instance()
-    if app is None:
-        return None
-    key = id(app)
-    if key not in _GUARDS:
-        _GUARDS[key] = WheelGuard(app)
-        app.installEventFilter(_GUARDS[key])
-    return _GUARDS[key]
+def guard(widget: QWidget) -> QWidget:
+    """Guard one field (a combo box, spin box, slider or dial; anything else is left alone); returns it."""
+    if isinstance(widget, GUARDED) and not is_guarded(widget):
+        if widget.focusPolicy() == Qt.FocusPolicy.WheelFocus:
+            widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        widget.installEventFilter(_shared_filter())
+        widget.setProperty(MARK, True)
+    return widget
+
+
+def fields_under(root: QWidget) -> list[QWidget]:
+    """Every combo box, spin box, slider and dial inside ``root`` (and ``root`` itself if it is one)."""
+    found: list[QWidget] = [root] if isinstance(root, GUARDED) else []
+    for kind in GUARDED:
+        found.extend(root.findChildren(kind))
+    return found
+
+
+def guard_tree(root: QWidget) -> None:
+    """Guard every field inside ``root`` (call it when a window, tab, demo or dialog has been built)."""
+    for widget in fields_under(root):
+        guard(widget)
