@@ -15,11 +15,14 @@ builds every tab and demo and fails on any field left unguarded, so a new one ca
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QDial, QSlider, QWidget
 
 GUARDED = (QComboBox, QAbstractSpinBox, QSlider, QDial)  # not QScrollBar: the wheel is what a scroll bar is for
-MARK = "wheel_guarded"  # the dynamic property a guarded field carries
+MARK = "wheel_guarded"
+W = TypeVar("W", bound=QWidget)  # the dynamic property a guarded field carries
 
 
 def is_guarded(widget: QObject) -> bool:
@@ -47,7 +50,7 @@ def _shared_filter() -> WheelGuard:
     return _FILTER
 
 
-def guard(widget: QWidget) -> QWidget:
+def guard(widget: W) -> W:
     """Guard one field (a combo box, spin box, slider or dial; anything else is left alone); returns it."""
     if isinstance(widget, GUARDED) and not is_guarded(widget):
         if widget.focusPolicy() == Qt.FocusPolicy.WheelFocus:
