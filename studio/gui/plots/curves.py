@@ -20,7 +20,6 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
     QStackedWidget,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 from studio.core.vocab import Metric
 from studio.gui.app.theme import curve_colour
 from studio.gui.plots.palette import run_colour
+from studio.gui.widgets.forms import TidySpinBox
 
 # plot title, y-axis label (with its unit), then (metric name, line label, dashed?, per-epoch symbols?)
 PLOTS = {
@@ -144,7 +144,7 @@ class CurvesView(QWidget):
         bar.addWidget(self.log_x_box)
         bar.addSpacing(12)
         bar.addWidget(QLabel("Smoothing"))
-        self.smooth_box = QDoubleSpinBox()
+        self.smooth_box = TidySpinBox()
         self.smooth_box.setObjectName("smoothing")
         self.smooth_box.setRange(0.0, 0.99)
         self.smooth_box.setSingleStep(0.1)

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
@@ -44,6 +43,7 @@ from studio.core.contracts.compression import (
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
+from studio.gui.widgets.forms import TidySpinBox
 
 HINT = "Select a finished classification run in the Training tab's run list to compress it."
 ROWS = (("test accuracy", "test_acc", "{:.4f}"), ("size on disk", "bytes", "kib"),
@@ -105,7 +105,7 @@ class CompressionTab(QWidget):
         self.title = QLabel(HINT)
         self.title.setObjectName("compress_title")
         self.title.setWordWrap(True)
-        self.prune = QDoubleSpinBox()
+        self.prune = TidySpinBox()
         self.prune.setObjectName("compress_prune")
         self.prune.setRange(0.0, 0.99)
         self.prune.setSingleStep(0.05)

@@ -12,7 +12,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDoubleSpinBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -31,6 +30,7 @@ from studio.core.contracts.scaling import ScaleRequest
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
+from studio.gui.widgets.forms import TidySpinBox
 
 EXPLAIN = ("Each configuration trains the current config for the same steps at the same global batch (split over "
            "the processes), so the path — and the steps to the target — are the same; only time changes. "
@@ -61,7 +61,7 @@ class DataParallelTab(QWidget):
         self.steps.setValue(60)
         self.steps.setSuffix(" steps")
         self.steps.setToolTip("Training steps per configuration (the first few are warm-up and not timed)")
-        self.target = QDoubleSpinBox()
+        self.target = TidySpinBox()
         self.target.setRange(0.0, 1.0)
         self.target.setSingleStep(0.05)
         self.target.setValue(0.75)

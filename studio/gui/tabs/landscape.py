@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QGroupBox,
@@ -40,6 +39,7 @@ from studio.core.runs import layout
 from studio.core.vocab import SPLITS, JobKind, LandscapeKind, Metric
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.landscape_view import LandscapeView
+from studio.gui.widgets.forms import TidySpinBox
 from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips
 
 KINDS = [("2-D (random directions)", LandscapeKind.SURFACE.value), ("1-D (interpolation)", LandscapeKind.LINE.value),
@@ -129,7 +129,7 @@ class LandscapeTab(RunPicker, QWidget):
         self.split_box = QComboBox()
         self.split_box.addItems(SPLITS)
         self.split_box.setToolTip("Which split the loss and accuracy are measured on")
-        self.span = QDoubleSpinBox()
+        self.span = TidySpinBox()
         self.span.setRange(contract.SPAN_MIN, contract.SPAN_MAX)
         self.span.setValue(contract.DEFAULT_SPAN)
         self.span.setToolTip("2-D: the grid covers [−span, span]² in units of the filter-normalised directions")

@@ -15,7 +15,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
-    QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -30,6 +29,7 @@ from studio.core.vocab import Metric
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
+from studio.gui.widgets.forms import TidySpinBox
 
 HINT = ("Select one or more runs in the Training tab's run list. Against steps or samples each run gets its own "
         "fit; against parameters, select 4 or more runs of different model widths.")
@@ -90,7 +90,7 @@ class ScalingLawsTab(QWidget):
         if edit is not None:
             edit.setToolTip("The metric's name as the run logged it, e.g. val/loss")
         self.loss_box.setToolTip("The loss to fit: validation loss (a point per epoch) or training loss (more points)")
-        self.extrapolate = QDoubleSpinBox()
+        self.extrapolate = TidySpinBox()
         self.extrapolate.setRange(1.0, 1000.0)
         self.extrapolate.setValue(4.0)
         self.extrapolate.setPrefix("predict at ")

@@ -11,7 +11,6 @@ import html
 from typing import Any
 
 from PySide6.QtWidgets import (
-    QDoubleSpinBox,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
 from studio.core.contracts.generate import GenerateRequest
 from studio.core.errors import StudioError
 from studio.gui.app.job_binding import JobBinding
+from studio.gui.widgets.forms import TidySpinBox
 
 
 class GenerateBox(QGroupBox):
@@ -51,7 +51,7 @@ class GenerateBox(QGroupBox):
         self.words.setRange(1, 100)
         self.words.setValue(8)
         self.words.setToolTip("How many words to add")
-        self.temperature = QDoubleSpinBox()
+        self.temperature = TidySpinBox()
         self.temperature.setRange(0.0, 5.0)
         self.temperature.setSingleStep(0.1)
         self.temperature.setSpecialValueText("0 (greedy)")
