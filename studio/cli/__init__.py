@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from types import ModuleType
+from typing import Any
 
 from studio import version_line
 from studio.cli import (
@@ -55,8 +56,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _warn_recovered(recovery: Any) -> None:
+    """A damaged run store was rebuilt: one line on stderr (core/runs/db.Recovery)."""
+    print(f"studio: warning: {recovery.message()}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from studio.core.runs.db import RECOVERY_LISTENERS
+
+    if _warn_recovered not in RECOVERY_LISTENERS:
+        RECOVERY_LISTENERS.append(_warn_recovered)
     try:
         return args.func(args)
     except StudioError as err:

@@ -2,9 +2,10 @@
 
 - Schema changes are additive: a numbered list of migrations (``MIGRATIONS``) applied in order and
   recorded in ``PRAGMA user_version``. Append to the list; never edit an applied entry.
-- A file that is not a database (garbage, truncated) is moved aside to ``runs.db.corrupt-<time>`` (kept,
-  never deleted) and a new database is rebuilt from the run folders (``config.toml`` + ``run.json``);
-  whatever metric rows can still be read from the damaged file are copied over.
+- A file that is not a database (garbage, truncated, or emptied to zero bytes while run folders exist) is moved
+  aside to ``runs.db.corrupt-<time>`` (kept, never deleted) and a new database is rebuilt from the run folders
+  (``config.toml`` + ``run.json`` + ``metrics.csv``); for a run without ``metrics.csv`` (older runs) whatever metric
+  rows can still be read from the damaged file are copied over. The rebuild is reported once, as a ``Recovery``.
 - Every other failure (a folder named runs.db, a read-only home, a full disk) is a ``StoreError``: one line
   a person can act on.
 """
@@ -14,6 +15,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from studio.core.errors import StoreError
@@ -135,22 +138,59 @@ def _open(path: Path) -> sqlite3.Connection:
     return db
 
 
-def connect(path: Path, runs_dir: Path) -> sqlite3.Connection:
-    """The store's database, migrated; a damaged one is moved aside and rebuilt from ``runs_dir``."""
+@dataclass(frozen=True)
+class Recovery:
+    """A damaged database that was moved aside and rebuilt from the run folders."""
+
+    database: Path
+    kept_as: Path
+    reason: str
+    runs: int
+    values: int
+
+    def message(self) -> str:
+        """One line for a person (the CLI's stderr, the GUI's status bar)."""
+        return (f"the run store {self.database} was damaged ({self.reason}) and rebuilt from the run folders: "
+                f"{self.runs:,} run{'s' if self.runs != 1 else ''} and {self.values:,} logged "
+                f"value{'s' if self.values != 1 else ''} recovered; the damaged file is kept as {self.kept_as}")
+
+
+# called with every Recovery this process makes (the CLI prints it on stderr; the GUI reads RunStore.recovery)
+RECOVERY_LISTENERS: list[Callable[[Recovery], None]] = []
+
+
+def _has_runs(runs_dir: Path) -> bool:
+    return runs_dir.is_dir() and any(layout.is_run_dir(p) for p in runs_dir.iterdir())
+
+
+def connect(path: Path, runs_dir: Path, recovered: list[Recovery] | None = None) -> sqlite3.Connection:
+    """The store's database, migrated; a damaged one (not a database, malformed, or emptied to zero bytes while
+    run folders exist) is moved aside and rebuilt from ``runs_dir``: the Recovery is appended to ``recovered``
+    and given to every ``RECOVERY_LISTENERS``."""
     if path.is_dir():
         raise StoreError(f"the run store {path} is a folder, not a database; move it away (Studio makes a new one)")
+    reason = ""
     try:
-        return _open(path)
+        if path.is_file() and path.stat().st_size == 0 and _has_runs(runs_dir):
+            reason = "the file is empty"  # SQLite would take it for a new database and every run would vanish
+        else:
+            return _open(path)
     except sqlite3.OperationalError as err:
         raise StoreError(describe_sqlite(err, path)) from None
     except sqlite3.DatabaseError as err:  # not a database, or a malformed one
-        aside = move_aside(path)
-        try:
-            db = _open(path)
-            rebuild(db, runs_dir, aside, reason=str(err))
-        except sqlite3.Error as again:
-            raise StoreError(describe_sqlite(again, path)) from None
-        return db
+        reason = str(err)
+    aside = move_aside(path)
+    try:
+        db = _open(path)
+        runs, values = rebuild(db, runs_dir, aside, reason=reason)
+    except sqlite3.Error as again:
+        raise StoreError(describe_sqlite(again, path)) from None
+    recovery = Recovery(path, aside, reason, runs, values)
+    if recovered is not None:
+        recovered.append(recovery)
+    for listener in RECOVERY_LISTENERS:
+        listener(recovery)
+    return db
 
 
 def move_aside(path: Path) -> Path:
@@ -167,12 +207,15 @@ def move_aside(path: Path) -> Path:
     return aside
 
 
-def rebuild(db: sqlite3.Connection, runs_dir: Path, damaged: Path, reason: str) -> int:
-    """Register every run folder in ``db`` (from its config.toml and run.json); copy the metric rows
-    that can still be read from ``damaged``. Returns the number of runs registered."""
+def rebuild(db: sqlite3.Connection, runs_dir: Path, damaged: Path, reason: str) -> tuple[int, int]:
+    """Register every run folder in ``db`` (from its config.toml and run.json) with its metric rows from its
+    ``metrics.csv`` (core/runs/metric_log.py); for a run without one (older runs), copy the rows that can still be
+    read from ``damaged``. Returns the number of runs registered and of metric values recovered."""
+    from studio.core.runs import metric_log
     from studio.core.runs.record import read_record
 
-    count = 0
+    count = values = 0
+    salvage: set[str] = set()
     folders = sorted(p for p in runs_dir.iterdir() if layout.is_run_dir(p)) if runs_dir.is_dir() else []
     for folder in folders:
         rec = read_record(folder)
@@ -187,32 +230,43 @@ def rebuild(db: sqlite3.Connection, runs_dir: Path, damaged: Path, reason: str) 
         message = rec.get("message") or ""
         note = f"recovered from its folder after {damaged.name} was found damaged ({reason})"
         created = float(rec.get("created") or folder.stat().st_mtime)
+        rows = metric_log.read(folder)
         with db:
-            db.execute("INSERT OR IGNORE INTO runs (id, name, created, updated, status, config, summary, message, "
-                       "dir) VALUES (?,?,?,?,?,?,?,?,?)",
-                       (folder.name, rec.get("name") or folder.name, created, time.time(), status, config,
-                        json.dumps(rec.get("summary") or {}), f"{message} [{note}]".strip(), str(folder)))
+            added = db.execute("INSERT OR IGNORE INTO runs (id, name, created, updated, status, config, summary, "
+                               "message, dir) VALUES (?,?,?,?,?,?,?,?,?)",
+                               (folder.name, rec.get("name") or folder.name, created, time.time(), status, config,
+                                json.dumps(rec.get("summary") or {}), f"{message} [{note}]".strip(),
+                                str(folder))).rowcount
+            if added and rows is not None:  # a run another process registered already has its rows
+                db.executemany("INSERT INTO metrics (run_id, step, name, value, wall) VALUES (?,?,?,?,?)",
+                               [(folder.name, *row) for row in rows])
+                values += len(rows)
+            elif added:
+                salvage.add(folder.name)
         count += 1
-    _salvage_metrics(db, damaged)
-    return count
+    return count, values + _salvage_metrics(db, damaged, salvage)
 
 
-def _salvage_metrics(db: sqlite3.Connection, damaged: Path) -> None:
-    """Copy the metric rows still readable from the damaged file (stops at the first unreadable page)."""
+def _salvage_metrics(db: sqlite3.Connection, damaged: Path, runs: set[str]) -> int:
+    """Copy the metric rows of ``runs`` still readable from the damaged file (stops at the first unreadable
+    page); returns how many."""
+    if not runs:
+        return 0
     try:
         old = sqlite3.connect(f"file:{damaged}?mode=ro", uri=True)
     except sqlite3.Error:
-        return
-    known = {row[0] for row in db.execute("SELECT id FROM runs")}
+        return 0
     batch: list[tuple] = []
+    copied = 0
     try:
         rows = old.execute("SELECT run_id, step, name, value, wall FROM metrics")
         for row in rows:
-            if row[0] in known:
+            if row[0] in runs:
                 batch.append(row)
             if len(batch) >= 10_000:
                 with db:
                     db.executemany("INSERT INTO metrics VALUES (?,?,?,?,?)", batch)
+                copied += len(batch)
                 batch = []
     except sqlite3.Error:
         pass
@@ -221,3 +275,5 @@ def _salvage_metrics(db: sqlite3.Connection, damaged: Path) -> None:
     if batch:
         with db:
             db.executemany("INSERT INTO metrics VALUES (?,?,?,?,?)", batch)
+        copied += len(batch)
+    return copied

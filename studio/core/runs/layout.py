@@ -10,6 +10,7 @@ its checkpoints. The one owner of these rules; pure pathlib (no torch, no Qt), s
         checkpoints/step_0000000.pt    step checkpoints (step 0: the initial weights), keep-last-N pruned
         checkpoints/final.pt           the weights at the end (repeats the last step's)
         snapshots/step_0000120.pt      float16 weights for trajectories (engine/callbacks/trajectory_snapshots.py)
+        metrics.csv                    every logged value, appended as it is logged (core/runs/metric_log.py)
         histograms.jsonl               weight and gradient histograms per tensor, a line each (core/runs/histograms.py)
         landscapes/<name>.npz          landscape results and sharpness_<time>.json (core/landscape/io.py)
         evaluations/<split>-<checkpoint>.json and .npz   saved evaluations (engine/tasks/evaluation.py)
@@ -45,6 +46,7 @@ COMPRESSED_MODEL: Final = "model.pt"
 COMPRESSED_SUMMARY: Final = "summary.json"
 SWEEP: Final = "sweep.json"
 HISTOGRAMS: Final = "histograms.jsonl"
+METRICS: Final = "metrics.csv"
 
 PathLike = str | Path
 
@@ -76,6 +78,17 @@ def snapshots_dir(run_dir: PathLike) -> Path:
 def histograms_path(run_dir: PathLike) -> Path:
     """The run's weight and gradient histograms: JSON lines, appended while it trains."""
     return Path(run_dir) / HISTOGRAMS
+
+
+def metrics_path(run_dir: PathLike) -> Path:
+    """The run's own record of every logged value (``step,name,value,wall`` lines, appended): runs.db's metric
+    rows are rebuilt from it."""
+    return Path(run_dir) / METRICS
+
+
+def run_path(home: PathLike, run_id: str) -> Path:
+    """A run's folder in the store at ``home``."""
+    return runs_dir(home) / run_id
 
 
 def landscapes_dir(run_dir: PathLike) -> Path:

@@ -28,8 +28,8 @@ from studio.core.contracts.runs import RunListing, RunSummary
 from studio.core.errors import ConfigError, StoreError
 from studio.core.jobs import ENDED, STATES  # noqa: F401 - ENDED: what other modules read here
 from studio.core.paths import studio_home
-from studio.core.runs import layout
-from studio.core.runs.db import connect, connect_readonly, describe_sqlite
+from studio.core.runs import layout, metric_log
+from studio.core.runs.db import Recovery, connect, connect_readonly, describe_sqlite
 from studio.core.runs.record import write_record
 from studio.core.vocab import JobState
 
@@ -95,6 +95,7 @@ class RunStore:
         self.db_path = layout.database_path(self.home)
         self.read_only = read_only
         self._local = threading.local()
+        self._recovered: builtins.list[Recovery] = []
         if not read_only:
             try:
                 self.runs_dir.mkdir(parents=True, exist_ok=True)
@@ -104,7 +105,13 @@ class RunStore:
         self._local.db = self._connect()  # open now: a store that cannot be used says so at once
 
     def _connect(self) -> sqlite3.Connection:
-        return connect_readonly(self.db_path) if self.read_only else connect(self.db_path, self.runs_dir)
+        return (connect_readonly(self.db_path) if self.read_only
+                else connect(self.db_path, self.runs_dir, self._recovered))
+
+    @property
+    def recovery(self) -> Recovery | None:
+        """The damaged database this store moved aside and rebuilt when it opened (None: it was sound)."""
+        return self._recovered[0] if self._recovered else None
 
     @property
     def _db(self) -> sqlite3.Connection:
@@ -244,14 +251,16 @@ class RunStore:
         """Drop a run's metric rows past ``after_step`` (resuming from an earlier checkpoint)."""
         with self._writing("trim the run's metrics"):
             self._db.execute("DELETE FROM metrics WHERE run_id=? AND step>?", (run_id, after_step))
+            metric_log.drop_after(layout.run_path(self.home, run_id), after_step)
 
     def log_metrics(self, run_id: str, rows: Iterable[tuple[int, str, float, float]]) -> None:
-        """Append ``(step, name, value, wall_time)`` rows in one transaction."""
+        """Append ``(step, name, value, wall_time)`` rows in one transaction, and to the run folder's own record
+        (``metrics.csv``, core/runs/metric_log.py), from which a damaged database gets them back."""
+        batch = [(int(s), n, float(v), float(w)) for s, n, v, w in rows]
         with self._writing("record metrics"):
-            self._db.executemany(
-                "INSERT INTO metrics (run_id, step, name, value, wall) VALUES (?,?,?,?,?)",
-                [(run_id, int(s), n, float(v), float(w)) for s, n, v, w in rows],
-            )
+            self._db.executemany("INSERT INTO metrics (run_id, step, name, value, wall) VALUES (?,?,?,?,?)",
+                                 [(run_id, *row) for row in batch])
+            metric_log.append(layout.run_path(self.home, run_id), batch)
 
     def rename(self, run_id: str, name: str) -> None:
         """A person's name for the run (shown instead of the one made from what differs)."""

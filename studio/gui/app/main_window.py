@@ -207,6 +207,7 @@ class MainWindow(QMainWindow):
         self.run_list.names_changed.connect(lambda names: self._curves and self._curves.set_labels(names))
         self.run_list.tree.files_dropped.connect(self.files_dropped_on_run)
         self._on_state("idle")
+        session.announce_store()  # a damaged run store rebuilt as the session opened it
         self.probe: BackendProbe | None = None
         if probe_backend:
             self.probe = BackendProbe(self)

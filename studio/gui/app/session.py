@@ -116,6 +116,7 @@ class Session(QObject):
         self.bridge.batch.connect(self._on_batch)
         self.bridge.start()
         self._queue: Any = None
+        self._announced: Any = None  # the store Recovery already shown (announce_store)
         # runs the queue's scheduler starts are not this window's jobs: follow them through the store
         self.follower = StoreFollower(self)
 
@@ -320,6 +321,14 @@ class Session(QObject):
         self.follower.stop()  # queued runs are not stopped: their scheduler is a process of its own
 
     # --- which run store -------------------------------------------------------------------
+    def announce_store(self) -> None:
+        """Say in the status bar (``notice``) that the store's database was found damaged and rebuilt when it
+        opened (core/runs/db.Recovery): where the old file is kept, how many runs and values came back. Once."""
+        recovery = self.store.recovery
+        if recovery is not None and recovery is not self._announced:
+            self._announced = recovery
+            self.notice.emit(recovery.message(), recovery.message())  # the whole line behind Details…, unelided
+
     def open_store(self, home: str | None) -> bool:
         """Show the runs of another run store, read-only: a shared folder that other machines or a cluster job
         write (docs/clusters.md); ``None``: back to this user's own store. Returns whether it opened."""
@@ -338,6 +347,9 @@ class Session(QObject):
         self.set_selection([])
         old.close()
         self.runs_changed.emit()
+        if store.recovery is not None:
+            self.announce_store()
+            return True
         self.status_text.emit(f"Watching {store.home} read-only (Train is off; File > Back to my run store): its "
                               "runs and curves follow what other machines write" if home
                               else f"Your run store {store.home}")
