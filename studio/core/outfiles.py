@@ -22,11 +22,11 @@ KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (st
 def reason(err: OSError) -> str:
     """An OS error in words a person can act on."""
     if err.errno in (errno.ENOSPC, errno.EDQUOT):
-        return "the disk is full; free some space or choose another folder"
+        return "the disk is full (free some space)"
     if err.errno == errno.EROFS:
-        return "the folder is on a read-only file system; choose another folder"
+        return "the folder is on a read-only file system"
     if err.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied; choose a folder you can write"
+        return "permission denied"
     return err.strerror or str(err)
 
 
@@ -50,6 +50,20 @@ def check_target(path: str | Path) -> Path:
     return path
 
 
+def writable_folder(folder: str | Path, what: str) -> Path:
+    """Make ``folder`` and prove it can be written (before a long computation whose ``what`` it will hold);
+    else an OutputError."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".studio-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as err:
+        raise OutputError(f"cannot save {what} in {folder}: {reason(err)}") from None
+    return folder
+
+
 def check_space(folder: str | Path, needed: int, what: str) -> None:
     """Refuse, before writing, when ``folder``'s file system has fewer than ``needed`` bytes free."""
     try:
@@ -62,8 +76,8 @@ def check_space(folder: str | Path, needed: int, what: str) -> None:
 
 
 def temp_name(path: Path) -> Path:
-    """The temporary name ``path`` is written under (hidden, per process, same folder and suffix)."""
-    return path.with_name(f".{path.stem}.{os.getpid()}.part{path.suffix}")
+    """The temporary name ``path`` is written under (hidden, per process, same folder, never its suffix)."""
+    return path.with_name(f".{path.name}.{os.getpid()}.part")
 
 
 @contextmanager

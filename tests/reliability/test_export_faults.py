@@ -7,6 +7,8 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -33,21 +35,30 @@ def in_process(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str]:
     return code, capsys.readouterr().err
 
 
+@contextmanager
+def made_read_only(folder: Path) -> Iterator[Path]:
+    """``folder`` read-only while inside (a read-only bind mount as root, who ignores file modes; chmod
+    otherwise); skipped where neither works."""
+    if os.geteuid() == 0:
+        if subprocess.run(["mount", "--bind", "-o", "ro", str(folder), str(folder)], capture_output=True).returncode:
+            pytest.skip("cannot make a read-only mount here")
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], check=False, capture_output=True)
+    else:
+        folder.chmod(0o555)
+    try:
+        yield folder
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["umount", str(folder)], check=False, capture_output=True)
+        folder.chmod(0o755)
+
+
 @pytest.fixture
-def read_only(tmp_path: Path):
-    """A read-only folder (a read-only bind mount as root, who ignores file modes; chmod otherwise)."""
+def read_only(tmp_path: Path) -> Iterator[Path]:
     ro = tmp_path / "ro"
     ro.mkdir()
-    if os.geteuid() == 0:
-        if subprocess.run(["mount", "--bind", "-o", "ro", str(ro), str(ro)], capture_output=True).returncode:
-            pytest.skip("cannot make a read-only mount here")
-        subprocess.run(["mount", "-o", "remount,bind,ro", str(ro)], check=False, capture_output=True)
-    else:
-        ro.chmod(0o555)
-    yield ro
-    if os.geteuid() == 0:
-        subprocess.run(["umount", str(ro)], check=False, capture_output=True)
-    ro.chmod(0o755)
+    with made_read_only(ro):
+        yield ro
 
 
 @pytest.mark.parametrize("target", ["--csv out.csv", "--model model", "--tensorboard tb", "--png curves.png"])
