@@ -2,8 +2,11 @@
 TensorBoard event files.
 
 The exported model holds the preprocessing of training, so a plain ``torch`` program feeds it raw inputs:
-images as pixel values 0–255 shaped ``(N, C, H, W)`` (any dtype), points as ``(N, D)`` floats; it returns
-class probabilities ``(N, K)`` (a regression run: its raw outputs). A JSON file beside it names the classes,
+images as pixel values 0–255 shaped ``(N, C, H, W)``, points as ``(N, D)`` floats; it returns class
+probabilities ``(N, K)`` (a regression run: its raw outputs). The input's dtype: TorchScript takes any (it is cast
+to float32); a torch.export ``.pt2`` takes only the training data's (uint8 for images, float32 for points), since
+torch.export fixes the dtype of an input (no dtype can be dynamic) and torch refuses another with "Tensor dtype
+mismatch! Expected: …"; the card's and the result's ``input_dtype`` say which. A JSON file beside it names the classes,
 the input shape, the checkpoint and the run's config, and shows how to load it.
 """
 
@@ -104,18 +107,21 @@ def export_model(run_dir: str | Path, out: str | Path, fmt: str = "export",
                             f"try --format {other}") from None
     config_path = path.with_name(path.name + ".json")
     check_target(config_path)
+    dtype = str(example.dtype).removeprefix("torch.") if fmt == "export" else "any"
     meta: ModelCard = {
         "format": fmt, "load": LOADERS[fmt].replace("PATH", repr(path.name)), "run_id": data.run_id,
         "checkpoint": ref.label, "step": ref.step, "input_shape": list(data.input_shape),
-        "input": ("pixel values 0-255, shape (N, C, H, W); the model normalises them itself" if data.is_image
-                  else "raw feature values, shape (N, D); the model normalises them itself"),
+        "input_dtype": dtype,
+        "input": ("pixel values 0-255, shape (N, C, H, W)" if data.is_image else "raw feature values, shape (N, D)")
+        + (f", dtype {dtype} only (torch.export fixes the input's dtype; convert with .to(torch.{dtype}))"
+           if fmt == "export" else ", any dtype") + "; the model normalises them itself",
         "output": "class probabilities (N, K)" if data.classification else "raw outputs",
         "classes": data.classes, "config": data.config.to_dict(),
     }
     write_bytes(path, buffer.getbuffer())
     write_bytes(config_path, json.dumps(meta, indent=2).encode("utf-8"))
     return {"path": str(path), "config_path": str(config_path), "format": fmt, "bytes": path.stat().st_size,
-            "checkpoint": ref.label, "seconds": round(time.perf_counter() - started, 3)}
+            "checkpoint": ref.label, "input_dtype": dtype, "seconds": round(time.perf_counter() - started, 3)}
 
 
 def export_tensorboard(store: Any, run_id: str, logdir: str | Path) -> TensorBoardExportResult:
