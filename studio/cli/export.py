@@ -26,9 +26,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     if not (args.csv or args.png or args.tensorboard or args.model):
         raise ConfigError("nothing to export: give --csv FILE, --png FILE, --tensorboard DIR and/or --model FILE")
+    from studio.core.outfiles import check_target
+
     for target in (args.csv, args.png, args.model):
         if target is not None:
-            _writable_parent(target)
+            check_target(target)  # a regular file or a new name, in a folder that can be made
     started = time.perf_counter()
     store = RunStore(_home_of(args.run))
     run = store.resolve(args.run)
@@ -69,17 +71,6 @@ def _home_of(run: str) -> Path | None:
     path = Path(run)
     home = path.resolve().parent.parent
     return home if layout.config_path(path).exists() and layout.database_path(home).exists() else None
-
-
-def _writable_parent(path: Path) -> None:
-    from studio.core.errors import ConfigError
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise ConfigError(f"cannot write {path}: {err.strerror or err}") from None
-    if path.is_dir():
-        raise ConfigError(f"{path} is a folder; give a file name")
 
 
 def add_parser(sub: Any) -> None:

@@ -35,3 +35,8 @@ class StoreError(StudioError):
 
 class DiskFull(RunFailed):
     """A file of a running run could not be written (no space left); the run is failed, not lost."""
+
+
+class OutputError(StudioError):
+    """A file the user asked Studio to write (an export) cannot be written: a read-only folder, a full disk,
+    a target that is not a regular file. Nothing is left half-written."""

@@ -194,6 +194,37 @@ def test_export_curves_tensorboard_and_a_model_that_loads_without_studio(in_stor
                                                                                 abs=1e-5)
 
 
+def test_pt2_states_its_input_dtype_and_torch_refuses_another(run: dict, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture):
+    """Issue 20: a .pt2 takes one input dtype (torch.export fixes it), said in the --json result and the card;
+    plain torch refuses the other with a message naming both dtypes. TorchScript takes uint8 and float alike,
+    with the same probabilities."""
+    code, out, err = studio(capsys, "export", str(run["dir"]), "--model", str(tmp_path / "m.pt2"), "--json")
+    assert code == 0, err
+    result = last_json(out)["model"]
+    card = json.loads(Path(result["config_path"]).read_text())
+    assert result["input_dtype"] == card["input_dtype"] == "uint8" and "uint8 only" in card["input"]
+    code, out, err = studio(capsys, "export", str(run["dir"]), "--model", str(tmp_path / "m.pt"), "--format",
+                            "torchscript", "--json")
+    assert code == 0 and last_json(out)["model"]["input_dtype"] == "any", err
+    from studio.engine.replay import RunData
+
+    np.save(tmp_path / "x.npy", RunData(run["dir"]).split("test").x[:4].numpy())
+    plain = (  # Studio cannot be imported here
+        "import sys, json; sys.modules['studio'] = None\n"
+        "import numpy as np, torch\n"
+        "x = torch.from_numpy(np.load('x.npy'))\n"
+        "pt2, ts = torch.export.load('m.pt2').module(), torch.jit.load('m.pt')\n"
+        "try:\n    pt2(x.float()); refused = ''\nexcept RuntimeError as err:\n    refused = str(err)\n"
+        "print(json.dumps([pt2(x).tolist(), ts(x).tolist(), ts(x.float()).tolist(), refused]))\n")
+    proc = subprocess.run([sys.executable, "-I", "-c", plain], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    from_uint8, ts_uint8, ts_float, refused = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert np.allclose(from_uint8, ts_uint8, atol=1e-5) and np.allclose(ts_uint8, ts_float, atol=1e-6)
+    assert "dtype mismatch" in refused and "Byte" in refused and "float" in refused.lower(), refused
+
+
 def test_tensorboard_missing_is_a_clear_exit_2(run: dict, tmp_path: Path, capsys: pytest.CaptureFixture,
                                                monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setitem(sys.modules, "torch.utils.tensorboard", None)

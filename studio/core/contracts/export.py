@@ -41,6 +41,7 @@ class ModelExportResult(TypedDict):
     format: str
     bytes: int
     checkpoint: str
+    input_dtype: str  # the input's dtype a .pt2 takes ("uint8", "float32"); "any" for TorchScript
     seconds: float
 
 
@@ -53,6 +54,7 @@ class ModelCard(TypedDict):
     checkpoint: str
     step: int
     input_shape: list[int]
+    input_dtype: str  # a .pt2 takes only this dtype (torch.export fixes it; torch refuses another); TorchScript: "any"
     input: str
     output: str
     classes: list[str]

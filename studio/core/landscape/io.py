@@ -16,6 +16,7 @@ import numpy as np
 
 from studio.core.contracts.landscape import KINDS, LandscapeStats
 from studio.core.errors import DataError
+from studio.core.outfiles import writable_folder, writing
 from studio.core.runs import layout
 from studio.core.vocab import LandscapeKind
 
@@ -73,8 +74,7 @@ landscapes_dir = layout.landscapes_dir
 
 def save(result: Landscape, run_dir: str | Path, name: str | None = None) -> Path:
     """Write ``result`` to ``run_dir/landscapes/<name>.npz`` (temp file + rename); return the path."""
-    folder = landscapes_dir(run_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = writable_folder(landscapes_dir(run_dir), "the landscape")
     name = name or f"{result.kind}_{time.strftime('%Y%m%d-%H%M%S')}_{os.getpid() % 10000:04d}"
     path = folder / f"{name}.npz"
     return save_to(result, path)
@@ -92,11 +92,9 @@ def save_to(result: Landscape, path: str | Path) -> Path:
         arrays["value:" + key] = np.asarray(value, dtype=np.float64)
     meta = {"kind": result.kind, **result.meta}
     arrays["meta"] = np.array(json.dumps(meta, default=_json_default))
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
+    with writing(path) as tmp, open(tmp, "wb") as fh:
         # numpy's stubs match **arrays against savez's allow_pickle: bool (numpy >= 2.1); no key here is that name
         np.savez(fh, **arrays)  # type: ignore[arg-type]
-    os.replace(tmp, path)
     return path
 
 

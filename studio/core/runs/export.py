@@ -10,11 +10,12 @@ COLUMNS = ("run_id", "run_name", "metric", "step", "value")
 
 
 def export_metrics_csv(store: Any, run_ids: list[str], path: str | Path) -> int:
-    """Write the runs' metrics to ``path`` (via a temp file, then renamed); returns the rows written."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".part")
+    """Write the runs' metrics to ``path`` (via a temp file, then renamed; ``core/outfiles.py``: one OutputError
+    for a target that cannot be written, nothing half-written); returns the rows written."""
+    from studio.core.outfiles import writing
+
     rows = 0
-    with tmp.open("w", newline="", encoding="utf-8") as f:
+    with writing(path) as tmp, tmp.open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(COLUMNS)
         for run_id in run_ids:
@@ -23,5 +24,4 @@ def export_metrics_csv(store: Any, run_ids: list[str], path: str | Path) -> int:
                 for step, value in zip(steps, values, strict=True):
                     writer.writerow((run_id, name, metric, step, repr(float(value))))
                     rows += 1
-    tmp.replace(path)
     return rows

@@ -83,7 +83,7 @@ def is_text_source(path: str | Path, options: Any) -> bool:
 
     try:
         with p.open(encoding="utf-8", errors="replace", newline="") as f:
-            header = next(csv.reader(f), [])
+            header = next(csv.reader([f.readline(1 << 20)]), [])  # the first line, 1 M characters at most
     except (OSError, csv.Error):
         return False
     return any(h.strip().lower() in TEXT_COLUMNS for h in header)

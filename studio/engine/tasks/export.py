@@ -2,15 +2,20 @@
 TensorBoard event files.
 
 The exported model holds the preprocessing of training, so a plain ``torch`` program feeds it raw inputs:
-images as pixel values 0–255 shaped ``(N, C, H, W)`` (any dtype), points as ``(N, D)`` floats; it returns
-class probabilities ``(N, K)`` (a regression run: its raw outputs). A JSON file beside it names the classes,
+images as pixel values 0–255 shaped ``(N, C, H, W)``, points as ``(N, D)`` floats; it returns class
+probabilities ``(N, K)`` (a regression run: its raw outputs). The input's dtype: TorchScript takes any (it is cast
+to float32); a torch.export ``.pt2`` takes only the training data's (uint8 for images, float32 for points), since
+torch.export fixes the dtype of an input (no dtype can be dynamic) and torch refuses another with "Tensor dtype
+mismatch! Expected: …"; the card's and the result's ``input_dtype`` say which. A JSON file beside it names the classes,
 the input shape, the checkpoint and the run's config, and shows how to load it.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import shutil
 import time
 import warnings
 from pathlib import Path
@@ -28,7 +33,8 @@ from studio.core.contracts.export import (
     TensorBoardExportRequest,
     TensorBoardExportResult,
 )
-from studio.core.errors import ConfigError, DataError
+from studio.core.errors import ConfigError, DataError, OutputError
+from studio.core.outfiles import check_target, reason, write_bytes
 from studio.core.runs import layout
 from studio.engine.replay import RunData, resolve_checkpoint
 
@@ -83,36 +89,39 @@ def export_model(run_dir: str | Path, out: str | Path, fmt: str = "export",
     path = Path(out)
     if path.suffix not in (".pt", ".pt2"):
         path = path.with_name(path.name + SUFFIX[fmt])
-    path.parent.mkdir(parents=True, exist_ok=True)
+    check_target(path)
     example = data.split("train").x[:2].clone()
-    tmp = path.with_name(f"{path.stem}.part{path.suffix}")  # torch.export wants the .pt2 suffix
+    buffer = io.BytesIO()  # serialised in memory first: a write error is then an OSError, never torch's abort
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # TorchScript is deprecated, still widely loaded
         try:
             if fmt == "torchscript":
-                torch.jit.save(torch.jit.trace(net, example, check_trace=False), str(tmp))
+                torch.jit.save(torch.jit.trace(net, example, check_trace=False), buffer)
             else:
                 batch = torch.export.Dim("batch", min=1)
                 program = torch.export.export(net, (example,), dynamic_shapes={"x": {0: batch}})
-                torch.export.save(program, str(tmp))
+                torch.export.save(program, buffer)
         except (RuntimeError, TypeError, ValueError) as err:
-            tmp.unlink(missing_ok=True)
             other = "export" if fmt == "torchscript" else "torchscript"
             raise DataError(f"this model cannot be saved as {fmt} ({str(err).splitlines()[0][:200]}); "
                             f"try --format {other}") from None
-    os.replace(tmp, path)
+    config_path = path.with_name(path.name + ".json")
+    check_target(config_path)
+    dtype = str(example.dtype).removeprefix("torch.") if fmt == "export" else "any"
     meta: ModelCard = {
         "format": fmt, "load": LOADERS[fmt].replace("PATH", repr(path.name)), "run_id": data.run_id,
         "checkpoint": ref.label, "step": ref.step, "input_shape": list(data.input_shape),
-        "input": ("pixel values 0-255, shape (N, C, H, W); the model normalises them itself" if data.is_image
-                  else "raw feature values, shape (N, D); the model normalises them itself"),
+        "input_dtype": dtype,
+        "input": ("pixel values 0-255, shape (N, C, H, W)" if data.is_image else "raw feature values, shape (N, D)")
+        + (f", dtype {dtype} only (torch.export fixes the input's dtype; convert with .to(torch.{dtype}))"
+           if fmt == "export" else ", any dtype") + "; the model normalises them itself",
         "output": "class probabilities (N, K)" if data.classification else "raw outputs",
         "classes": data.classes, "config": data.config.to_dict(),
     }
-    config_path = path.with_name(path.name + ".json")
-    config_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    write_bytes(path, buffer.getbuffer())
+    write_bytes(config_path, json.dumps(meta, indent=2).encode("utf-8"))
     return {"path": str(path), "config_path": str(config_path), "format": fmt, "bytes": path.stat().st_size,
-            "checkpoint": ref.label, "seconds": round(time.perf_counter() - started, 3)}
+            "checkpoint": ref.label, "input_dtype": dtype, "seconds": round(time.perf_counter() - started, 3)}
 
 
 def export_tensorboard(store: Any, run_id: str, logdir: str | Path) -> TensorBoardExportResult:
@@ -126,18 +135,36 @@ def export_tensorboard(store: Any, run_id: str, logdir: str | Path) -> TensorBoa
     info = store.get(run_id)
     rows = store.metric_rows_after(run_id, 0)  # (rowid, step, name, value, wall), in logging order
     folder = Path(logdir) / run_id
-    writer = SummaryWriter(log_dir=str(folder))
+    created = not folder.exists()
     try:
-        for _, step, name, value, wall in rows:
-            writer.add_scalar(name, value, global_step=step, walltime=wall)
-        config_path = layout.config_path(info.dir)
-        config = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
-        if config:
-            writer.add_text("config", "```toml\n" + config + "\n```", global_step=0)
-        hists = write_histograms(writer, info.dir)
-    finally:
-        writer.close()
+        _writable_folder(folder)
+        writer = SummaryWriter(log_dir=str(folder))
+        try:
+            for _, step, name, value, wall in rows:
+                writer.add_scalar(name, value, global_step=step, walltime=wall)
+            config_path = layout.config_path(info.dir)
+            config = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
+            if config:
+                writer.add_text("config", "```toml\n" + config + "\n```", global_step=0)
+            hists = write_histograms(writer, info.dir)
+        finally:
+            writer.close()
+    except OSError as err:
+        if created and folder.is_dir() and not folder.is_symlink():
+            shutil.rmtree(folder, ignore_errors=True)  # only the folder this export made
+        raise OutputError(f"cannot write TensorBoard files to {folder}: {reason(err)}") from None
     return {"path": str(folder), "scalars": len(rows), "tags": sorted({r[2] for r in rows}), "histograms": hists}
+
+
+def _writable_folder(folder: Path) -> None:
+    """Make ``folder`` (a folder, not a file, FIFO or device) and prove it can be written; OSError if not."""
+    for part in (*reversed(folder.parents), folder):
+        if part.exists() and not part.is_dir():
+            raise OutputError(f"cannot write TensorBoard files to {folder}: {part} is not a folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    probe = folder / f".studio-probe-{os.getpid()}"
+    probe.write_bytes(b"")
+    probe.unlink()
 
 
 def write_histograms(writer: Any, run_dir: str | Path) -> int:

@@ -3,7 +3,8 @@
 The run's model, vocabulary (its dataset's ``classes``) and context length come from the run itself
 (``engine/tasks/evaluation.py:load_run``, the trainer's builders). Each step feeds the last ``max_len`` words,
 pre-padded, and picks the next word: the most likely one when the temperature is 0 (greedy), else a
-sample from softmax(logits / T). Padding and ``<oov>`` are never picked, so every word is in the vocabulary.
+sample from softmax(logits / T), computed safely for any T > 0 (a tiny T is the greedy limit, never NaN).
+Padding and ``<oov>`` are never picked, so every word is in the vocabulary.
 """
 
 from __future__ import annotations
@@ -27,6 +28,15 @@ def check_request(n_words: int, temperature: float) -> None:
         raise ConfigError(f"the temperature must be between 0 (greedy) and 100; got {temperature}")
 
 
+def tempered(logits: torch.Tensor, temperature: float) -> torch.Tensor:
+    """softmax(logits / T), safe for every T > 0: the largest logit is subtracted first, so the exponent is
+    never above 0 and a tiny T (1e-300, a subnormal) gives its limit, the greedy choice (ties share it),
+    instead of inf/inf = nan."""
+    shifted = logits - logits.max()
+    scaled = torch.where(shifted == 0, torch.zeros_like(shifted), shifted / temperature)  # 0/T: no 0·inf
+    return torch.softmax(scaled, 0)
+
+
 @torch.inference_mode()
 def continue_text(model: torch.nn.Module, vocab: Vocabulary, seed_ids: list[int], n_words: int, max_len: int,
                   temperature: float, generator: torch.Generator, device: torch.device) -> list[int]:
@@ -39,7 +49,7 @@ def continue_text(model: torch.nn.Module, vocab: Vocabulary, seed_ids: list[int]
         if temperature == 0:
             nxt = int(logits.argmax())
         else:
-            nxt = int(torch.multinomial(torch.softmax(logits / temperature, 0), 1, generator=generator))
+            nxt = int(torch.multinomial(tempered(logits, temperature), 1, generator=generator))
         ids.append(nxt)
         out.append(nxt)
     return out

@@ -26,6 +26,7 @@ from studio.core.landscape import coarse_fine, curvature, io, surface
 from studio.core.landscape.directions import normalized_directions
 from studio.core.landscape.io import Landscape
 from studio.core.landscape.trajectory import path_range, pca_plane
+from studio.core.outfiles import writable_folder, write_bytes
 from studio.core.vocab import LandscapeKind, Metric, Split
 from studio.engine.replay import (
     RunData,
@@ -83,6 +84,8 @@ def landscape_of(run_dir: str | Path, request: LandscapeRequest, save: bool = Tr
     ``RowsFrame``; the result is the same grid.
     """
     request.validate()
+    if save:  # before the computation, not after it: a read-only run folder costs nothing
+        writable_folder(io.landscapes_dir(run_dir), "the landscape")
     kind, resolution, samples, split, seed = request.kind, request.points, request.samples, request.split, request.seed
     include_bias_bn = request.include_bias_bn
     started = time.perf_counter()
@@ -213,6 +216,8 @@ def sharpness_of(run_dir: str | Path, request: SharpnessRequest, save: bool = Tr
                  progress: Report | None = None) -> SharpnessResult:
     """Top-``k`` Hessian eigenvalues, Hutchinson's trace and Keskar's ε-sharpness at ``checkpoint``."""
     request.validate()
+    if save:  # before the computation: a read-only run folder is one line at once, not after the work
+        writable_folder(io.landscapes_dir(run_dir), "the sharpness")
     seed = request.seed
     started = time.perf_counter()
     if progress:
@@ -250,11 +255,8 @@ def _probe_block(dim: int) -> int:
 
 
 def save_sharpness(result: SharpnessResult, run_dir: str | Path) -> Path:
-    folder = io.landscapes_dir(run_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = writable_folder(io.landscapes_dir(run_dir), "the sharpness")
     path = folder / f"sharpness_{time.strftime('%Y%m%d-%H%M%S')}_{os.getpid() % 10000:04d}.json"
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(result, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    write_bytes(path, json.dumps(result, indent=1).encode("utf-8"))
     return path
 

@@ -36,11 +36,13 @@ def render_curves_png(store: Any, run_ids: list[str], path: str | Path, size: tu
     for _ in range(2):  # a first paint measures the tick labels; the axes widen to fit them before the second
         view.grab(area)
         QApplication.processEvents()
+    from studio.core.outfiles import writing
+
     path = Path(path)
-    tmp = path.with_name(f"{path.stem}.part{path.suffix}")
-    if not view.grab(area).save(str(tmp), "PNG"):
-        raise DataError(f"cannot write {path}")
-    tmp.replace(path)
+    with writing(path) as tmp:
+        tmp.write_bytes(b"")  # an unwritable folder is an OSError here, in words, not Qt's False
+        if not view.grab(area).save(str(tmp), "PNG"):
+            raise DataError(f"cannot write {path}")
     view.timer.stop()
     view.deleteLater()
     from PySide6.QtCore import QCoreApplication, QEvent
