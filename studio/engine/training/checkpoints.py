@@ -111,9 +111,10 @@ def set_rng_state(state: dict[str, Any], device: torch.device) -> None:
         torch.cuda.set_rng_state(state["cuda"], device)
 
 
-def gather_rng(ctx: Any) -> list[dict[str, Any]]:
-    """Every rank's RNG state, on every rank (one collective; all ranks must call it together)."""
-    mine = rng_state(ctx.device)
+def gather_rng(ctx: Any, extra: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Every rank's RNG state (and ``extra`` per-rank tensors: the running loss sums), on every rank (one
+    collective; all ranks must call it together)."""
+    mine = {**rng_state(ctx.device), **{k: v.detach().cpu().clone() for k, v in (extra or {}).items()}}
     if not ctx.distributed:
         return [mine]
     import torch.distributed as dist
