@@ -97,6 +97,22 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     return state
 
 
+def load_weights_into(model: torch.nn.Module, weights: dict[str, Any], path: str | Path) -> None:
+    """``model.load_state_dict(weights)``, or one DataError sentence when the checkpoint is another model's."""
+    try:
+        model.load_state_dict(weights)
+    except RuntimeError as err:
+        raise DataError(f"checkpoint {Path(path).name} does not fit this run's model: it was saved by a model of "
+                        f"another architecture ({mismatch_detail(str(err))})") from None
+
+
+def mismatch_detail(text: str) -> str:
+    """The first difference in torch's several-line ``load_state_dict`` error, on one line."""
+    lines = [line.strip().rstrip(".") for line in text.splitlines()[1:] if line.strip()] or [text.strip()]
+    detail = " ".join(lines[0].split())
+    return detail if len(detail) <= 200 else detail[:199] + "…"
+
+
 # --- resume state -----------------------------------------------------------------------------
 def rng_state(device: torch.device) -> dict[str, Any]:
     state: dict[str, Any] = {"torch": torch.get_rng_state()}

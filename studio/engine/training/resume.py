@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.engine.training.checkpoints import resume_position, set_rng_state
+from studio.engine.training.checkpoints import load_weights_into, resume_position, set_rng_state
 from studio.engine.training.trainer import Trainer
 
 
@@ -27,10 +27,10 @@ def training_state(t: Trainer, rng: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def restore(t: Trainer, state: dict[str, Any]) -> None:
+def restore(t: Trainer, state: dict[str, Any], path: str = "the checkpoint") -> None:
     """Put a checkpoint's state back into a freshly built trainer (call after every callback exists)."""
     resume = state.get("resume") or {}
-    t.net.load_state_dict(state["model"])
+    load_weights_into(t.net, state["model"], path)
     if "optimizer" in state:
         t.optimizer.load_state_dict(state["optimizer"])
     if "scheduler" in resume:

@@ -78,7 +78,7 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
         from studio.engine.training.checkpoints import load_checkpoint
         from studio.engine.training.resume import restore
 
-        restore(trainer, load_checkpoint(resume_from))
+        restore(trainer, load_checkpoint(resume_from), resume_from)
     return trainer
 
 
