@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
+import subprocess
+import sys
 
 import pytest
 
+from studio.core.errors import ConfigError
 from studio.core.runs.store import RunStore
 from tests.conftest import run_cli
 
@@ -66,3 +70,65 @@ def test_resume_with_fewer_epochs_than_done_is_refused(home):
     assert "3 epochs" in one_error_line(out.stderr)
     assert out.stdout == ""
     assert RunStore(home).get(run["run_id"]).status == "stopped"
+
+
+def _stopped_run(home) -> str:
+    """A finished 2-epoch run, marked stopped: resumable with train.epochs=4."""
+    run = train()
+    RunStore(home).set_status(run["run_id"], "stopped")
+    return run["run_id"]
+
+
+def test_a_run_held_by_another_process_is_not_resumed(home):
+    from studio.core.runs.run_lock import RunLock
+
+    run_id = _stopped_run(home)
+    lock = RunLock(RunStore(home).get(run_id).dir)
+    assert lock.acquire()  # as the process already training it holds it
+    try:
+        out = run_cli("train", "--resume", run_id, "--set", "train.epochs=4", "--json", "--quiet")
+    finally:
+        lock.release()
+    assert out.returncode == 2
+    assert "already being trained by another process" in one_error_line(out.stderr)
+    assert out.stdout == ""  # like every refusal before a run starts: no result, the run is not touched
+    store = RunStore(home)
+    assert store.get(run_id).status == "stopped" and store.metrics(run_id)["epoch"][1] == [1, 2]
+
+
+def test_two_resumes_at_once_train_the_run_once(home):
+    run_id = _stopped_run(home)
+    args = [sys.executable, "-m", "studio", "train", "--resume", run_id, "--set", "train.epochs=4", "--json",
+            "--quiet"]
+    procs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = [(p.wait(120), p.stderr.read() if p.stderr else "") for p in procs]
+    codes = sorted(code for code, _ in results)
+    assert codes == [0, 2], results
+    refused = next(err for code, err in results if code == 2)
+    one_error_line(refused)
+    store = RunStore(home)
+    assert store.get(run_id).status == "finished"
+    assert store.metrics(run_id)["epoch"][1] == [1, 2, 3, 4]
+    twice = store._db.execute("SELECT name, step FROM metrics WHERE run_id=? GROUP BY name, step "
+                              "HAVING COUNT(*) > 1", (run_id,)).fetchall()
+    assert twice == []
+
+
+def test_deleting_a_run_another_process_trains_is_refused(home):
+    from tests.reliability.conftest import LONG, finish, kill_group, start_train, wait_training
+
+    proc = start_train(*LONG)
+    try:
+        run_id = wait_training(home)
+        store = RunStore(home)
+        with pytest.raises(ConfigError, match="being trained by another process"):
+            store.delete(run_id)
+        assert store.get(run_id).dir.is_dir() and store.metrics(run_id)["train/loss"][0]
+    finally:
+        kill_group(proc, signal.SIGINT)
+    code, result, err = finish(proc)
+    assert code == 0 and result["status"] == "stopped" and "Traceback" not in err
+    store = RunStore(home)
+    store.delete(run_id)  # stopped: it can go now, every row with it
+    for table, col in (("runs", "id"), ("metrics", "run_id"), ("params", "run_id")):
+        assert store._db.execute(f"SELECT COUNT(*) FROM {table} WHERE {col}=?", (run_id,)).fetchone()[0] == 0

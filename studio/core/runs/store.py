@@ -31,6 +31,7 @@ from studio.core.paths import studio_home
 from studio.core.runs import layout
 from studio.core.runs.db import connect, connect_readonly, describe_sqlite
 from studio.core.runs.record import write_record
+from studio.core.runs.run_lock import RunLock
 from studio.core.vocab import JobState
 
 STATUSES = STATES  # a run's status is a job state (core/jobs.py)
@@ -272,7 +273,10 @@ class RunStore:
         import shutil
 
         self._refuse_if_read_only("delete the run")
-        info = self.get(run_id)
+        info = self.get(run_id)  # a run whose processes are gone is settled as interrupted here
+        if info.status in LIVE or RunLock(info.dir).held_elsewhere():
+            raise ConfigError(f"run {info.id} is being trained by another process ({info.status}); stop it "
+                              "first, then delete it")
         with self._db:
             for table, col in (("metrics", "run_id"), ("params", "run_id"), ("notes", "run_id"), ("runs", "id")):
                 self._db.execute(f"DELETE FROM {table} WHERE {col}=?", (run_id,))
