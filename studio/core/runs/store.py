@@ -365,6 +365,11 @@ class RunStore:
             values.append(value)
         return out
 
+    def metric_names_at(self, run_id: str, step: int) -> set[str]:
+        """The names of the metrics the run logged at ``step``."""
+        return {n for (n,) in self._db.execute("SELECT DISTINCT name FROM metrics WHERE run_id=? AND step=?",
+                                               (run_id, step))}
+
     def last_metric_rowid(self, run_id: str) -> int:
         return self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM metrics WHERE run_id=?", (run_id,)).fetchone()[0]
 
