@@ -72,6 +72,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         "val_acc": None, "test_acc": None, "world_size": job.world_size, "device": cfg.hardware.device,
         "seconds": None, **job.summary, "run_dir": str(job.run_dir)}
     result["status"] = job.state
+    if plan is not None and job.state == JobState.FAILED and job.exit_code == 2:
+        result["status"] = store.get(job.run_id).status  # a refused resume leaves the run as it was (stopped…)
     if job.state == JobState.FAILED:
         result["error"] = job.failure or (job.errors[0]["message"] if job.errors else "the run failed")
     if args.json:

@@ -85,10 +85,9 @@ class RunData:
         parameters (detached, on the device)."""
         model = self.model if model is None else model
         state = load_checkpoint(ref.path)["model"]
-        try:
-            model.load_state_dict(state)
-        except RuntimeError as err:
-            raise DataError(f"checkpoint {ref.path} does not fit this run's model: {str(err)[:300]}") from None
+        from studio.engine.training.checkpoints import load_weights_into
+
+        load_weights_into(model, state, ref.path)
         return {n: p.detach().clone() for n, p in model.named_parameters()}
 
     def has_batch_norm(self) -> bool:

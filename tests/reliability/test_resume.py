@@ -57,6 +57,12 @@ def test_stopped_and_resumed_equals_uninterrupted(home, processes):
     steps = store.metrics(part.run_id)["train/loss"][0]
     assert steps == list(range(1, whole.summary["steps"] + 1))  # the curve continues: no gap, no repeat
     assert store.get(part.run_id).summary["steps"] == whole.summary["steps"]
+    rows = store._db.execute("SELECT name, step, COUNT(*) FROM metrics WHERE run_id=? GROUP BY name, step "
+                             "HAVING COUNT(*) > 1", (part.run_id,)).fetchall()
+    assert rows == [], f"metric rows written twice: {rows[:5]}"
+    # every rank's running loss sums come back, so the stopped epoch's loss is the uninterrupted one, bit for bit
+    assert again.summary["train_loss"] == whole.summary["train_loss"]
+    assert store.metrics(part.run_id)["train/epoch_loss"] == store.metrics(whole.run_id)["train/epoch_loss"]
 
 
 def test_extend_a_finished_run_from_the_cli(home):

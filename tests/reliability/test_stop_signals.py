@@ -83,3 +83,8 @@ def test_group_killed_shows_interrupted_and_resumes(home):
     result = json.loads(resumed.stdout.splitlines()[-1])
     assert result["run_id"] == run_id and result["status"] == "finished" and result["epochs"] == 2000
     assert not error_lines(resumed.stderr)
+    from studio.core.runs.store import RunStore
+
+    twice = RunStore(home)._db.execute("SELECT name, step FROM metrics WHERE run_id=? GROUP BY name, step "
+                                       "HAVING COUNT(*) > 1", (run_id,)).fetchall()
+    assert twice == [], f"metric rows written twice at the resume step: {twice[:5]}"

@@ -67,6 +67,11 @@ def record_path(run_dir: PathLike) -> Path:
     return Path(run_dir) / RECORD
 
 
+def lock_path(run_dir: PathLike) -> Path:
+    """The file whose OS lock the process training the run holds (core/runs/run_lock.py)."""
+    return Path(run_dir) / ".train.lock"
+
+
 def checkpoints_dir(run_dir: PathLike) -> Path:
     return Path(run_dir) / CHECKPOINTS
 

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from studio.core import procs
 from studio.core.config import RunConfig
 from studio.core.contracts.runs import QueueEntryJSON
 from studio.core.errors import ConfigError, StudioError
@@ -36,7 +37,8 @@ CREATE TABLE IF NOT EXISTS queue (
     devices TEXT NOT NULL DEFAULT '[]', owner TEXT NOT NULL DEFAULT '', cancel INTEGER NOT NULL DEFAULT 0,
     added REAL, started REAL, ended REAL
 );
-CREATE TABLE IF NOT EXISTS queue_lease (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER, beat REAL);
+CREATE TABLE IF NOT EXISTS queue_lease (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER, beat REAL,
+                                        ident TEXT NOT NULL DEFAULT '');
 """
 WAITING, RUNNING, DONE, CANCELLED = "waiting", "running", "done", "cancelled"
 LEASE_STALE_S = 15.0  # a scheduler that has not beaten for this long is gone
@@ -143,10 +145,22 @@ class RunQueue:
             self._db.isolation_level = None
             if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name='queue'").fetchone():
                 self._db.executescript(QUEUE_SCHEMA.replace("CREATE TABLE", "CREATE TEMP TABLE"))
+            self._lease_cols = self._lease_columns()
             return
         self._db = sqlite3.connect(store.db_path, timeout=60, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA busy_timeout=60000")
         self._db.executescript(QUEUE_SCHEMA)
+        if "ident" not in {row[1] for row in self._db.execute("PRAGMA table_info(queue_lease)")}:
+            try:  # additive: the holder's host and pid:start, so a dead holder is seen at once
+                self._db.execute("ALTER TABLE queue_lease ADD COLUMN ident TEXT NOT NULL DEFAULT ''")
+            except sqlite3.OperationalError:  # another process added it first
+                pass
+        self._lease_cols = self._lease_columns()
+
+    def _lease_columns(self) -> str:
+        """The lease's columns to read (a read-only store made before ``ident`` existed reads '' for it)."""
+        has = "ident" in {row[1] for row in self._db.execute("PRAGMA table_info(queue_lease)")}
+        return "pid, beat, ident" if has else "pid, beat, ''"
 
     def close(self) -> None:
         self._db.close()
@@ -331,13 +345,15 @@ class RunQueue:
 
     # --- the scheduler's lease ---------------------------------------------------------------
     def take_lease(self, pid: int, now: float | None = None) -> bool:
-        """Become the serving scheduler unless another one has beaten within ``LEASE_STALE_S``."""
+        """Become the serving scheduler unless another one is alive: on this host its pid and start time
+        decide at once; elsewhere, a beat within ``LEASE_STALE_S``."""
         now = time.time() if now is None else now
         with self._write() as db:
-            row = db.execute("SELECT pid, beat FROM queue_lease WHERE id=1").fetchone()
-            if row and row[0] != pid and now - row[1] < LEASE_STALE_S:
+            row = db.execute(f"SELECT {self._lease_cols} FROM queue_lease WHERE id=1").fetchone()
+            if row and row[0] != pid and _holder_alive(row, now):
                 return False
-            db.execute("INSERT OR REPLACE INTO queue_lease (id, pid, beat) VALUES (1, ?, ?)", (pid, now))
+            db.execute("INSERT OR REPLACE INTO queue_lease (id, pid, beat, ident) VALUES (1, ?, ?, ?)",
+                       (pid, now, f"{procs.host()}/{procs.identity(pid)}"))
             return True
 
     def beat(self, pid: int) -> bool:
@@ -351,5 +367,14 @@ class RunQueue:
 
     def lease_holder(self) -> int | None:
         """The pid of the scheduler serving the queue now, if any."""
-        row = self._db.execute("SELECT pid, beat FROM queue_lease WHERE id=1").fetchone()
-        return row[0] if row and time.time() - row[1] < LEASE_STALE_S else None
+        row = self._db.execute(f"SELECT {self._lease_cols} FROM queue_lease WHERE id=1").fetchone()
+        return row[0] if row and _holder_alive(row, time.time()) else None
+
+
+def _holder_alive(row: tuple, now: float) -> bool:
+    """Whether the lease's scheduler still serves: ``(pid, beat, ident)``, ident ``host/pid:start``; where the
+    start time could not be read (no ``/proc``) or the holder runs on another host, its beat decides."""
+    host, _, ident = str(row[2] or "").partition("/")
+    if ident and not ident.endswith(":0") and host == procs.host():
+        return procs.alive(ident)  # a killed scheduler (kill -9, its group) is seen as gone at once
+    return now - row[1] < LEASE_STALE_S

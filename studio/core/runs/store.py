@@ -31,6 +31,7 @@ from studio.core.paths import studio_home
 from studio.core.runs import layout, metric_log
 from studio.core.runs.db import Recovery, connect, connect_readonly, describe_sqlite
 from studio.core.runs.record import write_record
+from studio.core.runs.run_lock import RunLock
 from studio.core.vocab import JobState
 
 STATUSES = STATES  # a run's status is a job state (core/jobs.py)
@@ -281,7 +282,10 @@ class RunStore:
         import shutil
 
         self._refuse_if_read_only("delete the run")
-        info = self.get(run_id)
+        info = self.get(run_id)  # a run whose processes are gone is settled as interrupted here
+        if info.status in LIVE or RunLock(info.dir).held_elsewhere():
+            raise ConfigError(f"run {info.id} is being trained by another process ({info.status}); stop it "
+                              "first, then delete it")
         with self._db:
             for table, col in (("metrics", "run_id"), ("params", "run_id"), ("notes", "run_id"), ("runs", "id")):
                 self._db.execute(f"DELETE FROM {table} WHERE {col}=?", (run_id,))
@@ -369,6 +373,11 @@ class RunStore:
             steps.append(step)
             values.append(value)
         return out
+
+    def metric_names_at(self, run_id: str, step: int) -> set[str]:
+        """The names of the metrics the run logged at ``step``."""
+        return {n for (n,) in self._db.execute("SELECT DISTINCT name FROM metrics WHERE run_id=? AND step=?",
+                                               (run_id, step))}
 
     def last_metric_rowid(self, run_id: str) -> int:
         return self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM metrics WHERE run_id=?", (run_id,)).fetchone()[0]

@@ -97,6 +97,22 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     return state
 
 
+def load_weights_into(model: torch.nn.Module, weights: dict[str, Any], path: str | Path) -> None:
+    """``model.load_state_dict(weights)``, or one DataError sentence when the checkpoint is another model's."""
+    try:
+        model.load_state_dict(weights)
+    except RuntimeError as err:
+        raise DataError(f"checkpoint {Path(path).name} does not fit this run's model: it was saved by a model of "
+                        f"another architecture ({mismatch_detail(str(err))})") from None
+
+
+def mismatch_detail(text: str) -> str:
+    """The first difference in torch's several-line ``load_state_dict`` error, on one line."""
+    lines = [line.strip().rstrip(".") for line in text.splitlines()[1:] if line.strip()] or [text.strip()]
+    detail = " ".join(lines[0].split())
+    return detail if len(detail) <= 200 else detail[:199] + "…"
+
+
 # --- resume state -----------------------------------------------------------------------------
 def rng_state(device: torch.device) -> dict[str, Any]:
     state: dict[str, Any] = {"torch": torch.get_rng_state()}
@@ -111,9 +127,10 @@ def set_rng_state(state: dict[str, Any], device: torch.device) -> None:
         torch.cuda.set_rng_state(state["cuda"], device)
 
 
-def gather_rng(ctx: Any) -> list[dict[str, Any]]:
-    """Every rank's RNG state, on every rank (one collective; all ranks must call it together)."""
-    mine = rng_state(ctx.device)
+def gather_rng(ctx: Any, extra: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Every rank's RNG state (and ``extra`` per-rank tensors: the running loss sums), on every rank (one
+    collective; all ranks must call it together)."""
+    mine = {**rng_state(ctx.device), **{k: v.detach().cpu().clone() for k, v in (extra or {}).items()}}
     if not ctx.distributed:
         return [mine]
     import torch.distributed as dist

@@ -19,8 +19,9 @@ from typing import Any
 from studio.core import threads as thread_policy
 from studio.core.config import RunConfig
 from studio.core.contracts.runs import RunSummary
-from studio.core.errors import RunFailed, StudioError
+from studio.core.errors import ConfigError, RunFailed, StudioError
 from studio.core.jobs import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, EtaEstimator
+from studio.core.runs.run_lock import RunLock
 from studio.core.runs.settings_diff import CPU_THREADS_KEY
 from studio.core.runs.store import RunInfo, RunStore
 from studio.engine.jobs import backend, protocol
@@ -57,7 +58,9 @@ class Job(ProcessJob):
         self.config = config
         self.store = store
         self._before_resume = None
+        self._lock: RunLock | None = None
         if resume is not None:
+            self._claim(resume)
             self._before_resume = (resume.info.status, resume.info.message, resume.info.run_config)
             store.update_config(resume.info.id, config)
             store.set_procs(resume.info.id, [])  # the last session's pids are not this one's
@@ -155,6 +158,22 @@ class Job(ProcessJob):
                 self.store.set_status(self.run_id, STOPPED, "stopped by the user (forced after a timeout)")
         except StudioError:  # the store cannot be written (a full disk): the CLI still says why
             pass
+        finally:
+            if self._lock is not None:
+                self._lock.release()
+
+    def _claim(self, resume: Any) -> None:
+        """Hold the run's lock while this process trains it: a second resume of the same run refuses."""
+        lock = RunLock(resume.info.dir)
+        if not lock.acquire():
+            raise ConfigError(f"run {resume.info.id} is already being trained by another process; wait for it "
+                              "to end (or stop it) before resuming it")
+        now = self.store.get(resume.info.id).status
+        if now != resume.info.status:  # another resume started and ended since this one was planned
+            lock.release()
+            raise ConfigError(f"run {resume.info.id} is {now} now (another process resumed it); "
+                              "look at it again before resuming it")
+        self._lock = lock
 
     def _undo_resume(self) -> None:
         status, message, config = self._before_resume  # type: ignore[misc]

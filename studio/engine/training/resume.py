@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.engine.training.checkpoints import resume_position, set_rng_state
+from studio.engine.training.checkpoints import load_weights_into, resume_position, set_rng_state
 from studio.engine.training.trainer import Trainer
 
 
@@ -27,10 +27,10 @@ def training_state(t: Trainer, rng: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def restore(t: Trainer, state: dict[str, Any]) -> None:
+def restore(t: Trainer, state: dict[str, Any], path: str = "the checkpoint") -> None:
     """Put a checkpoint's state back into a freshly built trainer (call after every callback exists)."""
     resume = state.get("resume") or {}
-    t.net.load_state_dict(state["model"])
+    load_weights_into(t.net, state["model"], path)
     if "optimizer" in state:
         t.optimizer.load_state_dict(state["optimizer"])
     if "scheduler" in resume:
@@ -50,6 +50,23 @@ def restore(t: Trainer, state: dict[str, Any]) -> None:
             cb.load_state_dict(saved[type(cb).__name__])
     t.resumed = True
     rngs = resume.get("rng") or []
+    _restore_sums(t, rngs)
     if rngs:  # after the callbacks' on_train_start, which may draw random numbers in a fresh run too
         mine = rngs[t.ctx.rank] if t.ctx.rank < len(rngs) else rngs[0]
         t.restore_rng = lambda: set_rng_state(mine, t.ctx.device)
+
+
+def _restore_sums(t: Trainer, rngs: list[dict[str, Any]]) -> None:
+    """Each rank's own running loss sums (the epoch's loss is their all-reduced sum, so rank 0's alone is not
+    enough); with another world size, rank 0 takes the ranks' total and the others start at zero."""
+    if not rngs or "epoch_sums" not in rngs[0]:
+        return  # an older checkpoint: rank 0's sums only (restored above)
+    if len(rngs) == t.ctx.world_size:
+        mine = rngs[t.ctx.rank]
+        sums, window = mine["epoch_sums"], mine["window"]
+    elif t.ctx.rank == 0:
+        sums, window = sum(r["epoch_sums"] for r in rngs), sum(r["window"] for r in rngs)
+    else:
+        sums, window = t.epoch_sums.new_zeros(t.epoch_sums.shape), t.window.new_zeros(t.window.shape)
+    t.epoch_sums.copy_(sums.to(t.epoch_sums.device))
+    t.window.copy_(window.to(t.window.device))

@@ -44,6 +44,9 @@ def plan_resume(store: RunStore, run_ref: str, overrides: list[str] | None = Non
                               + ", ".join(CHANGEABLE))
     config = config.with_overrides(list(overrides or []))
     done = int(info.summary.get("epochs") or 0)
+    if done > config.train.epochs:
+        raise ConfigError(f"run {info.id} has already done {done} epochs; train.epochs={config.train.epochs} is "
+                          f"fewer (resume with --set train.epochs=N, N ≥ {done})")
     if info.status == JobState.FINISHED and done >= config.train.epochs:
         raise ConfigError(f"run {info.id} already finished its {done} epochs; extend it with "
                           f"--set train.epochs={done + max(1, done)}")

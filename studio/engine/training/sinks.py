@@ -46,11 +46,19 @@ class StoreSink(Sink):
 
     def __init__(self, store: Any) -> None:
         self.store = store
+        self.resumed_at: int | None = None  # a resumed run's first step: rows it already holds are not redone
+        self._held: set[str] | None = None
 
     def send(self, message: Received) -> None:
         kind, run_id = message["type"], message["run_id"]
         if kind == "metrics":
-            self.store.log_metrics(run_id, message["rows"])
+            rows = message["rows"]
+            if self.resumed_at is not None and any(int(r[0]) == self.resumed_at for r in rows):
+                if self._held is None:  # an epoch end redone at the checkpoint's step logged these before it
+                    self._held = self.store.metric_names_at(run_id, self.resumed_at)
+                rows = [r for r in rows if int(r[0]) != self.resumed_at or r[1] not in self._held]
+            if rows:
+                self.store.log_metrics(run_id, rows)
         elif kind == "status":
             summary = message.get("summary")
             self.store.set_status(run_id, message["status"], message.get("message"), summary)

@@ -170,10 +170,10 @@ class Trainer:
         return self.summary
 
     def capture_rng(self) -> Any:
-        """Every rank's RNG states (a collective; see engine/training/checkpoints.py)."""
+        """Every rank's RNG states and running loss sums (a collective; see engine/training/checkpoints.py)."""
         from studio.engine.training.checkpoints import gather_rng
 
-        return gather_rng(self.ctx)
+        return gather_rng(self.ctx, {"epoch_sums": self.epoch_sums, "window": self.window})
 
     @property
     def seconds(self) -> float:

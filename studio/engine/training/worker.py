@@ -78,7 +78,7 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
         from studio.engine.training.checkpoints import load_checkpoint
         from studio.engine.training.resume import restore
 
-        restore(trainer, load_checkpoint(resume_from))
+        restore(trainer, load_checkpoint(resume_from), resume_from)
     return trainer
 
 
@@ -178,15 +178,17 @@ def run_rank(rank: int, spec: RankSpec) -> None:
     sink: Sink = queue_sink
     try:
         store = RunStore(spec.home) if rank == 0 and spec.home else None
-        sink = MultiSink(queue_sink, StoreSink(store) if store else None) if rank == 0 else queue_sink
+        store_sink = StoreSink(store) if store else None
+        sink = MultiSink(queue_sink, store_sink) if rank == 0 else queue_sink
         cfg = RunConfig.from_dict(spec.config)
         thread_policy.apply(spec.threads or thread_policy.plan(cfg.hardware.threads, processes=world))
         device = pick_device(cfg, rank if spec.local_rank is None else spec.local_rank)
         ctx = distributed.init(rank, world, spec.init_method, device)
         trainer = build_trainer(cfg, ctx, sink, run_id, spec.run_dir, spec.control if rank == 0 else None,
                                 guard=guard, beats=Beats(spec.beats, rank), resume_from=spec.resume_from)
-        if trainer.resumed and store:
+        if trainer.resumed and store and store_sink:
             store.truncate_metrics(run_id, trainer.step)  # rows past the checkpoint are redone
+            store_sink.resumed_at = trainer.step  # rows at it are kept, not written twice
         if store:
             trainer.callbacks.insert(0, StoreHeartbeat(store, run_id))
         if rank == 0:

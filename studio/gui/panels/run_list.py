@@ -86,6 +86,7 @@ class ContextAction:
     slot: Callable[[list[str]], object]  # called with the selected run ids (what it returns is not used)
     enabled: Callable[[list[str]], bool]
     tip: str = ""
+    why_disabled: Callable[[list[str]], str] | None = None  # the tooltip while it is disabled
 
 
 class RunList(QWidget):
@@ -96,6 +97,7 @@ class RunList(QWidget):
         self.session = session
         self.names: dict[str, str] = {}
         self.notes: dict[str, str] = {}
+        self.statuses: dict[str, str] = {}  # run id → status in the store, at the last refresh
         self.colours: dict[str, str] = {}
         self.extra_columns: list[tuple[str, Callable[[Any], str]]] = []
         self.context_actions: list[ContextAction] = []
@@ -143,16 +145,24 @@ class RunList(QWidget):
                                 "Give the run a name of your own (F2 or double-click)")
         self.add_context_action("Notes…", lambda ids: self.notes_dialog(ids[0]), lambda ids: len(ids) == 1,
                                 "Write notes about the run (shown in the Notes column)")
-        self.add_context_action("Delete…", self.delete_runs,
-                                lambda ids: bool(ids) and not set(ids) & set(self.session.jobs),
-                                "Delete the run: its metrics, checkpoints and directory")
+        self.add_context_action("Delete…", self.delete_runs, lambda ids: bool(ids) and not self._training(ids),
+                                "Delete the run: its metrics, checkpoints and directory",
+                                lambda ids: (f"{self.names.get(self._training(ids)[0], 'the run')} is training; "
+                                             "stop it before deleting it"))
         self.refresh()
 
     # --- extension points ----------------------------------------------------------------------
     def add_context_action(self, text: str, slot: Callable[[list[str]], object],
-                           enabled: Callable[[list[str]], bool] | None = None, tip: str = "") -> None:
-        """Add an entry to the right-click menu; ``slot`` gets the selected run ids."""
-        self.context_actions.append(ContextAction(text, slot, enabled or (lambda ids: bool(ids)), tip))
+                           enabled: Callable[[list[str]], bool] | None = None, tip: str = "",
+                           why_disabled: Callable[[list[str]], str] | None = None) -> None:
+        """Add an entry to the right-click menu; ``slot`` gets the selected run ids; ``why_disabled`` gives the
+        tooltip while ``enabled`` says no."""
+        self.context_actions.append(ContextAction(text, slot, enabled or (lambda ids: bool(ids)), tip, why_disabled))
+
+    def _training(self, ids: list[str]) -> list[str]:
+        """The selected runs being trained, by this window or by another process (its status in the store)."""
+        return [r for r in ids if r in self.session.jobs or self.statuses.get(r) in (JobState.RUNNING,
+                                                                                     JobState.PAUSED)]
 
     def add_column(self, title: str, value: Callable[[Any], str]) -> None:
         """Add a column whose text is ``value(run_info)``."""
@@ -167,8 +177,9 @@ class RunList(QWidget):
         menu.setToolTipsVisible(True)
         for entry in self.context_actions:
             action = menu.addAction(entry.text)
-            action.setToolTip(entry.tip)
-            action.setEnabled(entry.enabled(ids))
+            enabled = entry.enabled(ids)
+            action.setToolTip(entry.why_disabled(ids) if not enabled and entry.why_disabled and ids else entry.tip)
+            action.setEnabled(enabled)
             action.triggered.connect(lambda _=False, e=entry, i=ids: e.slot(i))
         return menu
 
@@ -183,6 +194,7 @@ class RunList(QWidget):
         runs = store.list()
         self.names = run_names(self._params(runs), {r.id: r.name for r in runs})
         self.notes = store.notes()
+        self.statuses = {r.id: r.status for r in runs}
         self.tree.blockSignals(True)
         self.tree.clear()
         positions = self.session.queue_positions()
@@ -292,7 +304,7 @@ class RunList(QWidget):
 
     def delete_runs(self, run_ids: list[str]) -> int:
         """Delete runs that are not training, after asking; returns how many were deleted."""
-        ids = [r for r in run_ids if r not in self.session.jobs]
+        ids = [r for r in run_ids if r not in self._training([r])]
         if not ids or not self.confirm_delete(ids):
             return 0
         for run_id in ids:
