@@ -151,7 +151,9 @@ def test_a_time_limit_shorter_than_the_run_finishes_it_over_several_allocations(
     epochs = max(600, int(steps_per_s * 80 / 9))
     config = LONG.replace("epochs = 300", f"epochs = {epochs}").replace("checkpoint_every = 5", "checkpoint_every = 50")
     job, run_id, home = submit(cluster, tmp_path, config, "--time", "1", "--signal-seconds", "10")
+    started = time.monotonic()
     restarts = wait_job(cluster, job, tmp_path, 480)
+    print(f"{9 * epochs} steps in {restarts + 1} allocations, {time.monotonic() - started:.0f} s")  # shown by -s
     text = job_log(tmp_path)
     assert restarts >= 1 and text.count("continuing from step_") == restarts, text[-3000:]
     assert "continuing from step_0000000.pt" not in text and "Traceback" not in text, text[-3000:]
