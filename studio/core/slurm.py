@@ -4,8 +4,10 @@ One torchrun agent per node (``srun``, one task a node); the rendezvous comes fr
 (the first node of ``$SLURM_JOB_NODELIST``, the job id as the rendezvous id), so nothing in the script names
 a machine. The run's id is fixed when the script is written: a job that Slurm requeues (or that you submit
 again) continues the same run from its last checkpoint (engine/training/torchrun.py). ``--signal=B:TERM@S`` sends
-SIGTERM to the script S seconds before the time limit; it passes it on to every rank (srun → torchrun →
-ranks), which stop together with a checkpoint, then it requeues the job. docs/clusters.md explains it.
+SIGTERM to the script S seconds before the time limit; it passes it on to the job step through Slurm
+(``scancel --signal=TERM JOB.0``: every node's torchrun agent and ranks; a SIGTERM to ``srun`` itself would make
+it kill its tasks at once), the ranks stop together with a checkpoint, then it requeues the job. The agent is
+torchrun behind engine/training/agent.py, which ends quietly on that signal. docs/clusters.md explains it.
 """
 
 from __future__ import annotations
@@ -76,8 +78,9 @@ def batch_script(spec: ClusterSpec, config_path: Path, run_id: str, studio_home:
     ]
     if spec.gpus_per_node:
         sbatch.insert(3, f"--gpus-per-node={spec.gpus_per_node}")
-    if spec.cpus_per_node:
-        sbatch.insert(3, f"--cpus-per-task={spec.cpus_per_node}")
+    cpus = spec.cpus_per_node or (0 if spec.gpus_per_node else spec.procs_per_node)
+    if cpus:  # one task a node: its CPUs are the node's (a CPU rank needs a core of its own)
+        sbatch.insert(3, f"--cpus-per-task={cpus}")
     if spec.partition:
         sbatch.insert(1, f"--partition={spec.partition}")
     name_arg = f" --name {q(run_name)}" if run_name else ""
@@ -104,13 +107,15 @@ echo "studio: run $RUN_ID, job $SLURM_JOB_ID (restart ${{SLURM_RESTART_COUNT:-0}
 
 requeue() {{
     echo "studio: the time limit is near: stopping with a checkpoint, then requeueing job $SLURM_JOB_ID"
-    kill -TERM "$srun_pid" 2>/dev/null  # srun passes SIGTERM to torchrun, torchrun to every rank
+    # SIGTERM to the step's processes on every node, through Slurm (a SIGTERM to srun would kill them at once)
+    scancel --signal=TERM "$SLURM_JOB_ID.0"  # step 0: the srun below
     wait "$srun_pid"
     scontrol requeue "$SLURM_JOB_ID"
 }}
 trap requeue TERM
 
-srun --kill-on-bad-exit=1 "$PYTHON" -m torch.distributed.run \\
+srun --kill-on-bad-exit=1 ${{SLURM_CPUS_PER_TASK:+--cpus-per-task=$SLURM_CPUS_PER_TASK}} \\
+    "$PYTHON" -m studio.engine.training.agent \\
     --nnodes="$SLURM_JOB_NUM_NODES" --nproc-per-node={spec.ranks_per_node} \\
     --rdzv-backend=c10d --rdzv-endpoint="$head_node:${{STUDIO_RDZV_PORT:-{RDZV_PORT}}}" \\
     --rdzv-id="$SLURM_JOB_ID" --max-restarts={spec.max_restarts} $STUDIO_TORCHRUN_ARGS \\

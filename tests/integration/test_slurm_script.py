@@ -1,7 +1,8 @@
 """``studio export-config --torchrun``: the Slurm batch script and config it writes, and (slow) the script run
-under a stand-in for Slurm (``srun`` starts one torchrun agent per "node" on this machine, ``scontrol`` names
-127.0.0.1 and records a requeue): SIGTERM before the time limit ends in a checkpoint and a requeue, and the
-same script run again continues the same run to its end."""
+under a stand-in for Slurm where the real one-node Slurm (test_real_slurm.py) cannot go: two nodes (``srun``
+starts one torchrun agent per "node" on this machine and, like the real one, kills them on SIGTERM; ``scancel``
+signals step 0's tasks; ``scontrol`` names 127.0.0.1 and records a requeue): SIGTERM before the time limit ends
+in a checkpoint on both nodes and a requeue, and the same script run again continues the same run to its end."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ def test_script_and_config_from_a_file_and_from_a_run(tmp_path):
     assert subprocess.run(["bash", "-n", out["script"]]).returncode == 0
     for line in ("#SBATCH --nodes=2", "#SBATCH --gpus-per-node=4", "#SBATCH --partition=gpu", "#SBATCH --requeue",
                  "#SBATCH --time=1-00:00:00", "#SBATCH --signal=B:TERM@120", "--nproc-per-node=4",
+                 'scancel --signal=TERM "$SLURM_JOB_ID.0"', "-m studio.engine.training.agent",
                  "--rdzv-backend=c10d", '--rdzv-id="$SLURM_JOB_ID"', '--run-id "$RUN_ID"',
                  f"RUN_ID={out['run_id']}", f"export STUDIO_HOME={tmp_path / 'shared'}", "scontrol requeue"):
         assert line in script, line
@@ -46,6 +48,7 @@ def test_script_and_config_from_a_file_and_from_a_run(tmp_path):
     run = RunStore().create_run(RunConfig.load(config), name="mine")  # a run in the store: its config
     out = export(tmp_path, run.id, "--torchrun", "--set", "train.epochs=5", "--out", str(tmp_path / "j2"))
     assert "--gpus-per-node" not in Path(out["script"]).read_text()  # CPU ranks, gloo
+    assert "#SBATCH --cpus-per-task=1" in Path(out["script"]).read_text()  # a core for each CPU rank
     cfg = RunConfig.load(out["config"])
     assert cfg.train.epochs == 5 and cfg.hardware.device == "cpu" and cfg.data.params["n_samples"] == 300
     assert "--name mine" in Path(out["script"]).read_text()
@@ -68,12 +71,17 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, words):
 
 
 FAKE_SRUN = """#!/bin/bash
-# stand-in for srun: one copy of the command per node, on this machine; SIGTERM passed on to them
+# stand-in for srun: one copy of the command per node, on this machine (step 0: their pids for scancel)
 while [[ "$1" == --* ]]; do shift; done
 pids=()
 for _ in $(seq "$SLURM_JOB_NUM_NODES"); do "$@" & pids+=($!); done
-trap 'kill -TERM "${pids[@]}" 2>/dev/null' TERM
+echo "${pids[@]}" > "$FAKE_SLURM_DIR/step0.pids"
+trap 'echo "srun: forcing job termination"; kill -KILL "${pids[@]}" 2>/dev/null' TERM  # what real srun does
 for p in "${pids[@]}"; do while kill -0 "$p" 2>/dev/null; do wait "$p"; done; done
+"""
+FAKE_SCANCEL = """#!/bin/bash
+# stand-in for scancel --signal=TERM JOB.0: the signal to every task of step 0 (each node's torchrun agent)
+[ "$1" = --signal=TERM ] && [ "$2" = "$SLURM_JOB_ID.0" ] && kill -TERM $(cat "$FAKE_SLURM_DIR/step0.pids")
 """
 FAKE_SCONTROL = """#!/bin/bash
 case "$1" in
@@ -87,7 +95,7 @@ esac
 def test_sigterm_before_the_limit_checkpoints_requeues_and_the_script_continues_the_run(tmp_path):
     fake = tmp_path / "fake-slurm"
     fake.mkdir()
-    for name, text in (("srun", FAKE_SRUN), ("scontrol", FAKE_SCONTROL)):
+    for name, text in (("srun", FAKE_SRUN), ("scontrol", FAKE_SCONTROL), ("scancel", FAKE_SCANCEL)):
         (fake / name).write_text(text)
         (fake / name).chmod(0o755)
     config = tmp_path / "long.toml"
@@ -109,6 +117,7 @@ def test_sigterm_before_the_limit_checkpoints_requeues_and_the_script_continues_
     job.send_signal(signal.SIGTERM)  # what --signal=B:TERM@30 does 30 s before the time limit
     text, _ = job.communicate(timeout=120)
     assert (fake / "requeued").read_text().split() == ["4242"], text[-3000:]
+    assert "Traceback" not in text and "torchrun agent stopped by SIGTERM" in text, text[-3000:]
     run = RunStore(home).get(run_id)
     assert run.status == "stopped" and "SIGTERM" in run.message, (run.status, run.message, text[-3000:])
     stopped_at = run.summary["steps"]

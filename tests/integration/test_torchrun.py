@@ -155,3 +155,36 @@ def test_the_worker_entry_keeps_its_exit_code_when_it_skips_finalisation(tmp_pat
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines() == [f"studio: error: cannot read config file {tmp_path / 'missing.toml'}: "
                                                 "No such file or directory"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds the ranks' pids in /proc")
+def test_a_killed_torchrun_run_is_listed_interrupted_within_a_minute(tmp_path):
+    """A torchrun run records no pids the store can check: rank 0's heartbeat (every 10 s, from a thread) is
+    what says it lives. The agent and both ranks killed with SIGKILL: `studio runs` says interrupted within
+    STALE_S (a minute) of the last beat, not an hour."""
+    from studio.core.runs.store import STALE_S
+
+    home, config = tmp_path / "home", tmp_path / "run.toml"
+    config.write_text(CONFIG.replace("epochs = 12", "epochs = 100000"))
+    agent = torchrun(config, home, port=free_port(), rdzv_id="killed")
+    env = dict(os.environ, STUDIO_HOME=str(home))
+
+    def listed() -> str:
+        runs = last_json(run_cli("runs", "--json", env=env).stdout)["runs"]
+        return runs[0]["status"] if runs else ""
+
+    ckpt = home / "runs" / "torchrun-killed" / "checkpoints" / "step_0000000.pt"
+    wait_for(lambda: ckpt.exists() and listed() == "running", 120, "the run to start")
+    pids = [rank_pid(str(home), r) for r in (0, 1)]
+    assert all(pids)
+    agent.kill()
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    agent.communicate(timeout=30)
+    killed = time.monotonic()
+    assert listed() == "running"  # nothing tells yet: the last beat is recent
+    wait_for(lambda: listed() == "interrupted", STALE_S + 20, "the run listed as interrupted")
+    assert time.monotonic() - killed <= STALE_S + 20
+    run = RunStore(home).get("torchrun-killed")
+    assert run.status == "interrupted" and "studio train --resume torchrun-killed" in run.message

@@ -38,7 +38,8 @@ STATUSES = STATES  # a run's status is a job state (core/jobs.py)
 # with a checkpoint: `studio train --resume`
 RESUMABLE = (JobState.STOPPED, JobState.INTERRUPTED, JobState.FINISHED, JobState.FAILED)
 LIVE = (JobState.RUNNING, JobState.PAUSED)
-STALE_S = 3600.0  # a live run with no known processes and no heartbeat for this long is interrupted
+STALE_S = 60.0  # a live run with no known processes and no heartbeat for this long is interrupted (rank 0
+# beats every 10 s from a thread of its own: engine/training/worker.py StoreHeartbeat)
 
 
 @dataclass

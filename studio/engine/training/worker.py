@@ -175,10 +175,12 @@ def run_rank(rank: int, spec: RankSpec) -> None:
     code = 0
     store = None
     training = False
+    heartbeat: StoreHeartbeat | None = None
     sink: Sink = queue_sink
     try:
         store = RunStore(spec.home) if rank == 0 and spec.home else None
         store_sink = StoreSink(store) if store else None
+        heartbeat = StoreHeartbeat(store, run_id).start() if store else None
         sink = MultiSink(queue_sink, store_sink) if rank == 0 else queue_sink
         cfg = RunConfig.from_dict(spec.config)
         thread_policy.apply(spec.threads or thread_policy.plan(cfg.hardware.threads, processes=world))
@@ -189,8 +191,6 @@ def run_rank(rank: int, spec: RankSpec) -> None:
         if trainer.resumed and store and store_sink:
             store.truncate_metrics(run_id, trainer.step)  # rows past the checkpoint are redone
             store_sink.resumed_at = trainer.step  # rows at it are kept, not written twice
-        if store:
-            trainer.callbacks.insert(0, StoreHeartbeat(store, run_id))
         if rank == 0:
             sink.send(protocol.status(run_id, protocol.RUNNING, total_steps=trainer.total_steps,
                                       epochs=cfg.train.epochs, world_size=world, device=device.type))
@@ -212,6 +212,8 @@ def run_rank(rank: int, spec: RankSpec) -> None:
                 pass
         code = code or 1
     finally:
+        if heartbeat:
+            heartbeat.stop()
         if guard.parent_gone:
             abandon = getattr(queue_sink, "abandon", None)
             if abandon:
@@ -228,21 +230,38 @@ def run_rank(rank: int, spec: RankSpec) -> None:
         sys.exit(code)
 
 
-class StoreHeartbeat(Callback):
-    """Rank 0 records a sign of life in the run store every ``every`` seconds (core/runs/store.py uses it to tell
-    a live run from an interrupted one where the rank pids cannot be checked)."""
+class StoreHeartbeat:
+    """Rank 0 records a sign of life in the run store every ``every`` seconds, from a thread of its own (so a
+    long step, an evaluation or a checkpoint does not silence it): core/runs/store.py shows a run whose
+    processes it cannot check (torchrun, Slurm, another machine) as interrupted once it is silent for
+    ``STALE_S``."""
 
     def __init__(self, store: RunStore, run_id: str, every: float = 10.0) -> None:
+        import threading
+
         self.store, self.run_id, self.every = store, run_id, every
-        self.last = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="studio-heartbeat", daemon=True)
 
-    def on_step_end(self, t: Trainer) -> None:
-        import time
+    def start(self) -> StoreHeartbeat:
+        self._thread.start()
+        return self
 
-        now = time.monotonic()
-        if now - self.last >= self.every:
-            self.last = now
-            self.store.beat(self.run_id)
+    def _run(self) -> None:
+        try:
+            while True:
+                try:
+                    self.store.beat(self.run_id)
+                except StudioError:  # a busy or full store: the next beat tries again
+                    pass
+                if self._stop.wait(self.every):
+                    return
+        finally:
+            self.store.close()  # this thread's connection
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
 
 
 def main(argv: list[str] | None = None) -> None:
