@@ -8,7 +8,8 @@ import shutil
 import pytest
 
 from tests.conftest import last_json, run_cli
-from tests.reliability.test_export_faults import made_read_only, trained  # noqa: F401 - the shared fixture
+from tests.reliability.mounts import made_read_only
+from tests.reliability.test_export_faults import trained  # noqa: F401 - the shared fixture
 from tests.reliability.test_store_faults import one_error
 
 

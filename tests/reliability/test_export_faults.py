@@ -8,7 +8,6 @@ import stat
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,8 @@ import pytest
 from studio import cli
 from tests.conftest import TINY_CONFIG, run_cli
 from tests.reliability.conftest import error_lines
-from tests.reliability.test_store_faults import one_error, tmpfs
+from tests.reliability.mounts import made_read_only, tmpfs
+from tests.reliability.test_store_faults import one_error
 
 
 @pytest.fixture(scope="module")
@@ -33,24 +33,6 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 def in_process(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str]:
     code = cli.main(list(argv))
     return code, capsys.readouterr().err
-
-
-@contextmanager
-def made_read_only(folder: Path) -> Iterator[Path]:
-    """``folder`` read-only while inside (a read-only bind mount as root, who ignores file modes; chmod
-    otherwise); skipped where neither works."""
-    if os.geteuid() == 0:
-        if subprocess.run(["mount", "--bind", "-o", "ro", str(folder), str(folder)], capture_output=True).returncode:
-            pytest.skip("cannot make a read-only mount here")
-        subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], check=False, capture_output=True)
-    else:
-        folder.chmod(0o555)
-    try:
-        yield folder
-    finally:
-        if os.geteuid() == 0:
-            subprocess.run(["umount", str(folder)], check=False, capture_output=True)
-        folder.chmod(0o755)
 
 
 @pytest.fixture

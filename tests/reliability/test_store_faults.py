@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import TINY_CONFIG, run_cli
 from tests.reliability.conftest import error_lines
+from tests.reliability.mounts import made_read_only, tmpfs
 
 
 def one_error(result: subprocess.CompletedProcess, code: int = 2) -> str:
@@ -68,32 +69,10 @@ def test_read_only_home(home, tmp_path):
     ro = tmp_path / "ro"
     ro.mkdir()
     env = {**os.environ, "STUDIO_HOME": str(ro / "home")}
-    if os.geteuid() == 0:
-        if subprocess.run(["mount", "--bind", "-o", "ro", str(ro), str(ro)], capture_output=True).returncode:
-            pytest.skip("cannot make a read-only mount here")
-        subprocess.run(["mount", "-o", "remount,bind,ro", str(ro)], check=False, capture_output=True)
-    else:
-        ro.chmod(0o555)
-    try:
+    with made_read_only(ro):
         for args in (("runs",), ("train", "--set", "data.name=moons", "--set", "train.epochs=1")):
             line = one_error(run_cli(*args, env=env))
             assert "STUDIO_HOME" in line or "read-only" in line, line
-    finally:
-        if os.geteuid() == 0:
-            subprocess.run(["umount", str(ro)], check=False, capture_output=True)
-        ro.chmod(0o755)
-
-
-def tmpfs(path: Path, size: str) -> list[str]:
-    """A command prefix that runs inside a ``size`` tmpfs mounted at ``path``: a real mount as root, else a
-    user+mount namespace (``unshare -rm``); skipped where neither is allowed."""
-    path.mkdir(parents=True, exist_ok=True)
-    mount = f"mount -t tmpfs -o size={size} tmpfs {path}"
-    probe = subprocess.run(["unshare", "-m", "sh", "-c", mount] if os.geteuid() == 0
-                           else ["unshare", "-rm", "sh", "-c", mount], capture_output=True)
-    if probe.returncode:
-        pytest.skip(f"cannot mount a small tmpfs here: {probe.stderr.decode().strip()}")
-    return ["unshare", "-m" if os.geteuid() == 0 else "-rm", "sh", "-c", f'{mount} && exec "$@"', "sh"]
 
 
 def test_full_disk_at_run_creation(tmp_path):
