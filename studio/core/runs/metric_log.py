@@ -33,19 +33,15 @@ def _name(name: str) -> str:
 
 def _append(path: Path, text: str) -> None:
     """One ``write`` in append mode; a torn last line left by a crash is ended first."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        size = os.fstat(fd).st_size
+    with open(path, "a+b", buffering=0) as fh:  # unbuffered: the text goes out in one write; reads are allowed
+        size = fh.seek(0, os.SEEK_END)
         if size == 0:
             text = HEADER + text
         else:
-            with open(path, "rb") as fh:
-                fh.seek(size - 1)
-                if fh.read(1) != b"\n":
-                    text = "\n" + text
-        os.write(fd, text.encode("utf-8"))
-    finally:
-        os.close(fd)
+            fh.seek(size - 1)
+            if fh.read(1) != b"\n":
+                text = "\n" + text
+        fh.write(text.encode("utf-8"))  # append mode: at the end, wherever the read left the position
 
 
 def append(run_dir: Path, rows: Iterable[Row]) -> None:

@@ -49,6 +49,7 @@ OPTIONAL_PLOTS = {
                                                             (Metric.VAL_PERPLEXITY, "validation", True, True)]),
 }
 SMOOTHED = {Metric.TRAIN_LOSS, Metric.TRAIN_ACC, Metric.TRAIN_PERPLEXITY}
+INTERVAL_POINTS = 65  # curves.logged_every reads a run's logging interval from this many first points
 X_AXES = {"step": "step", "epoch": "epoch", "samples": "samples seen", "wall": "wall time (s)"}
 HINT = ("No run to show yet.\n\nPress Train (Ctrl+Return) to start one with the settings on the left,\n"
         "or select runs in the list below (Ctrl/Shift-click to overlay several).")
@@ -402,12 +403,15 @@ class CurvesView(QWidget):
 
     def logged_every(self) -> list[int]:
         """The shown runs' distinct logging intervals in steps, read from their train-loss points (the median
-        spacing: a window cut short at an epoch's or the run's end does not count)."""
+        spacing: a window cut short at an epoch's or the run's end does not count). A run's interval is fixed,
+        so its first ``INTERVAL_POINTS`` points tell it: this runs on the GUI thread at every redraw with new
+        points, and must not grow with the run."""
         found = set()
         for metrics in self.series.values():
             s = metrics.get(Metric.TRAIN_LOSS)
             if s is not None and len(s.steps) >= 2:
-                found.add(max(1, int(np.median(np.diff(np.asarray(s.steps, dtype=float))))))
+                first = np.asarray(s.steps[:INTERVAL_POINTS], dtype=float)
+                found.add(max(1, int(np.median(np.diff(first)))))
         return sorted(found)
 
     # --- drawing -----------------------------------------------------------------------------
