@@ -1,0 +1,52 @@
+"""Every paper check, found by name: one module per check in ``studio/core/checks/paper`` (torch-free at import)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import time
+from typing import Any
+
+from studio.core.checks import paper as paper_package
+from studio.core.checks.base import CheckOutcome, PaperCheck, Reproduction
+from studio.core.errors import ConfigError
+from studio.core.jobs import Cancelled
+
+
+def _discover() -> dict[str, PaperCheck]:
+    found: dict[str, PaperCheck] = {}
+    for info in sorted(pkgutil.iter_modules(paper_package.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{paper_package.__name__}.{info.name}")
+        check = getattr(module, "CHECK", None)
+        if isinstance(check, PaperCheck):
+            found[check.name] = check
+    return found
+
+
+CHECKS: dict[str, PaperCheck] = _discover()
+
+
+def get_check(name: str) -> PaperCheck:
+    try:
+        return CHECKS[name]
+    except KeyError:
+        raise ConfigError(f"no paper check named {name!r}; there are: {', '.join(CHECKS)}") from None
+
+
+def checks_for_demo(demo: str) -> list[PaperCheck]:
+    """The checks a demo's "Paper check" button runs."""
+    return [c for c in CHECKS.values() if demo in c.demos]
+
+
+def run_check(name: str, progress: Any = None, **overrides: Any) -> CheckOutcome:
+    """Run one check; an exception inside it becomes a FAIL with the reason (a check never crashes a caller)."""
+    check = get_check(name)
+    module, _, func = check.runner.partition(":")
+    started = time.perf_counter()
+    try:
+        result: Reproduction = getattr(importlib.import_module(module), func)(progress=progress, **overrides)
+    except Cancelled:
+        raise
+    except Exception as err:  # noqa: BLE001 - reported as the check's failure, with its reason
+        return CheckOutcome(check, (), time.perf_counter() - started, error=f"{type(err).__name__}: {err}")
+    return CheckOutcome(check, tuple(result.measures), time.perf_counter() - started, dict(result.details))

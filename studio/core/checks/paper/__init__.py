@@ -1,0 +1,1 @@
+"""One module per paper check: ``CHECK = PaperCheck(...)`` (torch-free) and ``run(progress=None, **overrides)``."""
