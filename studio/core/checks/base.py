@@ -22,6 +22,8 @@ class PaperCheck:
     runner: str
     demos: tuple[str, ...] = ()  # demo panels whose "Paper check" button runs this check
     budget_s: float = 120.0  # the wall time it is meant to take at most on a 2-core CPU
+    # the demo's parameters that show the check's set-up in the Teaching lab (the panel's "Show this set-up")
+    preset: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
 
 def _fmt(value: float | None) -> str:

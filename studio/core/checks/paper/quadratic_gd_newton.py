@@ -19,6 +19,7 @@ CHECK = PaperCheck(
     runner="studio.core.checks.paper.quadratic_gd_newton:run",
     demos=("optimizer_race",),
     budget_s=10.0,
+    preset={"function": "quadratic", "condition": 10.0, "optimizers": "gd(lr=1.9); gd(lr=2.1); newton"},
 )
 
 
