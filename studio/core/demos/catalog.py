@@ -220,8 +220,9 @@ _add(Entry(
               "which to train, from none, dropout, weight_decay, augmentation"),
         Param("train_samples", "int", 1000, "training samples: few, so the model can overfit", 10, 10_000_000),
         Param("epochs", "int", 30, "epochs", 1, 100_000),
-        Param("dropout", "float", 0.5, "dropout probability of the dropout variant", 0.0, 0.95),
-        Param("weight_decay", "float", 1e-2, "L2 penalty λ of the weight-decay variant", 0.0, 10.0, log=True),
+        Param("dropout", "float", 0.6, "dropout probability of the dropout variant", 0.0, 0.95),
+        Param("weight_decay", "float", 3e-2, "L2 penalty λ of the weight-decay variant (λw added to the gradient)",
+              0.0, 1.0, log=True),
         Param("widths", "str", "256,256", "the MLP's hidden widths"),
         Param("optimizer", "choice", "adam", "the optimizer", choices=("sgd", "momentum", "adam", "rmsprop")),
         Param("lr", "float", 1e-3, "learning rate", 1e-6, 10.0, log=True),
@@ -234,7 +235,7 @@ _add(Entry(
 ), Explanation(
     "With few examples a big network memorises them: training loss falls to zero while validation loss turns "
     "back up. Dropout, weight decay and data augmentation each make memorising harder and narrow the gap.",
-    "dropout: h ← h·m/(1 − p), m ~ Bernoulli(1 − p);  weight decay: L + λ‖w‖²;\n"
+    "dropout: h ← h·m/(1 − p), m ~ Bernoulli(1 − p);  weight decay: L + (λ/2)‖w‖²;\n"
     "augmentation: train on random shifts and flips of each image (points: small random jitter).",
     "Srivastava et al. 2014 (dropout); Krogh & Hertz 1992 (weight decay); Simard, Steinkraus & Platt 2003 "
     "(augmentation); Zhang et al. 2017, 'Understanding deep learning requires rethinking generalization'.",

@@ -3,6 +3,11 @@ and data augmentation, on a small training set so that it overfits; train vs val
 
 All variants start from the same initial weights and see the same batches; they train in lockstep, one
 epoch each in turn, so a viewer can draw them growing together.
+
+Weight decay is the L2 penalty of Krogh & Hertz, in the loss (λw added to the gradient, coupled: Adam rescales
+it); decoupled decay (AdamW) at these few hundred steps barely moves the weights and left the gap as it was. The
+defaults (dropout 0.6, λ = 0.03, 1,000 samples, 256-256 MLP, 30 epochs) narrow the gap for every regulariser on
+every seed tried (the paper check ``regularisation_gap``); dropout 0.5 and λ = 0.01 did not, or barely.
 """
 
 from __future__ import annotations
@@ -63,8 +68,8 @@ class Variant:
 
 
 def run(dataset: str = "fashion_mnist_small", variants: str = "none,dropout,weight_decay,augmentation",
-        widths: str = "256,256", optimizer: str = "adam", lr: float = 1e-3, dropout: float = 0.5,
-        weight_decay: float = 1e-2, batch_size: int = 64, epochs: int = 30, train_samples: int = 1000,
+        widths: str = "256,256", optimizer: str = "adam", lr: float = 1e-3, dropout: float = 0.6,
+        weight_decay: float = 3e-2, batch_size: int = 64, epochs: int = 30, train_samples: int = 1000,
         val_samples: int = 1000, seed: int = 0, device: str = "auto", threads: int = 0,
         progress: Progress | None = None, emit: Emit | None = None) -> dict[str, Any]:
     """Train each variant for ``epochs``; validation is a held-out sample of the dataset's test split."""
