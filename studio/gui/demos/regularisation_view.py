@@ -1,5 +1,6 @@
 """Overfitting and regularisation: one small plot per variant, train and validation loss per epoch, the
-gap between them shaded."""
+gap between them shaded. The newest epoch's two losses are drawn as markers (so the first frame, epoch 0 alone,
+shows its two points), and the epoch axis spans the whole run from the first frame on."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ class Panel:
         plot.addLegend(offset=(-10, 10))
         self.train = plot.plot([], [], name="train")
         self.val = plot.plot([], [], name="validation")
+        # the newest epoch's train and validation loss as markers: a line through one point draws nothing
+        self.heads = [plot.plot([], [], pen=None, symbol="o"), plot.plot([], [], pen=None, symbol="s")]
         # the gap, as a polygon (pyqtgraph's FillBetweenItem fails with some PySide6 versions)
         self.fill = QGraphicsPathItem()
         self.fill.setBrush(pg.mkBrush(213, 94, 0, 70))
@@ -39,6 +42,8 @@ class Panel:
     def set_data(self, epochs: np.ndarray, train: np.ndarray, val: np.ndarray) -> None:
         self.train.setData(epochs, train)
         self.val.setData(epochs, val)
+        for head, values in zip(self.heads, (train, val), strict=True):
+            head.setData(epochs[-1:], values[-1:])
         path = QPainterPath()
         if len(epochs) > 1:
             points = [QPointF(float(x), float(y)) for x, y in zip(epochs, train, strict=True)]
@@ -60,9 +65,11 @@ class RegularisationView(DemoView):
         for panel in self.panels:
             style.shrinkable_title(panel.plot)  # a long title must not push the right column out of view
         self.epochs: list[dict[str, Any]] = []
+        self.planned_epochs = 0  # the epochs of the run being computed: the x axis spans them from epoch 0 on
 
     def clear_data(self) -> None:
         self.epochs = []
+        self.planned_epochs = int(self.params.get("epochs", 0))
         for panel in self.panels:
             panel.set_data(np.zeros(0), np.zeros(0), np.zeros(0))
             panel.name = panel.title = ""
@@ -76,6 +83,7 @@ class RegularisationView(DemoView):
         names = list(history)
         self.epochs = [{"epoch": int(e), "rows": {n: {k: float(history[n][k][e]) for k in history[n]} for n in names}}
                        for e in result["epochs"]]
+        self.planned_epochs = int(self.epochs[-1]["epoch"]) if self.epochs else 0
 
     def frame_count(self) -> int:
         return len(self.epochs)
@@ -91,6 +99,9 @@ class RegularisationView(DemoView):
         self.set_caption(f"Epoch {int(epochs[-1])}: validation accuracy " + ", ".join(
             f"{TITLES.get(n, n)} {last[n]['val_acc']:.0%}" for n in names) + " (shaded: validation − train loss)",
             short=f"Epoch {int(epochs[-1])} · shaded: validation − train loss")
+        last_epoch = max(self.planned_epochs, int(self.epochs[-1]["epoch"]), 1)
+        for i, panel in enumerate(self.panels):
+            panel.plot.setVisible(i < len(names))  # a run of fewer variants: no empty axes in the spare panels
         for panel, name in zip(self.panels, names, strict=False):
             train = np.array([f["rows"][name]["train_loss"] for f in shown])
             val = np.array([f["rows"][name]["val_loss"] for f in shown])
@@ -100,7 +111,7 @@ class RegularisationView(DemoView):
             panel.title = f"{TITLES.get(name, name)}: gap {row['train_acc'] - row['val_acc']:+.0%}"
             panel.plot.setTitle(panel.title, size=style.metrics(self.presentation)[2],
                                 color=style.ink(self.presentation))
-            panel.plot.setRange(xRange=(0, max(len(self.epochs) - 1, 1)), yRange=(0, top * 1.05), padding=0.02)
+            panel.plot.setRange(xRange=(0, last_epoch), yRange=(0, top * 1.05), padding=0.02)
 
     def data_items(self) -> list[pg.GraphicsObject]:
         names = list(self.epochs[0]["rows"]) if self.epochs else []
@@ -111,4 +122,8 @@ class RegularisationView(DemoView):
         for panel in self.panels:
             panel.train.setPen(style.pen(style.colour(0), on))
             panel.val.setPen(style.pen(style.colour(3), on, dashed=True))
+            for head, c in zip(panel.heads, (style.colour(0), style.colour(3)), strict=True):
+                head.setSymbolSize(style.metrics(on)[1])
+                head.setSymbolPen(pg.mkPen(c, width=1))
+                head.setSymbolBrush(pg.mkBrush(c))
             style.style_plot(panel.plot, panel.title, on, "epoch", "loss")
