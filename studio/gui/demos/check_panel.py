@@ -31,9 +31,8 @@ class CheckPanel(QWidget):
         self.binding.done.connect(self._done)
         self.binding.failed.connect(self._failed)
         self.binding.cancelled.connect(lambda: self._show("Paper check stopped."))
-        self.binding.ended.connect(lambda _state: self.run_button.setText(IDLE_TEXT))
-
         self.run_button = QPushButton(IDLE_TEXT)
+        self.binding.ended.connect(lambda _state: self.run_button.setText(IDLE_TEXT))
         self.run_button.setObjectName("paper_check")
         self.run_button.setToolTip("Run this lesson's paper check: a small seeded reproduction compared with the "
                                    "paper's number (in the background)")

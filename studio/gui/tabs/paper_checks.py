@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from studio.core.checks.catalog import CHECKS
 from studio.core.contracts.checks import CheckRequest
 from studio.gui.app.job_binding import JobBinding
-from studio.gui.widgets.paper_check import FAIL_COLOUR, PASS_COLOUR, outcome_html, ours_summary
+from studio.gui.widgets.paper_check import FAIL_COLOUR, PASS_COLOUR, ours_summary, outcome_html
 
 COLUMNS = ("Check", "Claim", "Paper", "Verdict", "Ours", "Seconds")
 CLAIM, PAPER, VERDICT, OURS, SECONDS = 1, 2, 3, 4, 5
@@ -61,6 +61,7 @@ class PaperChecksTab(QWidget):
         intro.setWordWrap(True)
         self.table = QTableWidget(len(self.names), len(COLUMNS))
         self.table.setObjectName("paper_checks_table")
+        self.table.setToolTip("The paper checks: select one for its set-ups and numbers, several to run them")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -92,6 +93,7 @@ class PaperChecksTab(QWidget):
         self.run_all_button.clicked.connect(self.run_all)
         self.stop_button = QPushButton("Stop")
         self.stop_button.setObjectName("stop_checks")
+        self.stop_button.setToolTip("Cancel the check running and the ones waiting")
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
         self.progress = QProgressBar()
@@ -189,7 +191,7 @@ class PaperChecksTab(QWidget):
 
     def _finish(self, text: str, error: bool = False) -> None:
         for name in self.names:  # rows still waiting go back to "not run"
-            item = self.table.item(self.names.index(name), VERDICT)
+            item = self._item(self.names.index(name), VERDICT)
             if item.text() in ("…", "running"):
                 self._set_row(name, self.outcomes.get(name, {}).get("verdict", "—"), "", "")
         self._set_running(False)
@@ -203,7 +205,7 @@ class PaperChecksTab(QWidget):
 
     def _set_row(self, name: str, verdict: str, ours: str, seconds: str) -> None:
         row = self.names.index(name)
-        item = self.table.item(row, VERDICT)
+        item = self._item(row, VERDICT)
         item.setText(verdict)
         colour = PASS_COLOUR if verdict == "PASS" else FAIL_COLOUR if verdict in ("FAIL", "error") else None
         item.setForeground(QColor(colour) if colour else self.palette().text())
@@ -211,9 +213,14 @@ class PaperChecksTab(QWidget):
         font.setBold(colour is not None)
         item.setFont(font)
         if ours or verdict not in ("PASS", "FAIL"):
-            self.table.item(row, OURS).setText(ours)
-            self.table.item(row, OURS).setToolTip(ours)
-            self.table.item(row, SECONDS).setText(seconds)
+            self._item(row, OURS).setText(ours)
+            self._item(row, OURS).setToolTip(ours)
+            self._item(row, SECONDS).setText(seconds)
+
+    def _item(self, row: int, col: int) -> QTableWidgetItem:
+        item = self.table.item(row, col)
+        assert item is not None  # every cell is made in __init__
+        return item
 
     # --- detail ------------------------------------------------------------------------------
     def _show_detail(self) -> None:
