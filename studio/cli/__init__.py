@@ -13,6 +13,7 @@ from typing import Any
 from studio import version_line
 from studio.cli import (
     catalog,
+    check,
     cluster,
     compare,
     compress,
@@ -33,7 +34,7 @@ from studio.core.errors import StudioError
 
 # In the order ``studio --help`` lists them. A command module imports nothing from this one: no import cycle.
 COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, compare,
-                                           eval_cmd, export, compress, fit, scale, cluster, generate)
+                                           eval_cmd, export, compress, fit, scale, cluster, generate, check)
 
 COMMANDS = tuple(name for module in COMMAND_MODULES for name in module.COMMANDS)
 

@@ -1,5 +1,5 @@
 """``studio list WHAT``: a registry's entries (datasets, models, optimizers, schedules, demos) with their
-parameters and defaults (``--json``: ``{WHAT: [...]}``)."""
+parameters and defaults (``--json``: ``{WHAT: [...]}``); ``studio list checks``: the paper checks and their claims."""
 
 from __future__ import annotations
 
@@ -22,7 +22,22 @@ def registries() -> dict[str, Any]:
             "demos": DEMOS}
 
 
+def list_checks(as_json: bool) -> int:
+    """The paper checks (``core/checks``): name, claim, paper, the demos whose panel runs them."""
+    from studio.core.checks.catalog import CHECKS
+
+    if as_json:
+        emit_json({"checks": [{"name": c.name, "claim": c.claim, "paper": c.paper, "demos": list(c.demos)}
+                              for c in CHECKS.values()]})
+        return 0
+    for c in CHECKS.values():
+        print(f"{c.name:<22} {c.claim}")
+    return 0
+
+
 def cmd_list(args: argparse.Namespace) -> int:
+    if args.what == "checks":
+        return list_checks(args.json)
     reg = registries()[args.what]
     if args.json:
         emit_json({args.what: reg.describe()})
@@ -35,6 +50,6 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     lst = sub.add_parser("list", help="list a registry")
-    lst.add_argument("what", choices=tuple(registries()))
+    lst.add_argument("what", choices=(*registries(), "checks"))
     add_output_args(lst, what="the registry's entries")
     lst.set_defaults(func=cmd_list)

@@ -91,4 +91,5 @@ class JobKind(StrEnum):
     COMPRESS = "compress"  # compression and the sparsity sweep
     SCALE = "scale"  # the data-parallel scaling measurement
     FIT = "fit"  # the scaling-law fit
+    CHECK = "check"  # paper checks (engine/tasks/paper_check.py)
     TASK = "task"  # a TaskJob not given a kind

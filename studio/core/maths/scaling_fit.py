@@ -146,3 +146,80 @@ def _band_cov(cov: np.ndarray, c: float, c_max: float) -> np.ndarray:
     out = np.zeros((3, 3))
     out[:2, :2] = ab
     return out
+
+
+def chinchilla_law(n: np.ndarray, d: np.ndarray, e: float, a: float, b: float, alpha: float,
+                   beta: float) -> np.ndarray:
+    """Hoffmann et al. 2022's L(N, D) = E + A/N^α + B/D^β (N parameters, D training tokens)."""
+    import numpy as np
+
+    return e + a * np.power(n, -alpha) + b * np.power(d, -beta)
+
+
+@dataclass
+class ChinchillaFit:
+    """The fitted E, A, B, α, β of :func:`chinchilla_law`, the points used and the loss's r²."""
+
+    e: float
+    a: float
+    b: float
+    alpha: float
+    beta: float
+    r2: float
+    points: int
+
+    def predict(self, n: np.ndarray | float, d: np.ndarray | float) -> np.ndarray:
+        import numpy as np
+
+        return chinchilla_law(np.asarray(n, dtype=float), np.asarray(d, dtype=float), self.e, self.a, self.b,
+                              self.alpha, self.beta)
+
+
+def fit_chinchilla(n: np.ndarray | list[float], d: np.ndarray | list[float], loss: np.ndarray | list[float],
+                   huber_delta: float = 1e-3) -> ChinchillaFit:
+    """Fit L(N, D) = E + A/N^α + B/D^β as Hoffmann et al. 2022 (App. D.2) do: minimise the Huber loss (δ = 1e-3)
+    of ``log L − LSE(a − α log N, b − β log D, e)`` (A = eᵃ, B = eᵇ, E = eᵉ) with L-BFGS from a grid of starts,
+    keeping the best. Points with a non-positive or non-finite value are left out."""
+    import itertools
+
+    import numpy as np
+    from scipy.optimize import minimize
+    from scipy.special import logsumexp
+
+    nv, dv, lv = (np.asarray(v, dtype=float) for v in (n, d, loss))
+    keep = np.isfinite(nv) & np.isfinite(dv) & np.isfinite(lv) & (nv > 0) & (dv > 0) & (lv > 0)
+    nv, dv, lv = nv[keep], dv[keep], lv[keep]
+    if len(lv) < 6:
+        raise DataError(f"a Chinchilla fit has 5 parameters and needs at least 6 points (have {len(lv)})")
+    log_n, log_d, log_l = np.log(nv), np.log(dv), np.log(lv)
+
+    def objective(p: np.ndarray) -> tuple[float, np.ndarray]:
+        a, b, e, alpha, beta = p
+        terms = np.stack([a - alpha * log_n, b - beta * log_d, np.full_like(log_n, e)])
+        pred = logsumexp(terms, axis=0)
+        r = pred - log_l
+        small = np.abs(r) <= huber_delta
+        value = float(np.sum(np.where(small, 0.5 * r ** 2, huber_delta * (np.abs(r) - 0.5 * huber_delta))))
+        dr = np.where(small, r, huber_delta * np.sign(r))  # d huber / d pred
+        w = np.exp(terms - pred) * dr  # d pred / d term, times the above
+        grad = np.array([w[0].sum(), w[1].sum(), w[2].sum(), -(w[0] * log_n).sum(), -(w[1] * log_d).sum()])
+        return value, grad
+
+    best: tuple[float, np.ndarray] | None = None
+    # a coarse version of the paper's grid of initialisations (theirs: 1,500 starts)
+    for a0, b0, e0, al0, be0 in itertools.product((0.0, 5.0, 10.0), (0.0, 5.0, 10.0), (-1.0, 0.0, 1.0),
+                                                  (0.0, 0.5), (0.0, 0.5)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = minimize(objective, np.array([a0, b0, e0, al0, be0]), jac=True, method="L-BFGS-B")
+        if np.all(np.isfinite(res.x)) and (best is None or res.fun < best[0]):
+            best = (float(res.fun), res.x)
+    if best is None:
+        raise DataError("the Chinchilla fit did not converge on these points")
+    a, b, e, alpha, beta = best[1]
+    fit = ChinchillaFit(e=math.exp(e), a=math.exp(a), b=math.exp(b), alpha=float(alpha), beta=float(beta),
+                        r2=float("nan"), points=len(lv))
+    resid = fit.predict(nv, dv) - lv
+    sst = float(np.sum((lv - lv.mean()) ** 2))
+    fit.r2 = 1.0 - float(np.sum(resid ** 2)) / sst if sst > 0 else float("nan")
+    return fit

@@ -39,6 +39,7 @@ SUMMARY = Task("studio.engine.tasks.summary:run", "model summary", JobKind.SUMMA
 IMPORT = Task("studio.engine.tasks.data_import:run", "import", JobKind.IMPORT)
 FETCH = Task("studio.engine.tasks.data_import:run", "download", JobKind.IMPORT)
 PREVIEW = Task("studio.engine.tasks.data_import:run", "augmentation preview", JobKind.PREVIEW)
+PAPER_CHECK = Task("studio.engine.tasks.paper_check:run", "paper check", JobKind.CHECK)
 READY = Task("studio.engine.tasks.summary:ready", "start-up", JobKind.TASK)  # torch and the training code, nothing else
 
 # landscapes and sharpness take the run folder beside the request (engine/tasks/landscape_job.LandscapeJob)
@@ -46,7 +47,8 @@ LANDSCAPE = Task("studio.engine.tasks.landscape_job:run_landscape", "landscape",
 SHARPNESS = Task("studio.engine.tasks.landscape_job:run_sharpness", "sharpness", JobKind.SHARPNESS)
 
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
-                           SCALE, GENERATE, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE, SHARPNESS)
+                           SCALE, GENERATE, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE, SHARPNESS,
+                           PAPER_CHECK)
 
 
 def task_job(task: Task, request: Any, label: str | None = None) -> Any:

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Signal
 
 from studio.core.config import CHOICE_SECTIONS, Choice, RunConfig
 from studio.core.contracts.activations import ActivationsRequest
+from studio.core.contracts.checks import CheckRequest
 from studio.core.contracts.compression import CompressRequest, SweepRequest
 from studio.core.contracts.evaluation import EvaluationRequest, PredictRequest
 from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
@@ -182,6 +183,10 @@ class Session(QObject):
         from studio.engine.tasks.demo import demo_job
 
         return self.start_job(demo_job(name, params), JobKind.DEMO)
+
+    def start_check(self, request: CheckRequest) -> JobHandle:
+        """Run paper checks (``core/checks``) in the background; the result is a list of outcome dicts."""
+        return self.start_task(tasks.PAPER_CHECK, request)
 
     def start_summary(self, config: RunConfig) -> JobHandle:
         from studio.engine.tasks.summary import summary_job

@@ -149,6 +149,10 @@ def restyle_plots(root: QWidget, name: str | None = None) -> int:
                 item.setTextPen(colours.foreground)
             elif isinstance(item, pg.LegendItem):
                 item.setLabelTextColor(colours.foreground)  # no frame or fill: an empty legend stays invisible
+                if item.brush().style() != Qt.BrushStyle.NoBrush:  # a filled legend: the fill follows the theme
+                    fill = QColor(colours.background)  # (a light fill kept under light text was unreadable)
+                    fill.setAlpha(item.brush().color().alpha())
+                    item.setBrush(fill)
             elif isinstance(item, pg.LabelItem):
                 item.setText(item.text, color=colours.foreground)
             elif isinstance(item, pg.PlotDataItem):

@@ -10,7 +10,7 @@ from functools import partial
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QApplication,
@@ -30,10 +30,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.checks.catalog import checks_for_demo
 from studio.core.demos.catalog import DEMOS, EXPLANATIONS
 from studio.core.errors import StudioError
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.demos import style
+from studio.gui.demos.check_panel import CheckPanel
 from studio.gui.demos.player import Player
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.widgets.forms import param_widget
@@ -115,12 +117,18 @@ class DemoView(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.compute_button)
         buttons.addWidget(self.stop_button)
+        checks = checks_for_demo(self.demo)  # the lesson's paper checks: a button beside Compute, text by the claim
+        self.check_panel = CheckPanel(self, checks) if checks else None
+        if self.check_panel is not None:
+            buttons.addWidget(self.check_panel.run_button)
 
         # The explanation and the parameters scroll; Compute/Stop, the progress and the status stay in sight
         # below them (at 1280×800 a long form used to push them out of view).
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.addWidget(self.about)
+        if self.check_panel is not None:
+            side_layout.addWidget(self.check_panel)
         side_layout.addWidget(self.form_widget)
         side_layout.addStretch(1)
         scroll = QScrollArea()
@@ -295,6 +303,17 @@ class DemoView(QWidget):
     def show_status(self, text: str, error: bool = False) -> None:
         self.status.setText(text)
         self.status.setStyleSheet("color: #c00000" if error else "")
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
+        """A theme change (a new application palette) restyles the plots in this view's own way once the theme
+        has restyled every plot (presentation mode stays black on white; legends get the new background)."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.ApplicationPaletteChange, QEvent.Type.PaletteChange):
+            QTimer.singleShot(0, self._restyle_for_theme)
+
+    def _restyle_for_theme(self) -> None:
+        style.style_view(self.graphics, self.presentation)
+        self.restyle()
 
     # --- presentation ------------------------------------------------------------------------
     def set_presentation(self, on: bool) -> None:
