@@ -5,7 +5,6 @@ import pytest
 from studio.core.checks.catalog import run_check
 
 
-@pytest.mark.slow
 def test_passes_on_its_default_set_up():
     outcome = run_check("li_trajectory_pca")
     assert outcome.passed, outcome.to_dict()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from studio.core.checks.base import Measure, PaperCheck, Reproduction
+from studio.core.checks.threads import one_thread
 
 LOW, HIGH = 0.40, 0.90
 
@@ -24,8 +25,14 @@ CHECK = PaperCheck(
 )
 
 
-def run(progress: Any = None, epochs: int = 20, train_samples: int = 5000, width: int = 128, lr: float = 0.05,
-        momentum: float = 0.9, weight_decay: float = 5e-4, batch_size: int = 64, seed: int = 0) -> Reproduction:
+def run(progress: Any = None, **overrides: Any) -> Reproduction:
+    """The check on one torch thread (``overrides``: the keyword arguments of :func:`reproduce`)."""
+    with one_thread():
+        return reproduce(progress, **overrides)
+
+
+def reproduce(progress: Any = None, epochs: int = 20, train_samples: int = 5000, width: int = 128, lr: float = 0.05,
+              momentum: float = 0.9, weight_decay: float = 5e-4, batch_size: int = 64, seed: int = 0) -> Reproduction:
     import torch
     from torch import nn
 
