@@ -113,6 +113,7 @@ def _shrunk(model: Any, factor: float) -> Any:
     with torch.no_grad():
         for layer, nxt in zip(layers, layers[1:], strict=False):
             if isinstance(layer, nn.Linear) and isinstance(nxt, nn.BatchNorm1d):
+                assert nxt.running_mean is not None and nxt.running_var is not None  # tracked by default
                 layer.weight.mul_(factor)
                 layer.bias.mul_(factor)
                 nxt.running_mean.mul_(factor)
