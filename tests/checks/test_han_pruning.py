@@ -28,3 +28,10 @@ def test_keeps_the_callers_thread_count():
     before = torch.get_num_threads()
     run_check("han_pruning", epochs=1, fine_tune_steps=0, train_samples=500)
     assert torch.get_num_threads() == before
+
+
+def test_fails_when_pruned_past_what_a_fine_tune_recovers():
+    outcome = run_check("han_pruning", epochs=2, sparsity=0.995, fine_tune_steps=100)
+    assert not outcome.passed
+    assert outcome.details["sparsity"] == pytest.approx(0.995, abs=1e-3)
+    assert outcome.measures[1].ours < -5.0  # far outside the band of 0.5 pt below dense
