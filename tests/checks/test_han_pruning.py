@@ -16,7 +16,7 @@ def test_passes_on_its_default_set_up():
 
 
 def test_fails_without_the_fine_tune():
-    outcome = run_check("han_pruning", epochs=2, fine_tune_steps=0)
+    outcome = run_check("han_pruning", epochs=2, fine_tune_steps=0, train_samples=3000)
     assert not outcome.passed
     failed = {m.label for m in outcome.measures if not m.passed}
     assert any("fine-tune's gain" in label for label in failed)
