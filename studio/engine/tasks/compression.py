@@ -32,7 +32,6 @@ from pathlib import Path
 
 import torch
 from torch import nn
-from torch.nn.utils import prune
 
 from studio.core.contracts.compression import (
     QUANTIZE,
@@ -41,19 +40,18 @@ from studio.core.contracts.compression import (
     CompressResult,
     Latency,
     Measurement,
-    ParameterCount,
     SweepPoint,
     SweepRequest,
     SweepResult,
 )
 from studio.core.errors import ConfigError
+from studio.core.maths import pruning
+from studio.core.maths.pruning import check_amount, make_permanent, prune_model, sparsity
 from studio.core.runs import layout
 from studio.engine.replay import RunData
 from studio.engine.tasks.evaluation import class_probabilities, load_run
 
 Report = Callable[[float, str], None]
-PRUNABLE = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
-RECURRENT = (nn.LSTM, nn.GRU, nn.RNN)
 CALIBRATION_SAMPLES = 1024
 
 
@@ -67,63 +65,6 @@ def quiet_quantization() -> Iterator[None]:
         yield
 
 
-def prunable_weights(model: nn.Module, structured: bool = False) -> list[tuple[nn.Module, str]]:
-    """``(module, name)`` of every weight pruning may touch: Linear and convolution weights, and the
-    recurrent layers' ``weight_*`` matrices. Structured pruning (whole output neurons/channels) leaves out
-    the last layer (its outputs are the classes) and recurrent layers."""
-    out: list[tuple[nn.Module, str]] = []
-    for module in model.modules():
-        if isinstance(module, PRUNABLE):
-            out.append((module, "weight"))
-        elif isinstance(module, RECURRENT) and not structured:
-            out.extend((module, n) for n, _ in module.named_parameters() if n.startswith("weight"))
-    if structured and out:
-        out = out[:-1]
-    return out
-
-
-def check_amount(amount: float) -> None:
-    if not 0.0 <= amount < 1.0:
-        raise ConfigError(f"the pruning amount must be from 0 to below 1 (a fraction), not {amount}")
-
-
-def prune_model(model: nn.Module, amount: float, structured: bool = False) -> None:
-    """Magnitude pruning in place, with masks (call ``make_permanent`` to fold them in).
-
-    Unstructured: the ``amount`` fraction of smallest-magnitude weights of the whole network
-    (``prune.global_unstructured``, L1). Structured: in each layer, the ``amount`` fraction of output
-    neurons/channels with the smallest L2 norm (``prune.ln_structured``; torch has no global version).
-    """
-    check_amount(amount)
-    targets = prunable_weights(model, structured)
-    if not targets or amount == 0.0:
-        return
-    if structured:
-        for module, name in targets:
-            prune.ln_structured(module, name, amount=amount, n=2, dim=0)
-    else:
-        prune.global_unstructured(targets, pruning_method=prune.L1Unstructured, amount=amount)
-
-
-def make_permanent(model: nn.Module) -> None:
-    """Fold every pruning mask into its weight (the model is an ordinary model again)."""
-    for module in model.modules():
-        for name in [h._tensor_name for h in module._forward_pre_hooks.values()
-                     if isinstance(h, prune.BasePruningMethod)]:
-            prune.remove(module, name)
-
-
-def sparsity(model: nn.Module) -> ParameterCount:
-    """Parameter count, non-zero parameters, and the fraction of zeros among the prunable weights."""
-    params = [p for p in model.parameters()]
-    total = sum(p.numel() for p in params)
-    nonzero = sum(int(torch.count_nonzero(p)) for p in params)
-    weights = [getattr(m, n) for m, n in prunable_weights(model)]
-    w_total = sum(w.numel() for w in weights)
-    w_zero = sum(w.numel() - int(torch.count_nonzero(w)) for w in weights)
-    return {"params": total, "nonzero_params": nonzero, "sparsity": w_zero / w_total if w_total else 0.0}
-
-
 def fine_tune(data: RunData, model: nn.Module, steps: int, progress: Report | None = None) -> None:
     """``steps`` of Adam at a tenth of the run's learning rate on its training split (the pruning masks
     stay applied, so pruned weights stay zero)."""
@@ -132,20 +73,8 @@ def fine_tune(data: RunData, model: nn.Module, steps: int, progress: Report | No
     cfg = data.config
     train = data.split("train")
     lr = float(cfg.optimizer.params.get("lr", 1e-3)) * 0.1
-    opt = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr)
-    gen = torch.Generator().manual_seed(cfg.train.seed)
-    batch = min(cfg.train.batch_size, len(train))
-    loss_fn = nn.CrossEntropyLoss()
-    model.train()
-    for step in range(steps):
-        idx = torch.randint(0, len(train), (batch,), generator=gen)
-        x, y = train.normalise(train.x[idx].to(data.device)), train.y[idx].to(data.device)
-        opt.zero_grad(set_to_none=True)
-        loss_fn(model(x), y).backward()
-        opt.step()
-        if progress and step % 10 == 0:
-            progress(step / steps, f"fine-tuning {step}/{steps}")
-    model.eval()
+    pruning.fine_tune(model, train.x, train.y.to(data.device), steps, lr, cfg.train.batch_size, cfg.train.seed,
+                      prepare=lambda xb: train.normalise(xb.to(data.device)), progress=progress)
 
 
 def has_conv(model: nn.Module) -> bool:
