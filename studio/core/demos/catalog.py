@@ -119,13 +119,15 @@ _add(Entry(
         Param("optimizer", "choice", "adam", "the optimizer", choices=("sgd", "momentum", "adam", "rmsprop")),
         Param("lr", "float", 0.03, "learning rate", 1e-5, 10.0, log=True),
         Param("batch_size", "int", 16, "mini-batch size (0: the whole training set)", 0, 100_000),
-        Param("steps", "int", 1500, "training steps", 1, 1_000_000),
-        Param("frame_every", "int", 25, "steps between two pictures of the boundary", 1, 100_000),
+        Param("steps", "int", 1500, "training steps of a fixed run (the CLI); the Teaching lab trains live until "
+              "paused", 1, 1_000_000),
+        Param("frame_every", "int", 25, "steps between two pictures of the boundary (live: at most 15 a second)",
+              1, 100_000),
         Param("resolution", "int", 64, "grid points per axis of the boundary picture", 8, 400),
         SEED,
     ),
     builder="studio.core.demos.playground:run",
-    tags=("2d", "live"),
+    tags=("2d", "live", "steerable"),
 ), Explanation(
     "A network of a few layers of neurons bends its decision boundary to fit data no straight line separates; "
     "depth and width decide how curved the boundary can be, regularisation how smooth it stays. The test loss "
