@@ -59,6 +59,9 @@ def computed(qtbot, lab, name):
     view.set_params(SMALL[name])
     view.compute()
     assert lab.session.running("demo") == [view.task]  # the Session follows the view's job
+    if view.live:  # it trains until stopped: a few frames are enough
+        qtbot.waitUntil(lambda: view.frame_count() >= 3, timeout=120_000)
+        return view
     qtbot.waitUntil(lambda: not view.busy, timeout=120_000)
     assert view.task.state == "finished", view.error_text
     return view
@@ -74,6 +77,15 @@ def test_each_demo_runs_a_few_frames_and_its_plots_hold_data(qtbot, lab, name):
     view = computed(qtbot, lab, name)
     count = view.frame_count()
     assert count >= 2
+    if view.live:  # the playground trains live (test_the_playground_learns_live_…): it shows the newest frame
+        assert view.player.position == view.frame_count() - 1
+        items = view.data_items()
+        assert items and all(points(item) > 0 for item in items), [points(i) for i in items]
+        assert view.caption.text()
+        view.stop()
+        qtbot.waitUntil(lambda: not view.busy, timeout=30_000)
+        assert view.task.state == "stopped"
+        return
     view.player.pause()
     view.player.seek(0)
     for _ in range(3):
@@ -83,6 +95,43 @@ def test_each_demo_runs_a_few_frames_and_its_plots_hold_data(qtbot, lab, name):
     items = view.data_items()
     assert items and all(points(item) > 0 for item in items), [points(i) for i in items]
     assert view.caption.text()
+
+
+def test_the_playground_learns_live_and_a_changed_lr_reaches_the_running_training(qtbot, lab):
+    view = computed(qtbot, lab, "playground")
+    frames = []
+    view.binding.frame.connect(frames.append)  # what the running child sends from now on
+    job = view.task.job
+    view.param_widgets["lr"].setValue(0.001)  # the form's spin box, while it trains
+    assert view.pending == {"lr": 0.001}  # debounced: sent once the form is still
+    qtbot.waitUntil(lambda: any("lr 0.001" in n for f in frames for n in f.get("notes", ())), timeout=60_000)
+    assert view.task.job is job and view.busy  # the same training, not a restart
+    noted = next(f for f in frames if f.get("notes"))
+    assert "lr 0.001" in view.status.text() and len(view.marks) == 1 and view.marks[0].value() == noted["changed_at"]
+    shown = view.image.image.copy()
+    qtbot.waitUntil(lambda: view.frames[-1]["step"] > noted["step"] + 40, timeout=60_000)
+    assert view.player.position == view.frame_count() - 1  # the boundary redraws with the newest frame
+    assert not np.array_equal(view.image.image, shown), (noted["step"], view.frames[-1]["step"], view.frames[-1])
+    field = view.param_widgets["widths"]
+    field.setText("16,17")
+    field.editingFinished.emit()
+    qtbot.waitUntil(lambda: view.frames[-1].get("widths") == [16, 17], timeout=60_000)
+    steps = [f["step"] for f in view.frames]
+    assert steps == sorted(steps) and steps[0] == 0  # one training went on: no restart from step 0
+    view.player.play_button.click()  # Pause
+    qtbot.waitUntil(lambda: not view.player.playing and view.status.text().startswith("Paused"), timeout=30_000)
+    paused_at = view.frames[-1]["step"]
+    qtbot.wait(500)
+    assert view.frames[-1]["step"] == paused_at
+    view.player.step_button.click()
+    qtbot.waitUntil(lambda: view.frames[-1]["step"] == paused_at + 20, timeout=30_000)
+    view.player.restart_button.click()  # Reset: new weights, step 0, still paused
+    assert view.task.job is not job
+    qtbot.waitUntil(lambda: view.frame_count() >= 1, timeout=60_000)
+    qtbot.wait(500)
+    assert [f["step"] for f in view.frames] == [0] and view.marks == []
+    view.stop()
+    qtbot.waitUntil(lambda: not view.busy, timeout=30_000)
 
 
 def test_play_advances_the_animation(qtbot, lab):

@@ -32,6 +32,11 @@ class Explanation:
 
 EXPLANATIONS: dict[str, Explanation] = {}
 
+# The live playground (tag "steerable"): a change of these restarts the training from new weights; these have no
+# effect on a live run (it trains until paused); every other parameter acts on the running training.
+PLAYGROUND_RESTART = ("seed",)
+PLAYGROUND_IDLE = ("steps",)
+
 
 def _add(entry: Entry, explanation: Explanation) -> None:
     DEMOS.add(Entry(entry.name, entry.description, entry.params, entry.builder, explanation.text(), entry.tags))

@@ -54,16 +54,20 @@ class LiveLoop:
         """Wait for the next frame's turn: (the parameter changes since the last frame, whether to train before
         drawing it). Paused, a change comes back at once with ``False`` (apply it and redraw, no training)."""
         stepped = self._read(0.0)
-        while self.paused and not stepped:
-            stepped = self._read(WAIT_S)
-            if self._changes and not stepped:
-                changes, self._changes = self._changes, {}
-                return changes, False
-        if not self.paused:
+        while True:
+            while self.paused and not stepped:
+                stepped = self._read(WAIT_S)
+                if self._changes and not stepped:
+                    changes, self._changes = self._changes, {}
+                    return changes, False
+            if self.paused:  # a step while paused: one frame, no pacing
+                break
             wait = self._due - self.clock()
-            while wait > 0:  # sleep in short naps: a change or a pause is not kept waiting
+            while wait > 0 and not self.paused:  # sleep in short naps: a change or a pause is not kept waiting
                 stepped |= self._read(min(wait, WAIT_S))
                 wait = self._due - self.clock()
-            self._due = max(self._due + self.period, self.clock())
+            if not self.paused:  # (paused while it waited: back to waiting for resume or step)
+                self._due = max(self._due + self.period, self.clock())
+                break
         changes, self._changes = self._changes, {}
         return changes, True

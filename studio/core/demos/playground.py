@@ -20,7 +20,7 @@ from torch import nn
 
 from studio.core.datasets.synthetic import make_points
 from studio.core.demos import mlp_surgery
-from studio.core.demos.catalog import DEMOS
+from studio.core.demos.catalog import DEMOS, PLAYGROUND_IDLE, PLAYGROUND_RESTART
 from studio.core.demos.common import Emit, Progress, parse_ints, report, send, single_threaded
 from studio.core.demos.live import Controls, LiveLoop
 from studio.core.errors import ConfigError
@@ -81,8 +81,8 @@ def _measure(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> tuple[float,
 
 
 DATA = ("dataset", "noise", "n_samples", "train_ratio")  # a change draws the points again (same seed)
-RESTART = ("seed",)  # a change starts training again from new weights (the view restarts the job)
-IDLE = ("steps",)  # no effect on a live run (it trains until paused or stopped)
+RESTART = PLAYGROUND_RESTART  # a change starts training again from new weights (the view restarts the job)
+IDLE = PLAYGROUND_IDLE  # no effect on a live run (it trains until paused or stopped)
 
 
 class Playground:
@@ -237,7 +237,9 @@ def run_live(state: Playground, controls: Controls, progress: Progress | None = 
              emit: Emit | None = None) -> dict[str, Any]:
     """Train until stopped (``controls`` raises Cancelled): a frame every ``frame_every`` steps at most
     ``live.MAX_FPS`` a second; between frames the view's changes are applied (each frame carries the note of
-    what the last change did), pause/resume/step obeyed. Never returns normally except through a cancel."""
+    what the last change did), pause/resume/step obeyed. No progress reports (there is no end): the frames say the
+    step. It ends only through a cancel (``controls`` raises Cancelled)."""
+    del progress
     loop = LiveLoop(controls)
     loop.on_pause = lambda paused: send(emit, {"paused": paused, "step": state.step})
     send(emit, {"setup": state.setup()})
@@ -246,10 +248,10 @@ def run_live(state: Playground, controls: Controls, progress: Progress | None = 
     while True:
         changes, go = loop.next_frame()
         changes = {k: entry.param(k).coerce(v, k) for k, v in changes.items()}
+        at = state.step
         notes = state.apply(changes) if changes else []
         if changes.keys() & set(DATA):
             send(emit, {"setup": state.setup()})
         if go:
             state.train(max(1, int(state.p["frame_every"])))
-        send(emit, {**state.frame(), "widths": state.widths, **({"notes": notes} if notes else {})})
-        report(progress, 0.0, f"step {state.step} (live: it trains until paused or stopped)")
+        send(emit, {**state.frame(), "widths": state.widths, **({"notes": notes, "changed_at": at} if notes else {})})
