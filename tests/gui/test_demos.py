@@ -59,7 +59,7 @@ def computed(qtbot, lab, name):
     view.set_params(SMALL[name])
     view.compute()
     assert lab.session.running("demo") == [view.task]  # the Session follows the view's job
-    if view.live:  # it trains until stopped: a few frames are enough
+    if view.endless:  # it trains until stopped: a few frames are enough
         qtbot.waitUntil(lambda: view.frame_count() >= 3, timeout=120_000)
         return view
     qtbot.waitUntil(lambda: not view.busy, timeout=120_000)
@@ -77,7 +77,7 @@ def test_each_demo_runs_a_few_frames_and_its_plots_hold_data(qtbot, lab, name):
     view = computed(qtbot, lab, name)
     count = view.frame_count()
     assert count >= 2
-    if view.live:  # the playground trains live (test_the_playground_learns_live_…): it shows the newest frame
+    if view.endless:  # the playground trains live (test_the_playground_learns_live_…): it shows the newest frame
         assert view.player.position == view.frame_count() - 1
         items = view.data_items()
         assert items and all(points(item) > 0 for item in items), [points(i) for i in items]
@@ -132,6 +132,26 @@ def test_the_playground_learns_live_and_a_changed_lr_reaches_the_running_trainin
     assert [f["step"] for f in view.frames] == [0] and view.marks == []
     view.stop()
     qtbot.waitUntil(lambda: not view.busy, timeout=30_000)
+
+
+def test_an_lr_slider_moved_while_they_race_changes_that_racers_lr_from_the_next_step(qtbot, lab):
+    view = lab.open("optimizer_race")
+    view.set_params({"optimizers": "gd(lr=0.5); gd(lr=0.5)", "steps": 150})
+    view.compute()
+    qtbot.waitUntil(lambda: view.frame_count() >= 10 and len(view.lr_sliders) == 2, timeout=60_000)
+    assert view.busy and view.result is None  # racing, frames streamed
+    job = view.task.job
+    view.lr_sliders[0].setValue(-20)  # lr × 0.1 for the first racer
+    qtbot.waitUntil(lambda: not view.busy, timeout=60_000)
+    assert view.task.job is job and view.task.state == "finished"  # the same race went on
+    gaps = view.result["gaps"]
+    slowed = int(np.argmax(gaps[0] != gaps[1]))  # where the two identical racers part
+    assert 10 <= slowed < 150 and gaps[0, -1] > 1e3 * gaps[1, -1]  # racer 0 crawls at lr 0.05 from then on
+    assert view.lr_scale == {0: pytest.approx(0.1)}
+    view.lr_sliders[1].setValue(20)  # after the race: race again with both factors from the first step
+    qtbot.waitUntil(lambda: view.task.job is not job and not view.busy, timeout=60_000)
+    again = view.result["gaps"]
+    assert again[0, 1] < again[0, 0] < again[1, 1]  # lr 0.05 creeps down from step 1; lr 5 > 2/λ_max climbs
 
 
 def test_play_advances_the_animation(qtbot, lab):

@@ -64,7 +64,7 @@ _add(Entry(
         Param("start", "str", "auto", "start point 'x, y' ('auto': the function's usual start)"),
     ),
     builder="studio.core.demos.race:run",
-    tags=("2d",),
+    tags=("2d", "steerable"),
 ), Explanation(
     "On the quadratic f = ½ wᵀHw gradient descent converges exactly when η < 2/λ_max; above it the steepest "
     "direction overshoots more every step. Newton's method rescales by H⁻¹ and lands on the minimum of a "

@@ -32,6 +32,7 @@ class PlaygroundView(DemoView):
     demo = "playground"
     rate = 12.0
     live = True
+    endless = True
 
     def __init__(self, session: Any, parent: Any = None) -> None:
         super().__init__(session, parent)

@@ -1,4 +1,9 @@
-"""The optimizer race: paths animated on the contour of a 2-D function, f − f* against the step beside."""
+"""The optimizer race: paths animated on the contour of a 2-D function, f − f* against the step beside.
+
+It races live: the job streams a frame a step (``core/demos/race.py``), and an "lr ×" slider per racer above the
+plots multiplies that racer's learning rate from the next step on (the job's ``set_params``). Once the race has
+ended, moving a slider races again with the factors from the first step. Play/Pause pauses the race itself
+while it runs; the speed sets its pace."""
 
 from __future__ import annotations
 
@@ -6,15 +11,20 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QMenu, QToolButton, QWidget
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QMenu, QSlider, QToolButton, QVBoxLayout, QWidget
 
 from studio.core.demos.race_presets import add_to_line_up, suggested_spec
 from studio.core.optim.catalog import OPTIMIZERS
+from studio.engine.jobs import protocol
 from studio.gui.demos import style
 from studio.gui.demos.base import DemoView
 from studio.gui.demos.contour import ContourMap
+from studio.gui.widgets import wheel_guard
 
 FLOOR = 1e-16  # f − f* shown on a log axis
+LR_TICKS = 20  # slider ticks per decade of the lr × factor (0.1× … 10×)
+SEND_DELAY_MS = 100
 
 
 def last_finite(path: np.ndarray, upto: int) -> np.ndarray | None:
@@ -35,10 +45,100 @@ def clip_to_box(path: np.ndarray, bounds: tuple, margin: float = 0.05) -> np.nda
     return out
 
 
+def lr_factor(position: int) -> float:
+    """The lr × factor of a slider position (log scale: ±LR_TICKS is 10× either way)."""
+    return float(10 ** (position / LR_TICKS))
+
+
 class RaceView(DemoView):
     demo = "optimizer_race"
     rate = 25.0
     auto_rerun = True
+    live = True
+
+    def __init__(self, session: Any, parent: Any = None) -> None:
+        self.lr_scale: dict[int, float] = {}  # racer index → its lr × factor (1 unless a slider moved)
+        self.lr_sliders: list[QSlider] = []
+        self.live_data: dict[str, Any] | None = None  # the race so far, while it runs
+        super().__init__(session, parent)
+        self.send_timer = QTimer(self)
+        self.send_timer.setSingleShot(True)
+        self.send_timer.setInterval(SEND_DELAY_MS)
+        self.send_timer.timeout.connect(self.send_scales)
+        self.player.play_button.clicked.connect(self._play_pressed)  # after the player's own toggle
+        self.player.speed.currentIndexChanged.connect(self._speed_changed)
+
+    # --- steering the running race ---------------------------------------------------------------
+    def build_extra_controls(self, layout: QVBoxLayout) -> None:
+        self.lr_row = QWidget()
+        self.lr_row.setObjectName("lr_scales")
+        self.lr_layout = QHBoxLayout(self.lr_row)
+        self.lr_layout.setContentsMargins(0, 0, 0, 0)
+        self.lr_row.setToolTip("Multiply a racer's learning rate (0.1× … 10×): while they race it acts from the "
+                               "next step; after the race it races again")
+        layout.addWidget(self.lr_row)
+
+    def _lr_controls(self, labels: list[str]) -> None:
+        """One "lr ×" slider per racer (kept when the line-up is the same)."""
+        if len(self.lr_sliders) == len(labels) and getattr(self, "_lr_labels", None) == labels:
+            return
+        while self.lr_layout.count():
+            item = self.lr_layout.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.lr_sliders, self._lr_labels, self.lr_scale = [], list(labels), {}
+        self.lr_layout.addWidget(QLabel("lr ×"))
+        for i, label in enumerate(labels):
+            slider = wheel_guard.guard(QSlider(Qt.Orientation.Horizontal))
+            slider.setObjectName(f"lr_scale_{i}")
+            slider.setRange(-LR_TICKS, LR_TICKS)
+            slider.setValue(0)
+            slider.setMinimumWidth(60)
+            slider.setToolTip(f"{label}: its learning rate × 1.00")
+            name = QLabel(f"{label.split('(')[0]} ×1")
+            name.setStyleSheet(f"color: {style.colour(i)}; font-weight: bold")
+            slider.valueChanged.connect(lambda pos, i=i, name=name, label=label: self._slid(i, pos, name, label))
+            self.lr_layout.addWidget(name)
+            self.lr_layout.addWidget(slider, 1)
+            self.lr_sliders.append(slider)
+
+    def _slid(self, i: int, position: int, name: QLabel, label: str) -> None:
+        factor = lr_factor(position)
+        self.lr_scale[i] = factor
+        name.setText(f"{label.split('(')[0]} ×{factor:.2g}")
+        self.lr_sliders[i].setToolTip(f"{label}: its learning rate × {factor:.2f}")
+        self.send_timer.start()
+
+    def send_scales(self) -> None:
+        """While racing: the factors to the running race; after it: race again with them."""
+        if self.busy:
+            self.task.set_params({"lr_scale": dict(self.lr_scale)})
+            self.show_status("lr × " + ", ".join(f"{self._lr_labels[i]} {f:.2g}" for i, f in self.lr_scale.items())
+                             + " from the next step")
+        elif self.lr_scale:
+            self.compute()
+
+    def compute(self) -> None:
+        self.live_data = None
+        super().compute()
+        if any(f != 1.0 for f in self.lr_scale.values()):
+            self.task.set_params({"lr_scale": dict(self.lr_scale)})  # read before the first step
+        self._speed_changed()
+
+    def set_param(self, key: str, value: Any) -> None:
+        super().set_param(key, value)
+        if self.busy:
+            self.rerun_timer.start()  # a new set-up while racing: race again
+
+    def _play_pressed(self) -> None:
+        if self.busy:
+            self.task.send(protocol.RESUME if self.player.playing else protocol.PAUSE)
+            if self.player.playing:
+                self.player.seek(self.player.count - 1)  # the race goes on from where it is (no replay from 0)
+
+    def _speed_changed(self, *_: Any) -> None:
+        if self.busy:
+            self.task.set_params({"speed": float(self.player.speed.currentData())})
 
     def decorate_param(self, name: str, widget: QWidget) -> QWidget:
         """The optimizers field gets an "Add" menu of the catalog's optimizers (so nobody has to know the names)."""
@@ -107,7 +207,40 @@ class RaceView(DemoView):
         self.key.clear()
         self.path_items, self.heads, self.curve_items = [], [], []
 
+    def on_frame(self, frame: dict[str, Any]) -> None:
+        if "setup" in frame:
+            picture = frame["setup"]
+            n, steps = len(picture["labels"]), picture["steps"]
+            paths, gaps = np.full((n, steps + 1, 2), np.nan), np.full((n, steps + 1), np.nan)
+            paths[:, 0], gaps[:, 0] = picture["start"], picture["gap0"]
+            self.live_data = {**picture, "paths": paths, "gaps": gaps, "count": 1}
+            self.clear_data()
+            self._build_items(picture)
+            top = max(max(picture["gap0"]), 1e-12)
+            self.curves.setRange(xRange=(0, steps), yRange=(np.log10(max(picture["tolerance"] * 1e-2, FLOOR)),
+                                                            np.log10(top) + 1.0))
+            self.curves.disableAutoRange()
+        elif "points" in frame and self.live_data is not None:
+            t = frame["step"]
+            self.live_data["paths"][:, t] = frame["points"]
+            self.live_data["gaps"][:, t] = frame["gaps"]
+            self.live_data["count"] = t + 1
+
     def on_result(self, result: dict[str, Any]) -> None:
+        self.live_data = None
+        self.clear_data()
+        self._build_items(result)
+        gaps = result["gaps"]
+        finite = gaps[np.isfinite(gaps)]
+        hi = min(float(finite.max()), 1e6 * max(float(gaps[:, 0].max()), 1.0)) if finite.size else 1.0
+        self.curves.setRange(xRange=(0, gaps.shape[1] - 1), yRange=(np.log10(max(float(finite.min()), FLOOR)) if
+                             finite.size else -16, np.log10(max(hi, 1e-12)) + 0.3))
+        self.curves.disableAutoRange()
+        self.restyle()
+
+    def _build_items(self, result: dict[str, Any]) -> None:
+        """The contour, the minima, and a path, head and curve per racer (and its lr × slider)."""
+        self._lr_controls(list(result["labels"]))
         grid = result["grid"]
         self.contour.show(grid["x"], grid["y"], grid["z"], grid["levels"])
         self.minima.setData(result["minima"][:, 0], result["minima"][:, 1], size=14)
@@ -127,19 +260,15 @@ class RaceView(DemoView):
         x0, x1, y0, y1 = result["bounds"]
         self.map.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
         self.map.disableAutoRange()
-        gaps = result["gaps"]
-        finite = gaps[np.isfinite(gaps)]
-        hi = min(float(finite.max()), 1e6 * max(float(gaps[:, 0].max()), 1.0)) if finite.size else 1.0
-        self.curves.setRange(xRange=(0, gaps.shape[1] - 1), yRange=(np.log10(max(float(finite.min()), FLOOR)) if
-                             finite.size else -16, np.log10(max(hi, 1e-12)) + 0.3))
-        self.curves.disableAutoRange()
         self.restyle()
 
     def frame_count(self) -> int:
-        return 0 if self.result is None else self.result["paths"].shape[1]
+        if self.result is not None:
+            return int(self.result["paths"].shape[1])
+        return 0 if self.live_data is None else int(self.live_data["count"])
 
     def show_frame(self, index: int) -> None:
-        result = self.result
+        result = self.result if self.result is not None else self.live_data
         if result is None:
             return
         paths, gaps = result["paths"], result["gaps"]
@@ -158,6 +287,9 @@ class RaceView(DemoView):
     @staticmethod
     def _standing(r: dict[str, Any], i: int, index: int) -> str:
         label = r["labels"][i]
+        if "summary" not in r:  # racing live: the standing so far
+            gap = r["gaps"][i, index]
+            return f"{label} diverged" if not np.isfinite(gap) else f"{label} f − f* = {gap:.2g}"
         outcome = r["summary"]["optimizers"][label]
         if outcome["diverged_at"] is not None and index >= outcome["diverged_at"]:
             return f"{label} diverged"
