@@ -134,21 +134,21 @@ def test_the_playground_learns_live_and_a_changed_lr_reaches_the_running_trainin
     qtbot.waitUntil(lambda: not view.busy, timeout=30_000)
 
 
-def test_an_lr_slider_moved_while_they_race_changes_that_racers_lr_from_the_next_step(qtbot, lab):
+def test_the_lr_slider_moved_while_they_race_changes_that_racers_lr_from_the_next_step(qtbot, lab):
     view = lab.open("optimizer_race")
     view.set_params({"optimizers": "gd(lr=0.5); gd(lr=0.5)", "steps": 150})
     view.compute()
-    qtbot.waitUntil(lambda: view.frame_count() >= 10 and len(view.lr_sliders) == 2, timeout=60_000)
+    qtbot.waitUntil(lambda: view.frame_count() >= 10 and view.lr_racer.count() == 2, timeout=60_000)
     assert view.busy and view.result is None  # racing, frames streamed
     job = view.task.job
-    view.lr_sliders[0].setValue(-20)  # lr × 0.1 for the first racer
+    view.set_lr_scale(0, 0.1)  # lr × 0.1 for the first racer: the combo, then the slider
     qtbot.waitUntil(lambda: not view.busy, timeout=60_000)
     assert view.task.job is job and view.task.state == "finished"  # the same race went on
     gaps = view.result["gaps"]
     slowed = int(np.argmax(gaps[0] != gaps[1]))  # where the two identical racers part
     assert 10 <= slowed < 150 and gaps[0, -1] > 1e3 * gaps[1, -1]  # racer 0 crawls at lr 0.05 from then on
     assert view.lr_scale == {0: pytest.approx(0.1)}
-    view.lr_sliders[1].setValue(20)  # after the race: race again with both factors from the first step
+    view.set_lr_scale(1, 10.0)  # after the race: race again with both factors from the first step
     qtbot.waitUntil(lambda: view.task.job is not job and not view.busy, timeout=60_000)
     again = view.result["gaps"]
     assert again[0, 1] < again[0, 0] < again[1, 1]  # lr 0.05 creeps down from step 1; lr 5 > 2/λ_max climbs

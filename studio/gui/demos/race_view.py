@@ -1,8 +1,8 @@
 """The optimizer race: paths animated on the contour of a 2-D function, f − f* against the step beside.
 
-It races live: the job streams a frame a step (``core/demos/race.py``), and an "lr ×" slider per racer above the
-plots multiplies that racer's learning rate from the next step on (the job's ``set_params``). Once the race has
-ended, moving a slider races again with the factors from the first step. Play/Pause pauses the race itself
+It races live: the job streams a frame a step (``core/demos/race.py``), and the "lr ×" slider above the plots
+multiplies the chosen racer's learning rate from the next step on (the job's ``set_params``). Once the race has
+ended, moving the slider races again with the factors from the first step. Play/Pause pauses the race itself
 while it runs; the speed sets its pace."""
 
 from __future__ import annotations
@@ -12,7 +12,17 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QMenu, QSlider, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QSlider,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from studio.core.demos.race_presets import add_to_line_up, suggested_spec
 from studio.core.optim.catalog import OPTIMIZERS
@@ -57,8 +67,7 @@ class RaceView(DemoView):
     live = True
 
     def __init__(self, session: Any, parent: Any = None) -> None:
-        self.lr_scale: dict[int, float] = {}  # racer index → its lr × factor (1 unless a slider moved)
-        self.lr_sliders: list[QSlider] = []
+        self.lr_scale: dict[int, float] = {}  # racer index → its lr × factor (1 unless the slider moved it)
         self.live_data: dict[str, Any] | None = None  # the race so far, while it runs
         super().__init__(session, parent)
         self.send_timer = QTimer(self)
@@ -70,51 +79,71 @@ class RaceView(DemoView):
 
     # --- steering the running race ---------------------------------------------------------------
     def build_extra_controls(self, layout: QVBoxLayout) -> None:
+        """One row: "lr ×", the racer, a slider (0.1× … 10×, log) and its factor (a slider per racer did not fit
+        1024 px with five racers)."""
         self.lr_row = QWidget()
         self.lr_row.setObjectName("lr_scales")
-        self.lr_layout = QHBoxLayout(self.lr_row)
-        self.lr_layout.setContentsMargins(0, 0, 0, 0)
-        self.lr_row.setToolTip("Multiply a racer's learning rate (0.1× … 10×): while they race it acts from the "
-                               "next step; after the race it races again")
+        row = QHBoxLayout(self.lr_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.lr_racer = wheel_guard.guard(QComboBox())
+        self.lr_racer.setObjectName("lr_racer")
+        self.lr_racer.setToolTip("The racer whose learning rate the slider multiplies")
+        self.lr_racer.currentIndexChanged.connect(self._racer_picked)
+        self.lr_slider = wheel_guard.guard(QSlider(Qt.Orientation.Horizontal))
+        self.lr_slider.setObjectName("lr_scale")
+        self.lr_slider.setRange(-LR_TICKS, LR_TICKS)
+        self.lr_slider.setMinimumWidth(160)
+        self.lr_slider.setToolTip("Multiply the racer's learning rate (0.1× … 10×): while they race it acts from the "
+                                  "next step; after the race it races again with it from the first step")
+        self.lr_slider.valueChanged.connect(self._slid)
+        self.lr_value = QLabel("×1")
+        self.lr_value.setMinimumWidth(50)
+        for w in (QLabel("lr ×"), self.lr_racer):
+            row.addWidget(w)
+        row.addWidget(self.lr_slider, 1)
+        row.addWidget(self.lr_value)
+        self.lr_row.setEnabled(False)  # until there are racers
         layout.addWidget(self.lr_row)
 
     def _lr_controls(self, labels: list[str]) -> None:
-        """One "lr ×" slider per racer (kept when the line-up is the same)."""
-        if len(self.lr_sliders) == len(labels) and getattr(self, "_lr_labels", None) == labels:
+        """The racers in the combo (the factors are kept when the line-up is the same)."""
+        if [self.lr_racer.itemText(i) for i in range(self.lr_racer.count())] == labels:
             return
-        while self.lr_layout.count():
-            item = self.lr_layout.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
-        self.lr_sliders, self._lr_labels, self.lr_scale = [], list(labels), {}
-        self.lr_layout.addWidget(QLabel("lr ×"))
-        for i, label in enumerate(labels):
-            slider = wheel_guard.guard(QSlider(Qt.Orientation.Horizontal))
-            slider.setObjectName(f"lr_scale_{i}")
-            slider.setRange(-LR_TICKS, LR_TICKS)
-            slider.setValue(0)
-            slider.setMinimumWidth(60)
-            slider.setToolTip(f"{label}: its learning rate × 1.00")
-            name = QLabel(f"{label.split('(')[0]} ×1")
-            name.setStyleSheet(f"color: {style.colour(i)}; font-weight: bold")
-            slider.valueChanged.connect(lambda pos, i=i, name=name, label=label: self._slid(i, pos, name, label))
-            self.lr_layout.addWidget(name)
-            self.lr_layout.addWidget(slider, 1)
-            self.lr_sliders.append(slider)
+        self.lr_scale = {}
+        self.lr_racer.blockSignals(True)
+        self.lr_racer.clear()
+        self.lr_racer.addItems(labels)
+        self.lr_racer.blockSignals(False)
+        self.lr_row.setEnabled(bool(labels))
+        self._racer_picked(0)
 
-    def _slid(self, i: int, position: int, name: QLabel, label: str) -> None:
+    def _racer_picked(self, index: int) -> None:
+        factor = self.lr_scale.get(index, 1.0)
+        self.lr_slider.blockSignals(True)
+        self.lr_slider.setValue(round(LR_TICKS * np.log10(factor)))
+        self.lr_slider.blockSignals(False)
+        self.lr_value.setText(f"×{factor:.2g}")
+
+    def set_lr_scale(self, index: int, factor: float) -> None:
+        """Pick racer ``index`` and move the slider to ``factor`` (as a person would)."""
+        self.lr_racer.setCurrentIndex(index)
+        self.lr_slider.setValue(round(LR_TICKS * np.log10(factor)))
+
+    def _slid(self, position: int) -> None:
+        index = self.lr_racer.currentIndex()
+        if index < 0:
+            return
         factor = lr_factor(position)
-        self.lr_scale[i] = factor
-        name.setText(f"{label.split('(')[0]} ×{factor:.2g}")
-        self.lr_sliders[i].setToolTip(f"{label}: its learning rate × {factor:.2f}")
+        self.lr_scale[index] = factor
+        self.lr_value.setText(f"×{factor:.2g}")
         self.send_timer.start()
 
     def send_scales(self) -> None:
         """While racing: the factors to the running race; after it: race again with them."""
         if self.busy:
             self.task.set_params({"lr_scale": dict(self.lr_scale)})
-            self.show_status("lr × " + ", ".join(f"{self._lr_labels[i]} {f:.2g}" for i, f in self.lr_scale.items())
-                             + " from the next step")
+            factors = ", ".join(f"{self.lr_racer.itemText(i)} {f:.2g}" for i, f in self.lr_scale.items())
+            self.show_status(f"lr × {factors} from the next step")
         elif self.lr_scale:
             self.compute()
 
