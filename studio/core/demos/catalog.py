@@ -140,7 +140,7 @@ _add(Entry(
     "h₁ = act(W₁x + b₁), …, p(y|x) = softmax(W_L h + b_L); loss = cross-entropy (+ λ‖W‖²).",
     "Rumelhart, Hinton & Williams 1986; Smilkov & Carter, TensorFlow Playground (2016).",
     "the colour under the points reshaping itself; train and test loss parting when the model overfits.",
-    basic=("dataset", "noise", "widths", "activation"),
+    basic=("dataset", "noise", "widths", "activation", "lr"),
 ))
 
 _add(Entry(

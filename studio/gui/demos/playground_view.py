@@ -52,6 +52,9 @@ class PlaygroundView(DemoView):
         self.progress.setVisible(False)  # live training has no end: the player's label says the step
         self._hide_idle_rows()
 
+    def _progress(self, fraction: float, text: str) -> None:
+        """Live training has no fraction (the child's one "starting" report would hide the status line)."""
+
     # --- steering the running training ---------------------------------------------------------
     def set_param(self, key: str, value: Any) -> None:
         before = self.params.get(key)
@@ -122,6 +125,8 @@ class PlaygroundView(DemoView):
         self.curves = self.graphics.addPlot(row=0, col=1)
         self.curves.addLegend(offset=(-10, 10))
         self.curves.showGrid(x=True, y=True, alpha=0.25)
+        for side in ("left", "bottom"):  # a loss under 0.1 read as "100" (an SI prefix the label does not show)
+            self.curves.getAxis(side).enableAutoSIPrefix(False)
         self.train_curve = self.curves.plot([], [], name="train loss")
         self.test_curve = self.curves.plot([], [], name="test loss")
         self.graphics.ci.layout.setColumnStretchFactor(0, 3)

@@ -88,6 +88,7 @@ class RaceView(DemoView):
         self.lr_racer = wheel_guard.guard(QComboBox())
         self.lr_racer.setObjectName("lr_racer")
         self.lr_racer.setToolTip("The racer whose learning rate the slider multiplies")
+        self.lr_racer.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.lr_racer.currentIndexChanged.connect(self._racer_picked)
         self.lr_slider = wheel_guard.guard(QSlider(Qt.Orientation.Horizontal))
         self.lr_slider.setObjectName("lr_scale")
@@ -310,8 +311,10 @@ class RaceView(DemoView):
             head.setData([point[0]], [point[1]]) if point is not None else head.setData([], [])
             curve.setData(steps, np.maximum(gaps[i, :index + 1], FLOOR))
         standings = [self._standing(result, i, index) for i in range(len(self.path_items))]
-        self.set_caption(f"{result['formula']} — step {index}: " + " · ".join(standings),
-                         short=f"step {index}: " + " · ".join(s for s in standings if "f − f*" not in s))
+        scaled = [f"{result['labels'][i]} lr ×{f:.2g}" for i, f in sorted(self.lr_scale.items()) if f != 1.0]
+        short = " · ".join([s for s in standings if "f − f*" not in s] + scaled)
+        self.set_caption(f"{result['formula']} — step {index}: " + " · ".join(standings + scaled),
+                         short=f"step {index}" + (f": {short}" if short else ""))
 
     @staticmethod
     def _standing(r: dict[str, Any], i: int, index: int) -> str:
