@@ -112,6 +112,9 @@ def test_the_playground_learns_live_and_a_changed_lr_reaches_the_running_trainin
     qtbot.waitUntil(lambda: view.frames[-1]["step"] > noted["step"] + 40, timeout=60_000)
     assert view.player.position == view.frame_count() - 1  # the boundary redraws with the newest frame
     assert not np.array_equal(view.image.image, shown), (noted["step"], view.frames[-1]["step"], view.frames[-1])
+    view.set_presentation(True)  # a restyle while the loss spans (0, 1) froze a ×1000 SI scale: "0.5" read "500"
+    view.set_presentation(False)
+    assert view.curves.getAxis("left").autoSIPrefixScale == 1.0
     field = view.param_widgets["widths"]
     field.setText("16,17")
     field.editingFinished.emit()
