@@ -121,6 +121,11 @@ def test_the_playground_learns_live_and_a_changed_lr_reaches_the_running_trainin
     qtbot.waitUntil(lambda: view.frames[-1].get("widths") == [16, 17], timeout=60_000)
     steps = [f["step"] for f in view.frames]
     assert steps == sorted(steps) and steps[0] == 0  # one training went on: no restart from step 0
+    lab.open("optimizer_race")  # out of sight: it pauses itself (no core kept busy by a forgotten playground)
+    qtbot.waitUntil(lambda: not view.player.playing and view.status.text().startswith("Paused"), timeout=30_000)
+    assert lab.open("playground") is view
+    view.player.play_button.click()  # Play: on from where it was
+    qtbot.waitUntil(lambda: view.player.playing and view.status.text() == "Training…", timeout=30_000)
     view.player.play_button.click()  # Pause
     qtbot.waitUntil(lambda: not view.player.playing and view.status.text().startswith("Paused"), timeout=30_000)
     paused_at = view.frames[-1]["step"]

@@ -102,6 +102,12 @@ class PlaygroundView(DemoView):
         self.task.send(protocol.PAUSE)
         self.task.send(protocol.STEP)
 
+    def hideEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        """Out of sight (another demo, another tab): pause, so a forgotten playground does not keep a core busy."""
+        super().hideEvent(event)
+        if self.busy and self.player.playing:
+            self.player.pause()  # sends Pause; Play resumes where it was
+
     def _hide_idle_rows(self) -> None:
         for row, param in enumerate(self.entry.params):
             if param.name in PLAYGROUND_IDLE:
