@@ -59,6 +59,9 @@ def computed(qtbot, lab, name):
     view.set_params(SMALL[name])
     view.compute()
     assert lab.session.running("demo") == [view.task]  # the Session follows the view's job
+    if view.endless:  # it trains until stopped: a few frames are enough
+        qtbot.waitUntil(lambda: view.frame_count() >= 3, timeout=120_000)
+        return view
     qtbot.waitUntil(lambda: not view.busy, timeout=120_000)
     assert view.task.state == "finished", view.error_text
     return view
@@ -74,6 +77,15 @@ def test_each_demo_runs_a_few_frames_and_its_plots_hold_data(qtbot, lab, name):
     view = computed(qtbot, lab, name)
     count = view.frame_count()
     assert count >= 2
+    if view.endless:  # the playground trains live (test_the_playground_learns_live_…): it shows the newest frame
+        assert view.player.position == view.frame_count() - 1
+        items = view.data_items()
+        assert items and all(points(item) > 0 for item in items), [points(i) for i in items]
+        assert view.caption.text()
+        view.stop()
+        qtbot.waitUntil(lambda: not view.busy, timeout=30_000)
+        assert view.task.state == "stopped"
+        return
     view.player.pause()
     view.player.seek(0)
     for _ in range(3):
@@ -83,6 +95,71 @@ def test_each_demo_runs_a_few_frames_and_its_plots_hold_data(qtbot, lab, name):
     items = view.data_items()
     assert items and all(points(item) > 0 for item in items), [points(i) for i in items]
     assert view.caption.text()
+
+
+def test_the_playground_learns_live_and_a_changed_lr_reaches_the_running_training(qtbot, lab):
+    view = computed(qtbot, lab, "playground")
+    frames = []
+    view.binding.frame.connect(frames.append)  # what the running child sends from now on
+    job = view.task.job
+    view.param_widgets["lr"].setValue(0.001)  # the form's spin box, while it trains
+    assert view.pending == {"lr": 0.001}  # debounced: sent once the form is still
+    qtbot.waitUntil(lambda: any("lr 0.001" in n for f in frames for n in f.get("notes", ())), timeout=60_000)
+    assert view.task.job is job and view.busy  # the same training, not a restart
+    noted = next(f for f in frames if f.get("notes"))
+    assert "lr 0.001" in view.status.text() and len(view.marks) == 1 and view.marks[0].value() == noted["changed_at"]
+    shown = view.image.image.copy()
+    qtbot.waitUntil(lambda: view.frames[-1]["step"] > noted["step"] + 40, timeout=60_000)
+    assert view.player.position == view.frame_count() - 1  # the boundary redraws with the newest frame
+    assert not np.array_equal(view.image.image, shown), (noted["step"], view.frames[-1]["step"], view.frames[-1])
+    view.set_presentation(True)  # a restyle while the loss spans (0, 1) froze a ×1000 SI scale: "0.5" read "500"
+    view.set_presentation(False)
+    assert view.curves.getAxis("left").autoSIPrefixScale == 1.0
+    field = view.param_widgets["widths"]
+    field.setText("16,17")
+    field.editingFinished.emit()
+    qtbot.waitUntil(lambda: view.frames[-1].get("widths") == [16, 17], timeout=60_000)
+    steps = [f["step"] for f in view.frames]
+    assert steps == sorted(steps) and steps[0] == 0  # one training went on: no restart from step 0
+    lab.open("optimizer_race")  # out of sight: it pauses itself (no core kept busy by a forgotten playground)
+    qtbot.waitUntil(lambda: not view.player.playing and view.status.text().startswith("Paused"), timeout=30_000)
+    assert lab.open("playground") is view
+    view.player.play_button.click()  # Play: on from where it was
+    qtbot.waitUntil(lambda: view.player.playing and view.status.text() == "Training…", timeout=30_000)
+    view.player.play_button.click()  # Pause
+    qtbot.waitUntil(lambda: not view.player.playing and view.status.text().startswith("Paused"), timeout=30_000)
+    paused_at = view.frames[-1]["step"]
+    qtbot.wait(500)
+    assert view.frames[-1]["step"] == paused_at
+    view.player.step_button.click()
+    qtbot.waitUntil(lambda: view.frames[-1]["step"] == paused_at + 20, timeout=30_000)
+    view.player.restart_button.click()  # Reset: new weights, step 0, still paused
+    assert view.task.job is not job
+    qtbot.waitUntil(lambda: view.frame_count() >= 1, timeout=60_000)
+    qtbot.wait(500)
+    assert [f["step"] for f in view.frames] == [0] and view.marks == []
+    view.stop()
+    qtbot.waitUntil(lambda: not view.busy, timeout=30_000)
+
+
+def test_the_lr_slider_moved_while_they_race_changes_that_racers_lr_from_the_next_step(qtbot, lab):
+    view = lab.open("optimizer_race")
+    view.set_params({"optimizers": "gd(lr=0.5); gd(lr=0.5)", "steps": 150})
+    view.compute()
+    qtbot.waitUntil(lambda: view.frame_count() >= 10 and view.lr_racer.count() == 2, timeout=60_000)
+    assert view.busy and view.result is None  # racing, frames streamed
+    job = view.task.job
+    view.set_lr_scale(0, 0.1)  # lr × 0.1 for the first racer: the combo, then the slider
+    qtbot.waitUntil(lambda: not view.busy, timeout=60_000)
+    assert view.task.job is job and view.task.state == "finished"  # the same race went on
+    gaps = view.result["gaps"]
+    slowed = int(np.argmax(gaps[0] != gaps[1]))  # where the two identical racers part
+    assert 10 <= slowed < 150 and gaps[0, -1] > 1e3 * gaps[1, -1]  # racer 0 crawls at lr 0.05 from then on
+    assert view.lr_scale == {0: pytest.approx(0.1)}
+    view.set_lr_scale(1, 10.0)  # after the race: race again with both factors from the first step
+    qtbot.waitUntil(lambda: view.task.job is not job and not view.busy, timeout=60_000)
+    again = view.result["gaps"]
+    assert again[0, 1] < again[0, 0] < again[1, 1]  # lr 0.05 creeps down from step 1; lr 5 > 2/λ_max climbs
 
 
 def test_play_advances_the_animation(qtbot, lab):

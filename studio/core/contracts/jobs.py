@@ -10,10 +10,14 @@ from typing import Any, TypedDict
 
 @dataclass(frozen=True)
 class DemoRequest:
-    """Run demo ``name`` of the DEMOS registry with ``params`` (checked against its parameters in the child)."""
+    """Run demo ``name`` of the DEMOS registry with ``params`` (checked against its parameters in the child).
+
+    ``live``: a demo tagged "steerable" runs live — it trains until stopped, paced, and takes parameter changes
+    from the view while it runs (``core/demos/live.py``); otherwise the fixed run the CLI prints."""
 
     name: str
     params: dict[str, Any] = field(default_factory=dict)
+    live: bool = False
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,11 @@ class Explanation:
 
 EXPLANATIONS: dict[str, Explanation] = {}
 
+# The live playground (tag "steerable"): a change of these restarts the training from new weights; these have no
+# effect on a live run (it trains until paused); every other parameter acts on the running training.
+PLAYGROUND_RESTART = ("seed",)
+PLAYGROUND_IDLE = ("steps",)
+
 
 def _add(entry: Entry, explanation: Explanation) -> None:
     DEMOS.add(Entry(entry.name, entry.description, entry.params, entry.builder, explanation.text(), entry.tags))
@@ -59,7 +64,7 @@ _add(Entry(
         Param("start", "str", "auto", "start point 'x, y' ('auto': the function's usual start)"),
     ),
     builder="studio.core.demos.race:run",
-    tags=("2d",),
+    tags=("2d", "steerable"),
 ), Explanation(
     "On the quadratic f = ½ wᵀHw gradient descent converges exactly when η < 2/λ_max; above it the steepest "
     "direction overshoots more every step. Newton's method rescales by H⁻¹ and lands on the minimum of a "
@@ -119,13 +124,15 @@ _add(Entry(
         Param("optimizer", "choice", "adam", "the optimizer", choices=("sgd", "momentum", "adam", "rmsprop")),
         Param("lr", "float", 0.03, "learning rate", 1e-5, 10.0, log=True),
         Param("batch_size", "int", 16, "mini-batch size (0: the whole training set)", 0, 100_000),
-        Param("steps", "int", 1500, "training steps", 1, 1_000_000),
-        Param("frame_every", "int", 25, "steps between two pictures of the boundary", 1, 100_000),
+        Param("steps", "int", 1500, "training steps of a fixed run (the CLI); the Teaching lab trains live until "
+              "paused", 1, 1_000_000),
+        Param("frame_every", "int", 25, "steps between two pictures of the boundary (live: at most 15 a second)",
+              1, 100_000),
         Param("resolution", "int", 64, "grid points per axis of the boundary picture", 8, 400),
         SEED,
     ),
     builder="studio.core.demos.playground:run",
-    tags=("2d", "live"),
+    tags=("2d", "live", "steerable"),
 ), Explanation(
     "A network of a few layers of neurons bends its decision boundary to fit data no straight line separates; "
     "depth and width decide how curved the boundary can be, regularisation how smooth it stays. The test loss "
@@ -133,7 +140,7 @@ _add(Entry(
     "h₁ = act(W₁x + b₁), …, p(y|x) = softmax(W_L h + b_L); loss = cross-entropy (+ λ‖W‖²).",
     "Rumelhart, Hinton & Williams 1986; Smilkov & Carter, TensorFlow Playground (2016).",
     "the colour under the points reshaping itself; train and test loss parting when the model overfits.",
-    basic=("dataset", "noise", "widths", "activation"),
+    basic=("dataset", "noise", "widths", "activation", "lr"),
 ))
 
 _add(Entry(

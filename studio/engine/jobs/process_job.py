@@ -290,6 +290,27 @@ class TaskSpec:
     cancel: Any = None
     frames: bool = False  # pass ``emit(frame)`` to the function (live snapshots for a view)
     env: dict[str, str] = field(default_factory=dict)
+    control: Any = None  # the job's control queue (parent → child)
+    controls: bool = False  # pass ``controls(wait_s)`` to the function (a live demo the view steers)
+
+
+def control_reader(control: Any, progress: Progress) -> Any:
+    """``controls(wait_s=0.0) -> [(command, values)]``: what the parent sent since the last call (waiting up to
+    ``wait_s`` for the first), as ``core/demos/live`` commands: ``("set", params)`` for a ``set_params`` message,
+    ``(name, {})`` for a plain command (pause, resume, step, stop). It raises Cancelled once the job is cancelled."""
+
+    def controls(wait_s: float = 0.0) -> list[tuple[str, dict[str, Any]]]:
+        progress.check()
+        out: list[tuple[str, dict[str, Any]]] = []
+        for message in drain(control, wait_s):
+            if isinstance(message, dict) and message.get("type") == protocol.SET:
+                out.append((protocol.SET, dict(message.get("params", {}))))
+            elif isinstance(message, str):
+                out.append((message, {}))
+        progress.check()
+        return out
+
+    return controls
 
 
 def resolve(target: str) -> Any:
@@ -318,6 +339,8 @@ def task_main(spec: TaskSpec) -> None:
                 progress.check()
                 queue.put(protocol.frame(job_id, data))
             kwargs["emit"] = emit
+        if spec.controls:
+            kwargs["controls"] = control_reader(spec.control, progress)
         progress(0.0, "starting")
         value = resolve(spec.target)(progress=progress, **kwargs)
         queue.put(protocol.result(job_id, value))
@@ -344,23 +367,34 @@ def task_main(spec: TaskSpec) -> None:
 
 class TaskJob(ProcessJob):
     """``target(progress=..., **kwargs)`` ("module:function") in one child process; its return value is
-    ``result``. ``frames``: the function also gets ``emit(frame)`` for live snapshots."""
+    ``result``. ``frames``: the function also gets ``emit(frame)`` for live snapshots; ``controls``: it also gets
+    ``controls(wait_s)`` (:func:`control_reader`) to read what the parent sends while it runs."""
 
     def __init__(self, target: str, kwargs: dict[str, Any] | None = None, *, label: str = "job",
                  kind: str = JobKind.TASK, frames: bool = False, threads: thread_policy.ThreadPlan | None = None,
-                 grace_s: float | None = None) -> None:
+                 grace_s: float | None = None, controls: bool = False) -> None:
         super().__init__(new_job_id(kind), threads)
         self.kind = kind
         self.label = label
         self.target = target
         self.kwargs = dict(kwargs or {})
         self.frames = frames
+        self.controls = controls
         if grace_s is not None:
             self.grace_s = grace_s
 
     def _launch(self) -> None:
         assert self.threads is not None
         spec = TaskSpec(self.id, self.target, self.kwargs, self.label, self.threads, self.messages,
-                        self.cancel_flag, self.frames, backend.child_env(self.threads, self.ctx))
+                        self.cancel_flag, self.frames, backend.child_env(self.threads, self.ctx), self.control,
+                        self.controls)
         self.spawn(task_main, (spec,), f"studio-{self.kind}")
         self.state = RUNNING
+
+    def set_params(self, params: dict[str, Any]) -> None:
+        """Send new parameter values to a running live task (``controls=True``); nothing once it ended."""
+        if not self.finished:
+            try:
+                self.control.put(protocol.set_params(params))
+            except (OSError, ValueError):
+                pass

@@ -7,7 +7,9 @@ Child → parent: ``metrics`` (rows of (step, name, value, wall_time) plus progr
 ``progress`` (fraction, text, ETA), ``frame`` (a live snapshot a view draws), ``result`` (what a
 short job returns), ``log``, ``error`` (a message a person can act on), ``artifact`` (a checkpoint or
 landscape written). The parent adds ``ended`` once a job's processes are gone.
-Parent → child (the control queue): ``stop``, ``pause``, ``resume``, ``checkpoint``.
+Parent → child (the control queue): ``stop``, ``pause``, ``resume``, ``checkpoint`` (plain strings), ``step``
+(one more frame while paused: a live demo) and a ``set`` message (:func:`set_params`: new values for a running
+live demo's parameters).
 
 Each message type has a TypedDict (``MetricsMessage`` …, their union ``Message``) that its builder returns; on
 the queues they stay plain dicts (version 1). No ``from __future__ import annotations`` here: TypedDict needs
@@ -43,8 +45,10 @@ STOP: Final = "stop"
 PAUSE: Final = "pause"
 RESUME: Final = "resume"
 CHECKPOINT: Final = "checkpoint"
-CONTROLS = (STOP, PAUSE, RESUME, CHECKPOINT)
-# Control commands travel between ranks as small integers through one collective.
+STEP: Final = "step"  # a paused live demo: one more frame, then paused again
+CONTROLS = (STOP, PAUSE, RESUME, CHECKPOINT, STEP)
+SET: Final = "set"  # the type of a set_params message (a dict on the control queue, not a plain command)
+# Control commands travel between ranks as small integers through one collective (training knows no STEP).
 CONTROL_CODES = {name: i + 1 for i, name in enumerate(CONTROLS)}
 CODE_NAMES = {code: name for name, code in CONTROL_CODES.items()}
 
@@ -143,6 +147,14 @@ class EndedMessage(_Common):
 
 Message = (MetricsMessage | StatusMessage | ProgressMessage | FrameMessage | ResultMessage | LogMessage
            | ErrorMessage | ArtifactMessage | EndedMessage)
+class SetMessage(TypedDict):
+    """Parent → child: new values for a running live demo's parameters (``set_params``)."""
+
+    v: int
+    type: Literal["set"]
+    params: dict[str, Any]
+
+
 # A message as a reader gets it (off a queue, check()ed): one of the shapes above, read by key.
 Received = Mapping[str, Any]
 # the TypedDict of each message type (tests check every builder against it)
@@ -201,6 +213,11 @@ def artifact(run_id: str, kind: str, path: str, **info: Any) -> ArtifactMessage:
 def ended(run_id: str, state: str, message: str = "", exit_code: int = 0, **info: Any) -> EndedMessage:
     return {"v": VERSION, "type": JOB_ENDED, "run_id": run_id, "time": time.time(),
             "status": str(state), "message": message, "exit_code": exit_code, **info}  # type: ignore[typeddict-item]
+
+
+def set_params(params: Mapping[str, Any]) -> SetMessage:
+    """A control message: change these parameters of the running (live) demo."""
+    return {"v": VERSION, "type": SET, "params": dict(params)}
 
 
 def check(message: Any) -> Message:

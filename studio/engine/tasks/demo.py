@@ -1,25 +1,39 @@
 """A teaching demo as a background job (``engine/jobs/process_job.py``): progress, live frames, cancel and
 the demo's result. Torch-free at import: the child imports the demo code (preloaded in the warm back
-end, so a demo starts in well under a second)."""
+end, so a demo starts in well under a second).
+
+A live demo (``DemoRequest.live``, a demo tagged "steerable") also reads the job's control queue: the view's
+parameter changes, pause, resume and step reach the running demo through ``controls`` (``core/demos/live.py``).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from studio.core.contracts.jobs import DemoRequest, DemoResult
+from studio.core.errors import ConfigError
 from studio.engine.jobs.process_job import TaskJob
 from studio.engine.tasks import DEMO, task_job
 
+STEERABLE = "steerable"  # the DEMOS tag of a demo whose builder takes ``controls`` (a live run)
 
-def run(request: DemoRequest, progress: Any = None, emit: Any = None) -> DemoResult:
+
+def run(request: DemoRequest, progress: Any = None, emit: Any = None, controls: Any = None) -> DemoResult:
     """The background task (``engine/tasks.DEMO``): the parameters checked against the DEMOS registry, then run."""
     from studio.core.demos.catalog import DEMOS
 
     values = DEMOS.resolve(request.name, request.params, "demo")
+    if request.live:
+        if STEERABLE not in DEMOS.get(request.name).tags:
+            raise ConfigError(f"the {request.name} demo cannot run live (only: "
+                              + ", ".join(e.name for e in DEMOS if STEERABLE in e.tags) + ")")
+        values["controls"] = controls or (lambda wait_s=0.0: [])
     return DEMOS.build(request.name, progress=progress, emit=emit, **values)
 
 
-def demo_job(name: str, params: dict[str, Any]) -> TaskJob:
-    job = task_job(DEMO, DemoRequest(name, dict(params)), label=f"{name.replace('_', ' ')} demo")
+def demo_job(name: str, params: dict[str, Any], live: bool = False) -> TaskJob:
+    """The demo's job; ``live``: it runs until stopped and takes ``set_params``/pause/resume/step while it runs."""
+    job = task_job(DEMO, DemoRequest(name, dict(params), live), label=f"{name.replace('_', ' ')} demo")
+    job.controls = live
     job.demo = name
     return job

@@ -88,6 +88,14 @@ class JobHandle(QObject):
     def cancel(self) -> None:
         self.job.cancel()
 
+    def send(self, command: str) -> None:
+        """A control command (``protocol.CONTROLS``: pause, resume, step, …) to the running job."""
+        self.job.send(command)
+
+    def set_params(self, values: dict[str, Any]) -> None:
+        """New parameter values for a running live demo (``Session.start_demo(..., live=True)``)."""
+        self.job.set_params(values)
+
 
 class Session(QObject):
     config_changed = Signal()
@@ -179,10 +187,11 @@ class Session(QObject):
 
         return self.start_job(preview_job(name, params, count, seed), JobKind.PREVIEW)
 
-    def start_demo(self, name: str, params: dict[str, Any]) -> JobHandle:
+    def start_demo(self, name: str, params: dict[str, Any], live: bool = False) -> JobHandle:
+        """Run a teaching demo; ``live``: it runs until stopped and takes the handle's ``set_params``/``send``."""
         from studio.engine.tasks.demo import demo_job
 
-        return self.start_job(demo_job(name, params), JobKind.DEMO)
+        return self.start_job(demo_job(name, params, live=live), JobKind.DEMO)
 
     def start_check(self, request: CheckRequest) -> JobHandle:
         """Run paper checks (``core/checks``) in the background; the result is a list of outcome dicts."""

@@ -47,6 +47,8 @@ class DemoView(QWidget):
     demo = ""  # the DEMOS entry this view shows
     rate = 20.0  # frames a second at 1× speed
     auto_rerun = False  # recompute (debounced) when a parameter changes: for demos that take a second
+    live = False  # run the demo live (a "steerable" demo: frames streamed, paced, changes taken while it runs)
+    endless = False  # live and without an end: it runs until stopped (the playground)
     short_title = ""  # the title in presentation mode (the lab sets it from its list)
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
@@ -253,7 +255,10 @@ class DemoView(QWidget):
         self.set_caption("")
         self.clear_data()
         self.player.reset()
-        self.binding.start(self.session.start_demo(self.demo, self.params))
+        if self.live:
+            self.binding.start(self.session.start_demo(self.demo, self.params, live=True))
+        else:
+            self.binding.start(self.session.start_demo(self.demo, self.params))
         self.progress.setValue(0)
         self.show_status("Computing…")
         self.stop_button.setEnabled(True)

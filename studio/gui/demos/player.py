@@ -19,6 +19,10 @@ class Player(QWidget):
 
     frame = Signal(int)
     play_requested = Signal()
+    # live mode (``set_live``): the buttons steer a computation that runs until stopped instead of replaying it
+    run_toggled = Signal(bool)  # Play (True) or Pause (False) pressed
+    step_requested = Signal()
+    reset_requested = Signal()
 
     def __init__(self, rate: float = 20.0, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -26,6 +30,8 @@ class Player(QWidget):
         self.count = 0
         self.position = -1
         self.playing = False
+        self.live = False
+        self.live_text = "–"  # live: what the label says (the view sets it: the step)
         self._carry = 0.0
         self.play_button = QPushButton("Play")
         self.play_button.setObjectName("play")
@@ -38,7 +44,7 @@ class Player(QWidget):
         self.restart_button = QPushButton("Restart")
         self.restart_button.setObjectName("restart")
         self.restart_button.setToolTip("Back to the first frame")
-        self.restart_button.clicked.connect(lambda: self.seek(0))
+        self.restart_button.clicked.connect(self._restart)
         self.speed = QComboBox()
         self.speed.setObjectName("speed")
         self.speed.setToolTip("Animation speed")
@@ -57,7 +63,8 @@ class Player(QWidget):
         slider_row.addWidget(self.slider, 1)
         slider_row.addWidget(self.label)
         buttons = QHBoxLayout()
-        for w in (self.restart_button, self.play_button, self.step_button, QLabel("Speed"), self.speed):
+        self.speed_label = QLabel("Speed")
+        for w in (self.restart_button, self.play_button, self.step_button, self.speed_label, self.speed):
             buttons.addWidget(w)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
@@ -69,6 +76,29 @@ class Player(QWidget):
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self._tick)
 
+    # --- live mode ---------------------------------------------------------------------------
+    def set_live(self, on: bool) -> None:
+        """Live: the newest frame is always shown; Play/Pause, Step and Reset ask the view (``run_toggled``,
+        ``step_requested``, ``reset_requested``) to steer the computation; no slider, no speed."""
+        self.live = on
+        self.restart_button.setText("Reset" if on else "Restart")
+        self.restart_button.setToolTip("Start again from new random weights (step 0)" if on else
+                                       "Back to the first frame")
+        self.play_button.setToolTip("Train or pause (changes apply while it trains)" if on else
+                                    "Play or pause the animation (computes the demo first if needed)")
+        self.step_button.setToolTip("Train one frame's worth of steps, then pause" if on else "Show the next frame")
+        for w in (self.slider, self.speed, self.speed_label):
+            w.setVisible(not on)
+        self._sync()
+
+    def set_running(self, running: bool) -> None:
+        """Live: what the computation does now (the button says Pause while it trains)."""
+        self.playing = running
+        self._sync()
+
+    def _restart(self) -> None:
+        self.reset_requested.emit() if self.live else self.seek(0)
+
     # --- frames ------------------------------------------------------------------------------
     def reset(self) -> None:
         self.count, self.position, self._carry = 0, -1, 0.0
@@ -77,7 +107,9 @@ class Player(QWidget):
     def set_count(self, count: int) -> None:
         """Frames available now (grows during a live computation)."""
         self.count = count
-        if self.position < 0 and count:
+        if self.live and count:
+            self.seek(count - 1)  # live: always the newest
+        elif self.position < 0 and count:
             self.seek(0)
         self._sync()
 
@@ -91,12 +123,21 @@ class Player(QWidget):
             self.frame.emit(index)
 
     def step(self) -> None:
+        if self.live:
+            self.set_running(False)
+            self.step_requested.emit()
+            return
         self.pause()
         self.seek(self.position + 1)
 
     # --- playing -----------------------------------------------------------------------------
     def play(self, request: bool = True) -> None:
         """Start playing; with nothing to play and ``request``, ask the view to compute (``play_requested``)."""
+        if self.live:
+            self.set_running(True)
+            if request:
+                self.run_toggled.emit(True)
+            return
         if not self.count and request:
             self.play_requested.emit()
         if self.count and self.position >= self.count - 1:
@@ -110,6 +151,8 @@ class Player(QWidget):
         self.playing = False
         self.timer.stop()
         self._sync()
+        if self.live:
+            self.run_toggled.emit(False)
 
     def toggle(self) -> None:
         self.pause() if self.playing else self.play()
@@ -134,4 +177,7 @@ class Player(QWidget):
         self.slider.setRange(0, max(self.count - 1, 0))
         self.slider.setValue(max(self.position, 0))
         self.slider.blockSignals(False)
-        self.label.setText(f"{self.position + 1} / {self.count}" if self.count else "–")
+        if self.live:
+            self.label.setText(self.live_text)
+        else:
+            self.label.setText(f"{self.position + 1} / {self.count}" if self.count else "–")

@@ -1,5 +1,11 @@
 """The classification playground: the decision boundary as a heat map under the points, live while the
-MLP trains, and the train/test loss curves beside it."""
+MLP trains, and the train/test loss curves beside it.
+
+It trains live (TensorFlow Playground's way): the job runs until stopped, Play/Pause, Step and Reset steer it,
+and a change in the form reaches the running training (debounced) — the job's ``set_params``; the child applies
+it between two frames and says what it did (``core/demos/playground.Playground.apply``), shown in the status line
+and as a mark on the loss curves. A seed change starts again from new weights.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,10 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QRectF, Qt, QTimer
 
+from studio.core.demos.catalog import PLAYGROUND_IDLE, PLAYGROUND_RESTART
+from studio.engine.jobs import protocol
 from studio.gui.demos import style
 from studio.gui.demos.base import DemoView
 from studio.gui.plots.palette import OKABE_ITO
@@ -16,11 +24,98 @@ from studio.gui.plots.palette import OKABE_ITO
 # P(class 1): orange for class 0, white at ½, blue for class 1 (the points' colours, lighter)
 BOUNDARY = pg.ColorMap([0.0, 0.5, 1.0], [(245, 190, 110), (255, 255, 255), (120, 175, 225)])
 CLASS_COLOURS = (OKABE_ITO[1], OKABE_ITO[0])
+SEND_DELAY_MS = 150  # a change is sent once the form has been still this long (typing, a spin box held down)
+MARKS = 50  # change marks on the loss curves, at most
 
 
 class PlaygroundView(DemoView):
     demo = "playground"
     rate = 12.0
+    live = True
+    endless = True
+
+    def __init__(self, session: Any, parent: Any = None) -> None:
+        super().__init__(session, parent)
+        self.pending: dict[str, Any] = {}  # changes not sent yet
+        self.send_timer = QTimer(self)
+        self.send_timer.setSingleShot(True)
+        self.send_timer.setInterval(SEND_DELAY_MS)
+        self.send_timer.timeout.connect(self.send_changes)
+        self.player.set_live(True)
+        self.player.run_toggled.connect(self._run_toggled)
+        self.player.step_requested.connect(self._step)
+        self.player.reset_requested.connect(self.reset_training)
+        self.compute_button.setText("Train")
+        self.compute_button.setToolTip("Train from new random weights; change any setting while it learns")
+        self.stop_button.setToolTip("End the training (the last picture stays)")
+        self.status.setText("Press Train or Play: it learns until you pause it; change settings while it learns.")
+        self.progress.setVisible(False)  # live training has no end: the player's label says the step
+        self._hide_idle_rows()
+
+    def _progress(self, fraction: float, text: str) -> None:
+        """Live training has no fraction (the child's one "starting" report would hide the status line)."""
+
+    # --- steering the running training ---------------------------------------------------------
+    def set_param(self, key: str, value: Any) -> None:
+        before = self.params.get(key)
+        super().set_param(key, value)
+        if not self.busy or self.params.get(key) == before:
+            return
+        if key in PLAYGROUND_RESTART:
+            self.rerun_timer.start()  # new weights: the debounced restart
+        elif key not in PLAYGROUND_IDLE:
+            self.pending[key] = self.params[key]
+            self.send_timer.start()
+
+    def send_changes(self) -> None:
+        """Send the changes made since the last send to the running training (one message)."""
+        if self.pending and self.busy:
+            self.task.set_params(dict(self.pending))
+            self.show_status("Sent: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in self.pending.items()))
+        self.pending = {}
+
+    def compute(self) -> None:
+        self.pending = {}
+        self.send_timer.stop()
+        super().compute()
+        self.show_status("Training: change any setting and it acts on this training (Pause, Step, Reset below).")
+
+    def reset_training(self) -> None:
+        """Start again from new weights; a paused playground stays paused (at step 0)."""
+        running = self.player.playing
+        self.compute()
+        if not running:
+            self.player.set_running(False)
+            self.task.send(protocol.PAUSE)
+
+    def _run_toggled(self, run: bool) -> None:
+        if not self.busy:
+            if run:
+                self.compute()
+            return
+        self.task.send(protocol.RESUME if run else protocol.PAUSE)
+
+    def _step(self) -> None:
+        if not self.busy:
+            self.compute()
+            self.player.set_running(False)
+        self.task.send(protocol.PAUSE)
+        self.task.send(protocol.STEP)
+
+    def hideEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        """Out of sight (another demo, another tab): pause, so a forgotten playground does not keep a core busy."""
+        super().hideEvent(event)
+        if self.busy and self.player.playing:
+            self.player.pause()  # sends Pause; Play resumes where it was
+
+    def _hide_idle_rows(self) -> None:
+        for row, param in enumerate(self.entry.params):
+            if param.name in PLAYGROUND_IDLE:
+                self.form.setRowVisible(row, False)
+
+    def set_presentation(self, on: bool) -> None:
+        super().set_presentation(on)
+        self._hide_idle_rows()
 
     def build_plots(self) -> None:
         self.map = self.graphics.addPlot(row=0, col=0)
@@ -43,9 +138,12 @@ class PlaygroundView(DemoView):
         self.frames: list[dict[str, Any]] = []
         self.setup: dict[str, Any] | None = None
         self.map_title = "decision boundary"
+        self.marks: list[pg.InfiniteLine] = []  # where a live change reached the training
 
     def clear_data(self) -> None:
-        self.frames, self.setup = [], None
+        for mark in self.marks:
+            self.curves.removeItem(mark)
+        self.frames, self.setup, self.marks = [], None, []
         self.image.clear()
         for item in (self.train_points, self.test_points):
             item.setData([], [])
@@ -56,8 +154,29 @@ class PlaygroundView(DemoView):
         if "setup" in frame:
             self.setup = frame["setup"]
             self._draw_points()
-        else:
+        elif "paused" in frame:
+            self.player.set_running(not frame["paused"])
+            self.show_status(f"Paused at step {frame['step']}: change settings, Step, or Play to go on."
+                             if frame["paused"] else "Training…")
+        elif "p" in frame:
+            if self.frames and self.live:
+                self.frames[-1].pop("p", None)  # live it runs for hours: only the newest picture is kept
             self.frames.append(frame)
+            if frame.get("notes"):
+                self._mark(frame)
+            self.player.live_text = f"step {frame['step']:,}"
+
+    def _mark(self, frame: dict[str, Any]) -> None:
+        """A change reached the training at this step: say what it did, and mark the loss curves."""
+        at = frame.get("changed_at", frame["step"])
+        self.show_status(f"Step {at}: " + "; ".join(frame["notes"]))
+        line = pg.InfiniteLine(pos=at, angle=90, movable=False,
+                               pen=pg.mkPen(style.ink(self.presentation), width=1, style=Qt.PenStyle.DotLine))
+        line.setToolTip("; ".join(frame["notes"]))
+        self.curves.addItem(line)
+        self.marks.append(line)
+        if len(self.marks) > MARKS:
+            self.curves.removeItem(self.marks.pop(0))
 
     def on_result(self, result: dict[str, Any]) -> None:
         if self.setup is None:
@@ -80,7 +199,9 @@ class PlaygroundView(DemoView):
         if not self.frames or self.setup is None:
             return
         frame = self.frames[min(index, len(self.frames) - 1)]
-        p = frame["p"]
+        p = frame.get("p")
+        if p is None:  # live: an older frame's picture was let go; the newest one stands in
+            p = self.frames[-1]["p"]
         x0, x1, y0, y1 = self.setup["box"]
         self.image.setImage(p.T, levels=(0.0, 1.0))
         n = p.shape[0]
@@ -112,3 +233,16 @@ class PlaygroundView(DemoView):
         self.test_curve.setPen(style.pen(style.colour(3), on, dashed=True))
         style.style_plot(self.map, self.map_title, on, "x₁", "x₂")
         style.style_plot(self.curves, "loss", on, "step", "cross-entropy")
+        for plot in (self.map, self.curves):
+            for side in ("left", "bottom"):
+                unscaled(plot.getAxis(side))
+
+
+def unscaled(axis: pg.AxisItem) -> None:
+    """No SI scale on ``axis``. pyqtgraph's ``enableAutoSIPrefix(False)`` (style_plot) still computes the scale
+    once from the range of that moment and then keeps it: a restyle while the loss spanned 0.06–0.8 froze a ×1000
+    scale, so the axis read 100–800."""
+    axis.autoSIPrefixScale = 1.0
+    axis.labelUnitPrefix = ""
+    axis.picture = None
+    axis.update()

@@ -1,4 +1,9 @@
-"""The optimizer race: paths animated on the contour of a 2-D function, f − f* against the step beside."""
+"""The optimizer race: paths animated on the contour of a 2-D function, f − f* against the step beside.
+
+It races live: the job streams a frame a step (``core/demos/race.py``), and the "lr ×" slider above the plots
+multiplies the chosen racer's learning rate from the next step on (the job's ``set_params``). Once the race has
+ended, moving the slider races again with the factors from the first step. Play/Pause pauses the race itself
+while it runs; the speed sets its pace."""
 
 from __future__ import annotations
 
@@ -6,15 +11,30 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QMenu, QToolButton, QWidget
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QSlider,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from studio.core.demos.race_presets import add_to_line_up, suggested_spec
 from studio.core.optim.catalog import OPTIMIZERS
+from studio.engine.jobs import protocol
 from studio.gui.demos import style
 from studio.gui.demos.base import DemoView
 from studio.gui.demos.contour import ContourMap
+from studio.gui.widgets import wheel_guard
 
 FLOOR = 1e-16  # f − f* shown on a log axis
+LR_TICKS = 20  # slider ticks per decade of the lr × factor (0.1× … 10×)
+SEND_DELAY_MS = 100
 
 
 def last_finite(path: np.ndarray, upto: int) -> np.ndarray | None:
@@ -35,10 +55,120 @@ def clip_to_box(path: np.ndarray, bounds: tuple, margin: float = 0.05) -> np.nda
     return out
 
 
+def lr_factor(position: int) -> float:
+    """The lr × factor of a slider position (log scale: ±LR_TICKS is 10× either way)."""
+    return float(10 ** (position / LR_TICKS))
+
+
 class RaceView(DemoView):
     demo = "optimizer_race"
     rate = 25.0
     auto_rerun = True
+    live = True
+
+    def __init__(self, session: Any, parent: Any = None) -> None:
+        self.lr_scale: dict[int, float] = {}  # racer index → its lr × factor (1 unless the slider moved it)
+        self.live_data: dict[str, Any] | None = None  # the race so far, while it runs
+        super().__init__(session, parent)
+        self.send_timer = QTimer(self)
+        self.send_timer.setSingleShot(True)
+        self.send_timer.setInterval(SEND_DELAY_MS)
+        self.send_timer.timeout.connect(self.send_scales)
+        self.player.play_button.clicked.connect(self._play_pressed)  # after the player's own toggle
+        self.player.speed.currentIndexChanged.connect(self._speed_changed)
+
+    # --- steering the running race ---------------------------------------------------------------
+    def build_extra_controls(self, layout: QVBoxLayout) -> None:
+        """One row: "lr ×", the racer, a slider (0.1× … 10×, log) and its factor (a slider per racer did not fit
+        1024 px with five racers)."""
+        self.lr_row = QWidget()
+        self.lr_row.setObjectName("lr_scales")
+        row = QHBoxLayout(self.lr_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.lr_racer = wheel_guard.guard(QComboBox())
+        self.lr_racer.setObjectName("lr_racer")
+        self.lr_racer.setToolTip("The racer whose learning rate the slider multiplies")
+        self.lr_racer.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.lr_racer.currentIndexChanged.connect(self._racer_picked)
+        self.lr_slider = wheel_guard.guard(QSlider(Qt.Orientation.Horizontal))
+        self.lr_slider.setObjectName("lr_scale")
+        self.lr_slider.setRange(-LR_TICKS, LR_TICKS)
+        self.lr_slider.setMinimumWidth(160)
+        self.lr_slider.setToolTip("Multiply the racer's learning rate (0.1× … 10×): while they race it acts from the "
+                                  "next step; after the race it races again with it from the first step")
+        self.lr_slider.valueChanged.connect(self._slid)
+        self.lr_value = QLabel("×1")
+        self.lr_value.setMinimumWidth(50)
+        for w in (QLabel("lr ×"), self.lr_racer):
+            row.addWidget(w)
+        row.addWidget(self.lr_slider, 1)
+        row.addWidget(self.lr_value)
+        self.lr_row.setEnabled(False)  # until there are racers
+        layout.addWidget(self.lr_row)
+
+    def _lr_controls(self, labels: list[str]) -> None:
+        """The racers in the combo (the factors are kept when the line-up is the same)."""
+        if [self.lr_racer.itemText(i) for i in range(self.lr_racer.count())] == labels:
+            return
+        self.lr_scale = {}
+        self.lr_racer.blockSignals(True)
+        self.lr_racer.clear()
+        self.lr_racer.addItems(labels)
+        self.lr_racer.blockSignals(False)
+        self.lr_row.setEnabled(bool(labels))
+        self._racer_picked(0)
+
+    def _racer_picked(self, index: int) -> None:
+        factor = self.lr_scale.get(index, 1.0)
+        self.lr_slider.blockSignals(True)
+        self.lr_slider.setValue(round(LR_TICKS * np.log10(factor)))
+        self.lr_slider.blockSignals(False)
+        self.lr_value.setText(f"×{factor:.2g}")
+
+    def set_lr_scale(self, index: int, factor: float) -> None:
+        """Pick racer ``index`` and move the slider to ``factor`` (as a person would)."""
+        self.lr_racer.setCurrentIndex(index)
+        self.lr_slider.setValue(round(LR_TICKS * np.log10(factor)))
+
+    def _slid(self, position: int) -> None:
+        index = self.lr_racer.currentIndex()
+        if index < 0:
+            return
+        factor = lr_factor(position)
+        self.lr_scale[index] = factor
+        self.lr_value.setText(f"×{factor:.2g}")
+        self.send_timer.start()
+
+    def send_scales(self) -> None:
+        """While racing: the factors to the running race; after it: race again with them."""
+        if self.busy:
+            self.task.set_params({"lr_scale": dict(self.lr_scale)})
+            factors = ", ".join(f"{self.lr_racer.itemText(i)} {f:.2g}" for i, f in self.lr_scale.items())
+            self.show_status(f"lr × {factors} from the next step")
+        elif self.lr_scale:
+            self.compute()
+
+    def compute(self) -> None:
+        self.live_data = None
+        super().compute()
+        if any(f != 1.0 for f in self.lr_scale.values()):
+            self.task.set_params({"lr_scale": dict(self.lr_scale)})  # read before the first step
+        self._speed_changed()
+
+    def set_param(self, key: str, value: Any) -> None:
+        super().set_param(key, value)
+        if self.busy:
+            self.rerun_timer.start()  # a new set-up while racing: race again
+
+    def _play_pressed(self) -> None:
+        if self.busy:
+            self.task.send(protocol.RESUME if self.player.playing else protocol.PAUSE)
+            if self.player.playing:
+                self.player.seek(self.player.count - 1)  # the race goes on from where it is (no replay from 0)
+
+    def _speed_changed(self, *_: Any) -> None:
+        if self.busy:
+            self.task.set_params({"speed": float(self.player.speed.currentData())})
 
     def decorate_param(self, name: str, widget: QWidget) -> QWidget:
         """The optimizers field gets an "Add" menu of the catalog's optimizers (so nobody has to know the names)."""
@@ -107,7 +237,40 @@ class RaceView(DemoView):
         self.key.clear()
         self.path_items, self.heads, self.curve_items = [], [], []
 
+    def on_frame(self, frame: dict[str, Any]) -> None:
+        if "setup" in frame:
+            picture = frame["setup"]
+            n, steps = len(picture["labels"]), picture["steps"]
+            paths, gaps = np.full((n, steps + 1, 2), np.nan), np.full((n, steps + 1), np.nan)
+            paths[:, 0], gaps[:, 0] = picture["start"], picture["gap0"]
+            self.live_data = {**picture, "paths": paths, "gaps": gaps, "count": 1}
+            self.clear_data()
+            self._build_items(picture)
+            top = max(max(picture["gap0"]), 1e-12)
+            self.curves.setRange(xRange=(0, steps), yRange=(np.log10(max(picture["tolerance"] * 1e-2, FLOOR)),
+                                                            np.log10(top) + 1.0))
+            self.curves.disableAutoRange()
+        elif "points" in frame and self.live_data is not None:
+            t = frame["step"]
+            self.live_data["paths"][:, t] = frame["points"]
+            self.live_data["gaps"][:, t] = frame["gaps"]
+            self.live_data["count"] = t + 1
+
     def on_result(self, result: dict[str, Any]) -> None:
+        self.live_data = None
+        self.clear_data()
+        self._build_items(result)
+        gaps = result["gaps"]
+        finite = gaps[np.isfinite(gaps)]
+        hi = min(float(finite.max()), 1e6 * max(float(gaps[:, 0].max()), 1.0)) if finite.size else 1.0
+        self.curves.setRange(xRange=(0, gaps.shape[1] - 1), yRange=(np.log10(max(float(finite.min()), FLOOR)) if
+                             finite.size else -16, np.log10(max(hi, 1e-12)) + 0.3))
+        self.curves.disableAutoRange()
+        self.restyle()
+
+    def _build_items(self, result: dict[str, Any]) -> None:
+        """The contour, the minima, and a path, head and curve per racer (and its lr × slider)."""
+        self._lr_controls(list(result["labels"]))
         grid = result["grid"]
         self.contour.show(grid["x"], grid["y"], grid["z"], grid["levels"])
         self.minima.setData(result["minima"][:, 0], result["minima"][:, 1], size=14)
@@ -127,19 +290,15 @@ class RaceView(DemoView):
         x0, x1, y0, y1 = result["bounds"]
         self.map.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
         self.map.disableAutoRange()
-        gaps = result["gaps"]
-        finite = gaps[np.isfinite(gaps)]
-        hi = min(float(finite.max()), 1e6 * max(float(gaps[:, 0].max()), 1.0)) if finite.size else 1.0
-        self.curves.setRange(xRange=(0, gaps.shape[1] - 1), yRange=(np.log10(max(float(finite.min()), FLOOR)) if
-                             finite.size else -16, np.log10(max(hi, 1e-12)) + 0.3))
-        self.curves.disableAutoRange()
         self.restyle()
 
     def frame_count(self) -> int:
-        return 0 if self.result is None else self.result["paths"].shape[1]
+        if self.result is not None:
+            return int(self.result["paths"].shape[1])
+        return 0 if self.live_data is None else int(self.live_data["count"])
 
     def show_frame(self, index: int) -> None:
-        result = self.result
+        result = self.result if self.result is not None else self.live_data
         if result is None:
             return
         paths, gaps = result["paths"], result["gaps"]
@@ -152,12 +311,17 @@ class RaceView(DemoView):
             head.setData([point[0]], [point[1]]) if point is not None else head.setData([], [])
             curve.setData(steps, np.maximum(gaps[i, :index + 1], FLOOR))
         standings = [self._standing(result, i, index) for i in range(len(self.path_items))]
-        self.set_caption(f"{result['formula']} — step {index}: " + " · ".join(standings),
-                         short=f"step {index}: " + " · ".join(s for s in standings if "f − f*" not in s))
+        scaled = [f"{result['labels'][i]} lr ×{f:.2g}" for i, f in sorted(self.lr_scale.items()) if f != 1.0]
+        short = " · ".join([s for s in standings if "f − f*" not in s] + scaled)
+        self.set_caption(f"{result['formula']} — step {index}: " + " · ".join(standings + scaled),
+                         short=f"step {index}" + (f": {short}" if short else ""))
 
     @staticmethod
     def _standing(r: dict[str, Any], i: int, index: int) -> str:
         label = r["labels"][i]
+        if "summary" not in r:  # racing live: the standing so far
+            gap = r["gaps"][i, index]
+            return f"{label} diverged" if not np.isfinite(gap) else f"{label} f − f* = {gap:.2g}"
         outcome = r["summary"]["optimizers"][label]
         if outcome["diverged_at"] is not None and index >= outcome["diverged_at"]:
             return f"{label} diverged"
