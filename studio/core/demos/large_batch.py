@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from studio.core.demos.common import Emit, Progress, finite_or_none, parse_ints, report, send
+from studio.core.demos.common import Emit, Progress, finite_or_none, parse_ints, report, send, torch_threads
 from studio.core.demos.training import Batches, Data, build_model, evaluate, load_data, steps_for
 from studio.core.devices import pick_device
 from studio.core.errors import ConfigError
@@ -138,7 +138,7 @@ def run(dataset: str = "fashion_mnist_small", model: str = "mlp", widths: str = 
         batch_sizes: str = "32,64,128,256,400", lr: float = 1e-3, linear_scaling: bool = False, base_batch: int = 32,
         warmup: bool = False, warmup_epochs: float = 1.0, epochs: float = 200.0, target_acc: float = 0.8,
         train_samples: int = 4000, test_samples: int = 2000, hessian_samples: int = 1000,
-        interpolation: bool = True, evals: int = 200, seed: int = 0, device: str = "auto", threads: int = 0,
+        interpolation: bool = True, evals: int = 200, seed: int = 0, device: str = "auto", threads: int = 1,
         until_train_acc: float = 1.0, sharpness_eps: float = 1e-3,
         progress: Progress | None = None, emit: Emit | None = None) -> dict[str, Any]:
     """The batch-size sweep; emits each batch size's curve while it trains and its result when it finishes.
@@ -150,8 +150,17 @@ def run(dataset: str = "fashion_mnist_small", model: str = "mlp", widths: str = 
         raise ConfigError(f"the large-batch lab trains one of {', '.join(MODELS_ALLOWED)}; got {model!r}")
     sizes = sorted(set(parse_ints(batch_sizes, "batch_sizes")))
     dev = pick_device(device)
-    if threads > 0:
-        torch.set_num_threads(threads)
+    with torch_threads(threads):  # restored afterwards: the warm back end runs other demos next
+        return _sweep(sizes, dataset, model, widths, optimizer, lr, linear_scaling, base_batch, warmup, warmup_epochs,
+                      epochs, target_acc, train_samples, test_samples, hessian_samples, interpolation, evals, seed,
+                      dev, until_train_acc, sharpness_eps, progress, emit)
+
+
+def _sweep(sizes: list[int], dataset: str, model: str, widths: str, optimizer: str, lr: float,
+           linear_scaling: bool, base_batch: int, warmup: bool, warmup_epochs: float, epochs: float,
+           target_acc: float, train_samples: int, test_samples: int, hessian_samples: int, interpolation: bool,
+           evals: int, seed: int, dev: torch.device, until_train_acc: float, sharpness_eps: float,
+           progress: Progress | None, emit: Emit | None) -> dict[str, Any]:
     report(progress, 0.0, f"loading {dataset}")
     data = load_data(dataset, train_samples, test_samples, seed, dev)
     mparams = model_params(model, widths)
