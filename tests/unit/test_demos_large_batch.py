@@ -60,5 +60,5 @@ def test_each_batch_size_trains_until_it_fits_and_its_curve_arrives_while_it_tra
     first_run = kinds.index(("run", 8))
     partials = [f["partial"] for f in frames[:first_run]]
     assert partials and all(p["batch_size"] == 8 for p in partials) and kinds[first_run + 1] == ("partial", 64)
-    assert [len(p["curve"]["step"]) for p in partials] == list(range(2, len(partials) + 2))  # one point more each
+    assert [len(p["curve"]["step"]) for p in partials] == list(range(1, len(partials) + 1))  # from step 0, +1 each
     assert result["summary"]["runs"]["8"]["converged"] is True

@@ -30,8 +30,11 @@ class LargeBatchView(DemoView):
         for plot in (self.steps_plot, self.sharp_plot, self.eig_plot, self.curve_plot, self.gap_plot,
                      self.interp_plot):
             plot.showGrid(x=True, y=True, alpha=0.25)
-        for plot in (self.steps_plot, self.curve_plot, self.interp_plot):
-            plot.addLegend(offset=(-10, 10))
+            style.shrinkable_title(plot)  # three columns: a long title must not push the right one out of view
+        self.steps_plot.addLegend(offset=(10, -10))  # bottom left: the steps fall from top left to bottom right
+        self.interp_plot.addLegend(offset=(-10, 10))
+        self.curve_plot.addLegend(offset=(-10, -10))  # bottom right: the curves run along the top
+        self.gap_plot.getAxis("left").enableAutoSIPrefix(False)  # points, never "×1000" in presentation mode
         self.steps_item = self.steps_plot.plot([], [], name="measured")
         self.ideal_item = self.steps_plot.plot([], [], name="perfect scaling")
         self.sharp_item = self.sharp_plot.plot([], [])
@@ -55,6 +58,8 @@ class LargeBatchView(DemoView):
                      self.interp_train, self.interp_test):
             item.setData([], [])
         self._curves(0)
+        for plot in (self.steps_plot, self.sharp_plot, self.eig_plot):
+            plot.getAxis("left").setTicks(None)  # the last run's log ticks
         for line in self.ends:
             line.setVisible(False)
 
@@ -102,13 +107,14 @@ class LargeBatchView(DemoView):
         legend = self.curve_plot.legend
         if legend is not None:
             legend.clear()
-        for (test, train), run in zip(self._curves(len(shown)), shown, strict=True):
+        named = {0, len(shown) - 1} if self.presentation else set(range(len(shown)))  # a projector: the two ends
+        for i, ((test, train), run) in enumerate(zip(self._curves(len(shown)), shown, strict=True)):
             curve = run["curve"]
             epochs = np.asarray(curve["step"], dtype=float) / max(run.get("per_epoch", 1), 1)
             test.setData(epochs, np.asarray(curve["test_acc"], dtype=float))
             train.setData(epochs, np.asarray(curve.get("train_acc", []), dtype=float)[:len(epochs)]
                           if len(curve.get("train_acc", [])) else [])
-            if legend is not None:
+            if legend is not None and i in named:
                 legend.addItem(test, f"batch {run['batch_size']}")
 
     def show_frame(self, index: int) -> None:
@@ -153,7 +159,7 @@ class LargeBatchView(DemoView):
             item.setData(lb[keep], values[keep])
             if keep.any():
                 style.log_axis(plot, "left", float(values[keep].min()), float(values[keep].max()))
-        self.gap_item.setData(lb, np.array([r["gap"] for r in shown]))
+        self.gap_item.setData(lb, 100 * np.array([r["gap"] for r in shown]))
 
     def _live_caption(self, live: dict[str, Any]) -> None:
         curve = live["curve"]
@@ -185,7 +191,7 @@ class LargeBatchView(DemoView):
             self.interp_train.setData(interp["alpha"], interp["train_loss"])
             self.interp_test.setData(interp["alpha"], interp["test_loss"])
             small, large = self.runs[0], self.runs[-1]
-            self.interp_title = f"batch {small['batch_size']} (α=0) → {large['batch_size']} (α=1)"
+            self.interp_title = f"α: batch {small['batch_size']} → {large['batch_size']}"
             for line in self.ends:
                 line.setVisible(True)
             s, g = small.get("eps_sharpness"), large.get("eps_sharpness")
@@ -225,9 +231,14 @@ class LargeBatchView(DemoView):
         self.interp_test.setPen(style.pen(style.colour(3), on, dashed=True))
         for line in self.ends:
             line.setPen(pg.mkPen(style.ink(on), width=1.5, style=pg.QtCore.Qt.PenStyle.DotLine))
+        if self.curve_plot.legend is not None:
+            self.curve_plot.legend.setColumnCount(2 if on else 1)
+        # presentation: large type in three columns, so short titles
         style.style_plot(self.steps_plot, "steps to target", on, "batch size", "steps")
-        style.style_plot(self.sharp_plot, "ε-box sharpness (Keskar)", on, "batch size", "φ %")
-        style.style_plot(self.eig_plot, "top Hessian eigenvalue", on, "batch size", "λ_max")
-        style.style_plot(self.curve_plot, "accuracy: test —, train - -", on, "epoch", "accuracy")
-        style.style_plot(self.gap_plot, "train − test accuracy", on, "batch size", "gap")
+        style.style_plot(self.sharp_plot, "ε-sharpness" if on else "ε-box sharpness (Keskar)", on, "batch size",
+                         "φ %")
+        style.style_plot(self.eig_plot, "λ_max" if on else "top Hessian eigenvalue", on, "batch size", "λ_max")
+        style.style_plot(self.curve_plot, "accuracy" if on else "accuracy: test —, train - -", on, "epoch",
+                         "accuracy")
+        style.style_plot(self.gap_plot, "gap" if on else "train − test accuracy", on, "batch size", "gap (points)")
         style.style_plot(self.interp_plot, self.interp_title, on, "α", "loss")
