@@ -126,6 +126,8 @@ class LargeBatchView(DemoView):
         every = [r["batch_size"] for r in self.runs] + ([live["batch_size"]] if live is not None else [])
         for plot in (self.steps_plot, self.sharp_plot, self.eig_plot, self.gap_plot):
             style.batch_axis(plot, every)
+            if self.presentation:
+                _thin_ticks(plot, every)
         self._draw_batch_plots(shown)
         if live is not None:
             self._live_caption(live)
@@ -231,8 +233,6 @@ class LargeBatchView(DemoView):
         self.interp_test.setPen(style.pen(style.colour(3), on, dashed=True))
         for line in self.ends:
             line.setPen(pg.mkPen(style.ink(on), width=1.5, style=pg.QtCore.Qt.PenStyle.DotLine))
-        if self.curve_plot.legend is not None:
-            self.curve_plot.legend.setColumnCount(2 if on else 1)
         # presentation: large type in three columns, so short titles
         style.style_plot(self.steps_plot, "steps to target", on, "batch size", "steps")
         style.style_plot(self.sharp_plot, "ε-sharpness" if on else "ε-box sharpness (Keskar)", on, "batch size",
@@ -242,3 +242,16 @@ class LargeBatchView(DemoView):
                          "accuracy")
         style.style_plot(self.gap_plot, "gap" if on else "train − test accuracy", on, "batch size", "gap (points)")
         style.style_plot(self.interp_plot, self.interp_title, on, "α", "loss")
+
+
+def _thin_ticks(plot: pg.PlotItem, batches: list[int], room: float = 0.8) -> None:
+    """In large type, blank a batch-size label closer than ``room`` (log₂ units) to the next labelled one, from the
+    right: 256 and 400 would run together as "256400"; the largest batch keeps its label."""
+    kept: list[tuple[float, str]] = []
+    last = None
+    for b in sorted(set(batches), reverse=True):
+        pos = float(np.log2(b))
+        roomy = last is None or last - pos >= room
+        kept.append((pos, str(b) if roomy else ""))
+        last = pos if roomy else last
+    plot.getAxis("bottom").setTicks([list(reversed(kept)), []])
