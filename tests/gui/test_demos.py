@@ -203,6 +203,28 @@ def test_stop_cancels_a_long_computation(qtbot, lab):
     assert view.task.state == "stopped" and view.status.text() == "Stopped."
 
 
+def test_the_large_batch_lab_draws_the_first_batch_sizes_curve_while_it_trains(qtbot, lab):
+    """The first frame is the first batch size's accuracy curve, drawn (and redrawn) before that batch size ends."""
+    view = lab.open("large_batch")
+    drawn: list[tuple[int, int]] = []  # (finished runs, points of the first accuracy curve) at each draw
+    show = view.show_frame
+
+    def recording(index: int) -> None:
+        show(index)
+        drawn.append((len(view.runs), points(view.curve_items[0][0]) if view.curve_items else 0))
+
+    view.show_frame = recording
+    view.player.frame.disconnect()
+    view.player.frame.connect(view.show_frame)
+    view.set_params({**SMALL["large_batch"], "epochs": 4, "evals": 16, "until_train_acc": 0.0})
+    view.compute()
+    qtbot.waitUntil(lambda: not view.busy, timeout=120_000)
+    assert view.task.state == "finished", view.error_text
+    live = [n for runs, n in drawn if runs == 0]
+    assert live and live[0] > 0 and max(live) > live[0]  # drawn before the first run ended, and growing
+    assert view.frame_count() == 3  # two batch sizes and the interpolation
+
+
 def test_errors_reach_the_view_not_a_traceback(qtbot, lab):
     view = lab.open("optimizer_race")
     view.set_params({"optimizers": "gd(speed=3)"})

@@ -6,7 +6,7 @@ the CLI prints.
 - ``race``: catalog optimizers racing on a 2-D function.
 - ``linear_neuron``: full-batch GD vs mini-batch SGD on the noisy line, the (w, b) loss contour.
 - ``playground``: an MLP on 2-D points with its decision boundary while it trains.
-- ``large_batch``: a batch-size sweep: steps to target, top Hessian eigenvalue, train–test gap, 1-D interpolation.
+- ``large_batch``: a batch-size sweep trained to convergence: steps to target, sharpness, gap, interpolation.
 - ``noise_scale``: the gradient noise scale B_simple = tr(Σ)/|G|² (McCandlish et al. 2018).
 - ``regularisation``: the same model with and without dropout, weight decay, augmentation.
 
