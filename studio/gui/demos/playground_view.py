@@ -233,16 +233,3 @@ class PlaygroundView(DemoView):
         self.test_curve.setPen(style.pen(style.colour(3), on, dashed=True))
         style.style_plot(self.map, self.map_title, on, "x₁", "x₂")
         style.style_plot(self.curves, "loss", on, "step", "cross-entropy")
-        for plot in (self.map, self.curves):
-            for side in ("left", "bottom"):
-                unscaled(plot.getAxis(side))
-
-
-def unscaled(axis: pg.AxisItem) -> None:
-    """No SI scale on ``axis``. pyqtgraph's ``enableAutoSIPrefix(False)`` (style_plot) still computes the scale
-    once from the range of that moment and then keeps it: a restyle while the loss spanned 0.06–0.8 froze a ×1000
-    scale, so the axis read 100–800."""
-    axis.autoSIPrefixScale = 1.0
-    axis.labelUnitPrefix = ""
-    axis.picture = None
-    axis.update()

@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
 from studio.gui.app import theme
+from studio.gui.plots.axes import plain_numbers
 from studio.gui.plots.palette import OKABE_ITO
 
 # line width, marker size, title size, axis label size, tick point size
@@ -94,18 +95,6 @@ def style_plot(plot: pg.PlotItem, title: str, presentation: bool, x_label: str =
         for _, text in plot.legend.items:  # setAttr alone does not re-render existing labels
             text.setText(text.text, size=label_size, color=colour_)
         plot.legend.setBrush((HIGH_CONTRAST[0] if presentation else _theme_colours()[0]) + "c8")
-
-
-def plain_numbers(axis: pg.AxisItem) -> None:
-    """Tick labels in the data's own units, never SI-scaled. pyqtgraph 0.14's ``enableAutoSIPrefix(False)`` still
-    computes a scale from the axis's current range (its issue #2899): on an empty plot's [-0.5, 0.5] that is
-    ×1000, kept from then on (with the prefix off nothing recomputes it), so a panel restyled while empty —
-    e.g. on entering presentation mode — later read "loss 500–2000, epoch 10000–20000". Reset it to 1."""
-    axis.enableAutoSIPrefix(False)
-    axis.autoSIPrefixScale = 1.0
-    axis.labelUnitPrefix = ""
-    axis.picture = None  # the cached tick picture was drawn with the old scale
-    axis.update()
 
 
 def batch_axis(plot: pg.PlotItem, batches: list[int]) -> None:

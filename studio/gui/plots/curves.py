@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.vocab import Metric
 from studio.gui.app.theme import curve_colour
+from studio.gui.plots.axes import plain_numbers
 from studio.gui.plots.palette import run_colour
 from studio.gui.widgets.forms import TidySpinBox
 
@@ -187,7 +188,7 @@ class CurvesView(QWidget):
         plot.setLabel("bottom", X_AXES[self.x_mode])
         plot.setLabel("left", y_label)
         for name in ("left", "bottom"):
-            plot.getAxis(name).enableAutoSIPrefix(False)  # "accuracy (x0.001)" with ticks 500…800 misleads
+            plain_numbers(plot.getAxis(name))  # "accuracy (x0.001)" with ticks 500…800 misleads
         plot.setDownsampling(auto=True, mode="peak")
         if key == "lr":
             plot.setLogMode(y=True)  # rates span decades (warm-up, decay)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.gui.plots.axes import plain_numbers
 from studio.gui.plots.empty_hint import EmptyHint
 
 MATRIX_COLOURS = pg.ColorMap([0.0, 1.0], [(247, 251, 255), (8, 69, 148)])  # white → blue ("Blues")
@@ -63,7 +64,7 @@ class ConfusionView(QWidget):
         for side in ("left", "bottom"):  # no tick marks: at 1024 px they touched the first column ("17" read "−17")
             axis = self.plot.getAxis(side)
             axis.setStyle(tickLength=0, tickTextOffset=6)
-            axis.enableAutoSIPrefix(False)
+            plain_numbers(axis)
         self.empty = EmptyHint(self.plot, "Evaluate a run (Run, Checkpoint, Data, then Evaluate) to see which "
                                           "classes it confuses")
         self.image = pg.ImageItem(axisOrder="row-major")

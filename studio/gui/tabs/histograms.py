@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.runs import histograms, layout
+from studio.gui.plots.axes import plain_numbers
 from studio.gui.widgets.run_picker import RunPicker
 
 VALUE_BINS = 60  # rows of the heat map (the common value axis)
@@ -44,7 +45,7 @@ class HistogramView(QWidget):
         self.plot.hideButtons()
         self.plot.setLabel("bottom", "step")
         self.plot.setLabel("left", "value")
-        self.plot.getAxis("left").enableAutoSIPrefix(False)  # 0.3, not 300 (×0.001)
+        plain_numbers(self.plot.getAxis("left"))  # 0.3, not 300 (×0.001)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
         self.colorbar = pg.ColorBarItem(colorMap=pg.colormap.get(COLOURS), interactive=False, width=12,

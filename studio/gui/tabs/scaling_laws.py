@@ -27,6 +27,7 @@ from studio.core.maths.scaling_fit import AGAINST
 from studio.core.runs.names import run_names
 from studio.core.vocab import Metric
 from studio.gui.app.job_binding import JobBinding
+from studio.gui.plots.axes import plain_numbers
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
 from studio.gui.widgets.forms import TidySpinBox
@@ -108,7 +109,7 @@ class ScalingLawsTab(QWidget):
         self.plot.setObjectName("fit_plot")
         self.plot.setLogMode(x=True, y=True)
         for side in ("left", "bottom"):
-            self.plot.getAxis(side).enableAutoSIPrefix(False)  # "(x0.001)" on a log axis only confuses
+            plain_numbers(self.plot.getAxis(side))  # "(x0.001)" on a log axis only confuses
         for side in ("left", "bottom"):  # ticks from log_ticks (pyqtgraph's minor labels collided)
             self.plot.getAxis(side).setStyle(hideOverlappingLabels=True)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
