@@ -18,11 +18,12 @@ CHECK = PaperCheck(
           "curve flattens.",
     paper="Shallue, Lee, Antognini, Sohl-Dickstein, Frostig & Dahl 2019, 'Measuring the Effects of Data "
           "Parallelism on Neural Network Training', JMLR 20(112)",
-    paper_setup="Six data sets (MNIST, Fashion-MNIST, ImageNet, …) and seven models, batch sizes 2¹ … 2¹⁶, SGD, "
-                "momentum and Nesterov momentum, the learning rate and momentum tuned afresh for every batch size "
-                "(quasi-random search, ~100 trials each); steps to reach a target validation error. Every "
-                "workload shows three regimes: perfect scaling (slope ≈ −1 on log–log axes), diminishing returns, "
-                "and maximal data parallelism where the steps stop falling (slope ≈ 0).",
+    paper_setup="35 workloads (data sets from MNIST and Fashion-MNIST to ImageNet and LM1B; fully connected, "
+                "convolutional and Transformer models), batch sizes in powers of two up to 2¹⁶, SGD, momentum and "
+                "Nesterov momentum, the learning rate and momentum tuned afresh for every batch size "
+                "(quasi-random search); steps to reach a goal validation error. Every workload shows perfect "
+                "scaling (slope ≈ −1 on log–log axes), then diminishing returns, then maximal data parallelism "
+                "where the steps stop falling (slope ≈ 0); the critical batch size varies widely by workload.",
     our_setup="Fashion-MNIST, the bundled 10,000 training images, 1,000 test images; the large-batch lab's MLP "
               "(784-128-10); SGD with momentum 0.9; batch sizes 8 … 2048; the learning rate scaled linearly "
               "(0.003 at batch 8) and capped at 0.1, then the best of ×0.5, ×1, ×2 around it per batch size (a "
