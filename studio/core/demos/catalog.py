@@ -159,6 +159,8 @@ _add(Entry(
         Param("target_acc", "float", 0.8, "test accuracy whose first crossing counts as 'steps to target'", 0.0, 1.0),
         Param("model", "choice", "mlp", "the model", choices=("mlp", "linear", "lenet5", "cnn")),
         Param("widths", "str", "128,128", "the MLP's hidden widths"),
+        Param("batch_norm", "bool", False, "batch normalisation after each hidden layer of the MLP (Goyal et al.'s "
+              "ResNets have it; large learning rates need it)"),
         Param("optimizer", "choice", "adam", "the optimizer (Keskar et al. used Adam)",
               choices=("sgd", "momentum", "nesterov", "adam", "adamw", "rmsprop", "lamb", "lars")),
         Param("lr", "float", 1e-3, "learning rate (for base_batch when linear scaling is on)", 1e-6, 10.0, log=True),

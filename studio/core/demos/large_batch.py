@@ -34,8 +34,11 @@ from studio.core.optim.catalog import OPTIMIZERS
 MODELS_ALLOWED = ("mlp", "linear", "lenet5", "cnn")
 
 
-def model_params(model: str, widths: str) -> dict[str, Any]:
-    return {"widths": parse_ints(widths, "widths")} if model == "mlp" else {}
+def model_params(model: str, widths: str, batch_norm: bool = False) -> dict[str, Any]:
+    """The catalog model's parameters: the MLP's widths (and batch norm, which Goyal et al.'s set-up needs)."""
+    if model != "mlp":
+        return {}
+    return {"widths": parse_ints(widths, "widths"), **({"batch_norm": True} if batch_norm else {})}
 
 
 def lr_for(batch: int, lr: float, linear_scaling: bool, base_batch: int) -> float:
@@ -153,7 +156,7 @@ def run(dataset: str = "fashion_mnist_small", model: str = "mlp", widths: str = 
         warmup: bool = False, warmup_epochs: float = 1.0, epochs: float = 200.0, target_acc: float = 0.8,
         train_samples: int = 4000, test_samples: int = 2000, hessian_samples: int = 1000,
         interpolation: bool = True, evals: int = 200, seed: int = 0, device: str = "auto", threads: int = 1,
-        until_train_acc: float = 1.0, sharpness_eps: float = 1e-3,
+        until_train_acc: float = 1.0, sharpness_eps: float = 1e-3, batch_norm: bool = False,
         progress: Progress | None = None, emit: Emit | None = None) -> dict[str, Any]:
     """The batch-size sweep; emits each batch size's curve while it trains and its result when it finishes.
 
@@ -164,20 +167,20 @@ def run(dataset: str = "fashion_mnist_small", model: str = "mlp", widths: str = 
         raise ConfigError(f"the large-batch lab trains one of {', '.join(MODELS_ALLOWED)}; got {model!r}")
     sizes = sorted(set(parse_ints(batch_sizes, "batch_sizes")))
     dev = pick_device(device)
+    mparams = model_params(model, widths, batch_norm)
     with torch_threads(threads):  # restored afterwards: the warm back end runs other demos next
-        return _sweep(sizes, dataset, model, widths, optimizer, lr, linear_scaling, base_batch, warmup, warmup_epochs,
+        return _sweep(sizes, dataset, model, mparams, optimizer, lr, linear_scaling, base_batch, warmup, warmup_epochs,
                       epochs, target_acc, train_samples, test_samples, hessian_samples, interpolation, evals, seed,
                       dev, until_train_acc, sharpness_eps, progress, emit)
 
 
-def _sweep(sizes: list[int], dataset: str, model: str, widths: str, optimizer: str, lr: float,
+def _sweep(sizes: list[int], dataset: str, model: str, mparams: dict[str, Any], optimizer: str, lr: float,
            linear_scaling: bool, base_batch: int, warmup: bool, warmup_epochs: float, epochs: float,
            target_acc: float, train_samples: int, test_samples: int, hessian_samples: int, interpolation: bool,
            evals: int, seed: int, dev: torch.device, until_train_acc: float, sharpness_eps: float,
            progress: Progress | None, emit: Emit | None) -> dict[str, Any]:
     report(progress, 0.0, f"loading {dataset}")
     data = load_data(dataset, train_samples, test_samples, seed, dev)
-    mparams = model_params(model, widths)
     hx, hy = data.train.x[:hessian_samples], data.train.y[:hessian_samples]
     runs: list[dict[str, Any]] = []
     models: list[nn.Module] = []

@@ -33,7 +33,8 @@ CHECK = PaperCheck(
     budget_s=30.0,
     preset={"batch_sizes": "16,512", "optimizer": "momentum", "lr": 0.08, "linear_scaling": True, "base_batch": 16,
             "warmup": True, "warmup_epochs": 2.0, "epochs": 10.0, "target_acc": 0.8, "model": "mlp",
-            "widths": "128", "train_samples": 0, "test_samples": 0},
+            "widths": "128", "batch_norm": True, "train_samples": 0, "test_samples": 0,
+            "until_train_acc": 0.0},
 )
 
 

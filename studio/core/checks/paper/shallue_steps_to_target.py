@@ -36,7 +36,8 @@ CHECK = PaperCheck(
     budget_s=60.0,
     preset={"batch_sizes": "8,16,32,64,128,256,512", "optimizer": "momentum", "lr": 0.003, "linear_scaling": True,
             "base_batch": 8, "warmup": False, "epochs": 5.0, "target_acc": 0.8, "model": "mlp", "widths": "128",
-            "train_samples": 0, "test_samples": 1000, "evals": 400},
+            "train_samples": 0, "test_samples": 1000, "evals": 400,
+            "until_train_acc": 0.0},
 )
 
 
