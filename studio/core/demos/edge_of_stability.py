@@ -135,8 +135,8 @@ def _train(dataset: str, n_samples: int, widths: list[int], activation: str, lr:
         if step % every == 0 or step == steps:
             sharp = sharpness(model, x, y, loss_fn, iters, seed + step)
             acc = float((out.detach().argmax(1) == y).float().mean())
-            for key, v in (("step", step), ("sharpness", sharp), ("loss", value), ("train_acc", acc)):
-                curves[key].append(float(v))
+            for key, number in (("step", step), ("sharpness", sharp), ("loss", value), ("train_acc", acc)):
+                curves[key].append(float(number))
             send(emit, {"step": step, "sharpness": sharp, "threshold": limit, "loss": value, "train_acc": acc,
                         "loss_from": sent, "losses": losses[sent:]})
             sent = len(losses)
