@@ -251,7 +251,7 @@ _add(Entry(
               1_000_000),
         Param("lr", "float", 0.05, "learning rate η: the sharpness settles at 2/η (0.05 → 40)", 1e-5, 10.0, log=True),
         Param("momentum", "float", 0.0, "heavy-ball momentum β: the threshold becomes (2 + 2β)/η", 0.0, 0.99),
-        Param("steps", "int", 1500, "gradient-descent steps", 1, 1_000_000),
+        Param("steps", "int", 1000, "gradient-descent steps", 1, 1_000_000),
         Param("sharpness_every", "int", 20, "steps between two measurements of the sharpness (each costs about "
               "30 steps)", 1, 100_000),
         Param("widths", "str", "200,200", "the MLP's hidden widths (the paper's fc-tanh: 200,200)"),
