@@ -26,6 +26,8 @@ SMALL = {
                     "frame_every": 1, "threads": 1},
     "regularisation": {"dataset": "moons", "epochs": 3, "train_samples": 100, "val_samples": 100, "widths": "16",
                        "batch_size": 32, "threads": 1},
+    "edge_of_stability": {"n_samples": 200, "widths": "16", "steps": 40, "sharpness_every": 10, "lanczos_iters": 8,
+                          "threads": 1},
 }
 
 

@@ -17,7 +17,7 @@ def test_registry_imports_without_torch():
 
 def test_every_demo_parameter_is_an_argument_of_its_builder_and_has_an_explanation():
     assert set(DEMOS.names()) == {"optimizer_race", "linear_neuron", "playground", "large_batch", "noise_scale",
-                                  "regularisation"}
+                                  "regularisation", "edge_of_stability"}
     for entry in DEMOS:
         signature = inspect.signature(entry.load_builder())
         for param in entry.params:
@@ -38,6 +38,16 @@ def test_cli_runs_a_demo_and_prints_its_key_numbers_as_json():
     assert result["demo"] == "optimizer_race"
     steps = {k: v["steps_to_tol"] for k, v in result["optimizers"].items()}
     assert steps["gd(lr=2.1)"] == "diverged" and steps["newton"] == 1 and isinstance(steps["gd(lr=1.9)"], int)
+
+
+def test_cli_runs_the_edge_of_stability_demo_as_json():
+    out = run_cli("demo", "edge_of_stability", "--set", "n_samples=200", "--set", "widths=16", "--set", "steps=30",
+                  "--set", "sharpness_every=10", "--set", "momentum=0.5", "--set", "lr=0.1", "--set", "threads=1",
+                  "--json", "--quiet")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["demo"] == "edge_of_stability" and result["steps"] == 30
+    assert result["threshold"] == 30.0 and result["sharpness_start"] > 0 and result["loss_end"] < result["loss_start"]
 
 
 def test_cli_refuses_an_unknown_parameter_with_exit_code_2():

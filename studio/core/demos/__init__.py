@@ -9,6 +9,7 @@ the CLI prints.
 - ``large_batch``: a batch-size sweep trained to convergence: steps to target, sharpness, gap, interpolation.
 - ``noise_scale``: the gradient noise scale B_simple = tr(Σ)/|G|² (McCandlish et al. 2018).
 - ``regularisation``: the same model with and without dropout, weight decay, augmentation.
+- ``edge_of_stability``: full-batch GD raises the top Hessian eigenvalue to 2/η and holds it there (Cohen et al. 2021).
 
 Every demo's builder is ``run(progress=None, emit=None, **params) -> dict`` with a ``"summary"`` of
 JSON-able key numbers; ``progress(fraction, text)`` reports (and may raise to cancel), ``emit(frame)``

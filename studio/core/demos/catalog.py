@@ -261,3 +261,37 @@ _add(Entry(
     "the shaded gap between each variant's train and validation curves.",
     basic=("variants", "train_samples", "epochs"),
 ))
+
+_add(Entry(
+    "edge_of_stability",
+    "Edge of stability: full-batch gradient descent drives the sharpness up to 2/η and holds it there",
+    (
+        DATASET,
+        Param("n_samples", "int", 2000, "training samples, all of them in every step (the paper: 5,000)", 10,
+              1_000_000),
+        Param("lr", "float", 0.05, "learning rate η: the sharpness settles at 2/η (0.05 → 40)", 1e-5, 10.0, log=True),
+        Param("momentum", "float", 0.0, "heavy-ball momentum β: the threshold becomes (2 + 2β)/η", 0.0, 0.99),
+        Param("steps", "int", 1000, "gradient-descent steps", 1, 1_000_000),
+        Param("sharpness_every", "int", 20, "steps between two measurements of the sharpness (each costs about "
+              "30 steps)", 1, 100_000),
+        Param("widths", "str", "200,200", "the MLP's hidden widths (the paper's fc-tanh: 200,200)"),
+        Param("activation", "choice", "tanh", "the non-linearity (the paper's fc-tanh: tanh)", choices=ACTIVATIONS),
+        Param("lanczos_iters", "int", 20, "Lanczos iterations (Hessian-vector products) per sharpness measurement",
+              2, 500),
+        SEED, DEVICE, THREADS,
+    ),
+    builder="studio.core.demos.edge_of_stability:run",
+    tags=("live",),
+), Explanation(
+    "Gradient descent on a quadratic is stable only while the sharpness — the largest eigenvalue of the loss's "
+    "Hessian — stays below 2/η. Training a network with full-batch gradient descent, the sharpness rises "
+    "(progressive sharpening) until it reaches 2/η, then hovers at or just above it: instead of diverging, "
+    "training regulates its own curvature, and the loss keeps falling, though not monotonically.",
+    "sharpness S(θ) = λ_max(∇²L(θ));  GD: θ ← θ − η∇L(θ) is stable on a quadratic iff S < 2/η;\n"
+    "heavy-ball momentum v ← βv + ∇L, θ ← θ − ηv: iff S < (2 + 2β)/η.  L = mean ½‖f(x) − onehot(y)‖².",
+    "Cohen, Kaur, Li, Kolter & Talwalkar 2021, 'Gradient Descent on Neural Networks Typically Occurs at the "
+    "Edge of Stability' (ICLR), Fig. 1 (fc-tanh, square loss, 5,000 CIFAR-10 images) and appendix (momentum).",
+    "the sharpness climbing to the dashed 2/η line and staying on it; the loss still falling beside it, with "
+    "small spikes once the sharpness is at the line. Raise η and the line — and the sharpness — come down.",
+    basic=("lr", "momentum", "steps", "n_samples"),
+))

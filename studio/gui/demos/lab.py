@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from studio.core.demos.catalog import DEMOS
 from studio.gui.demos import style
 from studio.gui.demos.base import DemoView
+from studio.gui.demos.edge_of_stability_view import EdgeOfStabilityView
 from studio.gui.demos.large_batch_view import LargeBatchView
 from studio.gui.demos.linear_neuron_view import LinearNeuronView
 from studio.gui.demos.noise_scale_view import NoiseScaleView
@@ -38,6 +39,7 @@ VIEWS: dict[str, type[DemoView]] = {
     "large_batch": LargeBatchView,
     "noise_scale": NoiseScaleView,
     "regularisation": RegularisationView,
+    "edge_of_stability": EdgeOfStabilityView,
 }
 TITLES = {
     "optimizer_race": "Optimizer race",
@@ -46,6 +48,7 @@ TITLES = {
     "large_batch": "Large-batch lab",
     "noise_scale": "Gradient noise scale",
     "regularisation": "Overfitting & regularisation",
+    "edge_of_stability": "Edge of stability",
 }
 
 
