@@ -48,12 +48,12 @@ class LargeBatchView(DemoView):
             self.interp_plot.addItem(line)
             line.setVisible(False)
         self.runs: list[dict[str, Any]] = []
-        self.live: dict[str, Any] | None = None  # the batch size training now: its curve so far
+        self.training_now: dict[str, Any] | None = None  # the batch size training now: its curve so far
         self.interpolation: dict[str, Any] | None = None
         self.interp_title = "1-D interpolation"
 
     def clear_data(self) -> None:
-        self.runs, self.live, self.interpolation = [], None, None
+        self.runs, self.training_now, self.interpolation = [], None, None
         for item in (self.steps_item, self.ideal_item, self.sharp_item, self.eig_item, self.gap_item,
                      self.interp_train, self.interp_test):
             item.setData([], [])
@@ -66,10 +66,10 @@ class LargeBatchView(DemoView):
     def on_frame(self, frame: dict[str, Any]) -> None:
         live_index = len(self.runs)
         if "partial" in frame:
-            self.live = frame["partial"]
+            self.training_now = frame["partial"]
         elif "run" in frame:
             self.runs.append(frame["run"])
-            self.live = None
+            self.training_now = None
         elif "interpolation" in frame:
             self.interpolation = frame["interpolation"]
             return
@@ -78,11 +78,11 @@ class LargeBatchView(DemoView):
 
     def on_result(self, result: dict[str, Any]) -> None:
         self.runs = list(result["runs"])
-        self.live = None
+        self.training_now = None
         self.interpolation = result["interpolation"]
 
     def frame_count(self) -> int:
-        return len(self.runs) + (self.live is not None) + (self.interpolation is not None)
+        return len(self.runs) + (self.training_now is not None) + (self.interpolation is not None)
 
     # --- drawing -------------------------------------------------------------------------------
     def _curves(self, count: int) -> list[tuple[pg.PlotDataItem, pg.PlotDataItem]]:
@@ -118,7 +118,7 @@ class LargeBatchView(DemoView):
                 legend.addItem(test, f"batch {run['batch_size']}")
 
     def show_frame(self, index: int) -> None:
-        live = self.live if index == len(self.runs) and self.live is not None else None
+        live = self.training_now if index == len(self.runs) and self.training_now is not None else None
         shown = self.runs[:index + 1]
         if not shown and live is None:
             return
