@@ -62,6 +62,7 @@ def test_legend_labels_are_readable_after_switching_to_the_dark_theme(qtbot, vie
         view.set_presentation(True)
     assert label_contrast(view) >= 4.5  # light theme, as built
     theme.apply("dark", QApplication.instance())
+    view.theme_changed()  # what MainWindow.apply_theme does after theme.apply (test below)
     qtbot.wait(50)
     assert label_contrast(view) >= 4.5
     fill = view.panels[0].plot.legend.brush().color()
@@ -73,3 +74,14 @@ def test_legend_labels_are_readable_after_switching_to_the_dark_theme(qtbot, vie
     assert label_contrast(view) >= 4.5
     view.set_presentation(False)
     assert label_contrast(view) >= 4.5
+
+
+def test_the_window_restyles_the_teaching_lab_views_after_a_theme_change(qtbot, window):
+    """MainWindow.apply_theme reaches every built demo view once the plots are restyled (their own style)."""
+    lab = window.tab("teaching_lab")
+    view = lab.open("regularisation")
+    calls: list[str] = []
+    view.theme_changed = lambda: calls.append("restyled")  # type: ignore[method-assign]
+    window.apply_theme("dark", save=False)
+    window.apply_theme("light", save=False)
+    assert calls == ["restyled", "restyled"]

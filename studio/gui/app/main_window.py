@@ -609,6 +609,10 @@ class MainWindow(QMainWindow):
         """``"system"``, ``"light"`` or ``"dark"``: restyles the window and every plot; remembered."""
         applied = theme.apply(name)  # to the running QApplication
         theme.restyle_plots(self, applied)
+        for i in range(self.tabs.count()):  # tabs that style some plots their own way (the Teaching lab)
+            hook = getattr(self.tabs.widget(i), "theme_changed", None)
+            if hook is not None:
+                hook()
         if self._curves is not None:
             self._curves.restyle_key()
             self.run_list.set_colours(self._curves.colours())

@@ -10,7 +10,7 @@ from functools import partial
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QApplication,
@@ -309,14 +309,10 @@ class DemoView(QWidget):
         self.status.setText(text)
         self.status.setStyleSheet("color: #c00000" if error else "")
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
-        """A theme change (a new application palette) restyles the plots in this view's own way once the theme
-        has restyled every plot (presentation mode stays black on white; legends get the new background)."""
-        super().changeEvent(event)
-        if event.type() in (QEvent.Type.ApplicationPaletteChange, QEvent.Type.PaletteChange):
-            QTimer.singleShot(0, self._restyle_for_theme)
-
-    def _restyle_for_theme(self) -> None:
+    def theme_changed(self) -> None:
+        """After a theme change (``MainWindow.apply_theme``, once every plot is restyled): this view's own style
+        (presentation mode stays black on white; legends get the new background). Called, not an event override:
+        a Python ``changeEvent`` on every view ran during the palette change of windows being torn down."""
         style.style_view(self.graphics, self.presentation)
         self.restyle()
 

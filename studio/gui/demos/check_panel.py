@@ -45,18 +45,21 @@ class CheckPanel(QWidget):
         self.status = QLabel("Press Paper check to reproduce the paper's claim here.")
         self.status.setWordWrap(True)
         self.preset_buttons: list[QPushButton] = []
-        presets = QHBoxLayout()
+        # one button per check, stacked: side by side, three of them widened the column past its width
+        presets = QHBoxLayout() if len(checks) == 1 else QVBoxLayout()
         for check in checks:
             if not check.preset:
                 continue
-            label = "Show this set-up" if len(checks) == 1 else f"Show set-up: {check.name.replace('_', ' ')}"
+            first_author = check.name.split("_")[0].title()  # checks are named after the paper: keskar_large_batch
+            label = "Show this set-up" if len(checks) == 1 else f"Show the set-up of {first_author}"
             button = QPushButton(label)
             button.setObjectName("show_setup")
             button.setToolTip("Put the check's set-up in the demo's parameters (then Compute to see it)")
             button.clicked.connect(lambda _checked=False, c=check: self.show_setup(c))
             presets.addWidget(button)
             self.preset_buttons.append(button)
-        presets.addStretch(1)
+        if isinstance(presets, QHBoxLayout):
+            presets.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 4)
         layout.addWidget(self.heading)

@@ -120,6 +120,11 @@ class TeachingLab(QWidget):
             self.chooser.blockSignals(False)
         return view
 
+    def theme_changed(self) -> None:
+        """The theme changed: every built view restyles itself (``DemoView.theme_changed``)."""
+        for view in self.views.values():
+            view.theme_changed()
+
     def set_presentation(self, on: bool) -> None:
         """Large fonts, thick lines, high contrast and only the basic controls, in every demo view; the demo
         list gives way to a one-line chooser; sizes follow the screen's height."""
