@@ -147,6 +147,8 @@ class EndedMessage(_Common):
 
 Message = (MetricsMessage | StatusMessage | ProgressMessage | FrameMessage | ResultMessage | LogMessage
            | ErrorMessage | ArtifactMessage | EndedMessage)
+
+
 class SetMessage(TypedDict):
     """Parent → child: new values for a running live demo's parameters (``set_params``)."""
 
