@@ -106,10 +106,10 @@ class TeachingLab(QWidget):
             wheel_guard.guard_tree(view)
             view.setObjectName(f"demo_{name}")
             view.short_title = TITLES[name]
+            self.views[name] = view
+            self.stack.addWidget(view)  # first: presentation sizes the view's columns from its window's width
             if self.presentation:
                 view.set_presentation(True)
-            self.views[name] = view
-            self.stack.addWidget(view)
         self.stack.setCurrentWidget(view)
         row = list(VIEWS).index(name)
         if self.list.currentRow() != row:

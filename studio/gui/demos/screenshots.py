@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 FRAME = {"optimizer_race": 40}  # a frame mid-race shows the paths apart; the others show their last frame
+ENDLESS_S = 8.0  # a live demo that runs until stopped (the playground) is pictured after this long
 
 
 def take(out_dir: Path, names: list[str] | None = None, size: tuple[int, int] = (1920, 1080),
@@ -36,14 +37,21 @@ def take(out_dir: Path, names: list[str] | None = None, size: tuple[int, int] = 
         for name in names or list(VIEWS):
             view = lab.open(name)
             view.compute()
-            deadline = time.monotonic() + timeout_s
+            endless = getattr(view, "endless", False)  # the playground trains until stopped: a picture after 8 s
+            deadline = time.monotonic() + (ENDLESS_S if endless else timeout_s)
             while view.busy and time.monotonic() < deadline:
                 app.processEvents()
                 time.sleep(0.02)
-            if view.task.state != JobState.FINISHED:
+            if endless:
+                view.stop()
+                while view.busy:
+                    app.processEvents()
+                    time.sleep(0.02)
+            elif view.task.state != JobState.FINISHED:
                 raise RuntimeError(f"{name}: {view.task.state} {view.error_text}")
-            view.player.pause()
-            view.player.seek(FRAME.get(name, view.frame_count() - 1))
+            if not endless:
+                view.player.pause()
+                view.player.seek(FRAME.get(name, view.frame_count() - 1))
             for _ in range(5):
                 app.processEvents()
             path = out_dir / f"demo_{name}.png"
