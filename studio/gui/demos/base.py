@@ -129,9 +129,9 @@ class DemoView(QWidget):
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.addWidget(self.about)
-        if self.check_panel is not None:
-            side_layout.addWidget(self.check_panel)
         side_layout.addWidget(self.form_widget)
+        if self.check_panel is not None:  # below the form: above it, it pushed the playground's lr out of sight
+            side_layout.addWidget(self.check_panel)
         side_layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidget(side)

@@ -1,7 +1,7 @@
 """A demo's paper check in its panel: the "Paper check" button (beside Compute/Stop) runs the demo's checks
 (``core/checks.checks_for_demo``) as a background job through the Session, as the demo itself runs; the result
-appears under the claim: the paper's set-up and number, ours and what was scaled down, each measure "ours vs
-paper [band]" and a coloured PASS/FAIL. "Show this set-up" puts the check's preset in the demo's form."""
+appears below the demo's parameters: the paper's set-up and number, ours and what was scaled down, each measure
+"ours vs paper [band]" and a coloured PASS/FAIL. "Show this set-up" puts the check's preset in the demo's form."""
 
 from __future__ import annotations
 
