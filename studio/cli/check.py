@@ -30,6 +30,7 @@ def parse_overrides(name: str, items: list[str]) -> dict[str, Any]:
     import importlib
 
     from studio.core.checks.catalog import get_check
+    from studio.core.demos.catalog import DEMOS
     from studio.core.errors import ConfigError
 
     check = get_check(name)
@@ -37,15 +38,23 @@ def parse_overrides(name: str, items: list[str]) -> dict[str, Any]:
     signature = inspect.signature(getattr(importlib.import_module(module), func))
     params = {p.name: p for p in signature.parameters.values() if p.name != "progress"
               and p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)}
+    # a check whose run takes **overrides passes them to its demo: the demo's parameters are its settings too
+    takes_demo_params = check.demos and any(p.kind == inspect.Parameter.VAR_KEYWORD
+                                            for p in signature.parameters.values())
+    demo_params = {p.name: p for p in DEMOS.get(check.demos[0]).params} if takes_demo_params else {}
     out: dict[str, Any] = {}
     for item in items:
         key, sep, text = item.partition("=")
         key, text = key.strip(), text.strip()
         if not sep or not key:
             raise ConfigError(f"--set takes key=value, e.g. --set seed=1; got {item!r}")
-        if key not in params:
-            raise ConfigError(f"check {name} has no setting {key!r}; it has: {', '.join(params) or 'none'}")
-        out[key] = _coerce(key, text, params[key].default)
+        if key in params:
+            out[key] = _coerce(key, text, params[key].default)
+        elif key in demo_params:
+            out[key] = demo_params[key].coerce(text, f"--set {key}")
+        else:
+            known = [*params, *(k for k in demo_params if k not in params)]
+            raise ConfigError(f"check {name} has no setting {key!r}; it has: {', '.join(known) or 'none'}")
     return out
 
 

@@ -68,3 +68,15 @@ def test_list_names_every_check_without_running_one() -> None:
     listed = json.loads(run_cli("check", "--list", "--json").stdout)["checks"]
     assert [c["name"] for c in listed] == list(CHECKS)
     assert json.loads(run_cli("list", "checks", "--json").stdout)["checks"] == listed
+
+
+def test_set_reaches_every_checks_settings_and_a_demo_checks_demo_parameters() -> None:
+    """--set takes the keyword arguments of any check's run, and for a check that hands ``**overrides`` to its demo
+    (regularisation, noise scale, edge of stability) the demo's own parameters, typed by the demo's registry."""
+    proc = run_cli("check", "li_trajectory_pca", "--set", "epochs=2", "--json", "--quiet")  # 2 PCs hold 100 %
+    assert proc.returncode == 3, proc.stderr
+    proc = run_cli("check", "mccandlish_noise_scale", "--set", "lr=1e-6", "--json", "--quiet")  # no training
+    assert proc.returncode == 3, proc.stderr
+    assert last_json(proc.stdout)["checks"][0]["verdict"] == "FAIL"
+    proc = run_cli("check", "mccandlish_noise_scale", "--set", "lr=fast")
+    assert proc.returncode == 2 and "lr" in proc.stderr, proc.stderr

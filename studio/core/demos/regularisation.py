@@ -16,10 +16,17 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 
 from studio.core.demos.common import Emit, Progress, parse_ints, report, send
-from studio.core.demos.training import Batches, Data, build_model, evaluate, load_data, random_shift_flip
+from studio.core.demos.training import (
+    Batches,
+    Data,
+    build_model,
+    evaluate,
+    load_data,
+    random_shift_flip,
+    train_epoch,
+)
 from studio.core.devices import pick_device
 from studio.core.errors import ConfigError
 from studio.core.optim.catalog import OPTIMIZERS
@@ -50,14 +57,7 @@ class Variant:
         return x + 0.1 * torch.randn(x.shape, generator=self.gen).to(x.device)  # input jitter for points
 
     def epoch(self) -> None:
-        self.model.train()
-        for _ in range(self.batches.per_epoch):
-            idx = self.batches.next()
-            loss = nn.functional.cross_entropy(self.model(self.augment(self.data.train.x[idx])),
-                                               self.data.train.y[idx])
-            self.opt.zero_grad()
-            loss.backward()
-            self.opt.step()
+        train_epoch(self.model, self.opt, self.data.train, self.batches, self.augment)
 
     def measure(self) -> dict[str, float]:
         (tl, ta), (vl, va) = evaluate(self.model, self.data.train), evaluate(self.model, self.data.test)

@@ -7,6 +7,7 @@ of the training inputs, as the engine does); a batch is an index gather. The mod
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,6 +107,20 @@ class Batches:
         idx = self._order[self._cursor:self._cursor + self.batch]
         self._cursor += self.batch
         return idx
+
+
+def train_epoch(model: nn.Module, opt: torch.optim.Optimizer, split: Split, batches: Batches,
+                transform: Callable[[torch.Tensor], torch.Tensor] | None = None) -> None:
+    """One epoch of mini-batch cross-entropy steps on ``split`` in train mode (``transform``: e.g. augment the
+    inputs of each batch)."""
+    model.train()
+    for _ in range(batches.per_epoch):
+        idx = batches.next()
+        x = split.x[idx]
+        loss = nn.functional.cross_entropy(model(transform(x) if transform is not None else x), split.y[idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
 
 
 def random_shift_flip(x: torch.Tensor, shift: float, flip: bool, gen: torch.Generator | None = None) -> torch.Tensor:

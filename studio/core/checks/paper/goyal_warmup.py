@@ -42,43 +42,35 @@ def run(progress: Any = None, dataset: str = "fashion_mnist_small", small_batch:
         lr: float = 0.08, linear_scaling: bool = True, momentum: float = 0.9, epochs: float = 10.0,
         warmup_epochs: float = 2.0, control_warmup_epochs: float = 0.0, decay_epochs: str = "7",
         early_epoch: float = 1.0, widths: str = "128", batch_norm: bool = True, train_samples: int = 0,
-        test_samples: int = 0, seed: int = 0, threads: int = 1) -> Reproduction:
+        test_samples: int = 0, seed: int = 0) -> Reproduction:
     """Small batch; large batch with warm-up; large batch with ``control_warmup_epochs`` of warm-up (0: none).
 
     Broken set-ups: ``control_warmup_epochs=warmup_epochs`` (the control warms up too), ``linear_scaling=False``.
     """
-    import torch
-
     from studio.core.checks.paper import _batch_sweep
     from studio.core.demos.large_batch import lr_for
 
-    old_threads = torch.get_num_threads()
-    if threads > 0:
-        torch.set_num_threads(threads)
-    try:
-        report(progress, 0.0, f"loading {dataset}")
-        data = _batch_sweep.load(dataset, train_samples, test_samples, seed)
-        n = len(data.train)
-        marks = tuple(early_epoch * k / 4 for k in range(1, 5))
-        decays = [e for e in decay_epochs.split(",") if e.strip()]
-        plan = (("small", small_batch, warmup_epochs), ("large, warm-up", large_batch, warmup_epochs),
-                ("large, no warm-up", large_batch, control_warmup_epochs))
-        runs: dict[str, dict[str, Any]] = {}
-        for i, (label, batch, warm) in enumerate(plan):
-            per_epoch = max(n // min(batch, n), 1)
-            started = time.perf_counter()
-            result = _batch_sweep.train(data, batch, widths=tuple(parse_ints(widths, "widths")),
-                                        lr=lr_for(batch, lr, linear_scaling, small_batch), momentum=momentum,
-                                        steps=max(1, round(epochs * per_epoch)),
-                                        warmup_steps=round(warm * per_epoch), target_acc=None, seed=seed,
-                                        batch_norm=batch_norm, epoch_marks=marks,
-                                        decay_steps=tuple(round(float(e) * per_epoch) for e in decays))
-            result["seconds"] = round(time.perf_counter() - started, 2)
-            result["warmup_epochs"] = warm
-            runs[label] = result
-            report(progress, (i + 1) / len(plan), f"{label} (batch {batch}): {result['final_acc']:.1%}")
-    finally:
-        torch.set_num_threads(old_threads)
+    report(progress, 0.0, f"loading {dataset}")
+    data = _batch_sweep.load(dataset, train_samples, test_samples, seed)
+    n = len(data.train)
+    marks = tuple(early_epoch * k / 4 for k in range(1, 5))
+    decays = [e for e in decay_epochs.split(",") if e.strip()]
+    plan = (("small", small_batch, warmup_epochs), ("large, warm-up", large_batch, warmup_epochs),
+            ("large, no warm-up", large_batch, control_warmup_epochs))
+    runs: dict[str, dict[str, Any]] = {}
+    for i, (label, batch, warm) in enumerate(plan):
+        per_epoch = max(n // min(batch, n), 1)
+        started = time.perf_counter()
+        result = _batch_sweep.train(data, batch, widths=tuple(parse_ints(widths, "widths")),
+                                    lr=lr_for(batch, lr, linear_scaling, small_batch), momentum=momentum,
+                                    steps=max(1, round(epochs * per_epoch)),
+                                    warmup_steps=round(warm * per_epoch), target_acc=None, seed=seed,
+                                    batch_norm=batch_norm, epoch_marks=marks,
+                                    decay_steps=tuple(round(float(e) * per_epoch) for e in decays))
+        result["seconds"] = round(time.perf_counter() - started, 2)
+        result["warmup_epochs"] = warm
+        runs[label] = result
+        report(progress, (i + 1) / len(plan), f"{label} (batch {batch}): {result['final_acc']:.1%}")
     small, warm_run, cold = runs["small"], runs["large, warm-up"], runs["large, no warm-up"]
     match = 100.0 * abs(warm_run["final_acc"] - small["final_acc"])
     early_loss = 100.0 * (_early(warm_run) - _early(cold))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from studio.core.checks.base import Measure, PaperCheck, Reproduction
-from studio.core.checks.threads import one_thread
 
 BAND_PT = 0.5  # pruned + fine-tuned accuracy may be at most this many points below dense
 NO_FT_GAP_PT = 1.0  # pruning without the fine-tune must lose at least this many points more
@@ -32,22 +31,15 @@ CHECK = PaperCheck(
 )
 
 
-def run(progress: Any = None, **overrides: Any) -> Reproduction:
-    """The check on one torch thread (``overrides``: the keyword arguments of :func:`reproduce`)."""
-    with one_thread():
-        return reproduce(progress, **overrides)
-
-
-def reproduce(progress: Any = None, epochs: int = 8, sparsity: float = 0.92, fine_tune_steps: int = 500,
+def run(progress: Any = None, epochs: int = 8, sparsity: float = 0.92, fine_tune_steps: int = 500,
               fine_tune_lr: float = 1e-4, lr: float = 1e-3, batch_size: int = 128, train_samples: int = 0,
               widths: tuple[int, ...] = (300, 100), seed: int = 0) -> Reproduction:
     import copy
 
     import torch
-    from torch import nn
 
     from studio.core.demos.common import report
-    from studio.core.demos.training import Batches, build_model, evaluate, load_data
+    from studio.core.demos.training import Batches, build_model, evaluate, load_data, train_epoch
     from studio.core.maths import pruning
 
     report(progress, 0.0, "loading fashion_mnist_small")
@@ -56,13 +48,7 @@ def reproduce(progress: Any = None, epochs: int = 8, sparsity: float = 0.92, fin
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     batches = Batches(len(data.train), batch_size, seed + 1)
     for epoch in range(epochs):
-        model.train()
-        for _ in range(batches.per_epoch):
-            idx = batches.next()
-            loss = nn.functional.cross_entropy(model(data.train.x[idx]), data.train.y[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+        train_epoch(model, opt, data.train, batches)
         report(progress, 0.8 * (epoch + 1) / epochs, f"training the dense net: epoch {epoch + 1}/{epochs}")
     model.eval()
     dense = evaluate(model, data.test)[1]

@@ -43,17 +43,15 @@ def run(progress: Any = None, small_batch: int = SMALL, large_batch: int = LARGE
 
     ``small_batch == large_batch`` (or ``until_train_acc=0`` with few ``epochs``) breaks the set-up.
     """
-    from studio.core.demos.common import torch_threads
     from studio.core.demos.large_batch import run as sweep
 
     params = {**CHECK.preset, "train_samples": train_samples, "epochs": epochs, "until_train_acc": until_train_acc,
               "seed": seed, "interpolation": False}
     runs = []
     started, cpu = time.perf_counter(), time.process_time()
-    with torch_threads(1):  # a small MLP: one thread is fastest, and leaves the other core to the machine
-        for i, batch in enumerate((small_batch, large_batch)):  # two sweeps, so equal batches still give two runs
-            sub = None if progress is None else (lambda f, t, i=i: progress((i + f) / 2, t))
-            runs.append(sweep(**{**params, "batch_sizes": str(batch)}, progress=sub)["runs"][0])
+    for i, batch in enumerate((small_batch, large_batch)):  # two sweeps, so equal batches still give two runs
+        sub = None if progress is None else (lambda f, t, i=i: progress((i + f) / 2, t))
+        runs.append(sweep(**{**params, "batch_sizes": str(batch)}, progress=sub)["runs"][0])
     sb, lb = runs
     ratio = lb["eps_sharpness"] / sb["eps_sharpness"] if sb["eps_sharpness"] else None
     acc_drop = round(100 * (lb["test_acc"] - sb["test_acc"]), 2)

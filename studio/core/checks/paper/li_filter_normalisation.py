@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from studio.core.checks.base import Measure, PaperCheck, Reproduction
-from studio.core.checks.threads import one_thread
 
 SHRINK = 0.1  # the small-batch net's weights times this (BatchNorm: the same function) for the scale test
 
@@ -32,13 +31,7 @@ CHECK = PaperCheck(
 )
 
 
-def run(progress: Any = None, **overrides: Any) -> Reproduction:
-    """The check on one torch thread (``overrides``: the keyword arguments of :func:`reproduce`)."""
-    with one_thread():
-        return reproduce(progress, **overrides)
-
-
-def reproduce(progress: Any = None, epochs: int = 150, small_batch: int = 64, large_batch: int = 1024,
+def run(progress: Any = None, epochs: int = 150, small_batch: int = 64, large_batch: int = 1024,
               lr: float = 0.05, momentum: float = 0.9, weight_decay: float = 5e-4, width: int = 128,
               train_samples: int = 5000, filter_normalise: bool = True, shrink: float = SHRINK,
               directions: int = 3, seed: int = 0) -> Reproduction:
@@ -84,20 +77,14 @@ def reproduce(progress: Any = None, epochs: int = 150, small_batch: int = 64, la
 def _train(data: Any, batch: int, epochs: int, lr: float, momentum: float, weight_decay: float, width: int,
            seed: int) -> Any:
     import torch
-    from torch import nn
 
-    from studio.core.demos.training import Batches, build_model
+    from studio.core.demos.training import Batches, build_model, train_epoch
 
     model = build_model("mlp", data, seed, widths=[width], batch_norm=True)
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
     batches = Batches(len(data.train), batch, seed + 1)
-    model.train()
-    for _ in range(epochs * batches.per_epoch):
-        idx = batches.next()
-        loss = nn.functional.cross_entropy(model(data.train.x[idx]), data.train.y[idx])
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+    for _ in range(epochs):
+        train_epoch(model, opt, data.train, batches)
     return model.eval()
 
 

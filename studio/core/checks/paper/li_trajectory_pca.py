@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from studio.core.checks.base import Measure, PaperCheck, Reproduction
-from studio.core.checks.threads import one_thread
 
 LOW, HIGH = 0.40, 0.90
 
@@ -25,19 +24,12 @@ CHECK = PaperCheck(
 )
 
 
-def run(progress: Any = None, **overrides: Any) -> Reproduction:
-    """The check on one torch thread (``overrides``: the keyword arguments of :func:`reproduce`)."""
-    with one_thread():
-        return reproduce(progress, **overrides)
-
-
-def reproduce(progress: Any = None, epochs: int = 20, train_samples: int = 5000, width: int = 128, lr: float = 0.05,
+def run(progress: Any = None, epochs: int = 20, train_samples: int = 5000, width: int = 128, lr: float = 0.05,
               momentum: float = 0.9, weight_decay: float = 5e-4, batch_size: int = 64, seed: int = 0) -> Reproduction:
     import torch
-    from torch import nn
 
     from studio.core.demos.common import report
-    from studio.core.demos.training import Batches, build_model, evaluate, load_data
+    from studio.core.demos.training import Batches, build_model, evaluate, load_data, train_epoch
     from studio.core.landscape.directions import parameters_of
     from studio.core.landscape.trajectory import pca_plane
 
@@ -48,13 +40,7 @@ def reproduce(progress: Any = None, epochs: int = 20, train_samples: int = 5000,
     batches = Batches(len(data.train), batch_size, seed + 1)
     snapshots = [parameters_of(model)]
     for epoch in range(epochs):
-        model.train()
-        for _ in range(batches.per_epoch):
-            idx = batches.next()
-            loss = nn.functional.cross_entropy(model(data.train.x[idx]), data.train.y[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+        train_epoch(model, opt, data.train, batches)
         snapshots.append(parameters_of(model))
         report(progress, 0.9 * (epoch + 1) / epochs, f"epoch {epoch + 1}/{epochs}")
     plane = pca_plane(snapshots, snapshots[-1])

@@ -68,37 +68,28 @@ def run(progress: Any = None, dataset: str = "fashion_mnist_small",
         batch_sizes: str = "8,16,32,64,128,256,512,1024,2048", lr: float = 0.003, base_batch: int = 8,
         lr_scaling: str = "linear", max_lr: float = 0.1, lr_grid: str = "0.5,1,2", momentum: float = 0.9,
         target_acc: float = 0.8, max_steps: int = 3000, small_max: int = 64, large_min: int = 256,
-        widths: str = "128", train_samples: int = 0, test_samples: int = 1000, seed: int = 0,
-        threads: int = 1) -> Reproduction:
+        widths: str = "128", train_samples: int = 0, test_samples: int = 1000, seed: int = 0) -> Reproduction:
     """The batch sweep; ``lr_scaling="fixed"`` holds the learning rate (the broken set-up: steps stop halving)."""
-    import torch
-
     from studio.core.checks.paper import _batch_sweep
 
     sizes = sorted(set(parse_ints(batch_sizes, "batch_sizes")))
     factors = [float(f) for f in lr_grid.split(",") if f.strip()]
-    old_threads = torch.get_num_threads()
-    if threads > 0:
-        torch.set_num_threads(threads)
-    try:
-        report(progress, 0.0, f"loading {dataset}")
-        data = _batch_sweep.load(dataset, train_samples, test_samples, seed)
-        runs: list[dict[str, Any]] = []
-        for i, batch in enumerate(sizes):
-            centre = lr_rule(batch, lr, base_batch, lr_scaling, max_lr)
-            tried = []
-            for factor in factors:
-                started = time.perf_counter()
-                result = _batch_sweep.train(data, batch, widths=tuple(parse_ints(widths, "widths")),
-                                            lr=centre * factor, momentum=momentum, steps=max_steps, warmup_steps=0,
-                                            target_acc=target_acc, seed=seed)
-                result["seconds"] = round(time.perf_counter() - started, 2)
-                tried.append(result)
-            best = min(tried, key=lambda r: r["steps_to_target"] or math.inf)
-            runs.append({**best, "tried": {f"{r['lr']:.4g}": r["steps_to_target"] for r in tried}})
-            report(progress, (i + 1) / len(sizes), f"batch {batch}: {best['steps_to_target']} steps to target")
-    finally:
-        torch.set_num_threads(old_threads)
+    report(progress, 0.0, f"loading {dataset}")
+    data = _batch_sweep.load(dataset, train_samples, test_samples, seed)
+    runs: list[dict[str, Any]] = []
+    for i, batch in enumerate(sizes):
+        centre = lr_rule(batch, lr, base_batch, lr_scaling, max_lr)
+        tried = []
+        for factor in factors:
+            started = time.perf_counter()
+            result = _batch_sweep.train(data, batch, widths=tuple(parse_ints(widths, "widths")),
+                                        lr=centre * factor, momentum=momentum, steps=max_steps, warmup_steps=0,
+                                        target_acc=target_acc, seed=seed)
+            result["seconds"] = round(time.perf_counter() - started, 2)
+            tried.append(result)
+        best = min(tried, key=lambda r: r["steps_to_target"] or math.inf)
+        runs.append({**best, "tried": {f"{r['lr']:.4g}": r["steps_to_target"] for r in tried}})
+        report(progress, (i + 1) / len(sizes), f"batch {batch}: {best['steps_to_target']} steps to target")
     reached = [(r["batch_size"], r["steps_to_target"]) for r in runs if r["steps_to_target"]]
     small = fit_slope([p for p in reached if p[0] <= small_max])
     large = fit_slope([p for p in reached if p[0] >= large_min])
