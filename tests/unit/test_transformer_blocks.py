@@ -1,0 +1,37 @@
+"""The shared Transformer blocks: the recorded (explicit softmax) path equals SDPA's, masks hold."""
+
+import pytest
+import torch
+
+from studio.core.errors import ConfigError
+from studio.core.models.transformer import Stack, attention_recorder, check_heads, non_embedding_parameters
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_recorded_attention_equals_sdpa_and_respects_masks(causal: bool) -> None:
+    torch.manual_seed(0)
+    stack = Stack(32, 2, 4, causal=causal).eval()
+    x = torch.randn(3, 7, 32)
+    pad = torch.zeros(3, 7, dtype=torch.bool)
+    pad[1, 5:] = True
+    fast = stack(x, pad)
+    with attention_recorder(stack) as weights:
+        slow = stack(x, pad)
+        maps = weights()
+    assert torch.allclose(fast, slow, atol=1e-5)
+    assert len(maps) == 2 and maps[0].shape == (3, 4, 7, 7)
+    assert torch.allclose(maps[0].sum(-1), torch.ones(3, 4, 7), atol=1e-5)
+    assert maps[0][1, :, :, 5:].abs().max() == 0  # padding is never attended to
+    if causal:
+        assert maps[1][0].triu(1).abs().max() == 0  # no position sees the future
+    assert all(layer.weights is None for layer in stack.modules() if hasattr(layer, "record"))
+
+
+def test_heads_must_divide_d_model() -> None:
+    with pytest.raises(ConfigError, match="heads \\(4\\) must divide d_model \\(30\\)"):
+        check_heads(30, 4)
+
+
+def test_non_embedding_parameters_skips_embeddings() -> None:
+    model = torch.nn.Sequential(torch.nn.Embedding(100, 8), torch.nn.Linear(8, 8))
+    assert non_embedding_parameters(model) == 8 * 8 + 8
