@@ -85,6 +85,19 @@ def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+@dataclass
+class Curve:
+    """One metric of one run at full resolution: ``steps`` (int64), ``values`` and ``walls`` (float64, seconds
+    since the epoch; NaN where unknown), in step order."""
+
+    steps: Any
+    values: Any
+    walls: Any
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
 class RunStore:
     """Runs on disk and in SQLite. Safe to open from several processes at once, and to use from several
     threads: each thread gets its own connection (a connection has one owner; SQLite's WAL does the rest)."""
@@ -373,6 +386,35 @@ class RunStore:
             steps, values = out.setdefault(name, ([], []))
             steps.append(step)
             values.append(value)
+        return out
+
+    def curves(self, run_ids: Iterable[str], names: Iterable[str] | None = None) -> dict[str, dict[str, Curve]]:
+        """Full-resolution curves ``run_id → name → Curve`` (steps, values, walls as numpy arrays, step order) for
+        a selection, in one pass; ``names`` limits the metrics read. Safe to call from a worker thread (each
+        thread has its own connection). Runs with no rows are present with no curves."""
+        import numpy as np
+
+        ids = builtins.list(dict.fromkeys(run_ids))
+        out: dict[str, dict[str, Curve]] = {r: {} for r in ids}
+        if not ids:
+            return out
+        wanted = None if names is None else builtins.list(dict.fromkeys(names))
+        sql = f"SELECT run_id, name, step, value, wall FROM metrics WHERE run_id IN ({','.join('?' * len(ids))})"
+        args: builtins.list[Any] = builtins.list(ids)
+        if wanted is not None:
+            sql += f" AND name IN ({','.join('?' * len(wanted))})"
+            args += wanted
+        columns: dict[tuple[str, str], tuple[builtins.list, builtins.list, builtins.list]] = {}
+        for run_id, name, step, value, wall in self._db.execute(sql + " ORDER BY run_id, name, step, rowid", args):
+            cols = columns.get((run_id, name))
+            if cols is None:
+                cols = columns[(run_id, name)] = ([], [], [])
+            cols[0].append(step)
+            cols[1].append(value)
+            cols[2].append(wall)
+        for (run_id, name), (steps, values, walls) in columns.items():
+            out[run_id][name] = Curve(np.asarray(steps, dtype=np.int64), np.asarray(values, dtype=float),
+                                      np.asarray(walls, dtype=float))
         return out
 
     def metric_names_at(self, run_id: str, step: int) -> set[str]:
