@@ -35,3 +35,19 @@ def test_heads_must_divide_d_model() -> None:
 def test_non_embedding_parameters_skips_embeddings() -> None:
     model = torch.nn.Sequential(torch.nn.Embedding(100, 8), torch.nn.Linear(8, 8))
     assert non_embedding_parameters(model) == 8 * 8 + 8
+
+
+def test_token_prediction_counts_only_the_chosen_positions() -> None:
+    from studio.core.maths.objectives import IGNORE, task_for
+
+    task = task_for({"task": "tokens"})
+    out = torch.zeros(2, 3, 5)
+    out[0, 0, 1] = 10.0  # right at a counted position
+    out[1, 2, 4] = 10.0  # right, but the position is ignored
+    y = torch.tensor([[1, IGNORE, 2], [IGNORE, 3, 4]])
+    y[1, 2] = IGNORE
+    total, correct, n = task.sums(out, y).tolist()
+    assert n == 3 and correct == 1
+    assert abs(total / n - float(task.loss(out, y))) < 1e-5
+    all_ignored = torch.full((2, 3), IGNORE)
+    assert task.sums(out, all_ignored).tolist() == [0.0, 0.0, 0.0]

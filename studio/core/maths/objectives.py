@@ -88,8 +88,37 @@ class NextWord(Classification):
     perplexity = True
 
 
+IGNORE = -100  # a token target that does not count (padding; in a masked LM, the tokens not chosen)
+
+
+class TokenPrediction(Classification):
+    """A prediction at every position: outputs (B, T, V), targets (B, T) of token ids, ``IGNORE`` where a
+    position does not count (padding, or the 85 % of tokens a masked LM did not choose). Loss, accuracy and
+    perplexity are per counted token (a causal LM's next-token task, BERT's masked-LM task)."""
+
+    perplexity = True
+
+    def loss(self, out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return functional.cross_entropy(out.reshape(-1, out.shape[-1]).float(), y.reshape(-1), ignore_index=IGNORE,
+                                        label_smoothing=self.label_smoothing)
+
+    def sums(self, out: torch.Tensor, y: torch.Tensor, loss: torch.Tensor | None = None) -> torch.Tensor:
+        flat_out, flat_y = out.reshape(-1, out.shape[-1]), y.reshape(-1)
+        counted = flat_y != IGNORE
+        n = counted.sum().float()
+        if loss is None:
+            loss = functional.cross_entropy(flat_out.float(), flat_y, ignore_index=IGNORE)
+        total = torch.where(n > 0, loss * n, torch.zeros_like(n))
+        correct = ((flat_out.argmax(-1) == flat_y) & counted).sum().float()
+        return torch.stack([total, correct, n])
+
+
 def task_for(meta: dict[str, Any], label_smoothing: float = 0.0) -> Classification | Regression:
-    """The task a dataset asks for (its ``meta["task"]``; classification when absent)."""
-    if meta.get("task") == "regression":
+    """The task a dataset asks for (its ``meta["task"]``: ``regression``, ``next_word``, ``tokens``;
+    classification when absent)."""
+    task = meta.get("task")
+    if task == "regression":
         return Regression()
-    return NextWord(label_smoothing) if meta.get("task") == "next_word" else Classification(label_smoothing)
+    if task == "tokens":
+        return TokenPrediction(label_smoothing)
+    return NextWord(label_smoothing) if task == "next_word" else Classification(label_smoothing)
