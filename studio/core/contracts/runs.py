@@ -36,6 +36,7 @@ class RunListing(RunSummary):
     dir: str
     message: str
     last_checkpoint: str | None
+    tags: list[str]  # a person's tags (RunStore.add_tags)
 
 
 class TrainReport(TypedDict):

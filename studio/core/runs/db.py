@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS notes (run_id TEXT PRIMARY KEY, text TEXT);
 MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (1, ("ALTER TABLE runs ADD COLUMN heartbeat REAL DEFAULT 0",  # last sign of life from rank 0
          "ALTER TABLE runs ADD COLUMN procs TEXT DEFAULT ''")),  # JSON: host, rank pids, semaphore names
+    (3, ("CREATE TABLE IF NOT EXISTS tags (run_id TEXT, tag TEXT, PRIMARY KEY (run_id, tag))",)),  # a person's tags
 ]
 
 
@@ -237,6 +238,9 @@ def rebuild(db: sqlite3.Connection, runs_dir: Path, damaged: Path, reason: str) 
                                (folder.name, rec.get("name") or folder.name, created, time.time(), status, config,
                                 json.dumps(rec.get("summary") or {}), f"{message} [{note}]".strip(),
                                 str(folder))).rowcount
+            if added and rec.get("tags"):  # mirrored in run.json by RunStore.add_tags/remove_tags
+                db.executemany("INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?,?)",
+                               [(folder.name, str(t)) for t in rec["tags"]])
             if added and rows is not None:  # a run another process registered already has its rows
                 db.executemany("INSERT INTO metrics (run_id, step, name, value, wall) VALUES (?,?,?,?,?)",
                                [(folder.name, *row) for row in rows])

@@ -54,12 +54,13 @@ class RunInfo:
     summary: RunSummary = field(default_factory=lambda: RunSummary())
     message: str = ""
     heartbeat: float = 0.0
+    tags: builtins.list[str] = field(default_factory=builtins.list)  # a person's tags, sorted
 
     def to_json(self) -> RunListing:
         ckpt = self.last_checkpoint
         return {"run_id": self.id, "name": self.name, "status": self.status, "created": self.created,
                 "updated": self.updated, "dir": str(self.dir), "message": self.message,
-                "last_checkpoint": str(ckpt) if ckpt else None, **self.summary}
+                "last_checkpoint": str(ckpt) if ckpt else None, "tags": builtins.list(self.tags), **self.summary}
 
     @property
     def last_checkpoint(self) -> Path | None:
@@ -292,6 +293,41 @@ class RunStore:
         """Every run's notes (runs without notes are left out)."""
         return {r: t for r, t in self._db.execute("SELECT run_id, text FROM notes").fetchall() if t}
 
+    def add_tags(self, run_ids: Iterable[str], tags: Iterable[str]) -> None:
+        """Tag runs (a tag is one word; tagging twice is no change). ConfigError for an unknown run or a bad tag."""
+        self._change_tags(run_ids, tags, "INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?,?)", "tag the runs")
+
+    def remove_tags(self, run_ids: Iterable[str], tags: Iterable[str]) -> None:
+        """Take tags off runs (a tag a run does not have is no change)."""
+        self._change_tags(run_ids, tags, "DELETE FROM tags WHERE run_id=? AND tag=?", "untag the runs")
+
+    def _change_tags(self, run_ids: Iterable[str], tags: Iterable[str], sql: str, what: str) -> None:
+        ids = builtins.list(dict.fromkeys(run_ids))
+        words = builtins.list(dict.fromkeys(check_tag(t) for t in tags))
+        infos = [self.get(r) for r in ids]  # an unknown run: ConfigError before anything changes
+        with self._writing(what):
+            self._db.executemany(sql, [(r, t) for r in ids for t in words])
+        now = self.tags(ids)
+        for info in infos:  # mirrored in run.json: a rebuilt database keeps them (core/runs/db.py)
+            write_record(info.dir, tags=now.get(info.id, []))
+
+    def tags(self, run_ids: Iterable[str] | None = None) -> dict[str, builtins.list[str]]:
+        """Every run's tags (``run_id → sorted tags``; untagged runs left out) in one query; ``run_ids`` limits it."""
+        sql, args = "SELECT run_id, tag FROM tags", []
+        if run_ids is not None:
+            args = builtins.list(run_ids)
+            sql += f" WHERE run_id IN ({','.join('?' * len(args))})"
+        out: dict[str, builtins.list[str]] = {}
+        try:
+            rows = self._db.execute(sql + " ORDER BY run_id, tag", args).fetchall()
+        except sqlite3.OperationalError as err:  # a watched (read-only) store from before tags: none
+            if "no such table" in str(err):
+                return out
+            raise
+        for run_id, tag in rows:
+            out.setdefault(run_id, []).append(tag)
+        return out
+
     def delete(self, run_id: str) -> None:
         import shutil
 
@@ -301,7 +337,8 @@ class RunStore:
             raise ConfigError(f"run {info.id} is being trained by another process ({info.status}); stop it "
                               "first, then delete it")
         with self._db:
-            for table, col in (("metrics", "run_id"), ("params", "run_id"), ("notes", "run_id"), ("runs", "id")):
+            for table, col in (("metrics", "run_id"), ("params", "run_id"), ("notes", "run_id"), ("tags", "run_id"),
+                               ("runs", "id")):
                 self._db.execute(f"DELETE FROM {table} WHERE {col}=?", (run_id,))
         shutil.rmtree(info.dir, ignore_errors=True)
 
@@ -354,13 +391,19 @@ class RunStore:
     def list(self) -> list[RunInfo]:
         """All runs, newest first."""
         rows = self._db.execute(f"SELECT {self._COLS} FROM runs ORDER BY created DESC").fetchall()
-        return [self._info(r) for r in rows]
+        tags = self.tags()
+        infos = [self._info(r) for r in rows]
+        for info in infos:
+            info.tags = tags.get(info.id, [])
+        return infos
 
     def get(self, run_id: str) -> RunInfo:
         row = self._db.execute(f"SELECT {self._COLS} FROM runs WHERE id=?", (run_id,)).fetchone()
         if row is None:
             raise ConfigError(f"no run {run_id!r} in {self.db_path}; `studio runs` lists them")
-        return self._info(row)
+        info = self._info(row)
+        info.tags = self.tags([run_id]).get(run_id, [])
+        return info
 
     def resolve(self, id_or_dir: str) -> RunInfo:
         """A run by id, by unique id prefix or suffix (``…-2c47``), or by its directory."""
@@ -455,6 +498,14 @@ def _unlink_semaphores(names: list[str]) -> None:
             sem_unlink(name)
         except OSError:
             pass
+
+
+def check_tag(tag: str) -> str:
+    """A tag as stored: one word (no spaces or commas), at most 64 characters; ConfigError otherwise."""
+    word = str(tag).strip()
+    if not word or any(c.isspace() or c == "," for c in word) or len(word) > 64:
+        raise ConfigError(f"{tag!r} is not a tag: a tag is one word of at most 64 characters (no spaces or commas)")
+    return word
 
 
 # --- what a folder is (the GUI's open_path and core/open_target.py ask) ----------------------------------
