@@ -18,6 +18,7 @@ case-insensitively, empty last.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import re
@@ -197,14 +198,20 @@ def parse(expression: str, known: Collection[str] | None = None) -> RunFilter:
     return RunFilter(expression, tuple(tests))
 
 
-def known_keys(facts: Iterable[RunFacts]) -> set[str]:
-    """What ``parse(..., known=)`` accepts: every setting and summary key the runs have, every summary number a run
-    can report and every setting of the default config (so an empty store takes ``test_acc>0.8`` too)."""
+@functools.cache
+def _always_known() -> frozenset[str]:
+    """Every summary number a run can report and every setting of the default config."""
     from studio.core.config import RunConfig
     from studio.core.contracts.runs import RunSummary
     from studio.core.runs.store import flatten
 
-    keys: set[str] = set(RunSummary.__annotations__) | set(flatten(RunConfig().to_dict()))
+    return frozenset(RunSummary.__annotations__) | frozenset(flatten(RunConfig().to_dict()))
+
+
+def known_keys(facts: Iterable[RunFacts]) -> set[str]:
+    """What ``parse(..., known=)`` accepts: every setting and summary key the runs have, every summary number a run
+    can report and every setting of the default config (so an empty store takes ``test_acc>0.8`` too)."""
+    keys: set[str] = set(_always_known())
     for f in facts:
         keys.update(f.params)
         keys.update(f.summary)

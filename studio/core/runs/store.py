@@ -474,11 +474,23 @@ class RunStore:
                                 "ORDER BY rowid", (run_id, rowid)).fetchall()
 
     def all_params(self) -> dict[str, dict[str, Any]]:
-        """Every run's settings (``run_id → {section.key: value}``) in one query."""
+        """Every run's settings (``run_id → {section.key: value}``) in one query (the values parsed as one JSON
+        array: 50,000 settings of 1,000 runs in one ``json.loads`` instead of 50,000)."""
+        rows = self._db.execute("SELECT run_id, key, value FROM params").fetchall()
+        try:
+            values = json.loads("[" + ",".join(r[2] for r in rows) + "]")
+        except ValueError:  # a value that is not JSON on its own: say which
+            values = [json.loads(r[2]) for r in rows]
         out: dict[str, dict[str, Any]] = {}
-        for run_id, key, value in self._db.execute("SELECT run_id, key, value FROM params").fetchall():
-            out.setdefault(run_id, {})[key] = json.loads(value)
+        for (run_id, key, _), value in zip(rows, values, strict=True):
+            out.setdefault(run_id, {})[key] = value
         return out
+
+    def params_version(self) -> tuple[int, int]:
+        """Changes whenever a setting is added, replaced or deleted (row count, newest row): whether a cached
+        ``all_params`` is still current (the run list's names)."""
+        count, newest = self._db.execute("SELECT count(*), COALESCE(max(rowid), 0) FROM params").fetchone()
+        return int(count), int(newest)
 
     def params(self, run_id: str) -> dict[str, Any]:
         rows = self._db.execute("SELECT key, value FROM params WHERE run_id=?", (run_id,)).fetchall()

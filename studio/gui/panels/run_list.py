@@ -3,9 +3,14 @@
 Runs are named by what differs between them (``core/runs/names.py``) unless a person renamed them; the
 runs shown in the curves carry their curve colour as a swatch (the plots' colour key). Right-click:
 Resume (issue 12: continue a stopped, interrupted or finished run from its checkpoint; also a button),
-Rename…, Notes…, Delete…. Images (or a folder, or a CSV) dropped on a run's row are classified with that
+Rename…, Notes…, Tags…, Delete…. Images (or a folder, or a CSV) dropped on a run's row are classified with that
 run (``RunTree.files_dropped``; the Evaluation tab's Predict shows the result). Other features add theirs with
 ``add_context_action`` and ``add_column``.
+
+Quick with 1,000 runs: a refresh reads the store in one query each for runs, settings (skipped, with the run
+names, while the settings table and the run ids are unchanged), notes and tags, and builds the rows with updates
+off; the filter box (core/runs/run_filter.py, the language of ``studio runs --filter``) hides and shows rows
+without rebuilding them; a header click sorts by that column (``run_rows.RunItem``). The selection survives both.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QInputDialog,
+    QLabel,
     QMenu,
     QMessageBox,
     QPushButton,
@@ -31,11 +37,17 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.errors import StudioError
+from studio.core.runs import layout, run_filter
 from studio.core.runs.names import run_names
+from studio.core.runs.run_filter import RunFacts, RunFilter
+from studio.core.runs.store import RESUMABLE
 from studio.core.vocab import JobState
+from studio.gui.panels.run_rows import DEFAULT_SORT, FilterBox, RunItem, column_of, row_keys, sort_rows
 
-COLUMNS = ("Run", "Status", "Test acc", "Val acc", "Steps", "Started", "Notes")
-RESUMABLE_ROLE = Qt.ItemDataRole.UserRole + 1  # the run can continue from a checkpoint (core/runs/store.py)
+COLUMNS = ("Run", "Status", "Test acc", "Val acc", "Steps", "Started", "Notes", "Tags")
+# the run has a status it can continue from (core/runs/store.py RESUMABLE); whether it has a checkpoint too is
+# looked at only when asked (RunList.resumable), not for every row of every refresh
+RESUMABLE_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 class RunTree(QTreeWidget):
@@ -48,11 +60,15 @@ class RunTree(QTreeWidget):
         super().__init__()
         self.setAcceptDrops(True)
         self.setDropIndicatorShown(False)
+        self.has_checkpoint: Callable[[str], bool] = lambda run_id: True  # the RunList sets it
 
     def run_at(self, pos: Any) -> str:
         """The run under ``pos`` (viewport coordinates) when it has a checkpoint to predict with, else ""."""
         item = self.itemAt(pos)
-        return item.data(0, Qt.ItemDataRole.UserRole) if item is not None and item.data(0, RESUMABLE_ROLE) else ""
+        if item is None or not item.data(0, RESUMABLE_ROLE):
+            return ""
+        run_id = item.data(0, Qt.ItemDataRole.UserRole)
+        return run_id if self.has_checkpoint(run_id) else ""
 
     def dragEnterEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         if event.mimeData().hasUrls():
@@ -97,7 +113,17 @@ class RunList(QWidget):
         self.session = session
         self.names: dict[str, str] = {}
         self.notes: dict[str, str] = {}
+        self.tags: dict[str, list[str]] = {}
         self.statuses: dict[str, str] = {}  # run id → status in the store, at the last refresh
+        self.facts: dict[str, RunFacts] = {}  # what the filter and the sort see of each run
+        self.filter: RunFilter = RunFilter("")
+        self._params_seen: tuple[Any, ...] = ()  # (settings table version, run ids) of the cached settings
+        self._params_cache: dict[str, dict[str, Any]] = {}
+        self._checkpoints: dict[str, bool] = {}  # run id → has a checkpoint (looked at when asked)
+        self._dirs: dict[str, Any] = {}  # run id → its folder
+        self._item_of: dict[str, RunItem] = {}  # run id → its row
+        self._painted: dict[str, str] = {}  # run id → the colour its swatch shows
+        self._hidden: list[str] = []  # the runs the filter hides
         self.colours: dict[str, str] = {}
         self.extra_columns: list[tuple[str, Callable[[Any], str]]] = []
         self.context_actions: list[ContextAction] = []
@@ -105,9 +131,20 @@ class RunList(QWidget):
         self.confirm_delete: Callable[[list[str]], bool] = self._ask_delete
         self.ask_text: Callable[[str, str, str, bool], str | None] = self._ask_text
         self.tree = RunTree()
+        self.tree.has_checkpoint = self.has_checkpoint
         self.tree.setObjectName("run_list")
         self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setRootIsDecorated(False)
+        self.tree.setUniformRowHeights(True)  # 1,000 rows: one row's height stands for all
+        header = self.tree.header()
+        header.setResizeContentsPrecision(200)  # column widths from the first 200 rows and the visible ones
+        header.setSectionsClickable(True)
+        header.setSortIndicatorShown(True)
+        header.setSortIndicator(COLUMNS.index(DEFAULT_SORT[0]), DEFAULT_SORT[1])
+        header.sortIndicatorChanged.connect(lambda column, order: self.sort(column, order))
+        header.setToolTip("Click a column's title to sort by it (again: the other way); empty cells go last")
+        self.filter_box = FilterBox()
+        self.filter_box.changed.connect(self.set_filter)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.tree.setToolTip("Runs in the run store, named by what differs between them. Select one to see its "
                              "curves; Ctrl/Shift-click to overlay several (the swatch is the run's curve colour). "
@@ -119,21 +156,25 @@ class RunList(QWidget):
         rename_key = QAction("Rename", self.tree)
         rename_key.setShortcut(QKeySequence(Qt.Key.Key_F2))
         rename_key.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        rename_key.triggered.connect(lambda: self.rename_dialog(self.selected_ids()[0]) if len(self.selected_ids()) == 1
-                                     else None)
+        rename_key.triggered.connect(lambda: self.rename_dialog(self.selected_ids(True)[0])
+                                     if len(self.selected_ids(True)) == 1 else None)
         self.tree.addAction(rename_key)
         self.resume_button = QPushButton("Resume")
         self.resume_button.setObjectName("resume_run")
         self.resume_button.setToolTip("Continue the selected stopped, interrupted or finished run from its last "
                                       "checkpoint, in the same run (its curves continue)")
         self.resume_button.clicked.connect(self.resume_selected)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.tree)
+        self.count_label = QLabel("")
+        self.count_label.setObjectName("run_count")
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.filter_box)
+        box.addWidget(self.tree)
         buttons = QHBoxLayout()
+        buttons.addWidget(self.count_label)
         buttons.addStretch(1)
         buttons.addWidget(self.resume_button)
-        layout.addLayout(buttons)
+        box.addLayout(buttons)
         self.tree.itemSelectionChanged.connect(self._selected)
         session.state_changed.connect(lambda _state: self._update_buttons())
         session.runs_changed.connect(self.refresh)
@@ -145,6 +186,8 @@ class RunList(QWidget):
                                 "Give the run a name of your own (F2 or double-click)")
         self.add_context_action("Notes…", lambda ids: self.notes_dialog(ids[0]), lambda ids: len(ids) == 1,
                                 "Write notes about the run (shown in the Notes column)")
+        self.add_context_action("Tags…", self.tags_dialog, lambda ids: bool(ids),
+                                "Tag the selected runs (one word each: baseline, sweep-3); filter by tag:NAME")
         self.add_context_action("Delete…", self.delete_runs, lambda ids: bool(ids) and not self._training(ids),
                                 "Delete the run: its metrics, checkpoints and directory",
                                 lambda ids: (f"{self.names.get(self._training(ids)[0], 'the run')} is training; "
@@ -172,7 +215,7 @@ class RunList(QWidget):
 
     def context_menu(self) -> QMenu:
         """The right-click menu for the current selection (built fresh each time)."""
-        ids = self.selected_ids()
+        ids = self.selected_ids(visible_only=True)  # a hidden (filtered out) run is not acted on
         menu = QMenu(self)
         menu.setToolTipsVisible(True)
         for entry in self.context_actions:
@@ -188,58 +231,147 @@ class RunList(QWidget):
 
     # --- contents ------------------------------------------------------------------------------
     def refresh(self) -> None:
-        """Reload the list from the run store, keeping the selection."""
-        selected = self.session.selected_runs()
+        """Reload the list from the run store, keeping the selection, the filter and the sort."""
+        selected = set(self.session.selected_runs())
         store = self.session.store
-        runs = store.list()
-        self.names = run_names(self._params(runs), {r.id: r.name for r in runs})
+        runs = store.list()  # with every run's tags
+        params = self._params(runs)
         self.notes = store.notes()
+        self.tags = {r.id: r.tags for r in runs if r.tags}
         self.statuses = {r.id: r.status for r in runs}
-        self.tree.blockSignals(True)
-        self.tree.clear()
+        self._dirs = {r.id: r.dir for r in runs}
+        self._checkpoints = {}
         positions = self.session.queue_positions()
+        items: list[RunItem] = []
+        self.facts = {}
         for run in runs:
             def num(key: str, summary: dict = run.summary) -> str:
                 v = summary.get(key)
                 return f"{v:.4f}" if isinstance(v, (int, float)) and v == v else ""
 
+            name = self.names.get(run.id, run.name)
             status = run.status if run.status != JobState.QUEUED else "starting"  # created, ranks not yet up
             status = f"queued #{positions[run.id]}" if run.id in positions else status
             notes = self.notes.get(run.id, "")
-            item = QTreeWidgetItem([
-                self.names.get(run.id, run.name), status, num("test_acc"), num("val_acc"),
-                str(run.summary.get("steps", "")), time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created)),
-                notes.split("\n", 1)[0], *(value(run) for _, value in self.extra_columns),
-            ])
+            facts = self.facts[run.id] = RunFacts(run.id, name, run.status, run.created, tuple(run.tags), notes,
+                                                  params.get(run.id, {}), run.summary)
+            extras = [value(run) for _, value in self.extra_columns]
+            item = RunItem([name, status, num("test_acc"), num("val_acc"), str(run.summary.get("steps", "")),
+                            time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created)), notes.split("\n", 1)[0],
+                            ", ".join(run.tags), *extras], row_keys(facts, name, status, extras))
             item.setData(0, Qt.ItemDataRole.UserRole, run.id)
-            item.setData(0, RESUMABLE_ROLE, run.resumable)
-            item.setToolTip(0, f"{self.names.get(run.id, run.name)}\n{run.id}\n{run.dir}")
+            item.setData(0, RESUMABLE_ROLE, run.status in RESUMABLE)
+            item.setToolTip(0, f"{name}\n{run.id}\n{run.dir}")
             if notes:
-                item.setToolTip(len(COLUMNS) - 1, notes)
+                item.setToolTip(COLUMNS.index("Notes"), notes)
             if run.message:
                 item.setToolTip(1, run.message)
-            self.tree.addTopLevelItem(item)
-            item.setSelected(run.id in selected)
-        self._paint_colours()
-        for col in range(self.tree.columnCount()):
-            self.tree.resizeColumnToContents(col)
-        self.tree.setColumnWidth(0, min(self.tree.columnWidth(0), 420))
-        self.tree.blockSignals(False)
+            items.append(item)
+        tree = self.tree
+        tree.setUpdatesEnabled(False)
+        tree.blockSignals(True)
+        try:
+            tree.clear()
+            header = tree.header()
+            column, order = header.sortIndicatorSection(), header.sortIndicatorOrder()
+            self._item_of = {self._id(item): item for item in items}
+            tree.addTopLevelItems(sort_rows(items, column, order == Qt.SortOrder.DescendingOrder))
+            for item in items:
+                if self._id(item) in selected:
+                    item.setSelected(True)
+            self.filter_box.known = run_filter.known_keys(self.facts.values())
+            self.filter = self.filter_box.current()
+            self._apply_filter()
+            self._paint_colours(fresh=True)
+            for col in range(tree.columnCount()):
+                tree.resizeColumnToContents(col)
+            tree.setColumnWidth(0, min(tree.columnWidth(0), 420))
+        finally:
+            tree.blockSignals(False)
+            tree.setUpdatesEnabled(True)
         self._update_buttons()
         self.names_changed.emit(dict(self.names))
 
     def _params(self, runs: list[Any]) -> dict[str, dict[str, Any]]:
-        everything = self.session.store.all_params()
-        return {r.id: everything.get(r.id, {}) for r in runs}
+        """Every run's settings, and ``self.names`` made from them: read again only when the settings table or the
+        runs (ids, stored names) changed since the last refresh."""
+        store = self.session.store
+        seen = (store.params_version(), tuple((r.id, r.name) for r in runs))
+        if seen != self._params_seen:
+            everything = store.all_params()
+            self._params_cache = {r.id: everything.get(r.id, {}) for r in runs}
+            self.names = run_names(self._params_cache, {r.id: r.name for r in runs})
+            self._params_seen = seen
+        return self._params_cache
+
+    # --- filter and sort -------------------------------------------------------------------------
+    def set_filter(self, expression: RunFilter | str) -> None:
+        """Show only the runs the filter matches (hiding rows, never rebuilding them); a string is typed into the
+        filter box (a bad one turns it red and shows every run)."""
+        if isinstance(expression, str):
+            self.filter_box.setText(expression)  # its changed signal comes back here with the parsed filter
+            return
+        self.filter = expression
+        self.tree.setUpdatesEnabled(False)
+        try:
+            self._apply_filter()
+        finally:
+            self.tree.setUpdatesEnabled(True)
+
+    def _apply_filter(self) -> None:
+        match = self.filter.matches
+        facts = self.facts
+        hidden: list[str] = []
+        for run_id, item in self._item_of.items():
+            run_facts = facts.get(run_id)
+            hide = run_facts is not None and not match(run_facts)
+            if hide:
+                hidden.append(run_id)
+            if item.isHidden() != hide:
+                item.setHidden(hide)
+        self._hidden = hidden
+        total = len(self.facts)
+        shown = total - len(hidden)
+        self.count_label.setText(f"{shown:,} of {total:,} runs" if shown != total else f"{total:,} runs")
+
+    def shown_ids(self) -> list[str]:
+        """The runs the filter lets through, top to bottom."""
+        return [self._id(item) for item in self._items() if not item.isHidden()]
+
+    def sort(self, column: int | str, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort the rows by ``column`` (an index or a title): numbers as numbers, dates as dates, empty last."""
+        index = column if isinstance(column, int) else column_of(self.tree, column)
+        if index < 0:
+            return
+        header = self.tree.header()
+        if (header.sortIndicatorSection(), header.sortIndicatorOrder()) != (index, order):
+            header.blockSignals(True)
+            header.setSortIndicator(index, order)
+            header.blockSignals(False)
+        self.tree.setUpdatesEnabled(False)
+        try:
+            self._sort(index, order)
+        finally:
+            self.tree.setUpdatesEnabled(True)
+
+    def _sort(self, column: int, order: Qt.SortOrder) -> None:
+        RunItem.column = column
+        RunItem.descending = order == Qt.SortOrder.DescendingOrder
+        self.tree.sortItems(column, order)
 
     def set_colours(self, colours: dict[str, str]) -> None:
         """The curve colour of each shown run: drawn as a swatch before its name (the plots' colour key)."""
         self.colours = dict(colours)
         self._paint_colours()
 
-    def _paint_colours(self) -> None:
-        for item in self._items():
-            colour = self.colours.get(self._id(item))
+    def _paint_colours(self, fresh: bool = False) -> None:
+        """Draw the swatches that changed (``fresh``: the rows were just built, without any)."""
+        painted = {} if fresh else self._painted
+        for run_id in set(painted) | set(self.colours):
+            colour = self.colours.get(run_id)
+            item = self._item_of.get(run_id)
+            if item is None or painted.get(run_id) == colour:
+                continue
             if colour:
                 pixmap = QPixmap(14, 14)
                 pixmap.fill(QColor("#ffffff"))  # a white frame: the swatch shows on the selection's colour too
@@ -249,6 +381,7 @@ class RunList(QWidget):
                 item.setIcon(0, QIcon(pixmap))
             else:
                 item.setIcon(0, QIcon())
+        self._painted = {r: c for r, c in self.colours.items() if r in self._item_of}
         self.tree.resizeColumnToContents(0)
         self.tree.setColumnWidth(0, min(self.tree.columnWidth(0), 420))
 
@@ -260,8 +393,13 @@ class RunList(QWidget):
         tree = self.tree
         return [item for i in range(tree.topLevelItemCount()) if (item := tree.topLevelItem(i)) is not None]
 
-    def selected_ids(self) -> list[str]:
-        return [self._id(item) for item in self.tree.selectedItems()]
+    def selected_ids(self, visible_only: bool = False) -> list[str]:
+        """The selected runs (the curves show them), also those the filter hides unless ``visible_only`` (Qt's
+        ``selectedItems`` leaves hidden rows out; they stay selected in its model)."""
+        shown = [self._id(item) for item in self.tree.selectedItems()]
+        if visible_only:
+            return shown
+        return shown + [r for r in self._hidden if self._item_of[r].isSelected()]
 
     @staticmethod
     def _id(item: QTreeWidgetItem) -> str:
@@ -273,7 +411,14 @@ class RunList(QWidget):
         items = self.tree.selectedItems()
         if len(items) != 1 or self.session.jobs or not items[0].data(0, RESUMABLE_ROLE):
             return None
-        return self._id(items[0])
+        return self._id(items[0]) if self.has_checkpoint(self._id(items[0])) else None
+
+    def has_checkpoint(self, run_id: str) -> bool:
+        """Whether the run saved a checkpoint (looked at once per refresh, when first asked)."""
+        if run_id not in self._checkpoints:
+            folder = self._dirs.get(run_id)
+            self._checkpoints[run_id] = folder is not None and layout.last_checkpoint(folder) is not None
+        return self._checkpoints[run_id]
 
     def resume_selected(self) -> None:
         run_id = self.resumable_selection()
@@ -316,6 +461,33 @@ class RunList(QWidget):
         self.session.runs_changed.emit()
         self.session.status_text.emit(f"Deleted {len(ids)} run{'s' if len(ids) != 1 else ''}")
         return len(ids)
+
+    def retag(self, run_ids: list[str], add: list[str], remove: list[str]) -> None:
+        """Add and take off tags of runs (a bad tag: the error, nothing changed)."""
+        store = self.session.store
+        try:
+            if remove:
+                store.remove_tags(run_ids, remove)
+            if add:
+                store.add_tags(run_ids, add)
+        except StudioError as err:
+            self.session.error.emit("Tags", str(err))
+            return
+        self.session.runs_changed.emit()
+
+    def tags_dialog(self, run_ids: list[str]) -> None:
+        """Ask for the tags of the selected runs: the ones they all have are shown; a tag added is added to each,
+        one taken away is taken off each (tags only some of them have stay)."""
+        if not run_ids:
+            return
+        common = sorted(set.intersection(*(set(self.tags.get(r, [])) for r in run_ids)))
+        who = self.names.get(run_ids[0], run_ids[0]) if len(run_ids) == 1 else f"the {len(run_ids)} selected runs"
+        text = self.ask_text("Tags", f"Tags of {who} (one word each, separated by spaces or commas):",
+                             " ".join(common), False)
+        if text is None:
+            return
+        words = list(dict.fromkeys(w for w in text.replace(",", " ").split() if w))
+        self.retag(run_ids, [w for w in words if w not in common], [t for t in common if t not in words])
 
     def rename_dialog(self, run_id: str) -> None:
         text = self.ask_text("Rename the run", "Name (empty: named by what differs):",
