@@ -47,6 +47,7 @@ def test_filter_hides_rows_keeps_the_selection_and_a_bad_filter_turns_red(qtbot,
     runs.set_filter("test_acc>high")
     assert runs.filter_box.error.startswith("test_acc>high: 'high' is not a number")
     assert runs.filter_box.property("invalid") and "not a number" in runs.filter_box.toolTip()
+    assert runs.count_label.text().startswith("⚠ test_acc>high")
     assert runs.shown_ids() == ids[::-1]  # a bad filter filters nothing
     runs.filter_box.clear()
     assert not runs.filter_box.property("invalid") and runs.count_label.text() == "4 runs"

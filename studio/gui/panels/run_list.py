@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPushButton,
+    QSizePolicy,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -164,15 +165,16 @@ class RunList(QWidget):
         self.resume_button.setToolTip("Continue the selected stopped, interrupted or finished run from its last "
                                       "checkpoint, in the same run (its curves continue)")
         self.resume_button.clicked.connect(self.resume_selected)
-        self.count_label = QLabel("")
+        self.count_label = QLabel("")  # how many runs the filter shows, or why the filter cannot be read
         self.count_label.setObjectName("run_count")
+        self.count_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # a long reason
+        # is cut, not a wider panel (the whole sentence is its tooltip and the filter box's)
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(self.filter_box)
         box.addWidget(self.tree)
         buttons = QHBoxLayout()
-        buttons.addWidget(self.count_label)
-        buttons.addStretch(1)
+        buttons.addWidget(self.count_label, 1)
         buttons.addWidget(self.resume_button)
         box.addLayout(buttons)
         self.tree.itemSelectionChanged.connect(self._selected)
@@ -332,7 +334,10 @@ class RunList(QWidget):
         self._hidden = hidden
         total = len(self.facts)
         shown = total - len(hidden)
-        self.count_label.setText(f"{shown:,} of {total:,} runs" if shown != total else f"{total:,} runs")
+        error = self.filter_box.error
+        self.count_label.setText(f"⚠ {error}" if error else f"{shown:,} of {total:,} runs" if shown != total
+                                 else f"{total:,} runs")
+        self.count_label.setToolTip(error)
 
     def shown_ids(self) -> list[str]:
         """The runs the filter lets through, top to bottom."""
