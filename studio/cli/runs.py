@@ -57,6 +57,7 @@ def _chosen(store: RunStore, args: argparse.Namespace) -> list[RunInfo]:
     """The runs to list: filtered, sorted, limited (ConfigError for a bad filter, sort column or limit)."""
     from studio.core.errors import ConfigError
     from studio.core.runs import run_filter
+    from studio.core.runs.names import run_names
 
     if args.limit is not None and args.limit < 0:
         raise ConfigError(f"--limit {args.limit}: give 0 or more runs")
@@ -65,7 +66,9 @@ def _chosen(store: RunStore, args: argparse.Namespace) -> list[RunInfo]:
         return runs[:args.limit] if args.limit is not None else runs
     params = store.all_params()
     notes = store.notes()
-    facts = [run_filter.facts_of(r, params.get(r.id, {}), notes.get(r.id, "")) for r in runs]
+    # named as the run list names them (by what differs), so a filter finds the runs the window's filter finds
+    names = run_names({r.id: params.get(r.id, {}) for r in runs}, {r.id: r.name for r in runs})
+    facts = [run_filter.facts_of(r, params.get(r.id, {}), notes.get(r.id, ""), names.get(r.id, "")) for r in runs]
     by_id = {r.id: r for r in runs}
     if args.filter:
         facts = run_filter.parse(args.filter, run_filter.known_keys(facts)).select(facts)

@@ -49,7 +49,11 @@ def test_filter_hides_rows_keeps_the_selection_and_a_bad_filter_turns_red(qtbot,
     assert runs.filter_box.property("invalid") and "not a number" in runs.filter_box.toolTip()
     assert runs.count_label.text().startswith("⚠ test_acc>high")
     assert runs.shown_ids() == ids[::-1]  # a bad filter filters nothing
-    runs.filter_box.clear()
+    runs.tree.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)  # Ctrl+F: to the filter box
+    assert runs.filter_box.hasFocus()
+    qtbot.keyClick(runs.filter_box, Qt.Key.Key_Escape)  # Escape clears it
+    assert runs.filter_box.text() == "" and runs.shown_ids() == ids[::-1]
     assert not runs.filter_box.property("invalid") and runs.count_label.text() == "4 runs"
 
 

@@ -13,8 +13,9 @@ from studio.core.runs.store import RunStore
 
 
 def test_tags_are_added_removed_listed_and_deleted_with_the_run(studio_home):
-    assert [v for v, _ in MIGRATIONS][-1] == 3
+    assert 3 in [v for v, _ in MIGRATIONS]
     store = RunStore(studio_home)
+    assert store._db.execute("PRAGMA user_version").fetchone()[0] >= 3
     a, b = store.create_run(RunConfig()), store.create_run(RunConfig())
     store.add_tags([a.id, b.id], ["baseline", "sweep1"])
     store.add_tags([a.id], ["baseline"])  # twice: no change
@@ -93,3 +94,11 @@ def test_cli_tag_and_untag(studio_home, capsys):
     assert "no run 'no-such-run'" in capsys.readouterr().err
     assert cli.main(["runs", "--tag", made[0]]) == 2
     assert "needs a run and at least one tag" in capsys.readouterr().err
+
+
+def test_cli_filter_sees_the_names_the_run_list_shows(studio_home, capsys):
+    store = RunStore(studio_home)
+    runs = [store.create_run(RunConfig().with_overrides([f"optimizer.lr={lr}"])) for lr in (0.05, 0.1)]
+    assert "0.05" not in runs[0].name  # stored: "model · optimizer · data"; shown: "adam lr=0.05"
+    code, rows = listed(capsys, "--filter", "0.05")
+    assert code == 0 and [r["run_id"] for r in rows] == [runs[0].id]

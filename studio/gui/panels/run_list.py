@@ -146,6 +146,11 @@ class RunList(QWidget):
         header.setToolTip("Click a column's title to sort by it (again: the other way); empty cells go last")
         self.filter_box = FilterBox()
         self.filter_box.changed.connect(self.set_filter)
+        find = QAction("Filter runs", self)
+        find.setShortcut(QKeySequence(QKeySequence.StandardKey.Find))  # Ctrl+F: to the filter box
+        find.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        find.triggered.connect(lambda: (self.filter_box.setFocus(), self.filter_box.selectAll()))
+        self.addAction(find)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.tree.setToolTip("Runs in the run store, named by what differs between them. Select one to see its "
                              "curves; Ctrl/Shift-click to overlay several (the swatch is the run's curve colour). "

@@ -88,6 +88,12 @@ class FilterBox(QLineEdit):
         self.error = ""
         self.textChanged.connect(lambda _text: self.changed.emit(self.current()))
 
+    def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        if event.key() == Qt.Key.Key_Escape and self.text():  # Escape clears the filter
+            self.clear()
+            return
+        super().keyPressEvent(event)
+
     def current(self) -> RunFilter:
         """The filter the text says; an empty one (and the box red) while it cannot be read."""
         try:
