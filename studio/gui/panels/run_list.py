@@ -149,7 +149,7 @@ class RunList(QWidget):
         find = QAction("Filter runs", self)
         find.setShortcut(QKeySequence(QKeySequence.StandardKey.Find))  # Ctrl+F: to the filter box
         find.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        find.triggered.connect(lambda: (self.filter_box.setFocus(), self.filter_box.selectAll()))
+        find.triggered.connect(self._find)
         self.addAction(find)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.tree.setToolTip("Runs in the run store, named by what differs between them. Select one to see its "
@@ -312,6 +312,10 @@ class RunList(QWidget):
         return self._params_cache
 
     # --- filter and sort -------------------------------------------------------------------------
+    def _find(self) -> None:
+        self.filter_box.setFocus()
+        self.filter_box.selectAll()
+
     def set_filter(self, expression: RunFilter | str) -> None:
         """Show only the runs the filter matches (hiding rows, never rebuilding them); a string is typed into the
         filter box (a bad one turns it red and shows every run)."""
