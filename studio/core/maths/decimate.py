@@ -40,7 +40,7 @@ def minmax_indices(x: np.ndarray, y: np.ndarray, columns: int,
     xs, ys = x[start:stop], y[start:stop]
     if len(xs) <= 4 * columns or hi <= lo:
         return np.arange(start, stop, dtype=np.int64)
-    column = np.clip(((xs - lo) / (hi - lo) * columns).astype(np.int64), -1, columns)
+    column = np.clip(np.floor((xs - lo) / (hi - lo) * columns), -1, columns).astype(np.int64)  # left of lo: -1
     starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])  # x is sorted: each column is one run
     ends = np.r_[starts[1:], len(xs)] - 1
     finite = np.where(np.isfinite(ys), ys, np.nan)
