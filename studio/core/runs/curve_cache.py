@@ -6,7 +6,9 @@ whole columns, so opening many long runs reads a few blobs per curve instead of 
   ``overview``: the min/max decimation of the whole curve (core/maths/decimate.py) for a first draw.
 - ``upto_rowid``: the run's largest metrics rowid when the cache was made. Rows logged later (rowid above it:
   a run resumed without trimming) are read as rows and merged in, so the cache plus those rows always equals the
-  plain row query. Dropping rows (``truncate_metrics``, ``delete``) drops the run's cache.
+  plain row query. ``appended``: set by ``RunStore.log_metrics`` when it adds rows to a cached run, so that only
+  such runs are searched for them (a search walks the run's whole index range). Dropping rows
+  (``truncate_metrics``, ``delete``) drops the run's cache. Whatever else writes metric rows must do the same.
 - Written when a run ends (engine/training/sinks.py), or lazily by ``RunStore.curves`` for an ended run that has
   none; never in a read-only store, and never for a live run (queued, running, paused: read as rows).
 - Derived data: a database rebuilt from the run folders (db.py) starts without it and makes it again.
@@ -22,9 +24,10 @@ from typing import Any
 import numpy as np
 
 from studio.core.maths.decimate import minmax_indices
+from studio.core.vocab import JobState
 
 OVERVIEW_COLUMNS = 2048  # the overview's pixel columns (≤ 4 points each): wider than most plots are drawn
-LIVE = ("queued", "running", "paused")  # a run that may still log: read as rows, never cached
+LIVE = tuple(s.value for s in (JobState.QUEUED, JobState.RUNNING, JobState.PAUSED))  # may log: rows, never cached
 LAZY_WAIT_MS = 250  # a lazy write waits this long for another writer, then leaves the cache for next time
 STEP, FLOAT = np.dtype("<i8"), np.dtype("<f8")
 
@@ -94,10 +97,13 @@ def unpack_overview(blob: bytes) -> Columns:
     return Columns(_unpack(blob[:8 * n], STEP), _unpack(blob[8 * n:16 * n], FLOAT), _unpack(blob[16 * n:], FLOAT))
 
 
-def cached_runs(db: sqlite3.Connection, run_ids: Sequence[str]) -> dict[str, int]:
-    """``run_id → upto_rowid`` of the runs among ``run_ids`` that have a cache."""
-    sql = f"SELECT run_id, min(upto_rowid) FROM curve_cache WHERE run_id IN ({qmarks(run_ids)}) GROUP BY run_id"
-    return dict(db.execute(sql, list(run_ids)).fetchall())
+def cached_runs(db: sqlite3.Connection, run_ids: Sequence[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """``run_id → upto_rowid`` of the runs among ``run_ids`` that have a cache, and of those among them that
+    logged rows after it (flagged by ``RunStore.log_metrics``)."""
+    sql = (f"SELECT run_id, min(upto_rowid), max(appended) FROM curve_cache WHERE run_id IN ({qmarks(run_ids)}) "
+           "GROUP BY run_id")
+    rows = db.execute(sql, list(run_ids)).fetchall()
+    return {r: upto for r, upto, _ in rows}, {r: upto for r, upto, later in rows if later}
 
 
 def uncached_ended(db: sqlite3.Connection, run_ids: Sequence[str]) -> list[str]:
@@ -127,15 +133,9 @@ def read(db: sqlite3.Connection, run_ids: Sequence[str], names: Sequence[str] | 
 
 
 def tails(db: sqlite3.Connection, upto: dict[str, int], names: Sequence[str] | None) -> dict[tuple[str, str], Columns]:
-    """The rows logged after each cached run's ``upto_rowid`` (none at all when nothing was logged since the
-    newest of them: one look at the table's last rowid)."""
-    if not upto:
-        return {}
-    last = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM metrics").fetchone()[0]
+    """The rows each run logged after its cache's ``upto_rowid``."""
     out: dict[tuple[str, str], Columns] = {}
     for run_id, rowid in upto.items():
-        if last <= rowid:
-            continue
         sql, args = rows_query([run_id], names, after_rowid=True)
         out.update(gather(db.execute(sql, [*args, rowid])))
     return out

@@ -40,7 +40,7 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
          "ALTER TABLE runs ADD COLUMN procs TEXT DEFAULT ''")),  # JSON: host, rank pids, semaphore names
     # ended runs' curves as packed little-endian columns (core/runs/curve_cache.py): derived, rebuilt when missing
     (2, ("CREATE TABLE IF NOT EXISTS curve_cache (run_id TEXT, name TEXT, upto_rowid INTEGER, count INTEGER, "
-         "steps BLOB, vals BLOB, walls BLOB, overview BLOB, PRIMARY KEY (run_id, name))",)),
+         "appended INTEGER DEFAULT 0, steps BLOB, vals BLOB, walls BLOB, overview BLOB, PRIMARY KEY (run_id, name))",)),
 ]
 
 

@@ -276,6 +276,8 @@ class RunStore:
         with self._writing("record metrics"):
             self._db.executemany("INSERT INTO metrics (run_id, step, name, value, wall) VALUES (?,?,?,?,?)",
                                  [(run_id, *row) for row in batch])
+            # a packed cache of this run (core/runs/curve_cache.py) now has rows after it: readers merge them in
+            self._db.execute("UPDATE curve_cache SET appended=1 WHERE run_id=? AND appended=0", (run_id,))
             metric_log.append(layout.run_path(self.home, run_id), batch)
 
     def rename(self, run_id: str, name: str) -> None:
@@ -424,7 +426,7 @@ class RunStore:
                     pass
         db.execute("BEGIN")  # one read snapshot: a writer appending meanwhile is seen entirely or not at all
         try:
-            upto = curve_cache.cached_runs(db, ids) if has_cache else {}
+            upto, appended = curve_cache.cached_runs(db, ids) if has_cache else ({}, {})
             plain = [r for r in ids if r not in upto]
             full: dict[tuple[str, str], curve_cache.Columns] = {}
             ready: dict[tuple[str, str], curve_cache.Columns] = {}  # stored overviews, as they are
@@ -432,7 +434,7 @@ class RunStore:
                 sql, args = curve_cache.rows_query(plain, wanted)
                 full.update(curve_cache.gather(db.execute(sql, args)))
             if upto:
-                tails = curve_cache.tails(db, upto, wanted)
+                tails = curve_cache.tails(db, appended, wanted)
                 moved = {key[0] for key in tails}  # rows came after their cache: read it whole and merge
                 if overview:
                     ready = curve_cache.read(db, [r for r in upto if r not in moved], wanted, overview=True)
