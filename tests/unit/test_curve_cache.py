@@ -257,3 +257,23 @@ def test_a_reader_never_mixes_a_cache_with_a_trim_made_meanwhile(tmp_path):
         thread.join()
     assert not errors
     assert seen <= {full, full - 29}  # the whole run, or the run trimmed at step 20: nothing in between
+
+
+def test_overviews_are_the_same_stored_or_computed(tmp_path):
+    store = RunStore(tmp_path)
+    run = store.create_run(RunConfig())
+    rng = np.random.default_rng(3)
+    values = rng.normal(size=10_000)
+    values[7_777] = 50.0  # one spike
+    store.log_metrics(run.id, [(s, "train/loss", float(v), float(s)) for s, v in enumerate(values)])
+    computed = store.curve_overviews([run.id])  # queued: from the rows
+    assert cached(store) == set()
+    store.set_status(run.id, "finished")
+    store.curves([run.id])
+    stored = store.curve_overviews([run.id])  # from the cache
+    assert cached(store) == {(run.id, "train/loss")}
+    assert_same(stored, computed)
+    loss = stored[run.id]["train/loss"]
+    assert len(loss) <= 4 * curve_cache.OVERVIEW_COLUMNS + 2 < 10_000
+    assert loss.values.max() == 50.0 and loss.values.min() == values.min() and 7_777 in loss.steps
+    assert np.array_equal(loss.walls, loss.steps.astype(float))  # each point keeps its own wall time

@@ -26,7 +26,7 @@ import numpy as np
 from studio.core.maths.decimate import minmax_indices
 from studio.core.vocab import JobState
 
-OVERVIEW_COLUMNS = 2048  # the overview's pixel columns (≤ 4 points each): wider than most plots are drawn
+OVERVIEW_COLUMNS = 1024  # the overview's pixel columns, ≤ 4 points each: a first draw, refined from the full curve
 LIVE = tuple(s.value for s in (JobState.QUEUED, JobState.RUNNING, JobState.PAUSED))  # may log: rows, never cached
 LAZY_WAIT_MS = 250  # a lazy write waits this long for another writer, then leaves the cache for next time
 STEP, FLOAT = np.dtype("<i8"), np.dtype("<f8")

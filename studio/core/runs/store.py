@@ -424,7 +424,9 @@ class RunStore:
                     curve_cache.build(db, run_id, wait_ms=curve_cache.LAZY_WAIT_MS)
                 except sqlite3.Error:  # the cache only saves time: the rows are read below instead
                     pass
-        db.execute("BEGIN")  # one read snapshot: a writer appending meanwhile is seen entirely or not at all
+        snapshot = not db.in_transaction
+        if snapshot:  # one read snapshot: a writer appending or trimming meanwhile is seen entirely or not at all
+            db.execute("BEGIN")
         try:
             upto, appended = curve_cache.cached_runs(db, ids) if has_cache else ({}, {})
             plain = [r for r in ids if r not in upto]
@@ -442,7 +444,8 @@ class RunStore:
                 for key in {*cached, *tails}:
                     full[key] = curve_cache.merge(cached.get(key), tails.get(key))
         finally:
-            db.commit()
+            if snapshot:
+                db.commit()
         for key, cols in full.items():
             ready[key] = curve_cache.overview(cols) if overview else cols
         for (run_id, name), cols in ready.items():
