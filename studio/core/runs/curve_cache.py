@@ -31,6 +31,7 @@ LIVE = tuple(s.value for s in (JobState.QUEUED, JobState.RUNNING, JobState.PAUSE
 LAZY_WAIT_MS = 250  # a lazy write waits this long for another writer, then leaves the cache for next time
 STEP, FLOAT = np.dtype("<i8"), np.dtype("<f8")
 
+
 @dataclass
 class Columns:
     """One curve's columns (numpy, native int64/float64, in step-then-rowid order)."""
