@@ -38,6 +38,9 @@ CREATE TABLE IF NOT EXISTS notes (run_id TEXT PRIMARY KEY, text TEXT);
 MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (1, ("ALTER TABLE runs ADD COLUMN heartbeat REAL DEFAULT 0",  # last sign of life from rank 0
          "ALTER TABLE runs ADD COLUMN procs TEXT DEFAULT ''")),  # JSON: host, rank pids, semaphore names
+    # ended runs' curves as packed little-endian columns (core/runs/curve_cache.py): derived, rebuilt when missing
+    (2, ("CREATE TABLE IF NOT EXISTS curve_cache (run_id TEXT, name TEXT, upto_rowid INTEGER, count INTEGER, "
+         "appended INTEGER DEFAULT 0, steps BLOB, vals BLOB, walls BLOB, overview BLOB, PRIMARY KEY (run_id, name))",)),
     (3, ("CREATE TABLE IF NOT EXISTS tags (run_id TEXT, tag TEXT, PRIMARY KEY (run_id, tag))",)),  # a person's tags
 ]
 

@@ -267,6 +267,7 @@ class RunStore:
         """Drop a run's metric rows past ``after_step`` (resuming from an earlier checkpoint)."""
         with self._writing("trim the run's metrics"):
             self._db.execute("DELETE FROM metrics WHERE run_id=? AND step>?", (run_id, after_step))
+            self._db.execute("DELETE FROM curve_cache WHERE run_id=?", (run_id,))  # its cache is stale now
             metric_log.drop_after(layout.run_path(self.home, run_id), after_step)
 
     def log_metrics(self, run_id: str, rows: Iterable[tuple[int, str, float, float]]) -> None:
@@ -276,6 +277,8 @@ class RunStore:
         with self._writing("record metrics"):
             self._db.executemany("INSERT INTO metrics (run_id, step, name, value, wall) VALUES (?,?,?,?,?)",
                                  [(run_id, *row) for row in batch])
+            # a packed cache of this run (core/runs/curve_cache.py) now has rows after it: readers merge them in
+            self._db.execute("UPDATE curve_cache SET appended=1 WHERE run_id=? AND appended=0", (run_id,))
             metric_log.append(layout.run_path(self.home, run_id), batch)
 
     def rename(self, run_id: str, name: str) -> None:
@@ -340,6 +343,7 @@ class RunStore:
             for table, col in (("metrics", "run_id"), ("params", "run_id"), ("notes", "run_id"), ("tags", "run_id"),
                                ("runs", "id")):
                 self._db.execute(f"DELETE FROM {table} WHERE {col}=?", (run_id,))
+            self._db.execute("DELETE FROM curve_cache WHERE run_id=?", (run_id,))  # its cache is stale now
         shutil.rmtree(info.dir, ignore_errors=True)
 
     # --- reading ---------------------------------------------------------------------------
@@ -433,32 +437,74 @@ class RunStore:
 
     def curves(self, run_ids: Iterable[str], names: Iterable[str] | None = None) -> dict[str, dict[str, Curve]]:
         """Full-resolution curves ``run_id → name → Curve`` (steps, values, walls as numpy arrays, step order) for
-        a selection, in one pass; ``names`` limits the metrics read. Safe to call from a worker thread (each
-        thread has its own connection). Runs with no rows are present with no curves."""
-        import numpy as np
+        a selection; ``names`` limits the metrics read. Ended runs come from the packed curve cache (made here
+        the first time, unless the store is read-only) plus any rows logged after it; live runs from their rows;
+        either way exactly what the plain row query gives (core/runs/curve_cache.py). Safe to call from a worker
+        thread (each thread has its own connection). Runs with no rows are present with no curves."""
+        return self._curves(run_ids, names, overview=False)
+
+    def curve_overviews(self, run_ids: Iterable[str],
+                        names: Iterable[str] | None = None) -> dict[str, dict[str, Curve]]:
+        """Like ``curves``, each curve min/max-decimated over its whole step range to
+        ``curve_cache.OVERVIEW_COLUMNS`` pixel columns (core/maths/decimate.py: each keeps its first, lowest,
+        highest and last point), for a first draw: stored with an ended run's cache, computed for the others."""
+        return self._curves(run_ids, names, overview=True)
+
+    def _curves(self, run_ids: Iterable[str], names: Iterable[str] | None,
+                overview: bool) -> dict[str, dict[str, Curve]]:
+        from studio.core.runs import curve_cache
 
         ids = builtins.list(dict.fromkeys(run_ids))
         out: dict[str, dict[str, Curve]] = {r: {} for r in ids}
         if not ids:
             return out
         wanted = None if names is None else builtins.list(dict.fromkeys(names))
-        sql = f"SELECT run_id, name, step, value, wall FROM metrics WHERE run_id IN ({','.join('?' * len(ids))})"
-        args: builtins.list[Any] = builtins.list(ids)
-        if wanted is not None:
-            sql += f" AND name IN ({','.join('?' * len(wanted))})"
-            args += wanted
-        columns: dict[tuple[str, str], tuple[builtins.list, builtins.list, builtins.list]] = {}
-        for run_id, name, step, value, wall in self._db.execute(sql + " ORDER BY run_id, name, step, rowid", args):
-            cols = columns.get((run_id, name))
-            if cols is None:
-                cols = columns[(run_id, name)] = ([], [], [])
-            cols[0].append(step)
-            cols[1].append(value)
-            cols[2].append(wall)
-        for (run_id, name), (steps, values, walls) in columns.items():
-            out[run_id][name] = Curve(np.asarray(steps, dtype=np.int64), np.asarray(values, dtype=float),
-                                      np.asarray(walls, dtype=float))
+        db = self._db
+        has_cache = curve_cache.exists(db)  # a read-only store over an old database has none
+        if has_cache and not self.read_only:
+            for run_id in curve_cache.uncached_ended(db, ids):
+                try:
+                    curve_cache.build(db, run_id, wait_ms=curve_cache.LAZY_WAIT_MS)
+                except sqlite3.Error:  # the cache only saves time: the rows are read below instead
+                    pass
+        snapshot = not db.in_transaction
+        if snapshot:  # one read snapshot: a writer appending or trimming meanwhile is seen entirely or not at all
+            db.execute("BEGIN")
+        try:
+            upto, appended = curve_cache.cached_runs(db, ids) if has_cache else ({}, {})
+            plain = [r for r in ids if r not in upto]
+            full: dict[tuple[str, str], curve_cache.Columns] = {}
+            ready: dict[tuple[str, str], curve_cache.Columns] = {}  # stored overviews, as they are
+            if plain:
+                sql, args = curve_cache.rows_query(plain, wanted)
+                full.update(curve_cache.gather(db.execute(sql, args)))
+            if upto:
+                tails = curve_cache.tails(db, appended, wanted)
+                moved = {key[0] for key in tails}  # rows came after their cache: read it whole and merge
+                if overview:
+                    ready = curve_cache.read(db, [r for r in upto if r not in moved], wanted, overview=True)
+                cached = curve_cache.read(db, [r for r in upto if r in moved or not overview], wanted)
+                for key in {*cached, *tails}:
+                    full[key] = curve_cache.merge(cached.get(key), tails.get(key))
+        finally:
+            if snapshot:
+                db.commit()
+        for key, cols in full.items():
+            ready[key] = curve_cache.overview(cols) if overview else cols
+        for (run_id, name), cols in ready.items():
+            out[run_id][name] = Curve(cols.steps, cols.values, cols.walls)
         return out
+
+    def write_curve_cache(self, run_id: str) -> bool:
+        """Pack an ended run's curves into the curve cache (rank 0 does when the run ends). Returns whether it
+        wrote one (not for a live run, nor one with no rows)."""
+        from studio.core.runs import curve_cache
+
+        self._refuse_if_read_only("write the curve cache")
+        try:
+            return curve_cache.build(self._db, run_id)
+        except sqlite3.Error as err:
+            raise StoreError(f"cannot write the curve cache: {describe_sqlite(err, self.db_path)}") from None
 
     def metric_names_at(self, run_id: str, step: int) -> set[str]:
         """The names of the metrics the run logged at ``step``."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from studio.core.errors import StudioError
+from studio.core.jobs import ENDED
 from studio.core.vocab import JobState
 from studio.engine.jobs.protocol import Received
 
@@ -62,8 +64,19 @@ class StoreSink(Sink):
         elif kind == "status":
             summary = message.get("summary")
             self.store.set_status(run_id, message["status"], message.get("message"), summary)
+            if message["status"] in ENDED:
+                self._pack_curves(run_id)
         elif kind == "error":
             self.store.set_status(run_id, JobState.FAILED, message["message"])
+            self._pack_curves(run_id)
+
+    def _pack_curves(self, run_id: str) -> None:
+        """The run ended: pack its curves for quick reading (core/runs/curve_cache.py). Only a speed-up: if the
+        store cannot take it now, the first reader makes it."""
+        try:
+            self.store.write_curve_cache(run_id)
+        except StudioError:
+            pass
 
     def close(self) -> None:
         self.store.close()
