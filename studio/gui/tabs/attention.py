@@ -156,8 +156,8 @@ class AttentionTab(QWidget, RunPicker):
         views = QSplitter(Qt.Orientation.Horizontal)
         views.addWidget(self.grid)
         views.addWidget(right)
-        views.setStretchFactor(0, 3)
-        views.setStretchFactor(1, 2)
+        views.setStretchFactor(0, 1)
+        views.setStretchFactor(1, 1)
         self.hint = QLabel(HINT)
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
@@ -267,10 +267,13 @@ class AttentionTab(QWidget, RunPicker):
         layers, heads = frames[0]["maps"].shape[:2]
         self.grid.clear()
         self.cells = []
+        for head in range(heads):
+            self.grid.addLabel(f"head {head + 1}", row=0, col=head + 1)
         for layer in range(layers):
+            self.grid.addLabel(f"layer {layer + 1}", row=layer + 1, col=0, angle=-90)
             row = []
             for head in range(heads):
-                view = self.grid.addViewBox(row=layer, col=head, lockAspect=True, invertY=True)
+                view = self.grid.addViewBox(row=layer + 1, col=head + 1, lockAspect=True, invertY=True)
                 view.setMouseEnabled(False, False)
                 item = pg.ImageItem(axisOrder="row-major")
                 item.setColorMap(pg.colormap.get(COLOURS))
@@ -330,13 +333,18 @@ class AttentionTab(QWidget, RunPicker):
             self.overlay.setColorMap(pg.colormap.get("inferno"))
             self.overlay.setRect(0, 0, image.shape[1], image.shape[0])
             self.overlay.setVisible(True)
+            self.colorbar.setImageItem(self.overlay)  # the bar reads the rollout, not the grey image under it
+            self.colorbar.setColorMap(pg.colormap.get("inferno"))
             self.colorbar.setLevels((0.0, float(heat.max()) or 1.0))
+            self.focus_image.setLevels((float(image.min()), float(image.max()) or 1.0))
             for side in ("left", "bottom"):
                 plot.getAxis(side).setTicks(None)
             plot.setTitle(f"attention rollout over the image · step {f['step']}")
             self.focus.autoRange(padding=0)
             return
         self.overlay.setVisible(False)
+        self.colorbar.setImageItem(self.focus_image)
+        self.colorbar.setColorMap(pg.colormap.get(COLOURS))
         shown = f["rollout"] if pick is None else f["maps"][pick[0], pick[1]]
         shown = np.asarray(shown, np.float32)
         self.focus_image.setImage(shown, levels=(0.0, float(shown.max()) or 1.0))
@@ -367,8 +375,10 @@ class AttentionTab(QWidget, RunPicker):
             self.embedding.addItem(text)
             self.words.append(text)
         v = f["variance"]
-        what = "token embeddings" if r["kind"] == "text" else "patch tokens entering layer 1"
-        self.embedding.getPlotItem().setTitle(f"{what}, PCA ({v[0]:.0%} + {v[1]:.0%} of the variance)")
+        what = "token embeddings" if r["kind"] == "text" else "patch tokens"
+        self.embedding.getPlotItem().setTitle(f"{what} · PCA {v[0]:.0%} + {v[1]:.0%}")
+        self.embedding.setToolTip(f"The {what} (for images: as they enter layer 1) projected on their two "
+                                  "principal components; the share of the variance each axis keeps is in the title")
         self.embedding.autoRange()
 
     def shutdown(self) -> None:
