@@ -48,8 +48,8 @@ LANDSCAPE = Task("studio.engine.tasks.landscape_job:run_landscape", "landscape",
 SHARPNESS = Task("studio.engine.tasks.landscape_job:run_sharpness", "sharpness", JobKind.SHARPNESS)
 
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
-                           SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE, SHARPNESS,
-                           PAPER_CHECK)
+                           SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE,
+                           SHARPNESS, PAPER_CHECK)
 
 
 def task_job(task: Task, request: Any, label: str | None = None) -> Any:

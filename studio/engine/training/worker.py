@@ -26,9 +26,9 @@ from studio.core.models import MODELS
 from studio.core.models.ghost_batch_norm import use_ghost_batch_norm
 from studio.core.optim import OPTIMIZERS, SCHEDULES
 from studio.core.runs.store import RunStore
+from studio.engine.callbacks.attention_snapshots import attention_callbacks
 from studio.engine.callbacks.builtin import Checkpointer, Control, Evaluator, MetricReporter
 from studio.engine.callbacks.fine_tuning import TwoStageFineTune, wrap_model
-from studio.engine.callbacks.attention_snapshots import attention_callbacks
 from studio.engine.callbacks.histograms import histogram_callbacks
 from studio.engine.callbacks.landscape import live_callbacks
 from studio.engine.callbacks.regularisers import GradientClipping, GradientNoise

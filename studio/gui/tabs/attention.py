@@ -61,8 +61,13 @@ def transformer_runs(session: Any) -> list[Any]:
     return out
 
 
-def _ticks(labels: list[str]) -> list[tuple[float, str]]:
+def _ticks(labels: list[str], room_px: float | None = None) -> list[tuple[float, str]]:
+    """A tick per token at its cell's centre; every k-th only when they would not fit (at most ``MAX_TICKS``, and
+    for a horizontal axis of ``room_px`` pixels, labels of ~7 px a character side by side)."""
     every = max(1, int(np.ceil(len(labels) / MAX_TICKS)))
+    if room_px and labels:
+        widest = 7 * max(len(label) for label in labels) + 6
+        every = max(every, int(np.ceil(widest / max(room_px / len(labels), 1.0))))
     return [(i + 0.5, label) for i, label in enumerate(labels) if i % every == 0]
 
 
@@ -70,6 +75,8 @@ class AttentionTab(QWidget, RunPicker):
     """Run, input and step; every layer × head, one map (or rollout) in full, and the embeddings in 2-D."""
 
     uses_settings_panel = False
+    info: QLabel  # built below; the job binding's handlers name them first
+    show_button: QPushButton
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -118,6 +125,7 @@ class AttentionTab(QWidget, RunPicker):
         self.focus_box = QComboBox()
         self.focus_box.setToolTip("The map shown in full on the right: attention rollout through every layer, or "
                                   "one layer's head")
+        self.focus_box.setMinimumContentsLength(15)
         self.focus_box.currentIndexChanged.connect(self.draw)
         steps = QHBoxLayout()
         steps.addWidget(QLabel("Step"))
@@ -351,9 +359,9 @@ class AttentionTab(QWidget, RunPicker):
         self.focus_image.setColorMap(pg.colormap.get(COLOURS))
         self.focus_image.setRect(0, 0, shown.shape[1], shown.shape[0])
         self.colorbar.setLevels((0.0, float(shown.max()) or 1.0))
-        ticks = _ticks(r["tokens"])
-        plot.getAxis("left").setTicks([ticks])
-        plot.getAxis("bottom").setTicks([ticks])
+        side = min(self.focus.width() * 0.8, self.focus.height() * 0.8)  # the square map's size on screen
+        plot.getAxis("left").setTicks([_ticks(r["tokens"])])
+        plot.getAxis("bottom").setTicks([_ticks(r["tokens"], side)])
         name = "rollout through every layer" if pick is None else f"layer {pick[0] + 1} head {pick[1] + 1}"
         plot.setTitle(f"{name} · step {f['step']}")
         self.focus.autoRange(padding=0)
