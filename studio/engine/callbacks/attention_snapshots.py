@@ -12,7 +12,7 @@ Every ``train.attention_every`` steps (default 50; 0: off), at the start and at 
 Models without attention layers (``core/models/transformer.attention_layers``) keep none. When a run passes
 ``MAX_FILES`` snapshots, every other one is deleted and the interval doubles, so a long run stays bounded.
 Disk cost: the default ``vit`` on 28×28 images (0.2 M parameters, 17 tokens, 4 layers × 4 heads) is about
-0.45 MB per snapshot (0.41 MB of weights, 37 kB of maps).
+0.47 MB per snapshot (468,588 bytes: 0.41 MB of weights, 37 kB of maps).
 """
 
 from __future__ import annotations
