@@ -45,18 +45,22 @@ HINT = ("No Transformer runs yet.\n\nTrain a vit (image datasets) or another Tra
 
 
 def transformer_runs(session: Any) -> list[Any]:
-    """The store's runs with attention snapshots, or whose model is tagged "attention"."""
+    """The store's runs with attention snapshots, or whose model is tagged "attention" (read from the stored
+    config's [model] name, not a full RunConfig: a big store stays quick)."""
+    import tomllib
+
     from studio.core.models import MODELS
 
+    tagged = {e.name for e in MODELS if "attention" in e.tags}
     out = []
     for run in session.store.list():
         if layout.attention_dir(run.dir).is_dir():
             out.append(run)
             continue
         try:
-            if "attention" in MODELS.get(run.run_config.model.name).tags:
+            if tomllib.loads(run.config).get("model", {}).get("name") in tagged:
                 out.append(run)
-        except (StudioError, KeyError, ValueError):
+        except (tomllib.TOMLDecodeError, AttributeError):
             continue
     return out
 
