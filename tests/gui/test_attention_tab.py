@@ -8,10 +8,10 @@ import pytest
 
 from studio.core.contracts.attention import AttentionRequest
 from studio.core.runs.store import RunStore
+from studio.engine.tasks.attention import compute
 from studio.gui.app.session import Session
 from studio.gui.tabs import find
 from studio.gui.tabs.attention import AttentionTab
-from studio.engine.tasks.attention import compute
 from tests.unit.landscape_runs import train_run
 from tests.unit.test_attention import train
 
