@@ -48,6 +48,7 @@ class TrainConfig:
     sharpness_every: int = 0  # epochs between logging sharpness/top_eig; 0: off
     histogram_every: int = 100  # steps between weight/gradient histograms per tensor (histograms.jsonl); 0: off
     trajectory_snapshots: bool = True  # float16 weights at a few epoch ends, for trajectory landscapes
+    attention_every: int = 50  # steps between attention snapshots of Transformers (attention/); 0: off
     keep_checkpoints: int = 3  # keep the last N step checkpoints (final.pt and step 0 are always kept); 0: keep all
     stall_timeout: int = 600  # seconds without progress (not paused) before a stalled rank fails the run; 0: off
 
@@ -93,6 +94,9 @@ TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
                         "TensorBoard export (0: off)", 0, 1_000_000),
     "trajectory_snapshots": ("keep float16 weight snapshots at up to 10 epoch ends, so a trajectory landscape "
                              "works from any run of 2+ epochs", None, None),
+    "attention_every": ("steps between attention snapshots of a Transformer (its weights and the attention maps of "
+                        "a few validation inputs), so the Attention view replays how the heads formed; models "
+                        "without attention keep none (0: off)", 0, 1_000_000),
     "keep_checkpoints": ("keep the newest N step checkpoints; older ones are deleted, step 0 stays (0: keep all)",
                          0, 100_000),
     "stall_timeout": ("seconds a process may make no progress (while not paused) before the run fails, naming "

@@ -40,8 +40,9 @@ MODEL_RUNS = {  # model → the overrides that give it suitable data
     "transfer": ["model.arch=shufflenet_v2_x0_5", "model.pretrained=false"],
     "lstm_lm": [*TEXT, "model.layers=2"],
     "gru_lm": TEXT,
+    "vit": ["model.d_model=16", "model.depth=2", "model.heads=2"],
 }
-IMAGE_MODELS = {"cnn", "lenet5", "resnet18", "transfer"}
+IMAGE_MODELS = {"cnn", "lenet5", "resnet18", "transfer", "vit"}
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,7 @@ CASES = [  # (model, params, input kind)
     ("cnn", {"filters": [4, 4, 4], "dense": 16}, "grey28"), ("lenet5", {}, "grey28"), ("lenet5", {}, "colour32"),
     ("resnet18", {}, "colour32"), ("transfer", {"arch": "shufflenet_v2_x0_5", "pretrained": False}, "grey28"),
     ("lstm_lm", {"embedding": 8, "hidden": 12, "layers": 2}, "words"), ("gru_lm", {"hidden": 12}, "words"),
+    ("vit", {"d_model": 16, "depth": 2, "heads": 2}, "grey28"), ("vit", {"patch": 4, "pool": "mean"}, "colour32"),
 ]
 
 

@@ -123,3 +123,21 @@ MODELS.add(Entry(
     info="h_t = GRU(E[w_t], h_{t−1});  p(w_{t+1} | w_1…w_t) = softmax(W h_t + b)   (Cho et al. 2014).",
     tags=("text",),
 ))
+MODELS.add(Entry(
+    "vit",
+    "Vision Transformer: image patches as tokens, a [CLS] token, self-attention blocks, a linear head",
+    (
+        Param("patch", "int", 7, "side of the square patches the image is cut into (must divide its size)", 1, 64),
+        Param("d_model", "int", 64, "width of each patch token", 4, 2048),
+        Param("depth", "int", 4, "Transformer blocks", 1, 48),
+        Param("heads", "int", 4, "attention heads per block (must divide d_model)", 1, 64),
+        Param("pool", "choice", "cls", "what the head reads: the [CLS] token's output or the mean over patches",
+              choices=("cls", "mean")),
+        Param("dropout", "float", 0.0, "dropout on the embeddings, attention and MLP branches", 0.0, 0.95),
+    ),
+    builder="studio.core.models.vit:build_vit",
+    info="z₀ = [x_cls; E·p₁; …; E·p_N] + E_pos;  z_l = z + MSA(LN(z)), then z + MLP(LN(z));  "
+         "y = W·LN(z_L)[cls] (or the mean over patches). Dosovitskiy et al. 2021, 'An Image is Worth 16x16 "
+         "Words'; mean pooling and small-data settings: Zhai et al. 2022, 'Scaling Vision Transformers'.",
+    tags=("image", "attention"),
+))

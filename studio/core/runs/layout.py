@@ -10,6 +10,7 @@ its checkpoints. The one owner of these rules; pure pathlib (no torch, no Qt), s
         checkpoints/step_0000000.pt    step checkpoints (step 0: the initial weights), keep-last-N pruned
         checkpoints/final.pt           the weights at the end (repeats the last step's)
         snapshots/step_0000120.pt      float16 weights for trajectories (engine/callbacks/trajectory_snapshots.py)
+        attention/step_0000050.pt      attention snapshots of Transformers (engine/callbacks/attention_snapshots.py)
         metrics.csv                    every logged value, appended as it is logged (core/runs/metric_log.py)
         histograms.jsonl               weight and gradient histograms per tensor, a line each (core/runs/histograms.py)
         landscapes/<name>.npz          landscape results and sharpness_<time>.json (core/landscape/io.py)
@@ -35,6 +36,7 @@ CONFIG: Final = "config.toml"
 RECORD: Final = "run.json"
 CHECKPOINTS: Final = "checkpoints"
 SNAPSHOTS: Final = "snapshots"
+ATTENTION: Final = "attention"
 LANDSCAPES: Final = "landscapes"
 EVALUATIONS: Final = "evaluations"
 COMPRESSED: Final = "compressed"
@@ -141,6 +143,15 @@ def snapshot_path(run_dir: PathLike, step: int) -> Path:
     return snapshots_dir(run_dir) / step_name(step)
 
 
+def attention_dir(run_dir: PathLike) -> Path:
+    """The run's attention snapshots (weights and probe maps of a Transformer, for the Attention view)."""
+    return Path(run_dir) / ATTENTION
+
+
+def attention_path(run_dir: PathLike, step: int) -> Path:
+    return attention_dir(run_dir) / step_name(step)
+
+
 def evaluation_stem(split: str, checkpoint_label: str) -> str:
     """A saved evaluation's file name without suffix: ``test-final``, ``val-step355``."""
     return f"{split}-{checkpoint_label.replace(' ', '')}"
@@ -199,6 +210,11 @@ def list_checkpoints(run_dir: PathLike, with_final: bool = False) -> list[Checkp
 def list_snapshots(run_dir: PathLike) -> list[CheckpointRef]:
     """The run's float16 weight snapshots (``snapshots/step_*.pt``) in step order: weights only, for trajectories."""
     return _refs(snapshots_dir(run_dir))
+
+
+def list_attention(run_dir: PathLike) -> list[CheckpointRef]:
+    """The run's attention snapshots (``attention/step_*.pt``) in step order."""
+    return _refs(attention_dir(run_dir))
 
 
 def path_points(run_dir: PathLike) -> list[CheckpointRef]:

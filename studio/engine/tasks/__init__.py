@@ -34,6 +34,7 @@ SWEEP = Task("studio.engine.tasks.compression:run", "sparsity sweep", JobKind.CO
 FIT = Task("studio.engine.tasks.fit_runs:run", "fit", JobKind.FIT)
 SCALE = Task("studio.engine.tasks.dp_scaling:run", "scaling measurement", JobKind.SCALE)
 GENERATE = Task("studio.engine.tasks.generate:run", "generation", JobKind.GENERATE)
+ATTENTION = Task("studio.engine.tasks.attention:run", "attention maps", JobKind.EVALUATION)
 DEMO = Task("studio.engine.tasks.demo:run", "demo", JobKind.DEMO, frames=True)
 SUMMARY = Task("studio.engine.tasks.summary:run", "model summary", JobKind.SUMMARY)
 IMPORT = Task("studio.engine.tasks.data_import:run", "import", JobKind.IMPORT)
@@ -47,8 +48,8 @@ LANDSCAPE = Task("studio.engine.tasks.landscape_job:run_landscape", "landscape",
 SHARPNESS = Task("studio.engine.tasks.landscape_job:run_sharpness", "sharpness", JobKind.SHARPNESS)
 
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
-                           SCALE, GENERATE, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE, SHARPNESS,
-                           PAPER_CHECK)
+                           SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE,
+                           SHARPNESS, PAPER_CHECK)
 
 
 def task_job(task: Task, request: Any, label: str | None = None) -> Any:

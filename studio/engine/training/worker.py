@@ -26,6 +26,7 @@ from studio.core.models import MODELS
 from studio.core.models.ghost_batch_norm import use_ghost_batch_norm
 from studio.core.optim import OPTIMIZERS, SCHEDULES
 from studio.core.runs.store import RunStore
+from studio.engine.callbacks.attention_snapshots import attention_callbacks
 from studio.engine.callbacks.builtin import Checkpointer, Control, Evaluator, MetricReporter
 from studio.engine.callbacks.fine_tuning import TwoStageFineTune, wrap_model
 from studio.engine.callbacks.histograms import histogram_callbacks
@@ -145,6 +146,7 @@ def build_callbacks(cfg: RunConfig, ctx: distributed.DistContext, net: torch.nn.
     callbacks += live_callbacks(cfg, run_dir)  # landscape snapshots, sharpness curve (engine/callbacks/landscape.py)
     callbacks += snapshot_callbacks(cfg, run_dir)  # weights for trajectory landscapes
     callbacks += histogram_callbacks(cfg, run_dir)  # weight/gradient histograms (engine/callbacks/histograms.py)
+    callbacks += attention_callbacks(cfg, run_dir)  # Transformers' attention while training (attention_snapshots.py)
     return [*callbacks, checkpointer]
 
 

@@ -51,6 +51,7 @@ EXTRA_TABS: tuple[TabSpec, ...] = (
     TabSpec("scaling_laws", "Scaling laws", "studio.gui.tabs.scaling_laws:ScalingLawsTab"),
     TabSpec("data_parallel", "Data-parallel", "studio.gui.tabs.data_parallel:DataParallelTab"),
     TabSpec("histograms", "Histograms", "studio.gui.tabs.histograms:HistogramsTab"),
+    TabSpec("attention", "Attention", "studio.gui.tabs.attention:AttentionTab"),
     TabSpec("paper_checks", "Paper checks", "studio.gui.tabs.paper_checks:PaperChecksTab", group="Learn"),
 )
 

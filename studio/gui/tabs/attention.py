@@ -1,0 +1,397 @@
+"""The Attention tab: how a Transformer run's heads formed while it trained, on an input you type or pick.
+
+Pick a run (one with attention snapshots, or a Transformer), then an input: one of the validation inputs kept
+with every snapshot (instant), a test image (image runs) or typed text (text runs, tokenised with the run's
+vocabulary; unknown words shown as <oov>). The maps of every snapshot are computed in one background job
+(``engine/tasks/attention.py``), so the step slider replays the formation without waiting. Left: every layer ×
+head (for images, each head's attention from [CLS] over the patches). Right: one map in full with its tokens on
+the axes (or the image under its attention rollout, Abnar & Zuidema 2020), and the token embeddings projected on
+their two principal components with the words written on them. No torch is imported here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.contracts.attention import AttentionRequest
+from studio.core.errors import StudioError
+from studio.core.runs import layout
+from studio.gui.app.job_binding import JobBinding
+from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips
+
+COLOURS = "viridis"
+PROBES = 4  # engine/callbacks/attention_snapshots.PROBES (not imported: that module imports torch)
+MAX_TICKS = 40  # more tokens than this: every other label, and so on
+HINT = ("No Transformer runs yet.\n\nTrain a vit (image datasets) or another Transformer: every "
+        "train.attention_every steps (default 50) the run keeps its attention, so this tab can replay how "
+        "its heads formed, for any input you pick or type.")
+
+
+def transformer_runs(session: Any) -> list[Any]:
+    """The store's runs with attention snapshots, or whose model is tagged "attention" (read from the stored
+    config's [model] name, not a full RunConfig: a big store stays quick)."""
+    import tomllib
+
+    from studio.core.models import MODELS
+
+    tagged = {e.name for e in MODELS if "attention" in e.tags}
+    out = []
+    for run in session.store.list():
+        if layout.attention_dir(run.dir).is_dir():
+            out.append(run)
+            continue
+        try:
+            if tomllib.loads(run.config).get("model", {}).get("name") in tagged:
+                out.append(run)
+        except (tomllib.TOMLDecodeError, AttributeError):
+            continue
+    return out
+
+
+def _ticks(labels: list[str], room_px: float | None = None) -> list[tuple[float, str]]:
+    """A tick per token at its cell's centre; every k-th only when they would not fit (at most ``MAX_TICKS``, and
+    for a horizontal axis of ``room_px`` pixels, labels of ~7 px a character side by side)."""
+    every = max(1, int(np.ceil(len(labels) / MAX_TICKS)))
+    if room_px and labels:
+        widest = 7 * max(len(label) for label in labels) + 6
+        every = max(every, int(np.ceil(widest / max(room_px / len(labels), 1.0))))
+    return [(i + 0.5, label) for i, label in enumerate(labels) if i % every == 0]
+
+
+class AttentionTab(QWidget, RunPicker):
+    """Run, input and step; every layer × head, one map (or rollout) in full, and the embeddings in 2-D."""
+
+    uses_settings_panel = False
+    info: QLabel  # built below; the job binding's handlers name them first
+    show_button: QPushButton
+
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.result: dict[str, Any] | None = None
+        self.binding = JobBinding(self)
+        self.binding.done.connect(self.show_result)
+        self.binding.failed.connect(self._failed)
+        self.binding.progress.connect(lambda f, text: self.info.setText(f"computing the maps… {text}"))
+        self.binding.ended.connect(lambda _state: self.show_button.setText("Show"))
+
+        self.run_box = QComboBox()
+        self.run_box.setToolTip("The Transformer run whose attention to show")
+        self.run_box.setMinimumContentsLength(24)
+        full_names_as_tooltips(self.run_box)
+        self.run_box.currentIndexChanged.connect(self._run_changed)
+        self.source = QComboBox()
+        self.source.setToolTip("The input: a validation input kept with every snapshot (instant), a test image or "
+                               "text you type")
+        self.source.currentIndexChanged.connect(self._source_changed)
+        self.image_index = QSpinBox()
+        self.image_index.setRange(0, 1_000_000)
+        self.image_index.setToolTip("Which test image (its index in the test split)")
+        self.text = QLineEdit()
+        self.text.setPlaceholderText("type a sentence, e.g. the cat sat on the mat")
+        self.text.setToolTip("Tokenised with the run's vocabulary; words it does not know are shown as <oov>")
+        self.text.returnPressed.connect(self.compute)
+        self.show_button = QPushButton("Show")
+        self.show_button.setToolTip("Compute the attention of this input at every snapshot (a background job)")
+        self.show_button.clicked.connect(self._clicked)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Run"))
+        bar.addWidget(self.run_box, 2)
+        bar.addWidget(QLabel("Input"))
+        bar.addWidget(self.source)
+        bar.addWidget(self.image_index)
+        bar.addWidget(self.text, 2)
+        bar.addWidget(self.show_button)
+
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setToolTip("The snapshot step: drag to replay how the heads formed")
+        self.slider.setEnabled(False)
+        self.slider.valueChanged.connect(self.draw)
+        self.step_label = QLabel("step –")
+        self.step_label.setMinimumWidth(90)
+        self.focus_box = QComboBox()
+        self.focus_box.setToolTip("The map shown in full on the right: attention rollout through every layer, or "
+                                  "one layer's head")
+        self.focus_box.setMinimumContentsLength(15)
+        self.focus_box.currentIndexChanged.connect(self.draw)
+        steps = QHBoxLayout()
+        steps.addWidget(QLabel("Step"))
+        steps.addWidget(self.slider, 1)
+        steps.addWidget(self.step_label)
+        steps.addWidget(QLabel("Full view"))
+        steps.addWidget(self.focus_box)
+        self.info = QLabel()
+        self.info.setWordWrap(True)
+
+        self.grid = pg.GraphicsLayoutWidget()
+        self.grid.setToolTip("Every layer (rows) × head (columns); brighter: more attention")
+        self.cells: list[list[pg.ImageItem]] = []
+        self.focus = pg.PlotWidget()
+        self.focus.setMenuEnabled(False)
+        self.focus.hideButtons()
+        self.focus.invertY(True)
+        self.focus.setAspectLocked(True)
+        self.focus_image = pg.ImageItem(axisOrder="row-major")
+        self.overlay = pg.ImageItem(axisOrder="row-major")
+        self.overlay.setOpacity(0.55)
+        self.focus.addItem(self.focus_image)
+        self.focus.addItem(self.overlay)
+        self.colorbar = pg.ColorBarItem(colorMap=pg.colormap.get(COLOURS), interactive=False, width=10,
+                                        label="attention")
+        self.colorbar.setImageItem(self.focus_image, insert_in=self.focus.getPlotItem())
+        self.embedding = pg.PlotWidget()
+        self.embedding.setMenuEnabled(False)
+        self.embedding.hideButtons()
+        self.scatter = pg.ScatterPlotItem(size=7, pen=None)
+        self.embedding.addItem(self.scatter)
+        self.words: list[pg.TextItem] = []
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self.focus)
+        right.addWidget(self.embedding)
+        views = QSplitter(Qt.Orientation.Horizontal)
+        views.addWidget(self.grid)
+        views.addWidget(right)
+        views.setStretchFactor(0, 1)
+        views.setStretchFactor(1, 1)
+        self.hint = QLabel(HINT)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setWordWrap(True)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.hint)
+        self.pages.addWidget(views)
+        main = QVBoxLayout(self)
+        main.addLayout(bar)
+        main.addLayout(steps)
+        main.addWidget(self.info)
+        main.addWidget(self.pages, 1)
+        session.runs_changed.connect(self.refresh_runs)
+        session.selection_changed.connect(self._follow_selection)
+        self.refresh_runs()
+        self._follow_selection(session.selected_runs())
+
+    @property
+    def busy(self) -> bool:
+        return self.binding.running
+
+    # --- runs and inputs ----------------------------------------------------------------------------------
+    def refresh_runs(self) -> None:
+        """Reload the Transformer runs, keeping the current choice."""
+        current = self.run_box.currentData()
+        self.run_box.blockSignals(True)
+        self.run_box.clear()
+        for run in transformer_runs(self.session):
+            self.run_box.addItem(f"{run.name} · {run.id} ({run.status})", run.id)
+        index = self.run_box.findData(current)
+        self.run_box.setCurrentIndex(max(index, 0))
+        self.run_box.blockSignals(False)
+        self.pages.setCurrentIndex(1 if self.run_box.count() else 0)
+        if self.run_box.currentData() != current:
+            self._run_changed()
+
+    def _is_image_run(self) -> bool:
+        from studio.core.datasets import DATASETS
+
+        run_id = self.run_box.currentData()
+        try:
+            return "text" not in DATASETS.get(self.session.store.get(run_id).run_config.data.name).tags
+        except (StudioError, KeyError, ValueError):
+            return True
+
+    def _run_changed(self) -> None:
+        self.result = None
+        image = self._is_image_run()
+        self.source.blockSignals(True)
+        self.source.clear()
+        kind = "image" if image else "text"
+        for k in range(PROBES):
+            self.source.addItem(f"validation {kind} {k}", ("probe", k))
+        self.source.addItem("test image…" if image else "typed text", ("image", 0) if image else ("text", 0))
+        self.source.blockSignals(False)
+        self._source_changed()
+        if self.run_box.currentData():
+            self.compute()
+
+    def _source_changed(self) -> None:
+        kind, _ = self.source.currentData() or ("probe", 0)
+        self.image_index.setVisible(kind == "image")
+        self.text.setVisible(kind == "text")
+        if kind == "probe" and self.run_box.currentData():
+            self.compute()
+
+    def request(self) -> AttentionRequest | None:
+        run_id = self.run_box.currentData()
+        if not run_id:
+            return None
+        run_dir = str(self.session.store.get(run_id).dir)
+        kind, k = self.source.currentData() or ("probe", 0)
+        if kind == "text":
+            return AttentionRequest(run_dir, text=self.text.text())
+        if kind == "image":
+            return AttentionRequest(run_dir, image=self.image_index.value())
+        return AttentionRequest(run_dir, probe=k)
+
+    def _clicked(self) -> None:
+        if not self.binding.cancel():
+            self.compute()
+
+    def compute(self) -> None:
+        """Start the job computing the maps of the chosen input at every snapshot (replaces one in progress)."""
+        from studio.engine import tasks
+
+        try:
+            request = self.request()
+            if request is None:
+                return
+            request.validate()
+        except StudioError as err:
+            self.info.setText(str(err))
+            return
+        self.binding.cancel()
+        self.binding.start(self.session.start_task(tasks.ATTENTION, request))
+        self.show_button.setText("Cancel")
+        self.info.setText("computing the maps…")
+
+    def _failed(self, message: str) -> None:
+        self.info.setText(message)
+
+    # --- drawing ------------------------------------------------------------------------------------------
+    def show_result(self, result: dict[str, Any]) -> None:
+        """Take a finished job's maps: the slider spans its steps (at the last), the grid gets a cell per head."""
+        self.result = result
+        frames = result["frames"]
+        layers, heads = frames[0]["maps"].shape[:2]
+        self.grid.clear()
+        self.cells = []
+        for head in range(heads):
+            self.grid.addLabel(f"head {head + 1}", row=0, col=head + 1)
+        for layer in range(layers):
+            self.grid.addLabel(f"layer {layer + 1}", row=layer + 1, col=0, angle=-90)
+            row = []
+            for head in range(heads):
+                view = self.grid.addViewBox(row=layer + 1, col=head + 1, lockAspect=True, invertY=True)
+                view.setMouseEnabled(False, False)
+                item = pg.ImageItem(axisOrder="row-major")
+                item.setColorMap(pg.colormap.get(COLOURS))
+                view.addItem(item)
+                row.append(item)
+            self.cells.append(row)
+        focus = self.focus_box.currentText()
+        self.focus_box.blockSignals(True)
+        self.focus_box.clear()
+        self.focus_box.addItem("rollout", None)
+        for layer in range(layers):
+            for head in range(heads):
+                self.focus_box.addItem(f"layer {layer + 1} head {head + 1}", (layer, head))
+        self.focus_box.setCurrentIndex(max(self.focus_box.findText(focus), 0))
+        self.focus_box.blockSignals(False)
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, len(frames) - 1)
+        self.slider.setValue(len(frames) - 1)
+        self.slider.setEnabled(len(frames) > 1)
+        self.slider.blockSignals(False)
+        self.draw()
+
+    def frame(self) -> dict[str, Any] | None:
+        if not self.result:
+            return None
+        return self.result["frames"][min(self.slider.value(), len(self.result["frames"]) - 1)]
+
+    def draw(self) -> None:
+        """Show the slider's step: every cell, the full view and the embedding."""
+        r, f = self.result, self.frame()
+        if r is None or f is None:
+            return
+        image_run = r["kind"] == "image" and f["patch_maps"] is not None
+        for layer, row in enumerate(self.cells):
+            for head, item in enumerate(row):
+                shown = f["patch_maps"][layer, head] if image_run else f["maps"][layer, head]
+                item.setImage(np.asarray(shown, np.float32), autoLevels=True)
+        self.step_label.setText(f"step {f['step']}")
+        self._draw_focus(r, f)
+        self._draw_embedding(r, f)
+        what = "[CLS]'s attention over the patches" if image_run else "rows: the token that looks, columns: where"
+        oov = f" · not in the vocabulary (<oov>): {', '.join(r['oov'])}" if r["oov"] else ""
+        causal = " · causal: no token sees the future" if r["causal"] else ""
+        self.info.setText(f"{r['input']} · {len(r['steps'])} snapshots, steps {r['steps'][0]}–{r['steps'][-1]} · "
+                          f"{len(self.cells)} layers × {len(self.cells[0]) if self.cells else 0} heads, {what}"
+                          f"{causal}{oov}")
+
+    def _draw_focus(self, r: dict[str, Any], f: dict[str, Any]) -> None:
+        pick = self.focus_box.currentData()
+        plot = self.focus.getPlotItem()
+        if r["kind"] == "image" and f["patch_rollout"] is not None and pick is None:
+            image = np.asarray(r["image"], np.float32)
+            self.focus_image.setImage(image, autoLevels=True)
+            self.focus_image.setColorMap(pg.colormap.get("CET-L1"))  # grey
+            heat = np.asarray(f["patch_rollout"], np.float32)
+            self.overlay.setImage(heat, levels=(0.0, float(heat.max()) or 1.0))
+            self.overlay.setColorMap(pg.colormap.get("inferno"))
+            self.overlay.setRect(0, 0, image.shape[1], image.shape[0])
+            self.overlay.setVisible(True)
+            self.colorbar.setImageItem(self.overlay)  # the bar reads the rollout, not the grey image under it
+            self.colorbar.setColorMap(pg.colormap.get("inferno"))
+            self.colorbar.setLevels((0.0, float(heat.max()) or 1.0))
+            self.focus_image.setLevels((float(image.min()), float(image.max()) or 1.0))
+            for side in ("left", "bottom"):
+                plot.getAxis(side).setTicks(None)
+            plot.setTitle(f"attention rollout over the image · step {f['step']}")
+            self.focus.autoRange(padding=0)
+            return
+        self.overlay.setVisible(False)
+        self.colorbar.setImageItem(self.focus_image)
+        self.colorbar.setColorMap(pg.colormap.get(COLOURS))
+        shown = f["rollout"] if pick is None else f["maps"][pick[0], pick[1]]
+        shown = np.asarray(shown, np.float32)
+        self.focus_image.setImage(shown, levels=(0.0, float(shown.max()) or 1.0))
+        self.focus_image.setColorMap(pg.colormap.get(COLOURS))
+        self.focus_image.setRect(0, 0, shown.shape[1], shown.shape[0])
+        self.colorbar.setLevels((0.0, float(shown.max()) or 1.0))
+        side = min(self.focus.width() * 0.8, self.focus.height() * 0.8)  # the square map's size on screen
+        plot.getAxis("left").setTicks([_ticks(r["tokens"])])
+        plot.getAxis("bottom").setTicks([_ticks(r["tokens"], side)])
+        name = "rollout through every layer" if pick is None else f"layer {pick[0] + 1} head {pick[1] + 1}"
+        plot.setTitle(f"{name} · step {f['step']}")
+        self.focus.autoRange(padding=0)
+
+    def _draw_embedding(self, r: dict[str, Any], f: dict[str, Any]) -> None:
+        for item in self.words:
+            self.embedding.removeItem(item)
+        self.words = []
+        xy = np.asarray(f["embedding"], np.float64)
+        if not len(xy):
+            self.scatter.clear()
+            return
+        own = np.asarray(r["embedding_input"], bool)
+        brushes = [pg.mkBrush("#e8590c") if o else pg.mkBrush(120, 120, 120, 160) for o in own]
+        self.scatter.setData(xy[:, 0], xy[:, 1], brush=brushes)
+        for (x, y), label, o in zip(xy, r["embedding_labels"], own, strict=False):
+            text = pg.TextItem(label, color="#e8590c" if o else (128, 128, 128), anchor=(0, 1))
+            text.setPos(float(x), float(y))
+            self.embedding.addItem(text)
+            self.words.append(text)
+        v = f["variance"]
+        what = "token embeddings" if r["kind"] == "text" else "patch tokens"
+        self.embedding.getPlotItem().setTitle(f"{what} · PCA {v[0]:.0%} + {v[1]:.0%}")
+        self.embedding.setToolTip(f"The {what} (for images: as they enter layer 1) projected on their two "
+                                  "principal components; the share of the variance each axis keeps is in the title")
+        self.embedding.autoRange()
+
+    def shutdown(self) -> None:
+        self.binding.cancel()

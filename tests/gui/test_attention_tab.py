@@ -1,0 +1,85 @@
+"""The Attention tab: a ViT run's snapshots fill a layer × head grid, the slider replays the steps without a new
+job, the full view shows the rollout over the image or one head with its tokens on the axes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from studio.core.contracts.attention import AttentionRequest
+from studio.core.runs.store import RunStore
+from studio.engine.tasks.attention import compute
+from studio.gui.app.session import Session
+from studio.gui.tabs import find
+from studio.gui.tabs.attention import AttentionTab
+from tests.unit.landscape_runs import train_run
+from tests.unit.test_attention import train
+
+TINY_VIT = ["data.name=fashion_mnist_small", "model.name=vit", "model.d_model=16", "model.depth=2", "model.heads=2",
+            "train.epochs=1", "train.batch_size=500", "train.attention_every=6", "train.histogram_every=0",
+            "train.trajectory_snapshots=false"]
+
+
+def test_the_tab_is_registered_without_torch():
+    assert find("attention").title == "Attention" and find("Attention").load() is AttentionTab
+
+
+def test_the_view_builds_from_a_result_and_the_slider_redraws_every_head(qtbot, tmp_path):
+    """Quick: a run trained in this process, its maps computed here, handed to the view as a job would."""
+    run_dir = tmp_path / "vit-run"
+    train(run_dir, TINY_VIT)  # 18 steps: snapshots at 0, 6, 12, 18
+    result = compute(AttentionRequest(str(run_dir), image=1))
+    session = Session(RunStore(tmp_path))
+    try:
+        tab = AttentionTab(session)
+        qtbot.addWidget(tab)
+        tab.resize(1000, 650)
+        tab.show()
+        tab.show_result(result)
+        assert tab.slider.maximum() == 3 and tab.step_label.text() == "step 18"
+        assert len(tab.cells) == 2 and tab.cells[0][0].image.shape == (4, 4)  # [CLS] over 4 × 4 patches
+        before = [c.image.copy() for row in tab.cells for c in row]
+        tab.slider.setValue(1)
+        assert tab.step_label.text() == "step 6" and "step 6" in tab.focus.getPlotItem().titleLabel.text
+        after = [c.image for row in tab.cells for c in row]
+        assert all(not np.allclose(a, b) for a, b in zip(after, before, strict=True))
+        np.testing.assert_allclose(tab.overlay.image.sum(), 1.0, atol=1e-4)  # the rollout over the patches
+        assert len(tab.words) == 17  # a label per token in the embedding plot
+    finally:
+        session.shutdown(wait_s=10)
+
+
+@pytest.mark.slow
+def test_a_vit_run_fills_the_grid_and_the_slider_replays_its_steps(qtbot, tmp_path):
+    run_dir = train_run(tmp_path, TINY_VIT)  # 18 steps: snapshots at 0, 6, 12, 18
+    session = Session(RunStore(tmp_path))
+    try:
+        tab = AttentionTab(session)
+        qtbot.addWidget(tab)
+        tab.resize(1100, 700)
+        tab.show()
+        assert tab.run_box.currentData() == run_dir.name and tab.pages.currentIndex() == 1
+        qtbot.waitUntil(lambda: tab.result is not None, timeout=60_000)  # validation image 0, all steps
+        r = tab.result
+        assert r["steps"] == [0, 6, 12, 18] and r["precomputed"] and len(tab.cells) == 2 and len(tab.cells[0]) == 2
+        assert tab.slider.maximum() == 3 and tab.slider.value() == 3 and tab.step_label.text() == "step 18"
+        assert tab.overlay.isVisible() and tab.overlay.image.shape == (4, 4)  # rollout over the 4 × 4 patches
+        last = tab.cells[1][0].image.copy()
+        tab.slider.setValue(0)  # no new job: the frames are all there
+        assert not tab.busy and tab.step_label.text() == "step 0"
+        assert not np.allclose(tab.cells[1][0].image, last)  # the heads changed while training
+        tab.focus_box.setCurrentIndex(tab.focus_box.findText("layer 2 head 1"))
+        assert not tab.overlay.isVisible() and tab.focus_image.image.shape == (17, 17)
+        ticks = tab.focus.getPlotItem().getAxis("left")._tickLevels[0]  # a token per row (the bottom may thin)
+        assert [label for _, label in ticks] == ["[CLS]"] + [f"{r},{c}" for r in range(4) for c in range(4)]
+        np.testing.assert_allclose(tab.focus_image.image.sum(axis=1), 1.0, atol=1e-3)  # rows sum to 1
+
+        tab.source.setCurrentIndex(tab.source.count() - 1)  # a test image, chosen by index
+        tab.image_index.setValue(5)
+        assert tab.image_index.isVisible() and not tab.text.isVisible()
+        tab.compute()
+        qtbot.waitUntil(lambda: tab.result is not None and tab.result["input"].startswith("test image 5"),
+                        timeout=60_000)
+        assert not tab.result["precomputed"] and len(tab.result["frames"]) == 4
+    finally:
+        session.shutdown(wait_s=10)
