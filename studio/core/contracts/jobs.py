@@ -5,7 +5,7 @@ augmentation preview). Requests and results, torch-free."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 
 @dataclass(frozen=True)
@@ -49,11 +49,33 @@ class ModelSummary(TypedDict):
     output_shape: list[int]
 
 
+class MemoryRow(TypedDict):
+    """One line of the memory view (``core/models/memory.py``): bytes computed from shapes and measured on a step."""
+
+    item: str
+    computed: int | None  # None where no formula is known
+    measured: int | None  # None where it cannot be measured here
+    how: str  # how the measured figure was taken
+
+
+class MemoryView(TypedDict):
+    """Parameters, gradients, optimizer state and one micro-batch's activations, for the configured training."""
+
+    rows: list[MemoryRow]
+    micro_batch: int
+    accumulate_steps: int
+    processes: int
+    precision: str
+    optimizer: str
+    device: str
+
+
 class SummaryResult(ModelSummary):
-    """``summarize_config``: the model and dataset names first, then the summary."""
+    """``summarize_config``: the model and dataset names first, then the summary (and, when asked, the memory)."""
 
     model: str
     dataset: str
+    memory: NotRequired[MemoryView]
 
 
 @dataclass(frozen=True)

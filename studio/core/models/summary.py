@@ -68,15 +68,21 @@ def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> ModelSummary:
     }
 
 
-def summarize_config(cfg: RunConfig) -> SummaryResult:
-    """Build the config's model for its dataset's input shape and summarise it."""
+def summarize_config(cfg: RunConfig, memory: bool = False) -> SummaryResult:
+    """Build the config's model for its dataset's input shape and summarise it; with ``memory``, also where a
+    training step's memory goes (core/models/memory.py: one real step, measured beside the formulas)."""
     from studio.core.datasets.loading import load_dataset
     from studio.core.models.catalog import MODELS
 
     data = load_dataset(cfg.data, seed=cfg.train.seed)
     model = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
                          **cfg.model.params)
-    return {"model": cfg.model.name, "dataset": cfg.data.name, **summarize(model, data.input_shape)}
+    result: SummaryResult = {"model": cfg.model.name, "dataset": cfg.data.name, **summarize(model, data.input_shape)}
+    if memory:
+        from studio.core.models.memory import memory_of_config
+
+        result["memory"] = memory_of_config(cfg, data)
+    return result
 
 
 def format_summary(summary: ModelSummary) -> str:

@@ -140,8 +140,9 @@ class Trainer:
         only), then the gradient hooks, the optimizer and schedule steps. Each micro-batch's (loss, correct,
         count) is added to the running sums."""
         self.optimizer.zero_grad(set_to_none=True)
-        x = y = None
+        last: tuple[torch.Tensor, torch.Tensor] | None = None
         for index, (x, y) in enumerate(micro_batches):
+            last = (x, y)
             with self._sync(last=index == count - 1):
                 with self.precision.autocast():
                     out = self.model(x)
@@ -154,10 +155,12 @@ class Trainer:
         self.precision.unscale(self.optimizer)
         self._call("on_after_backward")
         closure = None
-        if self.needs_closure:  # one micro-batch per step (the config refuses accumulation for these optimizers)
+        if self.needs_closure and last is not None:  # one micro-batch per step (no accumulation for these)
+            cx, cy = last
+
             def closure() -> torch.Tensor:
                 with self.precision.autocast():
-                    return self.task.loss(self.model(x), y)
+                    return self.task.loss(self.model(cx), cy)
         self.precision.step(self.optimizer, closure)
         self.scheduler.step()
 
