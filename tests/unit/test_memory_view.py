@@ -10,6 +10,7 @@ import torch
 
 from studio.cli import main as cli_main
 from studio.core.config import RunConfig
+from studio.core.contracts.jobs import MemoryRow, MemoryView
 from studio.core.models.memory import format_memory, memory_of_config, optimizer_factor
 from studio.core.optim import OPTIMIZERS
 from studio.core.optim.low_precision import LowPrecisionAdam
@@ -29,6 +30,8 @@ def test_parameters_gradients_and_adam_state_computed_equal_measured():
     assert r["optimizer state"]["computed"] == r["optimizer state"]["measured"] == 2 * params
     assert "activations" in r and r["_view"]["device"] == "cpu" and r["_view"]["micro_batch"] == 32
     assert "MiB" in format_memory(r["_view"])
+    assert list(r["_view"]) == list(MemoryView.__annotations__)  # the contract's keys, in order
+    assert all(list(row) == list(MemoryRow.__annotations__) for row in r["_view"]["rows"])
 
 
 def test_sgd_momentum_is_one_times_and_bf16_moments_halve_adam():

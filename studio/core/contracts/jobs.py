@@ -5,7 +5,7 @@ augmentation preview). Requests and results, torch-free."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NotRequired, TypedDict
+from typing import Any, TypedDict
 
 
 @dataclass(frozen=True)
@@ -71,11 +71,17 @@ class MemoryView(TypedDict):
 
 
 class SummaryResult(ModelSummary):
-    """``summarize_config``: the model and dataset names first, then the summary (and, when asked, the memory)."""
+    """``summarize_config``: the model and dataset names first, then the summary."""
 
     model: str
     dataset: str
-    memory: NotRequired[MemoryView]
+
+
+class SummaryWithMemory(SummaryResult, total=False):
+    """``summarize_config(memory=True)`` (the GUI's summary job, ``studio model summary --memory``): also the memory
+    view."""
+
+    memory: MemoryView
 
 
 @dataclass(frozen=True)

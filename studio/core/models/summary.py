@@ -13,7 +13,7 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 from studio.core.config import RunConfig
-from studio.core.contracts.jobs import LayerSummary, ModelSummary, SummaryResult
+from studio.core.contracts.jobs import LayerSummary, ModelSummary, SummaryWithMemory
 
 
 def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> ModelSummary:
@@ -68,7 +68,7 @@ def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> ModelSummary:
     }
 
 
-def summarize_config(cfg: RunConfig, memory: bool = False) -> SummaryResult:
+def summarize_config(cfg: RunConfig, memory: bool = False) -> SummaryWithMemory:
     """Build the config's model for its dataset's input shape and summarise it; with ``memory``, also where a
     training step's memory goes (core/models/memory.py: one real step, measured beside the formulas)."""
     from studio.core.datasets.loading import load_dataset
@@ -77,7 +77,8 @@ def summarize_config(cfg: RunConfig, memory: bool = False) -> SummaryResult:
     data = load_dataset(cfg.data, seed=cfg.train.seed)
     model = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
                          **cfg.model.params)
-    result: SummaryResult = {"model": cfg.model.name, "dataset": cfg.data.name, **summarize(model, data.input_shape)}
+    result: SummaryWithMemory = {"model": cfg.model.name, "dataset": cfg.data.name,
+                                 **summarize(model, data.input_shape)}
     if memory:
         from studio.core.models.memory import memory_of_config
 

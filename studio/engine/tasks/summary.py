@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from studio.core.contracts.jobs import SummaryRequest, SummaryResult
+from studio.core.contracts.jobs import SummaryRequest, SummaryWithMemory
 from studio.engine.jobs.process_job import TaskJob
 from studio.engine.tasks import SUMMARY, task_job
 
 
-def run(request: SummaryRequest, progress: Any = None) -> SummaryResult:
+def run(request: SummaryRequest, progress: Any = None) -> SummaryWithMemory:
     """The background task (``engine/tasks.SUMMARY``): the model summary of a config (``RunConfig.to_dict``) with
     its memory view (one training step measured: core/models/memory.py)."""
     from studio.core.config import RunConfig
