@@ -57,7 +57,7 @@ class ModelSummaryDialog(QDialog):
         layout.addWidget(self.heading)
         layout.addWidget(self.table, 3)
         layout.addWidget(self.memory_heading)
-        layout.addWidget(self.memory_table, 2)
+        layout.addWidget(self.memory_table)
         self.binding = JobBinding(self)
         self.binding.progress.connect(lambda _f, text: self.heading.setText(f"Building the model… {text}"))
         self.binding.done.connect(self._done)
@@ -107,6 +107,10 @@ class ModelSummaryDialog(QDialog):
                 if col == 3:
                     cell.setToolTip(text)
                 self.memory_table.setItem(row, col, cell)
+        self.memory_table.resizeRowsToContents()
+        frame = 2 * self.memory_table.frameWidth()
+        self.memory_table.setMaximumHeight(self.memory_table.horizontalHeader().height() + frame
+                                           + sum(self.memory_table.rowHeight(i) for i in range(len(rows))))
 
     def done(self, result: int) -> None:  # noqa: D401 - Qt override
         self.binding.cancel()
