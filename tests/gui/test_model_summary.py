@@ -49,27 +49,3 @@ def test_entry_formula_and_paper_are_in_the_form_tooltips(qtbot):
     assert info and info in form.about.toolTip() and info in form.combo.toolTip()
     session.shutdown(wait_s=1)
 
-
-def test_the_training_panel_shows_the_global_batch(qtbot):
-    session = Session()
-    window = MainWindow(session, probe_backend=False)
-    qtbot.addWidget(window)
-    label = window.settings.global_batch
-    assert "128 × 1 × 1 = 128" in label.text()
-    session.set_param("train", "accumulate_steps", 4)
-    session.set_param("hardware", "processes", 2)
-    assert "64 × 4 × 2 = 512" in label.text()
-    session.shutdown(wait_s=1)
-
-
-def test_the_samples_axis_counts_every_micro_batch_of_a_step(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("STUDIO_HOME", str(tmp_path))
-    from studio.core.config import RunConfig
-
-    session = Session()
-    plain = session.store.create_run(RunConfig().with_overrides(["train.batch_size=32"]))
-    accumulated = session.store.create_run(RunConfig().with_overrides(["train.batch_size=32",
-                                                                        "train.accumulate_steps=4"]))
-    _, batch = session.curves_of([plain.id, accumulated.id])
-    assert batch == {plain.id: 32, accumulated.id: 128}
-    session.shutdown(wait_s=1)
