@@ -16,9 +16,8 @@ def test_summary_button_shows_layers_params_and_flops(qtbot):
     # the memory view: computed beside measured for parameters, gradients, Adam's state, activations, the peak
     table = dialog.memory_table
     assert table.rowCount() == 5 and table.item(2, 0).text() == "optimizer state (adam)"
-    params_mib = 61_706 * 4 / 2**20
-    assert table.item(0, 1).text() == table.item(0, 2).text() == f"{params_mib:,.2f} MiB"
-    assert table.item(2, 2).text() == f"{2 * params_mib:,.2f} MiB"  # Adam: two moments
+    assert table.item(0, 1).text() == table.item(0, 2).text() == f"{61_706 * 4 / 2**10:,.2f} KiB"
+    assert table.item(2, 2).text() == f"{2 * 61_706 * 4 / 2**10:,.2f} KiB"  # Adam: two moments
     assert "micro-batch 128 (global batch 128 × 1 × 1 = 128)" in dialog.memory_heading.text()
     dialog.close()
     session.shutdown(wait_s=1)

@@ -4,7 +4,9 @@ micro-batch, each computed from the model's shapes and measured on one real step
 Computed: parameters and gradients are numel × bytes per element; the optimizer state is its multiple of the
 parameters for the configured optimizer (SGD momentum 1×, Adam 2×, 1.5× or 1× with Adam's moments in bfloat16:
 core/optim/low_precision.py); activations are the leaf layers' outputs for one micro-batch at the autocast
-element size (2 bytes for bf16/fp16, 4 for fp32) — what a plain layer-by-layer network keeps for backward.
+element size (2 bytes for bf16/fp16, 4 for fp32) — what a plain layer-by-layer network keeps for backward. Layers
+that keep their own intermediates (an LSTM's gates at every time step, attention inside one module) keep more
+than their output: there the measured figure is the one to read.
 
 Measured, on one forward + backward + optimizer step of a real micro-batch:
 - parameters, gradients and optimizer state: the bytes of the tensors themselves (exact);
@@ -25,6 +27,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from studio.core.byte_size import byte_size
 from studio.core.config import RunConfig
 from studio.core.contracts.jobs import MemoryRow, MemoryView
 
@@ -209,11 +212,9 @@ def memory_of_config(cfg: RunConfig, data: Any = None) -> MemoryView:
 
 def format_memory(view: MemoryView) -> str:
     """A plain-text table of the memory view (``studio model summary --memory``)."""
-    def size(n: int | None) -> str:
-        return "-" if n is None else f"{n / 2**20:,.2f} MiB"
-
     lines = [f"memory: {view['precision']}, micro-batch {view['micro_batch']} × accumulate "
              f"{view['accumulate_steps']} × {view['processes']} processes, {view['optimizer']} on {view['device']}",
              f"{'':40}{'computed':>14}{'measured':>14}"]
-    lines += [f"{r['item']:40}{size(r['computed']):>14}{size(r['measured']):>14}  {r['how']}" for r in view["rows"]]
+    lines += [f"{r['item']:40}{byte_size(r['computed']):>14}{byte_size(r['measured']):>14}  {r['how']}"
+              for r in view["rows"]]
     return "\n".join(lines)

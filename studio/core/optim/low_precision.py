@@ -62,8 +62,3 @@ class LowPrecisionAdam(Optimizer):
                 p.addcdiv_(m.to(p.dtype), denom.to(p.dtype), value=-group["lr"] / (1 - beta1 ** t))
         return loss
 
-
-def state_bytes_factor(state_dtype: str) -> float:
-    """Adam's state in multiples of the parameters' float32 bytes: 2 (fp32), 1.5 (bf16 first), 1 (both)."""
-    return {"fp32": 2.0, "bf16_first": 1.5, "bf16_both": 1.0}[state_dtype]
-

@@ -22,15 +22,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.byte_size import byte_size
 from studio.core.config import RunConfig
 from studio.gui.app.job_binding import JobBinding
 
 COLUMNS = ("Layer", "Type", "Output shape", "Parameters", "FLOPs / sample")
 MEMORY_COLUMNS = ("Memory", "Computed", "Measured", "How measured")
-
-
-def mib(n: int | None) -> str:
-    return "—" if n is None else f"{n / 2**20:,.2f} MiB"
 
 
 class ModelSummaryDialog(QDialog):
@@ -99,7 +96,7 @@ class ModelSummaryDialog(QDialog):
         rows = m["rows"]
         self.memory_table.setRowCount(len(rows))
         for row, item in enumerate(rows):
-            values = (item["item"], mib(item["computed"]), mib(item["measured"]), item["how"])
+            values = (item["item"], byte_size(item["computed"]), byte_size(item["measured"]), item["how"])
             for col, text in enumerate(values):
                 cell = QTableWidgetItem(text)
                 if col in (1, 2):
