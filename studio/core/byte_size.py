@@ -4,10 +4,11 @@ from __future__ import annotations
 
 
 def byte_size(n: int | float | None) -> str:
-    """``n`` bytes in B, KiB, MiB or GiB (powers of 1024); "—" for None (not known)."""
+    """``n`` bytes in B, KiB, MiB or GiB (powers of 1024; the larger unit from 1000 of the smaller: 0.98 MiB, not
+    1,002 KiB); "—" for None (not known)."""
     if n is None:
         return "—"
     for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if abs(n) >= scale:
+        if abs(n) >= scale * 1000 / 1024:
             return f"{n / scale:,.2f} {unit}"
     return f"{int(n)} B"

@@ -31,8 +31,8 @@ def test_parameters_gradients_and_adam_state_computed_equal_measured():
     assert r["optimizer state"]["computed"] == r["optimizer state"]["measured"] == 2 * params
     assert "activations" in r and r["_view"]["device"] == "cpu" and r["_view"]["micro_batch"] == 32
     assert "MiB" in format_memory(r["_view"])
-    assert [byte_size(n) for n in (None, 512, 3 * 2**10, 1.5 * 2**20, 2**31)] == \
-        ["—", "512 B", "3.00 KiB", "1.50 MiB", "2.00 GiB"]
+    assert [byte_size(n) for n in (None, 512, 3 * 2**10, 1002 * 2**10, 1.5 * 2**20, 2**31)] == \
+        ["—", "512 B", "3.00 KiB", "0.98 MiB", "1.50 MiB", "2.00 GiB"]
     assert list(r["_view"]) == list(MemoryView.__annotations__)  # the contract's keys, in order
     assert all(list(row) == list(MemoryRow.__annotations__) for row in r["_view"]["rows"])
 

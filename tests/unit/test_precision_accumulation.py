@@ -160,3 +160,8 @@ def test_fp16_on_cuda_trains_with_a_scaler_and_a_resume_keeps_its_scale(tmp_path
     resumed = make(tmp_path, "train.precision=fp16", "hardware.device=cuda", "train.epochs=2",
                    resume_from=str(tmp_path / "checkpoints" / "final.pt"))
     assert resumed.precision.scaler.get_scale() == scale
+
+
+def test_the_linear_scaling_rule_uses_the_global_batch(tmp_path):
+    t = make(tmp_path, "train.lr_scaling=true", "train.base_batch=16", "train.accumulate_steps=4")
+    assert t.lr() == pytest.approx(0.1 * 4)  # 16 × 4 micro-batches = 64 samples per step: 4 × the base batch
