@@ -16,6 +16,7 @@ from typing import Any
 from studio.cli._shared import StderrProgress, add_config_args, add_output_args, emit_json, load_config
 from studio.core.contracts.runs import TrainReport
 from studio.core.errors import ConfigError
+from studio.core.global_batch import global_batch_text
 from studio.core.vocab import JobState, Metric
 
 COMMANDS = ("train",)
@@ -38,6 +39,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         cfg = load_config(args)
     job = launch(cfg, store, name=args.name or "", resume=plan)
     print(f"run {job.run_id}: {job.run_dir}", file=sys.stderr)
+    print(global_batch_text(cfg), file=sys.stderr)
     interrupts = []
 
     def on_signal(signum: int, _frame: Any) -> None:

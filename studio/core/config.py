@@ -51,6 +51,9 @@ class TrainConfig:
     attention_every: int = 50  # steps between attention snapshots of Transformers (attention/); 0: off
     keep_checkpoints: int = 3  # keep the last N step checkpoints (final.pt and step 0 are always kept); 0: keep all
     stall_timeout: int = 600  # seconds without progress (not paused) before a stalled rank fails the run; 0: off
+    # mixed precision and gradient accumulation (engine/training/precision.py, trainer.py)
+    precision: str = "fp32"  # fp32 | bf16 | fp16 (fp16: CUDA only, with a gradient scaler)
+    accumulate_steps: int = 1  # micro-batches per optimizer step
 
 
 @dataclass
@@ -101,7 +104,17 @@ TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
                          0, 100_000),
     "stall_timeout": ("seconds a process may make no progress (while not paused) before the run fails, naming "
                       "the stalled process (0: never)", 0, 7 * 24 * 3600),
+    "precision": ("arithmetic of the forward pass and loss (torch.autocast): fp32; bf16 (bfloat16: half the "
+                  "activation memory, float32's range; on a CPU without bfloat16 units it may be slower than "
+                  "fp32); fp16 (float16 with a gradient scaler against underflow: CUDA only). Weights, gradients "
+                  "and the optimizer stay float32 (Micikevicius et al. 2018)", None, None),
+    "accumulate_steps": ("gradient accumulation: micro-batches of batch_size per optimizer step, so one step sees "
+                         "batch_size × k samples (the global batch) while memory holds one micro-batch; with "
+                         "several processes the gradients are all-reduced once per step", 1, 100_000),
 }
+
+# [train] settings that take one of a few words (the form shows a list).
+TRAIN_CHOICES: dict[str, tuple[str, ...]] = {"precision": ("fp32", "bf16", "fp16")}
 
 # Limits of the [hardware] counts (what the machine has is checked at launch: engine/training/machine_check.py).
 HARDWARE_LIMITS: dict[str, tuple[int, int]] = {"processes": (1, 1024), "threads": (0, 1024)}
@@ -114,6 +127,9 @@ def train_params() -> list[Param]:
     for f in fields(TrainConfig):
         default = getattr(TrainConfig(), f.name)
         help_, low, high = TRAIN_HELP.get(f.name, ("", None, None))
+        if f.name in TRAIN_CHOICES:
+            out.append(Param(f.name, "choice", default, help_, choices=TRAIN_CHOICES[f.name]))
+            continue
         out.append(Param(f.name, kinds[type(default)], default, help_, low, high))
     return out
 
@@ -230,10 +246,27 @@ class RunConfig:
                 f"hardware.gpus lists {len(hw.gpus)} GPUs but hardware.processes is {hw.processes}; "
                 "use one process per GPU"
             )
+        self._validate_precision()
         if self.train.batch_size < hw.processes:
             raise ConfigError(
                 f"train.batch_size ({self.train.batch_size}) must be at least hardware.processes ({hw.processes})"
             )
+
+    def _validate_precision(self) -> None:
+        tr = self.train
+        if tr.precision not in TRAIN_CHOICES["precision"]:
+            raise ConfigError(f"train.precision must be one of {', '.join(TRAIN_CHOICES['precision'])}; "
+                              f"got {tr.precision!r}")
+        if tr.precision == "fp16" and self.hardware.device != "cuda":
+            raise ConfigError("train.precision=fp16 needs a CUDA GPU (its gradient scaler guards float16's narrow "
+                              "range there); on the CPU use bf16 or fp32")
+        tags = REGISTRIES["optimizer"].get(self.optimizer.name).tags
+        if tr.accumulate_steps > 1 and ("closure" in tags or "full_batch" in tags):
+            raise ConfigError(f"optimizer {self.optimizer.name} takes whole-batch steps; set "
+                              "train.accumulate_steps=1")
+        if tr.precision == "fp16" and "closure" in tags:
+            raise ConfigError(f"optimizer {self.optimizer.name} re-evaluates the loss in its step, which the fp16 "
+                              "gradient scaler cannot do; use bf16 or fp32")
 
     def copy(self) -> RunConfig:
         return copy.deepcopy(self)

@@ -13,6 +13,12 @@ def test_summary_button_shows_layers_params_and_flops(qtbot):
     assert dialog.summary["total_params"] == 61_706
     assert dialog.table.rowCount() == len(dialog.summary["layers"]) > 5
     assert "61,706 parameters" in dialog.heading.text() and "MFLOPs" in dialog.heading.text()
+    # the memory view: computed beside measured for parameters, gradients, Adam's state, activations, the peak
+    table = dialog.memory_table
+    assert table.rowCount() == 5 and table.item(2, 0).text() == "optimizer state (adam)"
+    assert table.item(0, 1).text() == table.item(0, 2).text() == f"{61_706 * 4 / 2**10:,.2f} KiB"
+    assert table.item(2, 2).text() == f"{2 * 61_706 * 4 / 2**10:,.2f} KiB"  # Adam: two moments
+    assert "micro-batch 128 (global batch 128 × 1 × 1 = 128)" in dialog.memory_heading.text()
     dialog.close()
     session.shutdown(wait_s=1)
 
@@ -41,3 +47,4 @@ def test_entry_formula_and_paper_are_in_the_form_tooltips(qtbot):
     info = OPTIMIZERS.get("momentum_lr_inside").info
     assert info and info in form.about.toolTip() and info in form.combo.toolTip()
     session.shutdown(wait_s=1)
+

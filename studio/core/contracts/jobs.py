@@ -49,11 +49,39 @@ class ModelSummary(TypedDict):
     output_shape: list[int]
 
 
+class MemoryRow(TypedDict):
+    """One line of the memory view (``core/models/memory.py``): bytes computed from shapes and measured on a step."""
+
+    item: str
+    computed: int | None  # None where no formula is known
+    measured: int | None  # None where it cannot be measured here
+    how: str  # how the measured figure was taken
+
+
+class MemoryView(TypedDict):
+    """Parameters, gradients, optimizer state and one micro-batch's activations, for the configured training."""
+
+    rows: list[MemoryRow]
+    micro_batch: int
+    accumulate_steps: int
+    processes: int
+    precision: str
+    optimizer: str
+    device: str
+
+
 class SummaryResult(ModelSummary):
     """``summarize_config``: the model and dataset names first, then the summary."""
 
     model: str
     dataset: str
+
+
+class SummaryWithMemory(SummaryResult, total=False):
+    """``summarize_config(memory=True)`` (the GUI's summary job, ``studio model summary --memory``): also the memory
+    view."""
+
+    memory: MemoryView
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 from studio.core.config import RunConfig
-from studio.core.contracts.jobs import LayerSummary, ModelSummary, SummaryResult
+from studio.core.contracts.jobs import LayerSummary, ModelSummary, SummaryWithMemory
 
 
 def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> ModelSummary:
@@ -68,15 +68,22 @@ def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> ModelSummary:
     }
 
 
-def summarize_config(cfg: RunConfig) -> SummaryResult:
-    """Build the config's model for its dataset's input shape and summarise it."""
+def summarize_config(cfg: RunConfig, memory: bool = False) -> SummaryWithMemory:
+    """Build the config's model for its dataset's input shape and summarise it; with ``memory``, also where a
+    training step's memory goes (core/models/memory.py: one real step, measured beside the formulas)."""
     from studio.core.datasets.loading import load_dataset
     from studio.core.models.catalog import MODELS
 
     data = load_dataset(cfg.data, seed=cfg.train.seed)
     model = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
                          **cfg.model.params)
-    return {"model": cfg.model.name, "dataset": cfg.data.name, **summarize(model, data.input_shape)}
+    result: SummaryWithMemory = {"model": cfg.model.name, "dataset": cfg.data.name,
+                                 **summarize(model, data.input_shape)}
+    if memory:
+        from studio.core.models.memory import memory_of_config
+
+        result["memory"] = memory_of_config(cfg, data)
+    return result
 
 
 def format_summary(summary: ModelSummary) -> str:

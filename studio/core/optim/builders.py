@@ -14,6 +14,7 @@ import torch
 
 from studio.core.errors import ConfigError
 from studio.core.optim.custom import Lamb, Lars, Lookahead, MomentumLrInside, Newton
+from studio.core.optim.low_precision import LowPrecisionAdam
 
 
 def build_gd(params: Iterable, lr: float, weight_decay: float = 0.0, tolerance: float = 0.0) -> torch.optim.Optimizer:
@@ -56,7 +57,10 @@ def build_rmsprop(params: Iterable, lr: float, alpha: float = 0.99, eps: float =
 
 
 def build_adam(params: Iterable, lr: float, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
-               weight_decay: float = 0.0) -> torch.optim.Optimizer:
+               weight_decay: float = 0.0, state_dtype: str = "fp32") -> torch.optim.Optimizer:
+    if state_dtype != "fp32":  # moments in bfloat16 (Zhai et al. 2022): torch's Adam keeps the weights' dtype
+        return LowPrecisionAdam(params, lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay,
+                                state_dtype=state_dtype)
     return torch.optim.Adam(params, lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay)
 
 
@@ -66,7 +70,10 @@ def build_amsgrad(params: Iterable, lr: float, beta1: float = 0.9, beta2: float 
 
 
 def build_adamw(params: Iterable, lr: float, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
-                weight_decay: float = 0.01) -> torch.optim.Optimizer:
+                weight_decay: float = 0.01, state_dtype: str = "fp32") -> torch.optim.Optimizer:
+    if state_dtype != "fp32":
+        return LowPrecisionAdam(params, lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay,
+                                decoupled=True, state_dtype=state_dtype)
     return torch.optim.AdamW(params, lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay)
 
 

@@ -91,10 +91,15 @@ OPTIMIZERS.add(Entry(
     info="v ← αv + (1−α)g²;  w ← w − η g/(√v + ε)   (Hinton, Coursera lecture 6e, 2012; torch.optim.RMSprop)",
 ))
 _ADAM = (lr_param(1e-3), BETA1, BETA2, EPS)
+STATE_DTYPE = Param("state_dtype", "choice", "fp32",
+                    "where Adam's moments are kept: fp32, the first moment in bfloat16 (bf16_first: state 1.5× the "
+                    "weights' bytes instead of 2×, as Zhai et al. 2022 'Scaling Vision Transformers' do) or both "
+                    "(bf16_both: 1×); the step's arithmetic stays float32 (core/optim/low_precision.py)",
+                    choices=("fp32", "bf16_first", "bf16_both"))
 OPTIMIZERS.add(Entry(
     "adam",
     "Adam: momentum on the gradient and a per-weight step size from its running square",
-    (*_ADAM, WEIGHT_DECAY),
+    (*_ADAM, WEIGHT_DECAY, STATE_DTYPE),
     builder=_B + "build_adam",
     info="m ← β1 m + (1−β1)g;  v ← β2 v + (1−β2)g²;  w ← w − η m̂/(√v̂ + ε), m̂ = m/(1−β1ᵗ), v̂ = v/(1−β2ᵗ)   "
          "(Kingma & Ba 2015; torch.optim.Adam)",
@@ -102,7 +107,8 @@ OPTIMIZERS.add(Entry(
 OPTIMIZERS.add(Entry(
     "adamw",
     "AdamW: Adam with weight decay applied to the weights directly, not through the gradient",
-    (*_ADAM, Param("weight_decay", "float", 0.01, "decoupled decay λ: w ← w − ηλw each step", 0.0, 1.0)),
+    (*_ADAM, Param("weight_decay", "float", 0.01, "decoupled decay λ: w ← w − ηλw each step", 0.0, 1.0),
+     STATE_DTYPE),
     builder=_B + "build_adamw",
     info="w ← w − ηλw;  then Adam's step   (Loshchilov & Hutter 2019, 'Decoupled Weight Decay Regularization'; "
          "torch.optim.AdamW)",

@@ -51,7 +51,7 @@ class MetricReporter(Callback):
                 "try a lower learning rate (optimizer.lr) or gradient clipping (train.grad_clip)"
             )
         now = time.perf_counter()
-        samples = (t.step - self.last_step) * t.batch * t.ctx.world_size
+        samples = (t.step - self.last_step) * t.global_batch
         throughput = samples / max(now - self.last_time, 1e-9)
         self.last_time, self.last_step = now, t.step
         wall = time.time()

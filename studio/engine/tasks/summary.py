@@ -1,23 +1,24 @@
-"""The model summary (layers, shapes, parameters, FLOPs) as a background job: building the model needs
+"""The model summary (layers, shapes, parameters, FLOPs, memory) as a background job: building the model needs
 torch, which the GUI never imports (``engine/jobs/process_job.py``)."""
 
 from __future__ import annotations
 
 from typing import Any, cast
 
-from studio.core.contracts.jobs import SummaryRequest, SummaryResult
+from studio.core.contracts.jobs import SummaryRequest, SummaryWithMemory
 from studio.engine.jobs.process_job import TaskJob
 from studio.engine.tasks import SUMMARY, task_job
 
 
-def run(request: SummaryRequest, progress: Any = None) -> SummaryResult:
-    """The background task (``engine/tasks.SUMMARY``): the model summary of a config (``RunConfig.to_dict``)."""
+def run(request: SummaryRequest, progress: Any = None) -> SummaryWithMemory:
+    """The background task (``engine/tasks.SUMMARY``): the model summary of a config (``RunConfig.to_dict``) with
+    its memory view (one training step measured: core/models/memory.py)."""
     from studio.core.config import RunConfig
     from studio.core.models.summary import summarize_config
 
     if progress is not None:
         progress(0.1, "building the model")
-    return summarize_config(RunConfig.from_dict(request.config))
+    return summarize_config(RunConfig.from_dict(request.config), memory=True)
 
 
 def summary_job(config: dict[str, Any]) -> TaskJob:

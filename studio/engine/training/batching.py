@@ -35,8 +35,16 @@ def batch_slices(n: int, batch: int) -> list[slice]:
     return [slice(start, end) for start, end in zip(starts, [*starts[1:], n], strict=True)]
 
 
-def steps_per_epoch(n_train: int, batch: int, world_size: int) -> int:
-    return len(batch_slices(math.ceil(n_train / world_size), batch))
+def steps_per_epoch(n_train: int, batch: int, world_size: int, accumulate: int = 1) -> int:
+    """Optimizer steps in an epoch: its micro-batches in groups of ``accumulate`` (the last group may be short)."""
+    return math.ceil(len(batch_slices(math.ceil(n_train / world_size), batch)) / max(1, accumulate))
+
+
+def accumulation_groups(n_micro: int, accumulate: int) -> list[tuple[int, int]]:
+    """(start, stop) micro-batch indices of each optimizer step of an epoch: ``accumulate`` at a time, the
+    epoch's last step taking what is left (its losses are divided by its own count, so it is still a mean)."""
+    k = max(1, accumulate)
+    return [(start, min(start + k, n_micro)) for start in range(0, n_micro, k)]
 
 
 def lr_scale(train: TrainConfig, global_batch: int) -> float:

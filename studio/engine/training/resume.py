@@ -1,10 +1,10 @@
 """What a checkpoint holds so a run can continue exactly where it stopped, and putting it back.
 
-Saved: the scheduler, the loop's position (epoch, batches done in it), the running loss sums, every
-rank's RNG states (dropout, augmentation), and the state of callbacks that keep some (``state_dict`` /
-``load_state_dict``: early stopping, the convergence check, gradient noise). The model, the optimizer
-and the counters are the checkpoint's plain keys. The data order needs nothing: each epoch's shuffle is
-seeded by (seed, epoch), so skipping the batches already done gives the same order.
+Saved: the scheduler, the fp16 gradient scaler's state, the loop's position (epoch, batches done in it: always
+an optimizer-step boundary), the running loss sums, every rank's RNG states (dropout, augmentation), and the
+state of callbacks that keep some (``state_dict`` / ``load_state_dict``: early stopping, the convergence check,
+gradient noise). The model, the optimizer and the counters are the checkpoint's plain keys. The data order needs
+nothing: each epoch's shuffle is seeded by (seed, epoch), so skipping the batches already done gives the same order.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ def training_state(t: Trainer, rng: list[dict[str, Any]]) -> dict[str, Any]:
         "scheduler": t.scheduler.state_dict(),
         "position": {"epoch": t.epoch, "batch": t.batch_in_epoch, "world_size": t.ctx.world_size},
         "epoch_sums": t.epoch_sums.detach().cpu(), "window": t.window.detach().cpu(),
-        "rng": rng, "callbacks": callbacks, "summary": {k: v for k, v in t.summary.items()
-                                                       if isinstance(v, (int, float, str))},
+        "rng": rng, "callbacks": callbacks, "grad_scaler": t.precision.state_dict(),
+        "summary": {k: v for k, v in t.summary.items() if isinstance(v, (int, float, str))},
     }
 
 
@@ -35,6 +35,7 @@ def restore(t: Trainer, state: dict[str, Any], path: str = "the checkpoint") -> 
         t.optimizer.load_state_dict(state["optimizer"])
     if "scheduler" in resume:
         t.scheduler.load_state_dict(resume["scheduler"])
+    t.precision.load_state_dict(resume.get("grad_scaler") or {})  # fp16's loss scale, where it learnt one
     t.step = int(state.get("step", 0))
     t.epochs_done = int(state.get("epoch", 0))
     t.start_epoch, t.skip_batches = resume_position(state)

@@ -4,13 +4,19 @@ Speed tricks, each visible here:
 - the dataset is one tensor on the device and a batch is an index gather (engine/training/device_data.py);
 - loss and accuracy accumulate on the device; callbacks read them every ``metric_interval`` steps,
   the loop's only host syncs;
-- ``zero_grad(set_to_none=True)``; evaluation under ``torch.inference_mode``.
+- ``zero_grad(set_to_none=True)``; evaluation under ``torch.inference_mode``;
+- mixed precision: ``train.precision`` autocasts forward + loss (engine/training/precision.py; fp16 scales the loss);
+- gradient accumulation: ``train.accumulate_steps`` = k micro-batches per optimizer step, each loss divided by the
+  micro-batches of its step, DDP's all-reduce skipped (``no_sync``) on all but the last. ``step``, the schedule,
+  metrics, callbacks' ``on_step_end`` and checkpoints count optimizer steps, so a resume starts at a step boundary.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
+from collections.abc import Iterable
 from typing import Any
 
 import torch
@@ -21,9 +27,10 @@ from studio.core.contracts.runs import RunSummary
 from studio.core.maths.objectives import Classification, Regression
 from studio.engine.jobs.protocol import Message
 from studio.engine.training.augment import attach as attach_augmentation
-from studio.engine.training.batching import batch_slices, plan_batches, steps_per_epoch
+from studio.engine.training.batching import accumulation_groups, batch_slices, plan_batches, steps_per_epoch
 from studio.engine.training.device_data import DeviceData, epoch_shard
 from studio.engine.training.distributed import DistContext, all_reduce_sum
+from studio.engine.training.precision import Precision
 from studio.engine.training.sinks import Sink
 
 
@@ -53,7 +60,9 @@ class Trainer:
         # per-rank batch size of each epoch (the config's batch is global; see engine/training/batching.py)
         self.batches = batches or plan_batches(len(train), cfg.train, ctx.world_size)
         self.batch = self.batches[0]
-        self.total_steps = sum(steps_per_epoch(len(train), b, ctx.world_size) for b in self.batches)
+        self.accumulate = max(1, cfg.train.accumulate_steps)  # micro-batches per optimizer step
+        self.precision = Precision(cfg.train.precision, ctx.device)
+        self.total_steps = sum(steps_per_epoch(len(train), b, ctx.world_size, self.accumulate) for b in self.batches)
         self.needs_closure = getattr(optimizer, "requires_closure", False)  # Newton re-evaluates the loss
         self.step = 0
         self.epoch = 0
@@ -78,7 +87,7 @@ class Trainer:
     def count_steps(n_train: int, cfg: RunConfig, world_size: int, full_batch: bool = False) -> int:
         """Optimizer steps in the whole run: every rank takes the same number."""
         plan = plan_batches(n_train, cfg.train, world_size, full_batch)
-        return sum(steps_per_epoch(n_train, b, world_size) for b in plan)
+        return sum(steps_per_epoch(n_train, b, world_size, cfg.train.accumulate_steps) for b in plan)
 
     def request_stop(self, reason: str, by_user: bool = False) -> None:
         """End the run after this step: "stopped" when the user asked, else "finished" with ``reason``."""
@@ -98,6 +107,11 @@ class Trainer:
     def lr(self) -> float:
         return self.optimizer.param_groups[0]["lr"]
 
+    @property
+    def global_batch(self) -> int:
+        """Samples per optimizer step over all ranks: per-rank batch × accumulate_steps × ranks."""
+        return self.batch * self.accumulate * self.ctx.world_size
+
     @torch.inference_mode()
     def evaluate(self, data: DeviceData) -> tuple[float, float]:
         """(mean loss, accuracy) over a split, shared out across ranks; nan for an empty split (and for the
@@ -106,7 +120,9 @@ class Trainer:
         self.net.eval()
         sums = torch.zeros(3, device=self.ctx.device)
         for x, y in data.slices(1024, self.ctx):
-            sums += self.task.sums(self.net(x), y)
+            with self.precision.autocast():
+                out = self.net(x)
+            sums += self.task.sums(out.float(), y)
         self.net.train(was_training)
         loss, correct, count = self.reduce(sums).tolist()
         if not count:
@@ -118,17 +134,40 @@ class Trainer:
             getattr(cb, hook)(self)
 
     # --- the loop --------------------------------------------------------------------------
-    def train_step(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Forward, backward, the gradient hooks, the optimizer and schedule steps: (outputs, loss)."""
-        out = self.model(x)
-        loss = self.task.loss(out, y)
+    def train_step(self, micro_batches: Iterable[tuple[torch.Tensor, torch.Tensor]], count: int = 1) -> None:
+        """One optimizer step over ``count`` micro-batches: forward (autocast) and backward of each, its loss divided
+        by ``count`` so the summed gradient is the mean over the step's samples (DDP all-reduces on the last one
+        only), then the gradient hooks, the optimizer and schedule steps. Each micro-batch's (loss, correct,
+        count) is added to the running sums."""
         self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        last: tuple[torch.Tensor, torch.Tensor] | None = None
+        for index, (x, y) in enumerate(micro_batches):
+            last = (x, y)
+            with self._sync(last=index == count - 1):
+                with self.precision.autocast():
+                    out = self.model(x)
+                    loss = self.task.loss(out, y)
+                self.precision.backward(loss / count if count > 1 else loss)
+            with torch.no_grad():
+                sums = self.task.sums(out.detach().float(), y, loss.detach().float())
+                self.window += sums
+                self.epoch_sums += sums
+        self.precision.unscale(self.optimizer)
         self._call("on_after_backward")
-        closure = (lambda: self.task.loss(self.model(x), y)) if self.needs_closure else None
-        self.optimizer.step(closure)  # type: ignore[arg-type]  # torch types the closure as returning float
+        closure = None
+        if self.needs_closure and last is not None:  # one micro-batch per step (no accumulation for these)
+            cx, cy = last
+
+            def closure() -> torch.Tensor:
+                with self.precision.autocast():
+                    return self.task.loss(self.model(cx), cy)
+        self.precision.step(self.optimizer, closure)
         self.scheduler.step()
-        return out, loss
+
+    def _sync(self, last: bool) -> Any:
+        """DDP's gradient all-reduce on the last micro-batch of a step only (``no_sync`` on the others)."""
+        no_sync = getattr(self.model, "no_sync", None)
+        return contextlib.nullcontext() if last or no_sync is None else no_sync()
 
     def fit(self) -> RunSummary:
         self.started = time.perf_counter()
@@ -148,16 +187,12 @@ class Trainer:
             self.batch_in_epoch = skip
             order = epoch_shard(len(self.train_data), self.epoch, self.cfg.train.seed, self.ctx)
             order = order.to(self.ctx.device, non_blocking=True)
-            for index, part in enumerate(batch_slices(len(order), self.batch)):
-                if index < skip:
+            slices = batch_slices(len(order), self.batch)
+            for start, stop in accumulation_groups(len(slices), self.accumulate):
+                if start < skip:  # a resumed run: checkpoints are taken at step boundaries only
                     continue
-                self.batch_in_epoch = index + 1
-                x, y = self.train_data.batch(order[part])
-                out, loss = self.train_step(x, y)
-                with torch.no_grad():
-                    sums = self.task.sums(out.detach(), y, loss.detach())
-                    self.window += sums
-                    self.epoch_sums += sums
+                self.train_step((self.train_data.batch(order[slices[i]]) for i in range(start, stop)), stop - start)
+                self.batch_in_epoch = stop
                 self.step += 1
                 self._call("on_step_end")
                 if self.should_stop:

@@ -66,8 +66,9 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
         raise ConfigError(f"optimizer {entry.name} runs in one process; set hardware.processes=1")
     full_batch = "full_batch" in entry.tags
     batches = plan_batches(len(train), cfg.train, ctx.world_size, full_batch)
-    optimizer = build_optimizer(cfg, net, batches[0] * ctx.world_size, sink if ctx.is_main else None, run_id)
-    per_epoch = [steps_per_epoch(len(train), b, ctx.world_size) for b in batches]
+    k = cfg.train.accumulate_steps  # the global batch (linear scaling rule) counts every micro-batch of a step
+    optimizer = build_optimizer(cfg, net, batches[0] * k * ctx.world_size, sink if ctx.is_main else None, run_id)
+    per_epoch = [steps_per_epoch(len(train), b, ctx.world_size, k) for b in batches]
     factor = SCHEDULES.build(cfg.schedule.name, total_steps=sum(per_epoch), steps_per_epoch=per_epoch[0],
                              **cfg.schedule.params)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)

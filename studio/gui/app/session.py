@@ -447,7 +447,8 @@ class Session(QObject):
                 columns[1].append(value)
                 columns[2].append(wall)
             data[run_id] = metrics
-            batch[run_id] = self.store.params(run_id).get("train.batch_size", 0) or 0
+            params = self.store.params(run_id)  # samples per optimizer step: batch_size × accumulate_steps
+            batch[run_id] = (params.get("train.batch_size", 0) or 0) * (params.get("train.accumulate_steps", 1) or 1)
         return data, batch
 
     def export_metrics(self, run_ids: list[str], path: str) -> int:

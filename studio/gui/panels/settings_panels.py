@@ -63,6 +63,13 @@ class SettingsPanels(QScrollArea):
         training_layout = QVBoxLayout(training)
         training_layout.setContentsMargins(0, 0, 0, 0)
         training_layout.addWidget(self.train_form)
+        self.global_batch = QLabel("")  # batch × k × ranks = G (core/global_batch.py)
+        self.global_batch.setObjectName("global_batch")
+        self.global_batch.setWordWrap(True)
+        self.global_batch.setToolTip("Samples per optimizer step over all processes: the batch each process takes "
+                                     "per micro-step × train.accumulate_steps × hardware.processes. The samples "
+                                     "axis and the linear scaling rule use it.")
+        training_layout.addWidget(self.global_batch)
         training_layout.addWidget(self.advanced_button)
         training_layout.addWidget(self.advanced_form)
         layout.addWidget(self._group("Training", training))
@@ -92,9 +99,18 @@ class SettingsPanels(QScrollArea):
             found = fit_warnings(config)
         except Exception:  # noqa: BLE001 - a check must never break the panel (e.g. a dataset being imported)
             found = []
+        self.show_global_batch()
         self.warnings.setText("\n\n".join(f"⚠ {w}" for w in found))
         self.warnings.setVisible(bool(found))
         return found
+
+    def show_global_batch(self) -> str:
+        from studio.core.global_batch import global_batch
+
+        per_rank, k, ranks, total = global_batch(self.session.config)
+        text = f"global batch: {per_rank} × {k} × {ranks} = {total}  (batch × accumulate × processes)"
+        self.global_batch.setText(text)
+        return text
 
     def show_model_summary(self) -> QWidget:
         from studio.gui.widgets.model_summary import ModelSummaryDialog

@@ -89,6 +89,8 @@ LABELS = {
     "aug_rotation": "aug rotation (± degrees)", "aug_zoom": "aug zoom (± fraction)",
     "aug_width_shift": "aug width shift (± fraction)", "aug_height_shift": "aug height shift (± fraction)",
     "lr": "learning rate", "weight_decay": "weight decay (λ)", "dropout": "dropout (probability)",
+    "precision": "precision (autocast)", "accumulate_steps": "accumulate (micro-batches/step)",
+    "state_dtype": "moments stored in",
 }
 
 
