@@ -71,11 +71,11 @@ def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> ModelSummary:
 def summarize_config(cfg: RunConfig) -> SummaryResult:
     """Build the config's model for its dataset's input shape and summarise it."""
     from studio.core.datasets.loading import load_dataset
-    from studio.core.models.catalog import MODELS
+    from studio.core.models.catalog import MODELS, builder_extras
 
     data = load_dataset(cfg.data, seed=cfg.train.seed)
     model = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
-                         **cfg.model.params)
+                         **cfg.model.params, **builder_extras(cfg.model.name, data.meta))
     return {"model": cfg.model.name, "dataset": cfg.data.name, **summarize(model, data.input_shape)}
 
 
