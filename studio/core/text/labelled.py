@@ -50,7 +50,8 @@ def _column(header: list[str], wanted: str | None, names: tuple[str, ...]) -> in
 
 def columns(path: str | Path, text_column: str | None = None,
             label_column: str | None = None) -> tuple[int, int] | None:
-    """(text index, label index) when ``path`` is a CSV of labelled text, else None."""
+    """(text index, label index) when ``path`` is a CSV of labelled text, else None; a label column named but
+    missing beside a text column is one DataError."""
     from studio.core.datasets.importers.csv_table import LABEL_NAMES
     from studio.core.text.reading import TEXT_COLUMNS
 
@@ -59,6 +60,8 @@ def columns(path: str | Path, text_column: str | None = None,
         return None
     header = _header(p)
     text, label = _column(header, text_column, TEXT_COLUMNS), _column(header, label_column, LABEL_NAMES)
+    if text is not None and label is None and label_column:
+        raise DataError(f"{p.name} has no column {label_column!r}; its columns are {', '.join(header[:12])}")
     if text is None or label is None or text == label:
         return None
     return text, label
