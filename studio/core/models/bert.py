@@ -134,9 +134,9 @@ def build_bert_mlm(input_shape: tuple[int, ...], num_classes: int, layers: int =
 
 def build_bert_classifier(input_shape: tuple[int, ...], num_classes: int, layers: int = 2, heads: int = 4,
                           d_model: int = 128, context: int = 64, dropout: float = 0.1, init_from: str = "",
-                          vocab_size: int = 0, frozen_epochs: int = 0, base_lr_factor: float = 1.0) -> nn.Module:
-    """From scratch, or the encoder of the bert_mlm run ``init_from``. ``vocab_size`` 0: the embedding has as many
-    rows as the inputs' largest id needs (the dataset's vocabulary, set by the loader's meta)."""
+                          vocab_size: int = 2000, frozen_epochs: int = 0, base_lr_factor: float = 1.0) -> nn.Module:
+    """From scratch, or the encoder of the bert_mlm run ``init_from``. ``vocab_size``: the embedding's rows; the
+    worker passes the dataset's vocabulary size (``catalog.builder_extras``)."""
     _check_input(input_shape)
     if not init_from:
         return BertClassifier(vocab_size, num_classes, context, d_model, layers, heads, dropout)

@@ -1,0 +1,22 @@
+"""The BERT models' settings come from the registry: picking bert_classifier shows its init_from, frozen_epochs
+and base_lr_factor fields, and an edited init_from lands in the session's config."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLineEdit, QSpinBox
+
+
+def test_bert_classifier_form_is_generated(window):
+    session = window.session
+    window.settings.forms["data"].combo.setCurrentText("fortune_sources")  # as a person picks them
+    form = window.settings.forms["model"]
+    form.combo.setCurrentText("bert_classifier")
+    assert session.config.model.name == "bert_classifier" and session.config.data.name == "fortune_sources"
+    init = form.findChild(QLineEdit, "param_init_from")
+    assert form.findChild(QSpinBox, "param_frozen_epochs") is not None
+    assert form.findChild(QSpinBox, "param_layers") is not None
+    init.setText("20261124-000000-abcd")
+    init.editingFinished.emit()
+    assert session.config.model.params["init_from"] == "20261124-000000-abcd"
+    vocab = window.settings.forms["data"].findChild(QLineEdit, "param_vocab_from")
+    assert vocab is not None and vocab.text() == ""
