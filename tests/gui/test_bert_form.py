@@ -20,3 +20,18 @@ def test_bert_classifier_form_is_generated(window):
     assert session.config.model.params["init_from"] == "20261124-000000-abcd"
     vocab = window.settings.forms["data"].findChild(QLineEdit, "param_vocab_from")
     assert vocab is not None and vocab.text() == ""
+
+
+def test_dropping_a_labelled_csv_imports_labelled_text(qtbot, window, tmp_path):
+    from tests.gui.test_drop_import import drop
+
+    path = tmp_path / "topics.csv"
+    path.write_text("text,label\n" + "".join(f'"line {i} about {"chips" if i % 2 else "votes"}",'
+                                             f'{"tech" if i % 2 else "politics"}\n' for i in range(12)))
+    assert drop(window, path)
+    qtbot.waitUntil(lambda: not window._importer.busy, timeout=60_000)
+    assert window.session.config.data.name == "topics"
+    assert "Labelled text topics: 12 lines in 2 classes for bert_classifier" in window.status.message.text()
+    window.navigation.page_chosen.emit(window.tabs.indexOf(window.tab("Data")))
+    tab = window.tab("Data")
+    qtbot.waitUntil(lambda: "2 classes (politics 6, tech 6)" in tab.info.text(), timeout=10_000)
