@@ -55,6 +55,9 @@ def test_masked_lm_dataset_never_trains_on_the_classifiers_test_lines():
     assert len(test_rows - train_rows) > 0.9 * len(test_rows)  # (a few short lines coincide)
     assert labelled.classes == ["computers", "politics", "science", "work"]
     assert labelled.meta["vocabulary"][2] == "[CLS]"
+    few = load_labelled_text("fortune_sources", max_len=16, label_fraction=0.2)
+    assert len(few.x_train) == round(0.2 * len(labelled.x_train)) and torch.equal(few.y_test, labelled.y_test)
+    assert torch.equal(few.y_train, labelled.y_train[:len(few.y_train)])  # the same lines in every run
 
 
 def test_the_cls_vector_ignores_padding_and_the_head_is_tied():

@@ -186,6 +186,8 @@ LABELLED_PARAMS = (
     Param("max_len", "int", 32, "words per line read (longer lines are cut); a row is [CLS] + max_len ids", 2, 4094),
     Param("vocab_from", "str", "", "a bert_mlm run whose vocabulary tokenizes the lines (filled in from "
           "model.init_from); empty: fit one on the training lines"),
+    Param("label_fraction", "float", 1.0, "share of the training lines whose labels are used (the same lines in "
+          "every run): fewer labels is where pretraining pays", 0.01, 1.0),
     *_BERT_SPLIT,
 )
 LABELLED_BUILDER = "studio.core.datasets.bert_data:load_labelled_text"
