@@ -127,6 +127,12 @@ def test_bad_pretraining_runs_are_refused_in_one_sentence():
     stopped, _ = _finished_mlm_run(store, status="stopped")
     with pytest.raises(ConfigError, match="is stopped, not finished: finish it first"):
         check_bert_config(_classifier(init_from=stopped.id), store)
+    gone, _ = _finished_mlm_run(store)
+    from studio.core.runs import layout
+
+    layout.final_path(gone.dir).unlink()
+    with pytest.raises(ConfigError, match="has no final weights"):
+        check_bert_config(_classifier(init_from=gone.id), store)
     other = store.create_run(RunConfig.from_dict({"data": {"name": "moons"}, "model": {"name": "mlp"}}))
     store.set_status(other.id, "finished")
     with pytest.raises(ConfigError, match="trained mlp, not bert_mlm"):

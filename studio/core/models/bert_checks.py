@@ -24,9 +24,12 @@ def pretraining_run(run_id: str, store: Any = None) -> Any:
     if model != MLM:
         raise ConfigError(f"run {info.id} trained {model}, not bert_mlm: model.init_from must name a bert_mlm "
                           "pretraining run")
-    if info.status != JobState.FINISHED or not layout.final_path(info.dir).is_file():
+    if info.status != JobState.FINISHED:
         raise ConfigError(f"pretraining run {info.id} is {info.status}, not finished: finish it first "
                           f"(studio train --resume {info.id}) so its final weights exist")
+    if not layout.final_path(info.dir).is_file():
+        raise ConfigError(f"pretraining run {info.id} has no final weights ({layout.final_path(info.dir)} is "
+                          "missing); train it again")
     return info
 
 
