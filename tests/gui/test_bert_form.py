@@ -35,3 +35,5 @@ def test_dropping_a_labelled_csv_imports_labelled_text(qtbot, window, tmp_path):
     window.navigation.page_chosen.emit(window.tabs.indexOf(window.tab("Data")))
     tab = window.tab("Data")
     qtbot.waitUntil(lambda: "2 classes (politics 6, tech 6)" in tab.info.text(), timeout=10_000)
+    assert tab.text_view.toPlainText().splitlines()[0] == "[politics] line 0 about votes"
+    assert tab.bar_heights() == [6, 6]

@@ -180,17 +180,15 @@ def describe(m: dict[str, Any]) -> str:
             f"classification with bert_classifier ({m.get('description') or m.get('source', '')})")
 
 
-def preview(name: str, params: dict[str, Any], count: int = 4) -> str:
-    """What the data panel says about labelled text (its classes, counts and a few lines) or masked-LM rows."""
+def preview(name: str, params: dict[str, Any]) -> tuple[str, LabelledLines | None]:
+    """What the data panel says about labelled text (its classes and counts; the lines too) or masked-LM rows."""
     if name == "masked_lm":
         corpus = params.get("corpus", BUNDLED)
         return (f"Masked-LM rows for bert_mlm from the text of {corpus}: each line becomes [CLS] w1 … wn with 15 % "
                 f"of its words to guess (80 % shown as [MASK], 10 % as a random word, 10 % unchanged), "
-                f"{params.get('copies', 4)} differently masked copies of each training line.")
+                f"{params.get('copies', 4)} differently masked copies of each training line.", None)
     data = labelled_lines(name)
     counts = [data.labels.count(c) for c in range(len(data.classes))]
     classes = ", ".join(f"{c} {n:,}" for c, n in zip(data.classes, counts, strict=False))
-    shown = "\n".join(f"  · [{data.classes[data.labels[i]]}] {data.lines[i][:90]}"
-                      for i in range(0, len(data.lines), max(len(data.lines) // count, 1))[:count])
     return (f"{len(data.lines):,} lines of labelled text in {len(data.classes)} classes ({classes}) for "
-            f"bert_classifier; each line becomes [CLS] and its word ids. Some lines:\n{shown}")
+            f"bert_classifier; each line becomes [CLS] and its word ids.", data)
