@@ -39,6 +39,11 @@ def summary_text(r: ImportReport) -> str:
         from studio.core.text.text_import import summary_text as text_summary
 
         return text_summary(r)
+    if r.get("kind") == "labelled_text":
+        counts = ", ".join(f"{c} {n:,}" for c, n in zip(r["classes"], r.get("class_counts") or [], strict=False))
+        return (f"{r['name']}: {r['num_samples']:,} lines of labelled text in {r['num_classes']} classes ({counts}) "
+                f"for bert_classifier ({'already in the cache' if r.get('cached') else 'imported'})"
+                + (f"; skipped {r['skipped']} rows without a text or a label" if r.get("skipped") else ""))
     c, h, w = r["shape"]
     s = r["splits"]
     lines = [f"{r['name']}: {r['num_samples']:,} images {c}×{h}×{w}, {r['num_classes']} classes"
@@ -124,13 +129,15 @@ def add_parser(sub: Any) -> None:
     data = sub.add_parser("data", help="import, list, fetch and remove datasets")
     dsub = data.add_subparsers(dest="data_command", required=True)
     imp = dsub.add_parser("import", help="import a folder of class folders, a zip/tar.gz, CSV, NPZ/NPY or IDX "
-                          "files, or text (.txt one line per sample, or a CSV text column)")
+                          "files, or text (.txt one line per sample, or a CSV text column; a CSV with a text and a "
+                          "label column is labelled text for bert_classifier)")
     imp.add_argument("path", help="the file or folder to import")
     imp.add_argument("--name", help="the dataset's name in the registry (default: from the source)")
     add_output_args(imp, quiet=True, what="the report")
     imp.add_argument("--size", metavar="H,W", help="image size (default: the most common, at most 224 a side)")
     imp.add_argument("--channels", type=int, choices=(1, 3), help="1 (grey) or 3 (colour); default: from the images")
-    imp.add_argument("--label-column", metavar="NAME", help="CSV: the label column (default: label, class, target, y)")
+    imp.add_argument("--label-column", metavar="NAME", help="CSV: the label column (default: label, class, target, y, "
+                     "category); with a text column the CSV is labelled text")
     imp.add_argument("--shape", metavar="C,H,W", help="CSV/NPZ with flat pixels: the image shape (default: square)")
     imp.add_argument("--x-key", metavar="NAME", help="NPZ: the array holding the images")
     imp.add_argument("--y-key", metavar="NAME", help="NPZ: the array holding the labels")

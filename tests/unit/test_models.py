@@ -23,7 +23,9 @@ CASES = [  # (model, params, input kind)
     ("resnet18", {}, "colour32"), ("transfer", {"arch": "shufflenet_v2_x0_5", "pretrained": False}, "grey28"),
     ("lstm_lm", {"embedding": 8, "hidden": 12, "layers": 2}, "words"), ("gru_lm", {"hidden": 12}, "words"),
     ("vit", {"d_model": 16, "depth": 2, "heads": 2}, "grey28"), ("vit", {"patch": 4, "pool": "mean"}, "colour32"),
+    ("bert_classifier", {"layers": 1, "d_model": 16, "context": 8}, "words"),
 ]
+PER_POSITION = [("bert_mlm", {"layers": 1, "d_model": 16, "context": 8}, "words")]  # (B, T, vocabulary) outputs
 
 
 def build(name: str, shape: tuple[int, ...], classes: int = 10, **values) -> nn.Module:
@@ -35,7 +37,7 @@ def n_params(model: nn.Module) -> int:
 
 
 def test_every_model_is_tested_and_explains_itself():
-    assert {name for name, _, _ in CASES} == set(MODELS.names())
+    assert {name for name, _, _ in CASES + PER_POSITION} == set(MODELS.names())
     for entry in MODELS:
         assert entry.description and entry.info, entry.name
 
@@ -48,6 +50,15 @@ def test_models_map_a_batch_to_one_score_per_class(name, values, kind):
     assert out.shape == (3, 7)
     out.sum().backward()
     assert any(p.grad is not None for p in model.parameters())
+
+
+@pytest.mark.parametrize("name,values,kind", PER_POSITION, ids=[c[0] for c in PER_POSITION])
+def test_token_models_score_every_position(name, values, kind):
+    model = build(name, SHAPES[kind], 7, **values)
+    out = model(torch.randint(0, 7, (3, *SHAPES[kind])))
+    assert out.shape == (3, SHAPES[kind][0], 7)
+    out.sum().backward()
+    assert all(p.grad is not None for p in model.parameters())
 
 
 def test_linear_neuron_is_w_dot_x_plus_b():

@@ -88,7 +88,7 @@ def _describe(m: dict) -> str:
 def refresh_imported() -> list[str]:
     """(Re)register every imported dataset in the cache; drop entries whose cache folder is gone.
     Returns the imported names now registered."""
-    manifests = {m["name"]: m for m in cache.entries() if m.get("kind") in ("imported", "text")}
+    manifests = {m["name"]: m for m in cache.entries() if m.get("kind") in ("imported", "text", "labelled_text")}
     for name in _IMPORTED - set(manifests):
         DATASETS.remove(name)
     _IMPORTED.intersection_update(manifests)
@@ -97,6 +97,14 @@ def refresh_imported() -> list[str]:
             continue
         DATASETS.remove(name)
         notes = "; ".join(m.get("notes") or [])
+        if m.get("kind") == "labelled_text":
+            from studio.core.text.labelled import describe as describe_labelled
+
+            DATASETS.add(Entry(name, describe_labelled(m), LABELLED_PARAMS, builder=LABELLED_BUILDER,
+                               info=f"Imported from {m.get('source', '?')}." + (f" {notes}." if notes else ""),
+                               tags=("text", "labelled", "imported")))
+            _IMPORTED.add(name)
+            continue
         if m.get("kind") == "text":
             DATASETS.add(Entry(name, describe_text(m), TEXT_PARAMS, builder=TEXT_BUILDER,
                                info=f"Imported from {m.get('source', '?')}." + (f" {notes}." if notes else ""),
@@ -166,4 +174,52 @@ DATASETS.add(Entry(
          "error and compare the learned w, b with w_gen, b_gen. Inputs are not normalised; 10 % held out for "
          "validation.",
     tags=("regression", "synthetic"),
+))
+
+_BERT_SPLIT = (
+    Param("val_fraction", "float", 0.1, "share of the lines held out for validation", 0.0, 0.5),
+    Param("test_fraction", "float", 0.1, "share of the lines held out for testing (the same in every run)", 0.0, 0.5),
+)
+LABELLED_PARAMS = (
+    Param("vocab_size", "int", 2000, "the vocabulary cap when the dataset fits its own (the most frequent words "
+          "of the training lines, then <oov>)", 10, 100_000),
+    Param("max_len", "int", 32, "words per line read (longer lines are cut); a row is [CLS] + max_len ids", 2, 4094),
+    Param("vocab_from", "str", "", "a bert_mlm run whose vocabulary tokenizes the lines (filled in from "
+          "model.init_from); empty: fit one on the training lines"),
+    Param("label_fraction", "float", 1.0, "share of the training lines whose labels are used (the same lines in "
+          "every run): fewer labels is where pretraining pays", 0.01, 1.0),
+    *_BERT_SPLIT,
+)
+LABELLED_BUILDER = "studio.core.datasets.bert_data:load_labelled_text"
+
+DATASETS.add(Entry(
+    "masked_lm",
+    "Masked-LM rows for BERT pretraining (bert_mlm) from a text corpus: 15 % of the words to guess",
+    (
+        Param("corpus", "str", "fortune_sources", "the text: fortunes, fortune_sources (its training lines only, "
+              "labels unused) or an imported corpus"),
+        Param("vocab_size", "int", 2000, "the vocabulary cap: [CLS], [MASK] and the most frequent words of the "
+              "training lines; every other word becomes <oov>", 10, 100_000),
+        Param("max_len", "int", 32, "words per line read (longer lines are cut); a row is [CLS] + max_len ids",
+              2, 4094),
+        Param("copies", "int", 4, "differently masked copies of every training line (static masks, drawn once "
+              "from the run's seed)", 1, 100),
+        *_BERT_SPLIT,
+    ),
+    builder="studio.core.datasets.bert_data:load_masked_lm",
+    info="Each line becomes [CLS] w1 … wn; of its words 15 % are chosen, of those 80 % become [MASK], 10 % a "
+         "random word, 10 % stay; the targets are the chosen words, every other position is ignored (Devlin et "
+         "al. 2019, §3.1). Scored by accuracy and perplexity over the chosen words.",
+    tags=("text", "bundled"),
+))
+DATASETS.add(Entry(
+    "fortune_sources",
+    "Labelled text bundled with Studio: 2,454 fortunes labelled by the fortune file they came from (computers, "
+    "politics, science, work), for bert_classifier",
+    LABELLED_PARAMS,
+    builder=LABELLED_BUILDER,
+    info="Which of Debian's fortune files (fortune-mod, BSD licence) a line came from: a 4-class text "
+         "classification task for fine-tuning a pretrained bert_mlm encoder against training from scratch. "
+         "See resources/README.md.",
+    tags=("text", "labelled", "bundled"),
 ))

@@ -59,6 +59,16 @@ def summarise(name: str, params: dict[str, Any] | None = None, val_fraction: flo
     if name == text_store.BUNDLED or (manifest or {}).get("kind") == text_store.KIND:
         lines = text_store.corpus_lines(name)
         return DatasetSummary(name, False, text_store.preview(name, lines=lines), lines=lines)
+    from studio.core.text import labelled
+
+    if name == "masked_lm" or labelled.is_labelled(name):
+        text, data = labelled.preview(name, params)
+        if data is None:
+            return DatasetSummary(name, False, text)
+        counts = [data.labels.count(c) for c in range(len(data.classes))]
+        return DatasetSummary(name, False, text, classes=data.classes, counts=counts,
+                              lines=[f"[{data.classes[y]}] {line}" for line, y in zip(data.lines, data.labels,
+                                                                                     strict=True)])
     if manifest is not None:
         arrays = cache.load_arrays(name, mmap=True)
         y = np.asarray(arrays["y"]).astype(np.int64)

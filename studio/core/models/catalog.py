@@ -141,3 +141,51 @@ MODELS.add(Entry(
          "Words'; mean pooling and small-data settings: Zhai et al. 2022, 'Scaling Vision Transformers'.",
     tags=("image", "attention"),
 ))
+
+_BERT_PARAMS = (
+    Param("layers", "int", 2, "Transformer blocks (bidirectional self-attention + MLP each)", 1, 48),
+    Param("heads", "int", 4, "attention heads per block; must divide d_model", 1, 64),
+    Param("d_model", "int", 128, "width of every token's vector (embeddings, blocks)", 8, 4096),
+    Param("context", "int", 64, "position embeddings: the longest row ([CLS] + data.max_len words)", 2, 4096),
+    Param("dropout", "float", 0.1, "dropout on the embeddings, attention weights and residual branches", 0.0, 0.95),
+)
+MODELS.add(Entry(
+    "bert_mlm",
+    "BERT pretraining: a bidirectional Transformer encoder predicting masked words (the masked_lm dataset)",
+    _BERT_PARAMS,
+    builder="studio.core.models.bert:build_bert_mlm",
+    info="h⁰_t = E[w_t] + P[t], w_0 = [CLS];  h^l = h^{l−1} + Attn(LN(h^{l−1})), then + MLP(LN(·)); every token "
+         "attends to every real token (padding masked). 15 % of the words are chosen: 80 % → [MASK], 10 % → a "
+         "random word, 10 % kept;  loss = −Σ_chosen log softmax(Eᵀ·LN(GELU(W h^L_t)) + b)[w_t] (tied to E), "
+         "accuracy over the chosen. (Devlin, Chang, Lee & Toutanova 2019, 'BERT: Pre-training of Deep "
+         "Bidirectional Transformers for Language Understanding'; Vaswani et al. 2017.) Masks are static: drawn "
+         "once from the run's seed, data.copies per line (RoBERTa, Liu et al. 2019, redraws them every batch).",
+    tags=("text", "bert"),
+))
+MODELS.add(Entry(
+    "bert_classifier",
+    "BERT fine-tuning: classify labelled text from the encoder's final [CLS] vector, pretrained or from scratch",
+    (
+        *_BERT_PARAMS,
+        Param("init_from", "str", "", "a finished bert_mlm run (id) whose encoder to start from; empty: random "
+              "initial weights (train from scratch). Its encoder shape must match"),
+        Param("frozen_epochs", "int", 0, "with init_from: epochs that train only the new head, then the encoder "
+              "is unfrozen (0: fine-tune everything from the start)", 0, 100_000),
+        Param("base_lr_factor", "float", 1.0, "with init_from: the encoder learns at the learning rate × this",
+              0.0, 1.0, log=True),
+    ),
+    builder="studio.core.models.bert:build_bert_classifier",
+    info="p(y | line) = softmax(W · dropout(h^L_[CLS]) + b): the encoder's final vector at the [CLS] position, "
+         "which attends to every word, summarises the line (Devlin et al. 2019, §4). With init_from, the encoder "
+         "starts from a bert_mlm run and the labelled text is tokenized with that run's vocabulary (data."
+         "vocab_from, filled in); frozen then unfrozen as transfer learning does (Howard & Ruder 2018). Train one "
+         "with init_from and one without on the same labels to see what pretraining buys.",
+    tags=("text", "bert", "vocab"),
+))
+
+
+def builder_extras(model: str, meta: dict) -> dict:
+    """What a model tagged ``vocab`` needs from its dataset besides the input shape: the vocabulary's size."""
+    if "vocab" in MODELS.get(model).tags and "vocabulary" in meta:
+        return {"vocab_size": len(meta["vocabulary"])}
+    return {}

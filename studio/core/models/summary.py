@@ -72,11 +72,11 @@ def summarize_config(cfg: RunConfig, memory: bool = False) -> SummaryWithMemory:
     """Build the config's model for its dataset's input shape and summarise it; with ``memory``, also where a
     training step's memory goes (core/models/memory.py: one real step, measured beside the formulas)."""
     from studio.core.datasets.loading import load_dataset
-    from studio.core.models.catalog import MODELS
+    from studio.core.models.catalog import MODELS, builder_extras
 
     data = load_dataset(cfg.data, seed=cfg.train.seed)
     model = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
-                         **cfg.model.params)
+                         **cfg.model.params, **builder_extras(cfg.model.name, data.meta))
     result: SummaryWithMemory = {"model": cfg.model.name, "dataset": cfg.data.name,
                                  **summarize(model, data.input_shape)}
     if memory:

@@ -23,6 +23,7 @@ from studio.core.errors import ConfigError, DataError, StoreError, StudioError
 from studio.core.maths.normalise import stats
 from studio.core.maths.objectives import task_for
 from studio.core.models import MODELS
+from studio.core.models.catalog import builder_extras
 from studio.core.models.ghost_batch_norm import use_ghost_batch_norm
 from studio.core.optim import OPTIMIZERS, SCHEDULES
 from studio.core.runs.store import RunStore
@@ -100,7 +101,7 @@ def build_model(cfg: RunConfig, data: ArrayData, device: torch.device) -> torch.
         raise ConfigError(f"{cfg.data.name} is a text dataset: choose a next-word model (lstm_lm or gru_lm), "
                           f"not {cfg.model.name}")
     net = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
-                       **cfg.model.params)
+                       **cfg.model.params, **builder_extras(cfg.model.name, data.meta))
     if cfg.train.ghost_batch:
         use_ghost_batch_norm(net, cfg.train.ghost_batch)
     return net.to(device)

@@ -6,7 +6,7 @@ Reads the dataset cache's memory-mapped arrays (studio/core/datasets/summary.py)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -27,6 +27,9 @@ from PySide6.QtWidgets import (
 
 from studio.core.errors import StudioError
 from studio.gui.app.job_binding import JobBinding
+
+if TYPE_CHECKING:
+    from studio.core.datasets.summary import DatasetSummary
 
 MIN_TILE = 40  # small images are shown enlarged to at least this many pixels high
 PREVIEW_COUNT = 16
@@ -172,6 +175,9 @@ class DataPreview(QWidget):
         self.resize_button.setVisible(s.available and bool(s.source) and name not in KNOWN
                                       and s.source != "bundled with Studio")
         self.augment_button.setEnabled(s.available)
+        if s.lines and s.classes:  # labelled text: its lines with their labels, lines per class
+            self._show_labelled(s)
+            return
         if s.lines:
             self._show_lines(s.lines)
             return
@@ -226,6 +232,14 @@ class DataPreview(QWidget):
         self._set_counts([str(n) for n in range(len(counts))], counts.tolist())
         self.counts_plot.setLabel("bottom", "words in the line")
         self.counts_plot.getAxis("bottom").setTicks(None)
+
+    def _show_labelled(self, s: DatasetSummary) -> None:
+        shown = s.lines[:TEXT_LINES_SHOWN]
+        self.title.setText(s.name)  # the message goes below, wrapped: a long title would widen the window
+        self.info.setText(s.message + (f" The first {len(shown):,} lines:" if len(shown) < len(s.lines) else ""))
+        self.text_view.setPlainText("\n".join(shown))
+        self.counts_plot.setTitle("Lines per class")
+        self._set_counts(s.classes, s.counts)
 
     def _clear_grid(self) -> None:
         while self.grid.count():

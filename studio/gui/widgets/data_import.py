@@ -146,6 +146,12 @@ class ImportController(QObject):
                                      f"{cached}{skipped}", details)
             self.imported.emit(report)
             return
+        if report.get("kind") == "labelled_text":  # labelled text for bert_classifier (core/text/labelled.py)
+            skipped = f"; {count(skips, 'row')} skipped" if skips else ""
+            self.session.notice.emit(f"Labelled text {name}: {report['num_samples']:,} lines in "
+                                     f"{report['num_classes']} classes for bert_classifier{cached}{skipped}", details)
+            self.imported.emit(report)
+            return
         c, h, w = report["shape"]
         skipped = f"; {count(skips, 'file')} skipped" if skips else ""
         self.session.notice.emit(

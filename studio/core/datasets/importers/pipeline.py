@@ -95,8 +95,10 @@ def import_path(path: str | Path, options: ImportOptions | None = None,
     notes, cached."""
     options = options or ImportOptions()
     prog = import_progress(progress)
-    from studio.core.text import text_import
+    from studio.core.text import labelled, text_import
 
+    if labelled.columns(path, options.text_column, options.label_column):  # text + label columns: classification
+        return labelled.import_labelled(path, options, prog)
     if text_import.is_text_source(path, options):  # a .txt or a CSV text column: a text corpus (core/text)
         return text_import.import_text(path, options, prog)
     prog.stage("looking at the source")

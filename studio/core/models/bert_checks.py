@@ -1,0 +1,80 @@
+"""What a ``bert_classifier`` run needs from its pretraining run, checked before any process starts (torch-free:
+the launcher and the GUI call it): a finished ``bert_mlm`` run with a final checkpoint, the same encoder shape,
+and the labelled text tokenized with that run's vocabulary (``data.vocab_from``, filled in when left empty)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.core.config import RunConfig
+from studio.core.errors import ConfigError
+
+ENCODER_PARAMS = ("layers", "heads", "d_model", "context")
+MLM, CLASSIFIER = "bert_mlm", "bert_classifier"
+
+
+def pretraining_run(run_id: str, store: Any = None) -> Any:
+    """The finished ``bert_mlm`` run ``run_id`` (a RunInfo), or one sentence saying why it cannot be used."""
+    from studio.core.runs import layout
+    from studio.core.runs.store import RunStore
+    from studio.core.vocab import JobState
+
+    info = (store or RunStore()).resolve(run_id)
+    model = info.run_config.model.name
+    if model != MLM:
+        raise ConfigError(f"run {info.id} trained {model}, not bert_mlm: model.init_from must name a bert_mlm "
+                          "pretraining run")
+    if info.status != JobState.FINISHED:
+        raise ConfigError(f"pretraining run {info.id} is {info.status}, not finished: finish it first "
+                          f"(studio train --resume {info.id}) so its final weights exist")
+    if not layout.final_path(info.dir).is_file():
+        raise ConfigError(f"pretraining run {info.id} has no final weights ({layout.final_path(info.dir)} is "
+                          "missing); train it again")
+    return info
+
+
+def _params(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    from studio.core.models import MODELS
+
+    return {**MODELS.get(name).defaults(), **params}
+
+
+def check_bert_config(cfg: RunConfig, store: Any = None) -> None:
+    """Refuse a BERT config that cannot work, one sentence each; fills ``data.vocab_from`` from
+    ``model.init_from`` when it is empty."""
+    from studio.core.text.labelled import is_labelled
+
+    name = cfg.model.name
+    if name not in (MLM, CLASSIFIER):
+        return
+    p = _params(name, cfg.model.params)
+    if int(p["d_model"]) % int(p["heads"]):
+        raise ConfigError(f"heads ({p['heads']}) must divide d_model ({p['d_model']}): each head gets d_model / "
+                          "heads dimensions")
+    max_len = int(cfg.data.params.get("max_len", 32))
+    if max_len + 1 > int(p["context"]):
+        raise ConfigError(f"data.max_len {max_len} words plus [CLS] is longer than model.context {p['context']}; "
+                          f"raise model.context to {max_len + 1} or lower data.max_len")
+    if name == MLM:
+        if cfg.data.name != "masked_lm":
+            raise ConfigError(f"bert_mlm pretrains on the masked_lm dataset (data.corpus names the text), not on "
+                              f"{cfg.data.name}")
+        return
+    if not is_labelled(cfg.data.name):
+        raise ConfigError(f"bert_classifier classifies labelled text (fortune_sources, or a CSV imported with a "
+                          f"text and a label column), not {cfg.data.name}")
+    init = str(p.get("init_from") or "")
+    if not init:
+        return
+    info = pretraining_run(init, store)
+    pre = _params(MLM, info.run_config.model.params)
+    for key in ENCODER_PARAMS:
+        if int(pre[key]) != int(p[key]):
+            raise ConfigError(f"model.{key} is {p[key]} but pretraining run {info.id} has {key} {pre[key]}: the "
+                              f"encoder's shape must match; set model.{key}={pre[key]}")
+    vocab_from = str(cfg.data.params.get("vocab_from") or "")
+    if not vocab_from:
+        cfg.data.params["vocab_from"] = info.id
+    elif vocab_from not in (init, info.id):
+        raise ConfigError(f"data.vocab_from is {vocab_from} but model.init_from is {init}: the labelled text must "
+                          f"be tokenized with the pretraining run's vocabulary; set data.vocab_from={info.id}")
