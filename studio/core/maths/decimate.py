@@ -19,17 +19,27 @@ def minmax_decimate(x: np.ndarray, y: np.ndarray, columns: int,
     edge of the view. Curves with no more than ``4 * columns`` points in range come back unchanged (copies)."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
+    keep = minmax_indices(x, y, columns, x_range)
+    return x[keep], y[keep]
+
+
+def minmax_indices(x: np.ndarray, y: np.ndarray, columns: int,
+                   x_range: tuple[float, float] | None = None) -> np.ndarray:
+    """The indices ``minmax_decimate`` keeps, ascending (to pick the same points of other arrays: the x of a
+    log axis decimated in log10 units, say)."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
     if len(x) != len(y):
         raise ValueError(f"x and y differ in length: {len(x)} vs {len(y)}")
     columns = max(1, int(columns))
     if len(x) == 0:
-        return x.copy(), y.copy()
+        return np.arange(0)
     lo, hi = (float(x[0]), float(x[-1])) if x_range is None else (float(x_range[0]), float(x_range[1]))
     start = max(0, int(np.searchsorted(x, lo, side="left")) - 1)
     stop = min(len(x), int(np.searchsorted(x, hi, side="right")) + 1)
     xs, ys = x[start:stop], y[start:stop]
     if len(xs) <= 4 * columns or hi <= lo:
-        return xs.copy(), ys.copy()
+        return np.arange(start, stop)
     column = np.clip(((xs - lo) / (hi - lo) * columns).astype(np.int64), -1, columns)
     starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])  # x is sorted: each column is one run
     ends = np.r_[starts[1:], len(xs)] - 1
@@ -41,7 +51,7 @@ def minmax_decimate(x: np.ndarray, y: np.ndarray, columns: int,
     highs = _first_extreme(finite, starts, np.fmax)
     keep[lows[lows >= 0]] = True
     keep[highs[highs >= 0]] = True
-    return xs[keep], ys[keep]
+    return start + np.flatnonzero(keep)
 
 
 def _first_extreme(y: np.ndarray, starts: np.ndarray, ufunc: np.ufunc) -> np.ndarray:
