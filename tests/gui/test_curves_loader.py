@@ -151,10 +151,11 @@ def test_smoothing_and_x_axes_draw_the_directly_computed_numbers(qtbot, n):
     for mode, x in [("samples", steps * 64.0), ("wall", walls - walls[0]), ("step", steps.astype(float))]:
         view.set_x_mode(mode)
         assert view.wait_drawn()
-        columns = view._columns("loss")  # the plot's width in pixels, once laid out
+        columns = view.drawn_columns["loss"]  # the plot's width in pixels when the request was made
         assert np.array_equal(item.getData()[0], minmax_decimate(x, values, columns)[0]), mode
     view.set_smoothing(0.9)
     assert view.wait_drawn()
+    columns = view.drawn_columns["loss"]
     smoothed = ema(values, 0.9)
     want_x, want_y = minmax_decimate(steps, smoothed, columns)
     x, y = item.getData()
@@ -174,7 +175,7 @@ def test_gui_items_hold_points_on_screen_not_the_run(qtbot):
         assert view.wait_drawn()
         drawn = [(key, item.getData()) for key, item in view.items.items() if item.getData()[0] is not None]
         for (_run, name), (x, _y) in drawn:
-            assert len(x) <= 4 * view._columns("loss" if name == "train/loss" else "lr") + 2
+            assert len(x) <= 4 * view.drawn_columns["loss" if name == "train/loss" else "lr"] + 2
         held[n] = sum(x.nbytes + y.nbytes for _key, (x, y) in drawn)
     assert held[80_000] < 1.5 * held[20_000]  # 4× the points, about as many on screen
 
@@ -193,3 +194,18 @@ def test_live_rows_extend_a_long_run_without_losing_its_detail(qtbot, tmp_path):
     x, y = view.items[(run, "train/loss")].getData()
     assert view.full_count(run, "train/loss") == 20_101 and x[-1] == 20_101 and len(x) <= BOUND
     assert y.max() == 7.0
+
+
+def test_many_runs_share_a_plots_point_budget(qtbot):
+    from studio.gui.plots.curves import PLOT_POINTS
+
+    steps = np.arange(1, 8001)
+    view = view_of(qtbot)
+    view.set_smoothing(0.5)
+    view.show_runs({f"r{i}": {"train/loss": (steps, np.sin(steps / 30.0 + i))} for i in range(40)})
+    assert view.wait_drawn()
+    on_plot = [i for i in view.plots["loss"].listDataItems() if i.getData()[0] is not None]
+    total = sum(len(i.getData()[0]) for i in on_plot)
+    assert len(on_plot) == 80 and total <= PLOT_POINTS + 2 * len(on_plot)  # 40 smoothed curves and their raw
+    y = view.items[("r0", "train/loss")].getData()[1]
+    assert y.max() == ema(np.sin(steps / 30.0), 0.5).max()  # still every column's extremes

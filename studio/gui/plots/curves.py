@@ -66,6 +66,9 @@ RAW_ALPHA = 60  # the unsmoothed curve behind a smoothed one
 STYLES = {False: (2, 6, "11pt", "9pt", 9, 9), True: (4, 11, "20pt", "16pt", 15, 15)}
 INLINE_POINTS = 100_000  # full-resolution points below which a redraw is prepared at once on the GUI thread (≈ms)
 MAX_COLUMNS = 1500  # decimation columns per curve (a plot's width in pixels, at most this): ≤ 4 points each
+MIN_COLUMNS = 100
+PLOT_POINTS = 40_000  # points one plot draws across all its curves at most (its paint stays well under 100 ms)
+THICK_RUNS = 4  # with more runs shown the lines are drawn thinner: a 2 px line costs Qt ~6× a 1 px one to paint
 ZOOM_SETTLE_MS = 120  # a zoom or pan re-decimates once the view has been still this long
 ALL_PLOTS = {**PLOTS, **OPTIONAL_PLOTS}
 PLOT_OF: dict[str, str] = {str(name): key for key, (_, _, metrics) in ALL_PLOTS.items() for name, *_ in metrics}
@@ -131,6 +134,9 @@ class CurvesView(QWidget):
         self._store: Any = None  # where the runs still being read come from
         self._unread: list[str] = []  # selected runs not read from the store yet
         self._drawn_ranges: dict[str, tuple[float, float] | None] = {}  # plot → x view range last decimated for
+        self.drawn_columns: dict[str, int] = {}  # plot → the pixel columns its curves were last decimated to
+        self._pending_ranges: dict[str, tuple[float, float] | None] = {}
+        self._pending_columns: dict[str, int] = {}
         self._zoom_timer = QTimer(self)
         self._zoom_timer.setSingleShot(True)
         self._zoom_timer.setInterval(ZOOM_SETTLE_MS)
@@ -251,6 +257,7 @@ class CurvesView(QWidget):
             for name, columns in metrics.items():
                 self._ensure_optional_plot(name)
                 self.series[run_id][name] = Series(columns[0], columns[1], columns[2] if len(columns) > 2 else None)
+        self._restyle_lines()
         self._refresh()
 
     def load_runs(self, store: Any, run_ids: list[str], labels: dict[str, str] | None = None) -> None:
@@ -267,6 +274,7 @@ class CurvesView(QWidget):
                     s.dirty = True
                 self.series[run_id] = kept[run_id]
         self._unread = [r for r in run_ids if r not in kept]
+        self._restyle_lines()
         self._refresh()
 
     def wait_drawn(self, timeout_s: float = 60.0) -> bool:
@@ -289,6 +297,8 @@ class CurvesView(QWidget):
         self.labels[run_id] = label
         plots = {k: v for k, v in {**PLOTS, **OPTIONAL_PLOTS}.items() if k in self.plots}
         self._add_items(run_id, len(self.order) - 1, plots)
+        if len(self.order) == THICK_RUNS + 1:
+            self._restyle_lines()
         self._update_key()
 
     def set_labels(self, labels: dict[str, str]) -> None:
@@ -300,9 +310,25 @@ class CurvesView(QWidget):
         """Each shown run's curve colour (the run list draws it as the run's swatch)."""
         return {run_id: curve_colour(run_colour(i)) for i, run_id in enumerate(self.order)}
 
+    def _line_width(self) -> int:
+        """The style's line width, halved when more than ``THICK_RUNS`` runs are shown."""
+        width = STYLES[self.presentation][0]
+        return width if len(self.order) <= THICK_RUNS else max(1, width // 2)
+
+    def _restyle_lines(self) -> None:
+        """Line widths and symbol sizes after the style or the number of runs changed."""
+        width, symbol_size = self._line_width(), STYLES[self.presentation][1]
+        for item in self.items.values():
+            if item.opts["pen"].widthF() != width:
+                pen = pg.mkPen(item.opts["pen"])
+                pen.setWidthF(width)
+                item.setPen(pen)
+            if item.opts.get("symbol") and item.opts.get("symbolSize") != symbol_size:
+                item.setSymbolSize(symbol_size)
+
     def _add_items(self, run_id: str, index: int, plots: dict) -> None:
         colour = curve_colour(run_colour(index))
-        width, symbol_size = STYLES[self.presentation][:2]
+        width, symbol_size = self._line_width(), STYLES[self.presentation][1]
         for key, (_, _, metrics) in plots.items():
             for name, _line, dashed, symbols in metrics:
                 style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
@@ -386,15 +412,9 @@ class CurvesView(QWidget):
     def set_presentation(self, on: bool) -> None:
         """Projector style: larger titles, axis labels, ticks and key; thicker lines and bigger symbols."""
         self.presentation = bool(on)
-        width, symbol_size = STYLES[self.presentation][:2]
         for key, plot in self.plots.items():
             self._style_plot(key, plot)
-        for item in self.items.values():
-            pen = pg.mkPen(item.opts["pen"])
-            pen.setWidthF(width)
-            item.setPen(pen)
-            if item.opts.get("symbol"):
-                item.setSymbolSize(symbol_size)
+        self._restyle_lines()
         self._update_key()
 
     def _style_plot(self, key: str, plot: pg.PlotItem) -> None:
@@ -477,6 +497,7 @@ class CurvesView(QWidget):
                   {k: (None if v[0] is None else _widened(v[0]), v[1] * (1 if v[0] is None else 2))
                    for k, v in ranges.items()}, )
         self._pending_ranges = {k: v[0] for k, v in ranges.items()}
+        self._pending_columns = {k: v[1] for k, v in ranges.items()}
         points = sum(len(s) for r, m in self.series.items() for n, s in m.items() if only is None or (r, n) in only)
         if not self._unread and points <= INLINE_POINTS:
             self._apply(prepare(job))
@@ -504,6 +525,7 @@ class CurvesView(QWidget):
         for (run_id, name), d in result.drawn.items():
             self._set_curve(run_id, name, d)
         self._drawn_ranges.update(self._pending_ranges)
+        self.drawn_columns.update(self._pending_columns)
         self._set_loading(False)
         if self.logged_every() != self._shown_every:
             self._update_key()
@@ -552,9 +574,12 @@ class CurvesView(QWidget):
     # --- level of detail -------------------------------------------------------------------------
     def _columns(self, key: str) -> int:
         """Decimation columns for plot ``key``: its width in pixels (800 before it is laid out), at most
-        ``MAX_COLUMNS``."""
+        ``MAX_COLUMNS``, fewer when many runs share the plot (``PLOT_POINTS`` across its curves)."""
         width = int(self.plots[key].getViewBox().width())
-        return max(100, min(MAX_COLUMNS, width if width > 10 else 800))
+        metrics = ALL_PLOTS[key][2]
+        per_run = len(metrics) + (sum(m[0] in SMOOTHED for m in metrics) if self.smoothing > 0 else 0)
+        budget = PLOT_POINTS // (4 * max(1, per_run * len(self.order)))
+        return max(MIN_COLUMNS, min(MAX_COLUMNS, width if width > 10 else 800, budget))
 
     def _decimation_range(self, key: str) -> tuple[float, float] | None:
         """The x range plot ``key`` shows when the user has zoomed or panned it (None: the whole curve)."""
