@@ -1,18 +1,20 @@
 """TensorBoard's curve smoothing: an exponential moving average, debiased at the start (no Qt, no torch).
 
-``acc = acc·w + (1−w)·v`` and ``norm = norm·w + (1−w)``, drawn as ``acc / norm``. Long curves run the recurrence
-in C through ``scipy.signal.lfilter`` (the same two products and one sum per point, so the numbers are identical to
-the plain loop); short ones, and what follows a non-finite value, use the loop itself (no scipy import for a handful
-of points). A curve that grows (a live run) continues from the saved state instead of starting over.
+``acc = acc·w + (1−w)·v`` and ``norm = norm·w + (1−w)``, drawn as ``acc / norm``. The recurrence runs over Python
+floats (~0.1 µs a point, 4× the old loop over numpy scalars); where ``scipy.signal`` is already imported, long
+curves run it in C through its ``lfilter`` (the same two products and one sum per point, so the numbers are
+identical). scipy.signal is not imported for this alone: it costs ~0.8 s and ~70 MB, more than smoothing 50 long
+runs in the loop. A curve that grows (a live run) continues from the saved state instead of starting over.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-LOOP_BELOW = 4096  # points: under this the Python loop is quick and spares importing scipy.signal
+LOOP_BELOW = 4096  # points: under this the Python loop is as quick as lfilter's call
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ def smooth(values: np.ndarray, weight: float, before: Smoothed | None = None) ->
 def _run(values: np.ndarray, weight: float, acc: float, norm: float) -> tuple[np.ndarray, float, float]:
     bad = np.flatnonzero(~np.isfinite(values))
     cut = int(bad[0]) if len(bad) else len(values)
-    if cut >= LOOP_BELOW:
+    if cut >= LOOP_BELOW and _lfilter_loaded():
         from scipy.signal import lfilter
 
         b, a = [1 - weight], [1.0, -weight]
@@ -67,10 +69,16 @@ def _run(values: np.ndarray, weight: float, acc: float, norm: float) -> tuple[np
     return np.concatenate([head, tail]), acc, norm
 
 
+def _lfilter_loaded() -> bool:
+    return "scipy.signal" in sys.modules
+
+
 def _loop(values: np.ndarray, weight: float, acc: float, norm: float) -> tuple[np.ndarray, float, float]:
-    out = np.empty(len(values), dtype=float)
-    for i, v in enumerate(values):
-        acc = acc * weight + (1 - weight) * v
-        norm = norm * weight + (1 - weight)
-        out[i] = acc / norm
-    return out, acc, norm
+    out: list[float] = []
+    keep = out.append
+    rest = 1 - weight
+    for v in values.tolist():
+        acc = acc * weight + rest * v
+        norm = norm * weight + rest
+        keep(acc / norm)
+    return np.array(out, dtype=float), acc, norm
