@@ -209,3 +209,17 @@ def test_many_runs_share_a_plots_point_budget(qtbot):
     assert len(on_plot) == 80 and total <= PLOT_POINTS + 2 * len(on_plot)  # 40 smoothed curves and their raw
     y = view.items[("r0", "train/loss")].getData()[1]
     assert y.max() == ema(np.sin(steps / 30.0), 0.5).max()  # still every column's extremes
+
+
+def test_a_big_selection_makes_its_plot_items_over_several_turns(qtbot, tmp_path):
+    from studio.gui.plots.curves import RUNS_PER_TURN
+
+    store = RunStore(tmp_path)
+    ids = [make_run(store, 20) for _ in range(3 * RUNS_PER_TURN)]
+    view = view_of(qtbot)
+    with qtbot.waitSignal(view.curves_drawn, timeout=10_000):
+        view.load_runs(store, ids, {r: f"run {i}" for i, r in enumerate(ids)})
+        assert all(f"run {i}" in view.key.text() for i in range(len(ids)))  # the key names every run at once
+        assert len({r for r, _n in view.items}) == RUNS_PER_TURN  # the rest come in the next turns
+    assert all(view.point_count(r, "train/loss") == 20 for r in ids)
+    assert len(view.plots["loss"].listDataItems()) == 3 * len(ids)  # train, its raw curve, validation: no doubles

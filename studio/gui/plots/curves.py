@@ -68,6 +68,7 @@ INLINE_POINTS = 100_000  # full-resolution points below which a redraw is prepar
 MAX_COLUMNS = 1500  # decimation columns per curve (a plot's width in pixels, at most this): ≤ 4 points each
 MIN_COLUMNS = 64
 PLOT_POINTS = 20_000  # points one plot draws across all its curves at most (its paint stays well under 100 ms)
+RUNS_PER_TURN = 6  # a big selection makes its runs' plot items this many runs per event-loop turn (~1 ms an item)
 THICK_RUNS = 4  # with more runs shown the lines are drawn thinner: a 2 px line costs Qt ~6× a 1 px one to paint
 ZOOM_SETTLE_MS = 120  # a zoom or pan re-decimates once the view has been still this long
 ALL_PLOTS = {**PLOTS, **OPTIONAL_PLOTS}
@@ -141,6 +142,11 @@ class CurvesView(QWidget):
         self._zoom_timer.setSingleShot(True)
         self._zoom_timer.setInterval(ZOOM_SETTLE_MS)
         self._zoom_timer.timeout.connect(self._on_zoom)
+        self._deferred: list[str] = []  # shown runs whose plot items are still to be made
+        self._items_timer = QTimer(self)
+        self._items_timer.setSingleShot(True)
+        self._items_timer.setInterval(0)
+        self._items_timer.timeout.connect(self._make_some_items)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         bar = QHBoxLayout()
@@ -228,7 +234,8 @@ class CurvesView(QWidget):
             row = (len(PLOTS) + 1) // 2 + sum(k in self.plots for k in OPTIONAL_PLOTS)
             self._add_plot(key, row=row, col=0, colspan=2)
             for index, run_id in enumerate(self.order):
-                self._add_items(run_id, index, {key: (title, y_label, metrics)})
+                if run_id not in self._deferred:  # those get every plot's items when their turn comes
+                    self._add_items(run_id, index, {key: (title, y_label, metrics)})
 
     # --- data --------------------------------------------------------------------------------
     def clear(self) -> None:
@@ -240,6 +247,7 @@ class CurvesView(QWidget):
         self._unfitted = set(self.plots)  # the next points set the ranges, not the previous run's axes
         self._drawn_ranges.clear()
         self._unread = []
+        self._deferred.clear()
         self.series.clear()
         self.items.clear()
         self.raw_items.clear()
@@ -266,8 +274,8 @@ class CurvesView(QWidget):
         kept = {r: self.series[r] for r in run_ids if r in self.series and r not in self._unread}
         self.clear()
         self._store = store
-        for run_id in run_ids:
-            self.add_run(run_id, (labels or {}).get(run_id, run_id))
+        for i, run_id in enumerate(run_ids):
+            self.add_run(run_id, (labels or {}).get(run_id, run_id), defer=i >= RUNS_PER_TURN)
             if run_id in kept:
                 for name, s in kept[run_id].items():
                     self._ensure_optional_plot(name)
@@ -289,17 +297,40 @@ class CurvesView(QWidget):
             time.sleep(0.005)
         return not self.loading
 
-    def add_run(self, run_id: str, label: str) -> None:
+    def add_run(self, run_id: str, label: str, defer: bool = False) -> None:
+        """Show run ``run_id`` (its points come with ``add_rows`` or a load); ``defer``: make its plot items in a
+        later event-loop turn (a big selection spreads that work instead of stalling the window)."""
         if run_id in self.series:
             return
         self.series[run_id] = {}
         self.order.append(run_id)
         self.labels[run_id] = label
-        plots = {k: v for k, v in {**PLOTS, **OPTIONAL_PLOTS}.items() if k in self.plots}
-        self._add_items(run_id, len(self.order) - 1, plots)
+        if defer:
+            self._deferred.append(run_id)
+            self._items_timer.start()
+        else:
+            self._make_items(run_id)
         if len(self.order) == THICK_RUNS + 1:
             self._restyle_lines()
         self._update_key()
+
+    def _make_items(self, run_id: str) -> None:
+        plots = {k: v for k, v in ALL_PLOTS.items() if k in self.plots}
+        self._add_items(run_id, self.order.index(run_id), plots)
+
+    def _make_some_items(self) -> None:
+        """The timer's turn: items for the next ``RUNS_PER_TURN`` deferred runs."""
+        for run_id in self._deferred[:RUNS_PER_TURN]:
+            self._make_items(run_id)
+        del self._deferred[:RUNS_PER_TURN]
+        if self._deferred:
+            self._items_timer.start()
+
+    def _flush_items(self) -> None:
+        """Every deferred run's items now (curves are about to be drawn)."""
+        for run_id in self._deferred:
+            self._make_items(run_id)
+        self._deferred.clear()
 
     def set_labels(self, labels: dict[str, str]) -> None:
         """New names for shown runs (renamed in the run list)."""
@@ -500,6 +531,7 @@ class CurvesView(QWidget):
         self._pending_columns = {k: v[1] for k, v in ranges.items()}
         points = sum(len(s) for r, m in self.series.items() for n, s in m.items() if only is None or (r, n) in only)
         if not self._unread and points <= INLINE_POINTS:
+            self._flush_items()
             self._apply(prepare(job))
             return
         self._set_loading(True)
@@ -513,6 +545,7 @@ class CurvesView(QWidget):
         """Hand a prepared request's arrays to pyqtgraph (a superseded one is dropped)."""
         if result.generation != self.loader.generation:
             return
+        self._flush_items()
         for run_id in result.loaded:
             got = self.loader.take(run_id)
             if got is not None and run_id in self.series:
