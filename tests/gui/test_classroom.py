@@ -109,12 +109,13 @@ def test_rename_notes_and_delete_from_the_run_list(window):
     window.session.jobs.clear()
 
 
-def test_x_axis_modes_log_x_first_point_and_raw_curve_behind_smoothing(window):
+def test_x_axis_modes_log_x_first_point_and_raw_curve_behind_smoothing(qtbot, window):
     store = window.session.store
     run = _seed(store, ["train.batch_size=64"], steps=(20, 40, 60, 80), epoch_every=40)
     window.session.runs_changed.emit()
     window.session.set_selection([run])
     curves = window.curves
+    qtbot.waitUntil(lambda: not curves.loading, timeout=5000)  # read off the GUI thread
     assert curves.stack.currentWidget() is curves.graphics
     item = curves.items[(run, "train/loss")]
     assert list(item.xData) == [20, 40, 60, 80]

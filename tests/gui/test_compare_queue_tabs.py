@@ -113,12 +113,13 @@ def test_runs_started_elsewhere_appear_and_their_curves_grow(qtbot, window):
     other.set_status(run.id, "running")
     other.log_metrics(run.id, [(1, "train/loss", 1.0, 0.0), (2, "train/loss", 0.8, 0.0)])
     session.set_selection([run.id])
-    assert window.curves.series[run.id]["train/loss"].values == [1.0, 0.8]  # loaded on selection
+    qtbot.waitUntil(lambda: not window.curves.loading, timeout=5000)  # read off the GUI thread
+    assert list(window.curves.series[run.id]["train/loss"].values) == [1.0, 0.8]  # loaded on selection
     other.log_metrics(run.id, [(3, "train/loss", 0.5, 0.0), (4, "train/loss", 0.4, 0.0)])
     with qtbot.waitSignal(session.metrics, timeout=3000) as got:
         follower.check()
     assert got.args[0] == run.id and [r[0] for r in got.args[1]] == [3, 4]
-    assert window.curves.series[run.id]["train/loss"].steps == [1, 2, 3, 4]
+    assert list(window.curves.series[run.id]["train/loss"].steps) == [1, 2, 3, 4]
     other.set_status(run.id, "finished")
     follower.check()
     assert run.id not in follower._seen  # an ended run is no longer followed

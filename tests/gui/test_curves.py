@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from studio.gui.plots.curves import CurvesView, ema
+from studio.core.maths.smoothing import ema
+from studio.gui.plots.curves import CurvesView
 
 
 def test_ema_is_debiased_like_tensorboard():

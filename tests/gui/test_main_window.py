@@ -50,6 +50,7 @@ def test_run_list_overlays_selected_runs(qtbot, window):
     assert tree.topLevelItemCount() == 2
     tree.selectAll()
     assert sorted(window.session.selected_runs()) == sorted(ids)
+    qtbot.waitUntil(lambda: not window.curves.loading, timeout=5000)  # read off the GUI thread
     for run_id in ids:
         assert window.curves.point_count(run_id, "train/loss") == 5
     tree.clearSelection()

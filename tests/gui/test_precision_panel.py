@@ -25,7 +25,9 @@ def test_the_samples_axis_counts_every_micro_batch_of_a_step(qtbot, tmp_path, mo
     plain = session.store.create_run(RunConfig().with_overrides(["train.batch_size=32"]))
     accumulated = session.store.create_run(RunConfig().with_overrides(["train.batch_size=32",
                                                                         "train.accumulate_steps=4"]))
-    _, batch = session.curves_of([plain.id, accumulated.id])
+    from studio.gui.plots.curve_loader import read_run
+
+    batch = {r: read_run(session.store, r)[1] for r in (plain.id, accumulated.id)}
     assert batch == {plain.id: 32, accumulated.id: 128}
     session.shutdown(wait_s=1)
 

@@ -38,12 +38,13 @@ def test_watching_another_store_follows_its_runs_and_never_writes_it(qtbot, wind
     assert session.store.read_only and "watching" in window.windowTitle()
     assert window.run_list.run_ids() == [run.id]
     session.set_selection([run.id])
-    assert window.curves.series[run.id]["train/loss"].values == [1.0, 0.9]
+    qtbot.waitUntil(lambda: not window.curves.loading, timeout=5000)  # read off the GUI thread
+    assert list(window.curves.series[run.id]["train/loss"].values) == [1.0, 0.9]
 
     cluster.log_metrics(run.id, [(3, "train/loss", 0.7, 0.0)])
     with qtbot.waitSignal(session.metrics, timeout=5000):  # the follower's own timer polls the store
         pass
-    assert window.curves.series[run.id]["train/loss"].steps == [1, 2, 3]
+    assert list(window.curves.series[run.id]["train/loss"].steps) == [1, 2, 3]
     second = cluster.create_run(RunConfig.from_toml(TINY_CONFIG), name="another job")
     with qtbot.waitSignal(session.runs_changed, timeout=5000):
         pass

@@ -226,6 +226,7 @@ class MainWindow(QMainWindow):
 
             curves = CurvesView()
             curves.setObjectName("curves")
+            curves.load_failed.connect(lambda message: self.show_error("Curves", message))
             self._curves_loading.deleteLater()
             self._curves_layout.addWidget(curves)
             self._curves = curves
@@ -444,9 +445,8 @@ class MainWindow(QMainWindow):
     def _show_selection(self, run_ids: list[str]) -> None:
         """Overlay the selected runs' curves (from the run store; live rows keep arriving), named as in the run
         list and coloured as its swatches."""
-        data, batch = self.session.curves_of(run_ids)
         names = {r: self.run_list.names.get(r, r) for r in run_ids}
-        self.curves.show_runs(data, names, batch)
+        self.curves.load_runs(self.session.store, run_ids, names)  # read and drawn off the GUI thread
         self.run_list.set_colours(self.curves.colours())
 
     # --- files -----------------------------------------------------------------------------

@@ -435,22 +435,6 @@ class Session(QObject):
         except StudioError:
             return None
 
-    def curves_of(self, run_ids: list[str]) -> tuple[dict[str, dict[str, tuple[list, list, list]]], dict[str, int]]:
-        """Every logged metric of each run as columns ``{run_id: {name: (steps, values, walls)}}`` and each run's
-        global batch size (the samples axis)."""
-        data, batch = {}, {}
-        for run_id in run_ids:
-            metrics: dict[str, tuple[list, list, list]] = {}
-            for _rowid, step, name, value, wall in self.store.metric_rows_after(run_id, 0):
-                columns = metrics.setdefault(name, ([], [], []))
-                columns[0].append(step)
-                columns[1].append(value)
-                columns[2].append(wall)
-            data[run_id] = metrics
-            params = self.store.params(run_id)  # samples per optimizer step: batch_size × accumulate_steps
-            batch[run_id] = (params.get("train.batch_size", 0) or 0) * (params.get("train.accumulate_steps", 1) or 1)
-        return data, batch
-
     def export_metrics(self, run_ids: list[str], path: str) -> int:
         """Write the runs' metrics as CSV (``core/runs/export.py``); the number of rows."""
         from studio.core.runs.export import export_metrics_csv

@@ -21,7 +21,7 @@ def render_curves_png(store: Any, run_ids: list[str], path: str | Path, size: tu
     view = CurvesView()
     view.resize(*size)
     view.show_runs(data, {rid: store.get(rid).name or rid for rid in run_ids})
-    view.redraw()
+    view.wait_drawn()  # long runs are prepared on the curve loader's thread
     from PySide6.QtCore import QRect
     from PySide6.QtWidgets import QApplication
 

@@ -1,0 +1,184 @@
+"""What the curves draw from, without Qt: each run's metrics at full resolution in growing numpy arrays, and the
+step that turns them into on-screen points (x in the chosen units, smoothing, min/max decimation per pixel
+column). ``prepare`` runs on the curve loader's thread for big selections and inline for small ones; it only reads
+the arrays it is given (views of the GUI's arrays, which only ever grow past them), so both threads can hold them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from studio.core.maths.decimate import minmax_indices
+from studio.core.maths.smoothing import Smoothed, smooth
+
+CHUNK = 1024  # a live series grows its arrays by at least this many points at a time
+
+
+class Cancelled(Exception):
+    """A newer request superseded the one being prepared."""
+
+
+class Series:
+    """One metric of one run: steps, values and wall times (float64) that grow in chunks; ``dirty`` until drawn."""
+
+    def __init__(self, steps: np.ndarray | list | None = None, values: np.ndarray | list | None = None,
+                 walls: np.ndarray | list | None = None) -> None:
+        steps = np.asarray([] if steps is None else steps, dtype=float)
+        values = np.asarray([] if values is None else values, dtype=float)
+        walls = np.full(len(steps), np.nan) if walls is None else np.asarray(walls, dtype=float)
+        self._buf = np.stack([steps, values, walls]) if len(steps) else np.empty((3, 0))
+        self.n = len(steps)
+        self.dirty = True
+        self.smoothed: Smoothed | None = None  # the last smoothing, continued when the series grows
+
+    @property
+    def steps(self) -> np.ndarray:
+        return self._buf[0, :self.n]
+
+    @property
+    def values(self) -> np.ndarray:
+        return self._buf[1, :self.n]
+
+    @property
+    def walls(self) -> np.ndarray:
+        return self._buf[2, :self.n]
+
+    def __len__(self) -> int:
+        return self.n
+
+    def last_step(self) -> float | None:
+        return float(self._buf[0, self.n - 1]) if self.n else None
+
+    def append(self, steps: list | np.ndarray, values: list | np.ndarray, walls: list | np.ndarray) -> None:
+        """Append points (in step order). Past ``n`` only: views handed out before stay as they were."""
+        k = len(steps)
+        if not k:
+            return
+        if self.n + k > self._buf.shape[1]:
+            grown = np.empty((3, max(2 * self._buf.shape[1], self.n + k, CHUNK)))
+            grown[:, :self.n] = self._buf[:, :self.n]
+            self._buf = grown
+        self._buf[0, self.n:self.n + k] = steps
+        self._buf[1, self.n:self.n + k] = values
+        self._buf[2, self.n:self.n + k] = walls
+        self.n += k
+        self.dirty = True
+
+    def snapshot(self) -> Snap:
+        return Snap(self.steps, self.values, self.walls, self.smoothed)
+
+
+@dataclass(frozen=True)
+class Snap:
+    """A series as it stood when a request was made."""
+
+    steps: np.ndarray
+    values: np.ndarray
+    walls: np.ndarray
+    smoothed: Smoothed | None = None
+
+
+@dataclass
+class Job:
+    """What to draw: every series (run → metric → snapshot), how, and for which plot ranges."""
+
+    generation: int
+    series: dict[str, dict[str, Snap]]
+    only: set[tuple[str, str]] | None  # the series to prepare (None: all)
+    x_mode: str
+    log_x: bool
+    smoothing: float
+    smoothed_names: frozenset[str]
+    batch_sizes: dict[str, int]
+    plot_of: dict[str, str]  # metric → plot key
+    ranges: dict[str, tuple[tuple[float, float] | None, int]]  # plot key → (x range in view units, or None for
+    # the whole curve; log10 on a log axis) and the pixel columns to decimate it to
+
+
+@dataclass
+class Drawn:
+    """One curve ready for pyqtgraph: decimated points, the raw curve behind a smoothed one, the smoothing kept."""
+
+    x: np.ndarray
+    y: np.ndarray
+    raw_x: np.ndarray | None
+    raw_y: np.ndarray | None
+    n: int  # full-resolution points it was made from
+    smoothed: Smoothed | None = None
+
+
+@dataclass
+class Prepared:
+    generation: int
+    drawn: dict[tuple[str, str], Drawn] = field(default_factory=dict)
+    counts: dict[tuple[str, str], int] = field(default_factory=dict)  # points of each series it covered
+    loaded: list[str] = field(default_factory=list)  # runs read from the store for it
+
+
+def x_values(mode: str, run: dict[str, Snap], s: Snap, batch_size: float) -> np.ndarray:
+    """The x coordinates of series ``s`` of a run in x-axis ``mode`` (step, epoch, samples, wall)."""
+    steps = s.steps
+    if mode == "epoch":
+        ends = run.get("epoch")
+        if ends is None or not len(ends.steps):
+            return np.full(len(steps), np.nan)
+        xs, ys = np.r_[0.0, ends.steps], np.r_[0.0, ends.values]
+        per_epoch = xs[1] / ys[1] if ys[1] else 1.0
+        out = np.interp(steps, xs, ys)
+        beyond = steps > xs[-1]  # the epoch in progress
+        out[beyond] = ys[-1] + (steps[beyond] - xs[-1]) / per_epoch
+        return out
+    if mode == "samples":
+        return steps * batch_size
+    if mode == "wall":
+        starts = [float(m.walls[0]) for m in run.values() if len(m.walls) and np.isfinite(m.walls[0])]
+        return s.walls - min(starts) if starts else np.full(len(steps), np.nan)
+    return steps.copy()
+
+
+def prepare(job: Job, stale: Callable[[], bool] = lambda: False) -> Prepared:
+    """Decimated curves for ``job``; raises ``Cancelled`` as soon as ``stale()`` says a newer job came."""
+    out = Prepared(job.generation)
+    for run_id, run in job.series.items():
+        if stale():
+            raise Cancelled
+        for name, s in run.items():
+            if job.only is not None and (run_id, name) not in job.only:
+                continue
+            out.counts[(run_id, name)] = len(s.values)
+            key = job.plot_of.get(name)
+            if key is None or key not in job.ranges:
+                continue
+            x_range, columns = job.ranges[key]
+            out.drawn[(run_id, name)] = _draw(job, run, s, run_id, name, x_range, columns)
+    return out
+
+
+def _draw(job: Job, run: dict[str, Snap], s: Snap, run_id: str, name: str,
+          x_range: tuple[float, float] | None, columns: int) -> Drawn:
+    xs = x_values(job.x_mode, run, s, job.batch_sizes.get(run_id, np.nan))
+    keep = np.isfinite(xs)
+    if job.log_x:
+        keep &= xs > 0
+    raw = s.values
+    smoothed = None
+    if name in job.smoothed_names and job.smoothing > 0:
+        smoothed = smooth(raw, job.smoothing, s.smoothed)  # on all points, as the loop before: then keep/decimate
+    if not keep.all():
+        xs, raw = xs[keep], raw[keep]
+        ys = smoothed.values[keep] if smoothed is not None else raw
+    else:
+        ys = smoothed.values if smoothed is not None else raw
+    order = None
+    if len(xs) > 1 and np.any(np.diff(xs) < 0):  # wall times of a resumed run may step back
+        order = np.argsort(xs, kind="stable")
+        xs, raw, ys = xs[order], raw[order], ys[order]
+    ux = np.log10(xs) if job.log_x else xs
+    idx = minmax_indices(ux, ys, columns, x_range)
+    if smoothed is None:
+        return Drawn(xs[idx], ys[idx], None, None, len(s.values))
+    raw_idx = minmax_indices(ux, raw, columns, x_range)
+    return Drawn(xs[idx], ys[idx], xs[raw_idx], raw[raw_idx], len(s.values), smoothed)
