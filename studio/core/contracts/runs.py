@@ -23,6 +23,7 @@ class RunSummary(TypedDict, total=False):
     world_size: int
     device: str  # "cpu", "cuda", …
     seconds: float
+    n_params_non_embedding: int  # Kaplan et al.'s N: parameters outside the embeddings
 
 
 class RunListing(RunSummary):

@@ -14,13 +14,15 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from studio.core.config import RunConfig
 from studio.core.contracts.jobs import LayerSummary, ModelSummary, SummaryResult
+from studio.core.models.transformer import non_embedding_parameters
 
 
 def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> ModelSummary:
     """Describe ``model`` on one input of ``input_shape`` (without the batch dimension).
 
     Returns {"layers": [{"name", "type", "output_shape", "params", "trainable", "flops"}], "total_params",
-    "trainable_params", "flops_per_sample", "input_shape", "output_shape"}; layers are the leaf modules in call order.
+    "trainable_params", "n_params_non_embedding",
+    "flops_per_sample", "input_shape", "output_shape"}; layers are the leaf modules in call order.
     """
     shapes: dict[str, list[int]] = {}
     order: list[str] = []
@@ -62,6 +64,7 @@ def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> ModelSummary:
         "layers": layers,
         "total_params": sum(p.numel() for p in model.parameters()),
         "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad),
+        "n_params_non_embedding": non_embedding_parameters(model),
         "flops_per_sample": int(counter.get_total_flops()),
         "input_shape": list(input_shape),
         "output_shape": list(output.shape[1:]),
@@ -73,7 +76,7 @@ def summarize_config(cfg: RunConfig) -> SummaryResult:
     from studio.core.datasets.loading import load_dataset
     from studio.core.models.catalog import MODELS
 
-    data = load_dataset(cfg.data, seed=cfg.train.seed)
+    data = load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model)
     model = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
                          **cfg.model.params)
     return {"model": cfg.model.name, "dataset": cfg.data.name, **summarize(model, data.input_shape)}

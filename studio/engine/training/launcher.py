@@ -21,6 +21,7 @@ from studio.core.config import RunConfig
 from studio.core.contracts.runs import RunSummary
 from studio.core.errors import ConfigError, RunFailed, StudioError
 from studio.core.jobs import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, EtaEstimator
+from studio.core.models.data_fit import check_model_data
 from studio.core.runs.run_lock import RunLock
 from studio.core.runs.settings_diff import CPU_THREADS_KEY
 from studio.core.runs.store import RunInfo, RunStore
@@ -55,6 +56,7 @@ class Job(ProcessJob):
         self.resume_from: str | None = None
         config.validate()
         check_machine(config)  # before anything is created: a config this machine cannot run never starts
+        check_model_data(config)  # a model that cannot read the dataset: one sentence, nothing created
         self.config = config
         self.store = store
         self._before_resume = None

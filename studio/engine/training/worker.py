@@ -57,7 +57,7 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
     """Everything a run needs, from its config (``data`` replaces loading the config's dataset); with
     ``resume_from``, the state of that checkpoint (engine/training/resume.py)."""
     torch.manual_seed(cfg.train.seed)
-    data = data if data is not None else load_dataset(cfg.data, seed=cfg.train.seed)
+    data = data if data is not None else load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model)
     train, val, test = device_splits(data, cfg, ctx.device)
     net = build_model(cfg, data, ctx.device)
     entry = OPTIMIZERS.get(cfg.optimizer.name)
