@@ -66,6 +66,7 @@ class RunData:
         self.is_image = data.is_image
         self.input_shape, self.num_classes = data.input_shape, data.num_classes
         self.task = task_for(data.meta)
+        self.task_name = str(data.meta.get("task", "classification"))  # "tokens": a prediction at every position
         self.model = build_model(cfg, data, self.device).eval()
 
     @property
