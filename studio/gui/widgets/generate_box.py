@@ -1,8 +1,8 @@
 """Generate text with the selected next-word run: a seed, how many tokens, a temperature, top-k, and the result.
 
 Shown under the run list when the one selected run is a next-word model (a model tagged "text":
-lstm_lm, gru_lm, gpt_lm); a character-level run adds characters, joined as they are. The generation is a background job the Session starts
-(``engine/tasks/generate.py``), so the window never waits for torch or the model.
+lstm_lm, gru_lm, gpt_lm); a character-level run adds characters, joined as they are. The generation is a
+background job the Session starts (``engine/tasks/generate.py``), so the window never waits for torch or the model.
 """
 
 from __future__ import annotations
