@@ -149,3 +149,27 @@ def test_summary_reports_the_non_embedding_parameters() -> None:
     assert out["n_params_non_embedding"] == per_block + 2 * 16  # + the final LayerNorm
     assert out["total_params"] - out["n_params_non_embedding"] == (out["output_shape"][1] + 32) * 16
     assert np.isfinite(out["flops_per_sample"])
+
+
+def test_hessian_vector_products_pass_through_attention() -> None:
+    """Sharpness needs second derivatives, which the fused attention kernels lack: H·v matches finite
+    differences of the gradient."""
+    from studio.core.landscape.curvature import LossFunction
+    from studio.core.maths.objectives import token_cross_entropy_sum
+    from studio.core.models import MODELS
+
+    torch.manual_seed(0)
+    net = MODELS.build("gpt_lm", input_shape=(8,), num_classes=12, d_model=8, heads=2, layers=1, context=8)
+    params = {n: p.detach() for n, p in net.named_parameters()}
+    x, y = torch.randint(2, 12, (6, 8)), torch.randint(2, 12, (6, 8))
+    y[0, 4:] = IGNORE
+    f = LossFunction(net, params, x, y, token_cross_entropy_sum)
+    v = {n: torch.randn_like(p) for n, p in params.items()}
+    hv = f.hvp(v)
+    eps = 1e-3
+    plus = f.value_and_grad({n: p + eps * v[n] for n, p in params.items()})[1]
+    minus = f.value_and_grad({n: p - eps * v[n] for n, p in params.items()})[1]
+    fd = torch.cat([((plus[n] - minus[n]) / (2 * eps)).flatten() for n in params])
+    exact = torch.cat([hv[n].flatten() for n in params])
+    assert torch.isfinite(exact).all()
+    assert float((exact - fd).norm() / fd.norm()) < 0.05

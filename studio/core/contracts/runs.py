@@ -57,6 +57,7 @@ class TrainReport(TypedDict):
     test_loss: NotRequired[float]
     val_perplexity: NotRequired[float]
     test_perplexity: NotRequired[float]
+    n_params_non_embedding: NotRequired[int]
     run_dir: str
     error: NotRequired[str]
 
