@@ -142,8 +142,8 @@ def test_perplexity_at_equal_training_time(tmp_path):
         trainer.fit()
         final = math.exp(trainer.evaluate(trainer.val_data)[0])
         rows.append((name, final, math.exp(limit.best), trainer.step, name.rpartition(" ")[2].rstrip("s")))
-    print(f"\nvalidation perplexity on fortunes after {seconds:.0f} CPU seconds of training each ({torch.get_num_threads()} "
-          f"threads); a character perplexity P is ≈ P^{cpw:.2f} per word")
+    print(f"\nvalidation perplexity on fortunes after {seconds:.0f} CPU seconds of training each "
+          f"({torch.get_num_threads()} threads); a character perplexity P is ≈ P^{cpw:.2f} per word")
     print(f"{'model':18} {'final':>9} {'best':>9} {'steps':>7} {'≈ per word':>11}")
     for name, final, best, steps, unit in rows:
         per_word = (best if not math.isnan(best) else final) ** cpw if unit == "char" else math.nan
