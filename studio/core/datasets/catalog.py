@@ -128,11 +128,13 @@ DATASETS.add(Entry(
 DATASETS.add(Entry(
     "fortunes",
     "Short lines of text bundled with Studio: 694 fortunes (fortune-mod, via Debian's fortunes-min), for "
-    "next-word prediction with lstm_lm or gru_lm",
+    "next-word prediction with lstm_lm, gru_lm or gpt_lm",
     TEXT_PARAMS,
     builder=TEXT_BUILDER,
     info="Each line becomes its growing prefixes (w1 → w2, w1 w2 → w3, …), pre-padded; a model predicts the next "
-         "word, scored by perplexity = exp(cross-entropy). BSD licence (fortune-mod); see resources/README.md.",
+         "word, scored by perplexity = exp(cross-entropy). For gpt_lm: windows of its context, every position "
+         "predicting the next token; tokenizer = char makes characters the tokens. "
+         "BSD licence (fortune-mod); see resources/README.md.",
     tags=("text", "bundled"),
 ))
 

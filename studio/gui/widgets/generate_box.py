@@ -75,7 +75,8 @@ class GenerateBox(QGroupBox):
         row = QHBoxLayout()
         row.addWidget(QLabel("Seed"))
         row.addWidget(self.seed, 1)
-        row.addWidget(QLabel("Words"))
+        self.words_label = QLabel("Words")
+        row.addWidget(self.words_label)
         row.addWidget(self.words)
         row.addWidget(QLabel("Temperature"))
         row.addWidget(self.temperature)
@@ -100,6 +101,7 @@ class GenerateBox(QGroupBox):
         self.setVisible(run_id is not None)
         if run_id:
             self.setTitle(f"Generate text with run {run_id}")
+            self.words_label.setText("Characters" if self._tokenizer(run_id) == "char" else "Words")
 
     def _is_text_run(self, run_id: str) -> bool:
         from studio.core.models import MODELS
@@ -109,6 +111,12 @@ class GenerateBox(QGroupBox):
             return "text" in MODELS.get(model).tags
         except (StudioError, KeyError, ValueError):
             return False
+
+    def _tokenizer(self, run_id: str) -> str:
+        try:
+            return str(self.session.store.get(run_id).run_config.data.params.get("tokenizer", "word"))
+        except (StudioError, KeyError, ValueError):
+            return "word"
 
     @property
     def job(self) -> Any:
@@ -150,7 +158,7 @@ class GenerateBox(QGroupBox):
             how += f", top-{result['top_k']}"
         oov = f" · not in the vocabulary: {html.escape(', '.join(result['oov_in_seed']))}" \
             if result["oov_in_seed"] else ""
-        self.output.setText(f"<span style='font-size:13pt'>{seed}{joiner}<b>{new}</b></span><br>"
+        self.output.setText(f"<span style='font-size:13pt; white-space:pre-wrap'>{seed}{joiner}<b>{new}</b></span><br>"
                             f"<small>{how} · {result['checkpoint']} checkpoint{oov}</small>")
 
     def shutdown(self) -> None:
