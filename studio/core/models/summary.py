@@ -98,6 +98,7 @@ def format_summary(summary: ModelSummary) -> str:
         f"input {'×'.join(map(str, summary['input_shape']))} → output {'×'.join(map(str, summary['output_shape']))}",
         f"parameters: {summary['total_params']:,} ({summary['trainable_params']:,} trainable"
         + (f", {frozen:,} frozen)" if frozen else ")"),
+        f"non-embedding parameters (Kaplan's N): {summary.get('n_params_non_embedding', summary['total_params']):,}",
         f"FLOPs per sample (forward): {_si(summary['flops_per_sample'])} ({summary['flops_per_sample']:,})",
     ]
     return "\n".join(lines)
