@@ -95,7 +95,7 @@ def device_splits(data: ArrayData, cfg: RunConfig, device: torch.device) -> tupl
 
 def build_model(cfg: RunConfig, data: ArrayData, device: torch.device) -> torch.nn.Module:
     if data.meta.get("task") == "next_word" and "text" not in MODELS.get(cfg.model.name).tags:
-        raise ConfigError(f"{cfg.data.name} is a text dataset: choose a next-word model (lstm_lm or gru_lm), "
+        raise ConfigError(f"{cfg.data.name} is a text dataset: choose a next-word model (lstm_lm, gru_lm or gpt_lm), "
                           f"not {cfg.model.name}")
     net = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
                        **cfg.model.params)
