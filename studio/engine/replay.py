@@ -17,7 +17,7 @@ from studio.core.config import RunConfig
 from studio.core.devices import pick_device
 from studio.core.errors import ConfigError, DataError
 from studio.core.landscape.directions import Params
-from studio.core.maths.objectives import TaskLosses, task_losses
+from studio.core.maths.objectives import TaskLosses, losses_of
 from studio.core.runs import layout
 from studio.core.runs.layout import (  # noqa: F401 - the checkpoint listing, read here by the engine
     CheckpointRef,
@@ -59,13 +59,14 @@ class RunData:
         from studio.engine.training.worker import build_model, device_splits
 
         cfg = self.config
-        data = load_dataset(cfg.data, seed=cfg.train.seed)
+        data = load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model)
         self._splits = dict(zip(SPLITS, device_splits(data, cfg, torch.device("cpu")), strict=True))
         attach(cfg.data.params, *self._splits.values())  # sample-wise centering, as the trainer does
         self.classes = list(data.classes)
         self.is_image = data.is_image
         self.input_shape, self.num_classes = data.input_shape, data.num_classes
         self.task = task_for(data.meta)
+        self.task_name = str(data.meta.get("task", "classification"))  # "tokens": a prediction at every position
         self.model = build_model(cfg, data, self.device).eval()
 
     @property
@@ -78,7 +79,7 @@ class RunData:
 
     def loss_fns(self) -> TaskLosses:
         """``loss_fn`` and ``correct_fn`` keyword arguments for the evaluators (summed over a batch)."""
-        return task_losses(self.classification)
+        return losses_of(self.task)
 
     def load_weights(self, ref: CheckpointRef, model: nn.Module | None = None) -> Params:
         """Load the checkpoint into ``model`` (default: this run's model, buffers included) and return its

@@ -41,6 +41,8 @@ MODEL_RUNS = {  # model → the overrides that give it suitable data
     "lstm_lm": [*TEXT, "model.layers=2"],
     "gru_lm": TEXT,
     "vit": ["model.d_model=16", "model.depth=2", "model.heads=2"],
+    "gpt_lm": ["data.name=fortunes", "data.tokenizer=char", "model.d_model=16", "model.heads=2", "model.layers=1",
+               "model.context=32"],
 }
 IMAGE_MODELS = {"cnn", "lenet5", "resnet18", "transfer", "vit"}
 
@@ -77,7 +79,7 @@ def test_every_model_trains_an_epoch(model, tmp_path, fashion_subset):
     cfg, _ = train_one_epoch(tmp_path, [f"model.name={model}", *MODEL_RUNS[model]], data)
     # the final checkpoint loads, weights only, into a freshly built model
     ckpt = torch.load(tmp_path / "checkpoints" / "final.pt", weights_only=True)
-    data = data or load_dataset(cfg.data, seed=cfg.train.seed)
+    data = data or load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model)
     fresh = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
                          **cfg.model.params)
     fresh.load_state_dict(ckpt["model"])

@@ -24,6 +24,7 @@ CASES = [  # (model, params, input kind)
     ("lstm_lm", {"embedding": 8, "hidden": 12, "layers": 2}, "words"), ("gru_lm", {"hidden": 12}, "words"),
     ("vit", {"d_model": 16, "depth": 2, "heads": 2}, "grey28"), ("vit", {"patch": 4, "pool": "mean"}, "colour32"),
     ("bert_classifier", {"layers": 1, "d_model": 16, "context": 8}, "words"),
+    ("gpt_lm", {"d_model": 8, "heads": 2, "layers": 1, "context": 8}, "words"),
 ]
 PER_POSITION = [("bert_mlm", {"layers": 1, "d_model": 16, "context": 8}, "words")]  # (B, T, vocabulary) outputs
 
@@ -47,7 +48,8 @@ def test_models_map_a_batch_to_one_score_per_class(name, values, kind):
     model = build(name, SHAPES[kind], 7, **values)
     x = torch.randint(0, 7, (3, *SHAPES[kind])) if kind == "words" else torch.randn(3, *SHAPES[kind])  # word ids
     out = model(x)
-    assert out.shape == (3, 7)
+    every_position = "sequence" in MODELS.get(name).tags  # gpt_lm: a prediction at each of the 8 positions
+    assert out.shape == ((3, 8, 7) if every_position else (3, 7))
     out.sum().backward()
     assert any(p.grad is not None for p in model.parameters())
 

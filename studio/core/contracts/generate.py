@@ -6,11 +6,13 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 MAX_WORDS = 1000
+MAX_TOP_K = 100_000  # top-k sampling: the k most likely tokens (0: all of them)
 
 
 @dataclass(frozen=True)
 class GenerateRequest:
-    """Continue ``seed_text`` by ``n_words`` words (``temperature`` 0: greedy) with the run in ``run_dir``."""
+    """Continue ``seed_text`` by ``n_words`` tokens (``temperature`` 0: greedy; sampling from the ``top_k`` most
+    likely, 0: all) with the run in ``run_dir``."""
 
     run_dir: str
     seed_text: str
@@ -19,6 +21,7 @@ class GenerateRequest:
     sample_seed: int | None = None
     checkpoint: str | None = None
     device: str = "cpu"
+    top_k: int = 0
 
 
 class GenerateResult(TypedDict):
@@ -28,6 +31,8 @@ class GenerateResult(TypedDict):
     words: list[str]
     text: str
     temperature: float
+    top_k: int
+    tokenizer: str  # word (joined with spaces) or char (joined as they are)
     oov_in_seed: list[str]
     vocab_size: int
     seconds: float

@@ -44,6 +44,7 @@ class ModelSummary(TypedDict):
     layers: list[LayerSummary]
     total_params: int
     trainable_params: int
+    n_params_non_embedding: int  # Kaplan et al.'s N: outside the token/position embeddings
     flops_per_sample: int
     input_shape: list[int]
     output_shape: list[int]

@@ -23,6 +23,7 @@ class RunSummary(TypedDict, total=False):
     world_size: int
     device: str  # "cpu", "cuda", …
     seconds: float
+    n_params_non_embedding: int  # Kaplan et al.'s N: parameters outside the embeddings
 
 
 class RunListing(RunSummary):
@@ -57,6 +58,7 @@ class TrainReport(TypedDict):
     test_loss: NotRequired[float]
     val_perplexity: NotRequired[float]
     test_perplexity: NotRequired[float]
+    n_params_non_embedding: NotRequired[int]
     run_dir: str
     error: NotRequired[str]
 

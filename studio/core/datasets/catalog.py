@@ -25,7 +25,10 @@ SPLIT_PARAMS = (  # cached datasets (imported and catalog) split by these, not b
 TEXT_PARAMS = (  # text corpora: next-word prediction (core/datasets/text_data.py)
     Param("vocab_size", "int", 1000, "the vocabulary cap: the most frequent words of the training lines, "
           "every other word becomes <oov>", 10, 100_000),
-    Param("max_len", "int", 16, "words of context: longer prefixes keep their last max_len words", 2, 256),
+    Param("max_len", "int", 16, "tokens of context: longer prefixes keep their last max_len tokens (lstm_lm, "
+          "gru_lm; gpt_lm uses its own context)", 2, 256),
+    Param("tokenizer", "choice", "word", "word: lower-case words; char: every character is a token (a small "
+          "corpus still gives long sequences)", choices=("word", "char")),
     Param("val_fraction", "float", 0.1, "share of the lines held out for validation", 0.0, 0.5),
     Param("test_fraction", "float", 0.1, "share of the lines held out for testing (the same in every run)",
           0.0, 0.5),
@@ -133,11 +136,13 @@ DATASETS.add(Entry(
 DATASETS.add(Entry(
     "fortunes",
     "Short lines of text bundled with Studio: 694 fortunes (fortune-mod, via Debian's fortunes-min), for "
-    "next-word prediction with lstm_lm or gru_lm",
+    "next-word prediction with lstm_lm, gru_lm or gpt_lm",
     TEXT_PARAMS,
     builder=TEXT_BUILDER,
     info="Each line becomes its growing prefixes (w1 → w2, w1 w2 → w3, …), pre-padded; a model predicts the next "
-         "word, scored by perplexity = exp(cross-entropy). BSD licence (fortune-mod); see resources/README.md.",
+         "word, scored by perplexity = exp(cross-entropy). For gpt_lm: windows of its context, every position "
+         "predicting the next token; tokenizer = char makes characters the tokens. "
+         "BSD licence (fortune-mod); see resources/README.md.",
     tags=("text", "bundled"),
 ))
 

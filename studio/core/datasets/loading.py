@@ -8,6 +8,15 @@ from studio.core.datasets.catalog import DATASETS
 from studio.core.registry import Choice
 
 
-def load_dataset(choice: Choice, seed: int = 0) -> ArrayData:
-    """Build the dataset named by ``choice`` with its parameters (augmentation ones are the engine's)."""
-    return DATASETS.build(choice.name, name=choice.name, seed=seed, **split_params(choice.params)[0])
+def load_dataset(choice: Choice, seed: int = 0, model: Choice | None = None) -> ArrayData:
+    """Build the dataset named by ``choice`` with its parameters (augmentation ones are the engine's). With the
+    run's ``model``: a text dataset in the form that model trains on (shifted token windows for a model tagged
+    ``sequence``, such as gpt_lm; ``core/models/catalog.sequence_context``)."""
+    extra = {}
+    if model is not None and "text" in DATASETS.get(choice.name).tags:
+        from studio.core.models.catalog import sequence_context
+
+        context = sequence_context(model.name, model.params)
+        if context:
+            extra["sequence"] = context
+    return DATASETS.build(choice.name, name=choice.name, seed=seed, **split_params(choice.params)[0], **extra)

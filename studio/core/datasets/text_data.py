@@ -2,7 +2,11 @@
 
 Lines are split into train/val/test with a fixed seed (the same lines in every run, so a run's
 vocabulary can be rebuilt from its config when it generates text); the vocabulary is fitted on the
-training lines; every line becomes its growing prefixes, pre-padded to ``max_len`` words.
+training lines, of words or of characters (``tokenizer``). For a model that reads prefixes (lstm_lm, gru_lm)
+every line becomes its growing prefixes, pre-padded to ``max_len`` tokens (``meta["task"] = "next_word"``). For
+a model that predicts at every position (``sequence`` > 0: gpt_lm's ``context``) the data are windows of
+``sequence`` tokens with the targets shifted by one (``meta["task"] = "tokens"``): each line on its own with words,
+one stream of the split's lines joined by newlines with characters.
 """
 
 from __future__ import annotations
@@ -11,9 +15,10 @@ import numpy as np
 import torch
 
 from studio.core.datasets.arrays import ArrayData
-from studio.core.text.sequences import prefix_pairs, unigram_perplexity
+from studio.core.maths.objectives import IGNORE
+from studio.core.text.sequences import prefix_pairs, token_windows, unigram_perplexity
 from studio.core.text.store import corpus_lines
-from studio.core.text.tokenizer import Vocabulary
+from studio.core.text.tokenizer import LINE_END, fit_vocabulary
 
 SPLIT_SEED = 0
 
@@ -27,19 +32,27 @@ def split_lines(lines: list[str], val_fraction: float, test_fraction: float) -> 
 
 
 def load_text(name: str, seed: int = 0, vocab_size: int = 1000, max_len: int = 16, val_fraction: float = 0.1,
-              test_fraction: float = 0.1) -> ArrayData:
-    """The corpus ``name`` as (prefix → next word) pairs; ``classes`` is the vocabulary."""
+              test_fraction: float = 0.1, tokenizer: str = "word", sequence: int = 0) -> ArrayData:
+    """The corpus ``name`` as (prefix → next token) pairs, or as shifted token windows of ``sequence`` tokens
+    when it is > 0; ``classes`` is the vocabulary."""
     train, val, test = split_lines(corpus_lines(name), val_fraction, test_fraction)
-    vocab = Vocabulary.fit(train, vocab_size)
+    vocab = fit_vocabulary(tokenizer, train, vocab_size)
+
+    def encoded(lines: list[str]) -> list[list[int]]:
+        if sequence and tokenizer == "char":  # one stream: a window may cross a line end, "\n" is a token
+            return [vocab.encode(LINE_END.join(lines))]
+        return [vocab.encode(s) for s in lines]
 
     def pairs(lines: list[str]) -> tuple[torch.Tensor, torch.Tensor]:
-        x, y = prefix_pairs([vocab.encode(s) for s in lines], max_len)
+        x, y = token_windows(encoded(lines), sequence, IGNORE) if sequence else prefix_pairs(encoded(lines), max_len)
         return torch.from_numpy(x), torch.from_numpy(y)
 
     (xt, yt), (xv, yv), (xs, ys) = pairs(train), pairs(val), pairs(test)
-    baseline = unigram_perplexity(yt.numpy(), yv.numpy(), len(vocab))
+    counted_t, counted_v = yt[yt != IGNORE].numpy(), yv[yv != IGNORE].numpy()
+    baseline = unigram_perplexity(counted_t, counted_v, len(vocab))
     return ArrayData(xt, yt, xs, ys, classes=vocab.tokens, x_val=xv, y_val=yv, meta={
-        "name": name, "task": "next_word", "normalise": False, "max_len": max_len,
+        "name": name, "task": "tokens" if sequence else "next_word", "normalise": False,
+        "max_len": sequence or max_len, "tokenizer": tokenizer, "context": sequence,
         "lines": {"train": len(train), "val": len(val), "test": len(test)},
         "unigram_val_perplexity": baseline, "source": "text corpus " + name,
     })

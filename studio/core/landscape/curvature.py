@@ -22,6 +22,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 from torch.func import functional_call, grad, grad_and_value, vjp, vmap
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from studio.core.landscape.directions import Params, flatten, unflatten
 from studio.core.maths.objectives import LossFn, cross_entropy_sum
@@ -45,7 +46,8 @@ class LossFunction:
         self.dim = sum(p.numel() for p in self.params.values())
 
     def _batch_loss(self, params: Params, xb: torch.Tensor, yb: torch.Tensor) -> torch.Tensor:
-        out = functional_call(self.model, {**self.buffers, **params}, (xb,))
+        with sdpa_kernel(SDPBackend.MATH):  # attention's fused kernels have no second derivative (HVPs need one)
+            out = functional_call(self.model, {**self.buffers, **params}, (xb,))
         return self.loss_fn(out, yb) / self.n
 
     def value(self, params: Params | None = None) -> float:

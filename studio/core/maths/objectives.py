@@ -14,6 +14,7 @@ from typing import Any, TypedDict
 import torch
 from torch.nn import functional
 
+IGNORE = -100  # a token target that does not count (padding; in a masked LM, the tokens not chosen)
 LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]  # (output, target) -> summed loss
 
 
@@ -39,9 +40,29 @@ class TaskLosses(TypedDict):
     correct_fn: LossFn | None
 
 
-def task_losses(classification: bool = True) -> TaskLosses:
+def token_cross_entropy_sum(output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Outputs (B, T, V), targets (B, T) with ``IGNORE``: the batch's mean cross-entropy per counted token × B,
+    so that the evaluators' division by the number of sequences gives the loss per token (exactly when the
+    points are evaluated in one batch, as ``mse_sum`` does for outputs)."""
+    flat_y = target.reshape(-1)
+    counted = (flat_y != IGNORE).sum()
+    total = functional.cross_entropy(output.reshape(-1, output.shape[-1]).float(), flat_y, ignore_index=IGNORE,
+                                     reduction="sum")
+    return total * len(target) / counted.clamp(min=1)
+
+
+def token_correct_count(output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Correct next tokens among the counted ones, scaled like ``token_cross_entropy_sum`` (accuracy per token)."""
+    counted = target != IGNORE
+    hits = ((output.argmax(-1) == target) & counted).sum()
+    return hits * len(target) / counted.sum().clamp(min=1)
+
+
+def task_losses(classification: bool = True, tokens: bool = False) -> TaskLosses:
     """The ``loss_fn``/``correct_fn`` keyword arguments of the landscape evaluators (core/landscape/surface.py)
-    for a classification or a regression model."""
+    for a classification or a regression model, or one predicting a token at every position (``tokens``)."""
+    if tokens:
+        return {"loss_fn": token_cross_entropy_sum, "correct_fn": token_correct_count}
     if classification:
         return {"loss_fn": cross_entropy_sum, "correct_fn": correct_count}
     return {"loss_fn": mse_sum, "correct_fn": None}
@@ -88,9 +109,6 @@ class NextWord(Classification):
     perplexity = True
 
 
-IGNORE = -100  # a token target that does not count (padding; in a masked LM, the tokens not chosen)
-
-
 class TokenPrediction(Classification):
     """A prediction at every position: outputs (B, T, V), targets (B, T) of token ids, ``IGNORE`` where a
     position does not count (padding, or the 85 % of tokens a masked LM did not choose). Loss, accuracy and
@@ -111,6 +129,11 @@ class TokenPrediction(Classification):
         total = torch.where(n > 0, loss * n, torch.zeros_like(n))
         correct = ((flat_out.argmax(-1) == flat_y) & counted).sum().float()
         return torch.stack([total, correct, n])
+
+
+def losses_of(task: Classification | Regression) -> TaskLosses:
+    """``task_losses`` for a task object (``task_for``'s answer)."""
+    return task_losses(task.has_accuracy, isinstance(task, TokenPrediction))
 
 
 def task_for(meta: dict[str, Any], label_smoothing: float = 0.0) -> Classification | Regression:

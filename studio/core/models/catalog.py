@@ -189,3 +189,33 @@ def builder_extras(model: str, meta: dict) -> dict:
     if "vocab" in MODELS.get(model).tags and "vocabulary" in meta:
         return {"vocab_size": len(meta["vocabulary"])}
     return {}
+    "gpt_lm",
+    "GPT: a decoder-only Transformer predicting the next token at every position (words or characters)",
+    (
+        Param("layers", "int", 2, "Transformer blocks (causal self-attention + MLP each)", 1, 48),
+        Param("heads", "int", 4, "attention heads per block; must divide d_model", 1, 64),
+        Param("d_model", "int", 128, "width of every token's vector (embeddings, blocks)", 8, 4096),
+        Param("context", "int", 24, "tokens the model sees at once: the training windows' length (in words, at "
+              "most the longest line's length − 1; characters: any)", 2, 4096),
+        Param("dropout", "float", 0.1, "dropout on the embeddings, attention weights and residual branches",
+              0.0, 0.95),
+        Param("tie_weights", "bool", True, "the output layer reuses the token embedding matrix"),
+    ),
+    builder="studio.core.models.gpt:build_gpt_lm",
+    info="h⁰_t = E[w_t] + P[t];  h^l = h^{l−1} + Attn_causal(LN(h^{l−1})), then + MLP(LN(·)) (GELU, 4× wide);  "
+         "p(w_{t+1} | w_1…w_t) = softmax(W LN(h^L_t)), W = Eᵀ when tied. Attention(Q,K,V) = softmax(QKᵀ/√d + "
+         "mask) V, token t attending to tokens ≤ t only. Trained on windows of `context` tokens with every "
+         "position predicting the next one; perplexity = exp(loss per token). (Vaswani et al. 2017, 'Attention Is "
+         "All You Need'; Radford et al. 2018, 'Improving Language Understanding by Generative Pre-Training'; "
+         "Radford et al. 2019, 'Language Models are Unsupervised Multitask Learners' (GPT-2: pre-LN); Press & "
+         "Wolf 2017: tied embeddings.) data.tokenizer = char gives a character-level model.",
+    tags=("text", "sequence"),
+))
+
+
+def sequence_context(model: str, params: dict[str, object]) -> int:
+    """Windows of how many tokens the model trains on (models tagged ``sequence``: the data is built as
+    shifted-by-one token windows, ``meta["task"] = "tokens"``); 0 for a model that reads prefixes."""
+    if "sequence" not in MODELS.get(model).tags:
+        return 0
+    return int(params.get("context", MODELS.get(model).param("context").default))  # type: ignore[call-overload]

@@ -15,12 +15,15 @@ from torch.utils.flop_counter import FlopCounterMode
 from studio.core.config import RunConfig
 from studio.core.contracts.jobs import LayerSummary, ModelSummary, SummaryWithMemory
 
+from studio.core.models.transformer import non_embedding_parameters
+
 
 def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> ModelSummary:
     """Describe ``model`` on one input of ``input_shape`` (without the batch dimension).
 
     Returns {"layers": [{"name", "type", "output_shape", "params", "trainable", "flops"}], "total_params",
-    "trainable_params", "flops_per_sample", "input_shape", "output_shape"}; layers are the leaf modules in call order.
+    "trainable_params", "n_params_non_embedding",
+    "flops_per_sample", "input_shape", "output_shape"}; layers are the leaf modules in call order.
     """
     shapes: dict[str, list[int]] = {}
     order: list[str] = []
@@ -62,6 +65,7 @@ def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> ModelSummary:
         "layers": layers,
         "total_params": sum(p.numel() for p in model.parameters()),
         "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad),
+        "n_params_non_embedding": non_embedding_parameters(model),
         "flops_per_sample": int(counter.get_total_flops()),
         "input_shape": list(input_shape),
         "output_shape": list(output.shape[1:]),
@@ -74,7 +78,7 @@ def summarize_config(cfg: RunConfig, memory: bool = False) -> SummaryWithMemory:
     from studio.core.datasets.loading import load_dataset
     from studio.core.models.catalog import MODELS, builder_extras
 
-    data = load_dataset(cfg.data, seed=cfg.train.seed)
+    data = load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model)
     model = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
                          **cfg.model.params, **builder_extras(cfg.model.name, data.meta))
     result: SummaryWithMemory = {"model": cfg.model.name, "dataset": cfg.data.name,
@@ -102,6 +106,7 @@ def format_summary(summary: ModelSummary) -> str:
         f"input {'×'.join(map(str, summary['input_shape']))} → output {'×'.join(map(str, summary['output_shape']))}",
         f"parameters: {summary['total_params']:,} ({summary['trainable_params']:,} trainable"
         + (f", {frozen:,} frozen)" if frozen else ")"),
+        f"non-embedding parameters (Kaplan's N): {summary.get('n_params_non_embedding', summary['total_params']):,}",
         f"FLOPs per sample (forward): {_si(summary['flops_per_sample'])} ({summary['flops_per_sample']:,})",
     ]
     return "\n".join(lines)

@@ -16,18 +16,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - torch's own spelling
 from torch import nn
 
-
-def check_heads(d_model: int, heads: int) -> None:
-    """One sentence when ``heads`` does not divide ``d_model`` (each head gets ``d_model / heads`` dimensions)."""
-    if heads < 1 or d_model % heads:
-        from studio.core.errors import ConfigError
-
-        raise ConfigError(f"heads ({heads}) must divide d_model ({d_model}): each head gets d_model / heads "
-                          f"dimensions; try heads = {_divisors_hint(d_model)}")
-
-
-def _divisors_hint(d_model: int) -> str:
-    return ", ".join(str(h) for h in range(1, min(d_model, 16) + 1) if d_model % h == 0)
+from studio.core.models.heads import check_heads  # torch-free: the launcher checks it too
 
 
 class SelfAttention(nn.Module):

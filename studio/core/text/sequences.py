@@ -38,3 +38,19 @@ def unigram_perplexity(train_targets: np.ndarray, eval_targets: np.ndarray, voca
         probs = (counts + k) / (counts.sum() + k * vocab_size)
         best = min(best, float(math.exp(-np.log(probs[eval_targets]).mean())))
     return best
+
+
+def token_windows(encoded: Sequence[Sequence[int]], context: int, ignore: int = -100) -> tuple[np.ndarray, np.ndarray]:
+    """Windows for a model that predicts at every position: each token list (a line, or a whole stream) is cut
+    into pieces of ``context`` + 1 tokens overlapping by one; inputs are a piece but its last token, targets the
+    same piece shifted by one. Short pieces are padded at the end: inputs with 0, targets with ``ignore``
+    (positions that do not count). Every token but a list's first is a target exactly once. Inputs and targets
+    (N, context) int64."""
+    xs, ys = [], []
+    for ids in encoded:
+        for start in range(0, max(len(ids) - 1, 0), context):
+            piece = list(ids[start:start + context + 1])
+            pad = context + 1 - len(piece)
+            xs.append(piece[:-1] + [0] * pad)
+            ys.append(piece[1:] + [ignore] * pad)
+    return (np.array(xs, dtype=np.int64).reshape(-1, context), np.array(ys, dtype=np.int64).reshape(-1, context))

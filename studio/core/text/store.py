@@ -43,9 +43,10 @@ def preview(name: str, count: int = 6, lines: list[str] | None = None) -> str:
     lines = corpus_lines(name) if lines is None else lines
     shown = "\n".join(f"  · {s[:100]}" for s in lines[:count])
     return (f"{len(lines):,} lines, {sum(len(s.split()) for s in lines):,} words of text for next-word models "
-            f"(lstm_lm, gru_lm); each line becomes its growing prefixes. First lines:\n{shown}")
+            f"(lstm_lm, gru_lm: each line becomes its growing prefixes; gpt_lm: windows of its context). "
+            f"First lines:\n{shown}")
 
 
 def describe(m: dict[str, Any]) -> str:
-    return (f"Imported text: {m['num_samples']:,} lines for next-word prediction with lstm_lm or gru_lm "
+    return (f"Imported text: {m['num_samples']:,} lines for next-word prediction with lstm_lm, gru_lm or gpt_lm "
             f"({m.get('description') or m.get('source', '')})")

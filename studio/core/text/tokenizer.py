@@ -39,3 +39,37 @@ class Vocabulary:
 
     def decode(self, ids: Iterable[int]) -> list[str]:
         return [self.tokens[i] for i in ids]
+
+    def split(self, text: str) -> list[str]:
+        """The tokens of ``text`` (its words)."""
+        return words(text)
+
+
+class CharVocabulary(Vocabulary):
+    """Character ↔ index for character-level models: every character is a token (case, punctuation and the
+    space kept; ``\\n`` ends a line), capped at the ``size`` − 2 most frequent ones."""
+
+    @classmethod
+    def fit(cls, lines: Iterable[str], size: int) -> CharVocabulary:
+        counts = Counter(c for line in lines for c in line + LINE_END)
+        return cls([PAD, OOV] + [c for c, _ in counts.most_common(max(size - 2, 0))])
+
+    def encode(self, line: str) -> list[int]:
+        return [self.index.get(c, 1) for c in line]
+
+    def split(self, text: str) -> list[str]:
+        """The tokens of ``text`` (its characters)."""
+        return list(text)
+
+
+LINE_END = "\n"  # the character that separates lines in a character-level stream
+TOKENIZERS = ("word", "char")
+
+
+def vocabulary_for(tokenizer: str, tokens: list[str]) -> Vocabulary:
+    """The vocabulary a run's dataset built (its ``classes``), as the right tokenizer."""
+    return CharVocabulary(tokens) if tokenizer == "char" else Vocabulary(tokens)
+
+
+def fit_vocabulary(tokenizer: str, lines: Iterable[str], size: int) -> Vocabulary:
+    return (CharVocabulary if tokenizer == "char" else Vocabulary).fit(lines, size)

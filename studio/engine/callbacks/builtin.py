@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.errors import Diverged
+from studio.core.models.transformer import non_embedding_parameters
 from studio.core.runs import layout
 from studio.core.vocab import Metric
 from studio.engine.jobs import protocol
@@ -91,6 +92,7 @@ class Evaluator(Callback):
         t.summary.update({
             "epochs": t.epochs_done, "steps": t.step, "test_loss": test_loss, "test_acc": test_acc,
             "world_size": t.ctx.world_size, "device": str(t.ctx.device.type), "seconds": round(t.seconds, 3),
+            "n_params_non_embedding": non_embedding_parameters(t.net),  # Kaplan's N (scaling laws)
         })
         t.summary.setdefault("val_loss", math.nan)
         t.summary.setdefault("val_acc", math.nan)

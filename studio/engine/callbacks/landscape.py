@@ -18,7 +18,7 @@ from studio.core.landscape import curvature, io
 from studio.core.landscape.directions import normalized_directions, parameters_of
 from studio.core.landscape.io import Landscape
 from studio.core.landscape.surface import default_grid, surface_2d
-from studio.core.maths.objectives import task_losses
+from studio.core.maths.objectives import losses_of
 from studio.core.vocab import LandscapeKind, Metric
 from studio.engine.jobs import protocol
 from studio.engine.training.trainer import Callback, Trainer
@@ -55,7 +55,7 @@ class LandscapeSnapshot(Callback):
         center = parameters_of(t.net)
         d1, d2 = normalized_directions(center, 2, self.seed)
         grid = default_grid(self.resolution)
-        out = surface_2d(t.net, center, d1, d2, x, y, grid, grid, **task_losses(t.task.has_accuracy))
+        out = surface_2d(t.net, center, d1, d2, x, y, grid, grid, **losses_of(t.task))
         has_bn = any(isinstance(m, torch.nn.modules.batchnorm._BatchNorm) for m in t.net.modules())
         meta: dict[str, Any] = {
             "run_id": t.run_id, "live": True, "epoch": t.epoch + 1, "step": t.step,
@@ -91,7 +91,7 @@ class SharpnessLogger(Callback):
         was_training = t.net.training
         try:
             loss = curvature.LossFunction(t.net, parameters_of(t.net), *self._data,
-                                          task_losses(t.task.has_accuracy)["loss_fn"])
+                                          losses_of(t.task)["loss_fn"])
             return curvature.lanczos(loss.matvec, loss.dim, k=1, iters=self.iters, tol=1e-3, seed=self.seed,
                                      device=loss.device)[0]
         finally:

@@ -79,7 +79,7 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: RankOpt
     if world > 1 and mode == "ddp":
         dist.init_process_group("nccl" if device_kind == "cuda" else "gloo", init_method=f"tcp://127.0.0.1:{port}",
                                 rank=rank, world_size=world)
-    data = load_dataset(cfg.data, seed=cfg.train.seed)
+    data = load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model)
     train, val, _ = device_splits(data, cfg, device)
     net: nn.Module = build_model(cfg, data, device)
     if mode == "ddp" and world > 1:

@@ -22,6 +22,7 @@ import torch
 from studio.core.contracts.evaluation import EvaluationRequest, EvaluationResult
 from studio.core.errors import ConfigError
 from studio.core.maths import evaluation
+from studio.core.maths.objectives import IGNORE
 from studio.core.runs import layout
 from studio.engine.replay import CheckpointRef, RunData, resolve_checkpoint
 
@@ -56,7 +57,7 @@ def class_probabilities(model: torch.nn.Module, x: torch.Tensor, normalise: Call
     out = []
     for start in range(0, len(x), BATCH):
         batch = normalise(x[start:start + BATCH]).to(device)  # the split's statistics live on the CPU
-        out.append(torch.softmax(model(batch).float(), dim=1).cpu())
+        out.append(torch.softmax(model(batch).float(), dim=-1).cpu())  # (B, K), or (B, T, K): every position
         if progress:
             progress(min(start + BATCH, len(x)) / max(len(x), 1), text)
     if not out:
@@ -80,9 +81,18 @@ def evaluate_run(run_dir: str | Path, split: str = "test", checkpoint: str | Non
         raise ConfigError(f"the run's {split} split is empty; pick another split")
     probs = class_probabilities(data.model, part.x, part.normalise, data.device, progress, f"evaluating on {split}")
     labels = part.y.cpu().numpy()
+    where = None
+    if probs.ndim == 3:  # a prediction at every position (gpt_lm): one sample per counted token
+        counted = labels != IGNORE
+        where = np.argwhere(counted)  # (sequence, position) of each
+        probs, labels = probs[counted], labels[counted]
     scores = evaluation.summarise(probs, labels, data.classes, bins, mistakes)
     images = part.x[[m["index"] for m in scores["mistakes"]]].cpu().numpy() if data.is_image else None
-    if not data.is_image:
+    if where is not None:  # the tokens before the mistaken one (the last 16)
+        for m in scores["mistakes"]:
+            seq, pos = (int(v) for v in where[m["index"]])
+            m["input"] = [int(v) for v in part.x[seq, max(0, pos - 15):pos + 1]]
+    elif not data.is_image:
         for m in scores["mistakes"]:
             m["input"] = [round(float(v), 5) for v in part.x[m["index"]].flatten()[:16]]
     summary: EvaluationResult = {"run_id": data.run_id, "split": split, "checkpoint": ref.label, "step": ref.step,

@@ -22,6 +22,7 @@ from studio.core.contracts.runs import RunSummary
 from studio.core.errors import ConfigError, RunFailed, StudioError
 from studio.core.jobs import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, EtaEstimator
 from studio.core.models.bert_checks import check_bert_config
+from studio.core.models.data_fit import check_model_data
 from studio.core.runs.run_lock import RunLock
 from studio.core.runs.settings_diff import CPU_THREADS_KEY
 from studio.core.runs.store import RunInfo, RunStore
@@ -57,6 +58,7 @@ class Job(ProcessJob):
         config.validate()
         check_machine(config)  # before anything is created: a config this machine cannot run never starts
         check_bert_config(config, store)  # a pretraining run to start from, its encoder's shape and vocabulary
+        check_model_data(config)  # a model that cannot read the dataset: one sentence, nothing created
         self.config = config
         self.store = store
         self._before_resume = None

@@ -59,7 +59,7 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
     """Everything a run needs, from its config (``data`` replaces loading the config's dataset); with
     ``resume_from``, the state of that checkpoint (engine/training/resume.py)."""
     torch.manual_seed(cfg.train.seed)
-    data = data if data is not None else load_dataset(cfg.data, seed=cfg.train.seed)
+    data = data if data is not None else load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model)
     train, val, test = device_splits(data, cfg, ctx.device)
     net = build_model(cfg, data, ctx.device)
     entry = OPTIMIZERS.get(cfg.optimizer.name)
@@ -98,7 +98,7 @@ def device_splits(data: ArrayData, cfg: RunConfig, device: torch.device) -> tupl
 
 def build_model(cfg: RunConfig, data: ArrayData, device: torch.device) -> torch.nn.Module:
     if data.meta.get("task") == "next_word" and "text" not in MODELS.get(cfg.model.name).tags:
-        raise ConfigError(f"{cfg.data.name} is a text dataset: choose a next-word model (lstm_lm or gru_lm), "
+        raise ConfigError(f"{cfg.data.name} is a text dataset: choose a next-word model (lstm_lm, gru_lm or gpt_lm), "
                           f"not {cfg.model.name}")
     net = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
                        **cfg.model.params, **builder_extras(cfg.model.name, data.meta))

@@ -1,8 +1,8 @@
-"""Generate text with the selected next-word run: a seed, how many words, a temperature, and the result.
+"""Generate text with the selected next-word run: a seed, how many tokens, a temperature, top-k, and the result.
 
 Shown under the run list when the one selected run is a next-word model (a model tagged "text":
-lstm_lm, gru_lm). The generation is a background job the Session starts
-(``engine/tasks/generate.py``), so the window never waits for torch or the model.
+lstm_lm, gru_lm, gpt_lm); a character-level run adds characters, joined as they are. The generation is a
+background job the Session starts (``engine/tasks/generate.py``), so the window never waits for torch or the model.
 """
 
 from __future__ import annotations
@@ -48,15 +48,21 @@ class GenerateBox(QGroupBox):
         self.seed.setToolTip("The text to continue; words outside the run's vocabulary are read as <oov>")
         self.seed.returnPressed.connect(self.generate)
         self.words = QSpinBox()
-        self.words.setRange(1, 100)
+        self.words.setRange(1, 500)
         self.words.setValue(8)
-        self.words.setToolTip("How many words to add")
+        self.words.setToolTip("How many tokens to add: words, or characters for a character-level run")
         self.temperature = TidySpinBox()
         self.temperature.setRange(0.0, 5.0)
         self.temperature.setSingleStep(0.1)
         self.temperature.setSpecialValueText("0 (greedy)")
         self.temperature.setToolTip("0: always the most likely word (greedy); higher: sample from "
                                     "softmax(logits / T), more surprising")
+        self.top_k = QSpinBox()
+        self.top_k.setObjectName("generate_top_k")
+        self.top_k.setRange(0, 10_000)
+        self.top_k.setSpecialValueText("all")
+        self.top_k.setToolTip("Sample only among the k most likely tokens (top-k; all: no cut). Used when the "
+                              "temperature is above 0")
         self.button = QPushButton("Generate")
         self.button.setObjectName("generate_button")
         self.button.setToolTip("Continue the prompt with the selected run's model")
@@ -69,10 +75,13 @@ class GenerateBox(QGroupBox):
         row = QHBoxLayout()
         row.addWidget(QLabel("Seed"))
         row.addWidget(self.seed, 1)
-        row.addWidget(QLabel("Words"))
+        self.words_label = QLabel("Words")
+        row.addWidget(self.words_label)
         row.addWidget(self.words)
         row.addWidget(QLabel("Temperature"))
         row.addWidget(self.temperature)
+        row.addWidget(QLabel("Top-k"))
+        row.addWidget(self.top_k)
         row.addWidget(self.button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
@@ -92,6 +101,7 @@ class GenerateBox(QGroupBox):
         self.setVisible(run_id is not None)
         if run_id:
             self.setTitle(f"Generate text with run {run_id}")
+            self.words_label.setText("Characters" if self._tokenizer(run_id) == "char" else "Words")
 
     def _is_text_run(self, run_id: str) -> bool:
         from studio.core.models import MODELS
@@ -101,6 +111,12 @@ class GenerateBox(QGroupBox):
             return "text" in MODELS.get(model).tags
         except (StudioError, KeyError, ValueError):
             return False
+
+    def _tokenizer(self, run_id: str) -> str:
+        try:
+            return str(self.session.store.get(run_id).run_config.data.params.get("tokenizer", "word"))
+        except (StudioError, KeyError, ValueError):
+            return "word"
 
     @property
     def job(self) -> Any:
@@ -120,8 +136,8 @@ class GenerateBox(QGroupBox):
         if self.busy or self.run_id is None:
             return
         run = self.session.store.get(self.run_id)
-        self.binding.start(self.session.start_generate(GenerateRequest(str(run.dir), self.seed.text(),
-                                                                       self.words.value(), self.temperature.value())))
+        self.binding.start(self.session.start_generate(GenerateRequest(
+            str(run.dir), self.seed.text(), self.words.value(), self.temperature.value(), top_k=self.top_k.value())))
         self.button.setText("Cancel")
         self.output.setText("<i>generating…</i>")
 
@@ -131,12 +147,18 @@ class GenerateBox(QGroupBox):
 
     def show_result(self, result: dict[str, Any]) -> None:
         self.result = result
-        seed = html.escape(" ".join(result["text"].split()[: len(result["text"].split()) - len(result["words"])]))
-        new = html.escape(" ".join(result["words"]))
+        if result.get("tokenizer") == "char":  # characters as they are; a line end shows as one
+            seed, new = (html.escape(t).replace("\n", "<br>") for t in (result["seed"], "".join(result["words"])))
+            joiner = ""
+        else:
+            seed = html.escape(" ".join(result["text"].split()[: len(result["text"].split()) - len(result["words"])]))
+            new, joiner = html.escape(" ".join(result["words"])), " "
         how = "greedy" if result["temperature"] == 0 else f"temperature {result['temperature']:g}"
+        if result["temperature"] and result.get("top_k"):
+            how += f", top-{result['top_k']}"
         oov = f" · not in the vocabulary: {html.escape(', '.join(result['oov_in_seed']))}" \
             if result["oov_in_seed"] else ""
-        self.output.setText(f"<span style='font-size:13pt'>{seed} <b>{new}</b></span><br>"
+        self.output.setText(f"<span style='font-size:13pt; white-space:pre-wrap'>{seed}{joiner}<b>{new}</b></span><br>"
                             f"<small>{how} · {result['checkpoint']} checkpoint{oov}</small>")
 
     def shutdown(self) -> None:

@@ -73,7 +73,8 @@ class ModelSummaryDialog(QDialog):
     def show_result(self, r: dict[str, Any]) -> None:
         self.heading.setText(
             f"{r['model']} on {r['dataset']}: input {r['input_shape']} → output {r['output_shape']}; "
-            f"{r['total_params']:,} parameters ({r['trainable_params']:,} trainable), "
+            f"{r['total_params']:,} parameters ({r['trainable_params']:,} trainable, "
+            f"{r.get('n_params_non_embedding', r['total_params']):,} outside the embeddings: Kaplan's N), "
             f"{r['flops_per_sample'] / 1e6:,.2f} MFLOPs per sample (a multiply-add counts 2)")
         layers = r["layers"]
         self.table.setRowCount(len(layers))
