@@ -3,6 +3,7 @@ evaluate it, resume it, train it on 2 CPU ranks (gloo), and refuse bad input wit
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from studio.core.runs.store import RunStore
@@ -23,6 +24,15 @@ def test_character_gpt_trains_generates_evaluates_and_resumes() -> None:
     assert result["n_params_non_embedding"] > 0
     run_id = result["run_id"]
     assert {"train/perplexity", "val/perplexity"} <= set(RunStore().metrics(run_id))
+
+    att = run_cli("attention", run_id, "--text", "The cat", "--json")  # snapshots were taken while it trained
+    assert att.returncode == 0, att.stderr
+    maps = last_json(att.stdout)
+    assert maps["kind"] == "text" and maps["causal"] and maps["tokens"] == list("The cat")
+    weights = np.asarray(maps["maps"])  # (layers, heads, T, T)
+    assert weights.shape == (1, 2, 7, 7) and np.allclose(weights.sum(-1), 1, atol=1e-3)
+    assert np.abs(np.triu(weights, 1)).max() == 0  # no character attends to a later one
+    assert maps["step"] == result["steps"] and maps["steps"][0] == 0
 
     gen = run_cli("generate", run_id, "--seed", "The ", "--words", "40", "--temperature", "0.8", "--top-k", "5",
                   "--sample-seed", "1", "--json")

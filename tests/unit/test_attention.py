@@ -178,3 +178,11 @@ def test_cli_attention_json_and_its_refusals(text_run, capsys):
     assert "is a text run" in capsys.readouterr().err
     assert cli_main(["attention", str(run_dir), "--text", "the man"]) == 0  # the plain report
     assert "layer 2 head 2: the→the man→" in capsys.readouterr().out
+
+
+def test_typed_text_for_a_bert_run_starts_with_cls_and_keeps_a_typed_mask():
+    from studio.engine.tasks.attention import encode_text
+
+    vocabulary = ["<pad>", "<oov>", "[CLS]", "[MASK]", "the", "cat"]
+    ids, labels, unknown = encode_text("The cat [MASK] here", vocabulary)
+    assert labels == ["[CLS]", "the", "cat", "[MASK]", "<oov>"] and ids == [2, 4, 5, 3, 1] and unknown == ["here"]

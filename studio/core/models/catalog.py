@@ -160,7 +160,7 @@ MODELS.add(Entry(
          "accuracy over the chosen. (Devlin, Chang, Lee & Toutanova 2019, 'BERT: Pre-training of Deep "
          "Bidirectional Transformers for Language Understanding'; Vaswani et al. 2017.) Masks are static: drawn "
          "once from the run's seed, data.copies per line (RoBERTa, Liu et al. 2019, redraws them every batch).",
-    tags=("text", "bert"),
+    tags=("text", "bert", "attention"),
 ))
 MODELS.add(Entry(
     "bert_classifier",
@@ -180,15 +180,10 @@ MODELS.add(Entry(
          "starts from a bert_mlm run and the labelled text is tokenized with that run's vocabulary (data."
          "vocab_from, filled in); frozen then unfrozen as transfer learning does (Howard & Ruder 2018). Train one "
          "with init_from and one without on the same labels to see what pretraining buys.",
-    tags=("text", "bert", "vocab"),
+    tags=("text", "bert", "vocab", "attention"),
 ))
 
-
-def builder_extras(model: str, meta: dict) -> dict:
-    """What a model tagged ``vocab`` needs from its dataset besides the input shape: the vocabulary's size."""
-    if "vocab" in MODELS.get(model).tags and "vocabulary" in meta:
-        return {"vocab_size": len(meta["vocabulary"])}
-    return {}
+MODELS.add(Entry(
     "gpt_lm",
     "GPT: a decoder-only Transformer predicting the next token at every position (words or characters)",
     (
@@ -209,7 +204,7 @@ def builder_extras(model: str, meta: dict) -> dict:
          "All You Need'; Radford et al. 2018, 'Improving Language Understanding by Generative Pre-Training'; "
          "Radford et al. 2019, 'Language Models are Unsupervised Multitask Learners' (GPT-2: pre-LN); Press & "
          "Wolf 2017: tied embeddings.) data.tokenizer = char gives a character-level model.",
-    tags=("text", "sequence"),
+    tags=("text", "sequence", "attention"),
 ))
 
 
@@ -219,3 +214,10 @@ def sequence_context(model: str, params: dict[str, object]) -> int:
     if "sequence" not in MODELS.get(model).tags:
         return 0
     return int(params.get("context", MODELS.get(model).param("context").default))  # type: ignore[call-overload]
+
+
+def builder_extras(model: str, meta: dict) -> dict:
+    """What a model tagged ``vocab`` needs from its dataset besides the input shape: the vocabulary's size."""
+    if "vocab" in MODELS.get(model).tags and "vocabulary" in meta:
+        return {"vocab_size": len(meta["vocabulary"])}
+    return {}

@@ -14,7 +14,6 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from studio.core.config import RunConfig
 from studio.core.contracts.jobs import LayerSummary, ModelSummary, SummaryWithMemory
-
 from studio.core.models.transformer import non_embedding_parameters
 
 

@@ -25,6 +25,7 @@ from studio.core.maths.attention import pca_2d, rollout
 from studio.core.models.transformer import attention_layers, attention_recorder
 from studio.core.runs import layout
 from studio.core.runs.layout import CheckpointRef
+from studio.core.text.bert_text import CLS, MASK
 from studio.core.text.tokenizer import OOV, PAD, words
 
 
@@ -53,9 +54,16 @@ def is_char_vocabulary(tokens: list[str]) -> bool:
 
 def encode_text(text: str, vocabulary: list[str]) -> tuple[list[int], list[str], list[str]]:
     """(token ids, a label per token, the words not in the vocabulary) of ``text``: characters for a
-    character-level vocabulary, else lower-case words; unknown ones become ``<oov>``."""
+    character-level vocabulary, else lower-case words; unknown ones become ``<oov>``. With a BERT vocabulary the
+    row starts with [CLS] (as every training row does) and a typed ``[MASK]`` is the mask token."""
     index = {t: i for i, t in enumerate(vocabulary)}
-    pieces = list(text) if is_char_vocabulary(vocabulary) else words(text)
+    if is_char_vocabulary(vocabulary):
+        pieces = list(text)
+    else:  # a BERT vocabulary: [CLS] first as in training, and a typed [MASK] stays one token
+        parts = text.split(MASK) if MASK in index else [text]
+        pieces = [CLS] if CLS in index else []
+        for i, part in enumerate(parts):
+            pieces += ([MASK] if i else []) + words(part)
     oov_id = index.get(OOV, 1)
     ids = [index.get(p, oov_id) for p in pieces]
     labels = [p if p in index else OOV for p in pieces]
