@@ -1,4 +1,5 @@
-"""``studio fit``: a scaling-law fit L(x) = a·x^(−b) + c of runs' loss against steps, samples or parameters.
+"""``studio fit``: a scaling-law fit L(x) = a·x^(−b) + c of runs' loss against steps, samples, parameters or
+non-embedding parameters (Kaplan et al.'s N).
 
 With ``--json`` the last line on stdout is one JSON object: ``against, metric, a, b, c, r2, predicted``
 (``{x, factor, loss, low, high}``: the loss at ``--extrapolate`` × the largest x with its 95 % band) and

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 from studio.core.contracts.scaling import PowerLawSummary
 from studio.core.errors import DataError
 
-AGAINST = ("steps", "samples", "params")  # what x can be
+AGAINST = ("steps", "samples", "params", "non_embedding")  # what x can be; non_embedding: Kaplan et al.'s N
+BY_SIZE = ("params", "non_embedding")  # one fit over several runs, each its final loss at its size
 MIN_POINTS = 4  # three parameters need at least one point more to say anything about the fit
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from studio.core.contracts.scaling import Fit, FitRequest, FitResult
 from studio.core.errors import ConfigError, DataError
-from studio.core.maths.scaling_fit import AGAINST, MIN_POINTS, PowerLawFit, fit_power_law
+from studio.core.maths.scaling_fit import AGAINST, BY_SIZE, MIN_POINTS, PowerLawFit, fit_power_law
 from studio.core.runs.store import RunStore
 from studio.core.vocab import Metric
 
@@ -28,6 +28,21 @@ def parameter_count(run_dir: str | Path) -> int:
 
     state = load_checkpoint(final_checkpoint(run_dir).path)["model"]
     return int(sum(t.numel() for k, t in state.items() if not k.endswith(BUFFERS) and t.is_floating_point()))
+
+
+def non_embedding_count(run_dir: str | Path) -> int:
+    """Kaplan et al.'s N: the run's parameters outside its token/position embeddings (and an output layer tied
+    to them). The model is rebuilt from the run's config (its builder knows which layers are embeddings) and its
+    count checked against the final checkpoint's."""
+    from studio.core.models.transformer import non_embedding_parameters
+    from studio.engine.replay import RunData
+
+    model = RunData(run_dir, device="cpu").model
+    total = sum(p.numel() for p in model.parameters())
+    if total != parameter_count(run_dir):
+        raise DataError(f"the model rebuilt from {run_dir}'s config ({total:,} parameters) is not the one in its "
+                        f"final checkpoint ({parameter_count(run_dir):,}); was its config edited?")
+    return non_embedding_parameters(model)
 
 
 def points_of(store: RunStore, run_id: str, against: str, metric: str) -> tuple[np.ndarray, np.ndarray]:
@@ -45,8 +60,8 @@ def points_of(store: RunStore, run_id: str, against: str, metric: str) -> tuple[
 
 def fit_runs(run_ids: list[str], against: str = "steps", metric: str = Metric.VAL_LOSS, extrapolate: float = 4.0,
              store: RunStore | None = None, curve_points: int = 120) -> FitResult:
-    """Fit L(x) = a·x^(−b) + c. Against steps or samples: one fit per run. Against params: one fit over
-    the runs, each contributing its last ``metric`` value at its parameter count.
+    """Fit L(x) = a·x^(−b) + c. Against steps or samples: one fit per run. Against params (or non_embedding,
+    Kaplan's N): one fit over the runs, each contributing its last ``metric`` value at its parameter count.
 
     Returns ``{"against", "metric", "fits": [{"runs", "a", "b", "c", "r2", "stderr", "points", "predicted",
     "data": {"x", "y"}, "curve": {"x", "y", "low", "high"}}]}`` plus the first fit's ``a, b, c, r2,
@@ -63,14 +78,15 @@ def fit_runs(run_ids: list[str], against: str = "steps", metric: str = Metric.VA
     try:
         ids = [store.resolve(r).id for r in run_ids]
         groups: list[tuple[list[str], np.ndarray, np.ndarray]] = []
-        if against == "params":
+        if against in BY_SIZE:
             if len(ids) < MIN_POINTS:
                 raise ConfigError(f"a fit against parameter count needs at least {MIN_POINTS} runs of different "
                                   f"sizes (have {len(ids)})")
             xs, ys = [], []
             for run_id in ids:
                 _, values = points_of(store, run_id, "steps", metric)
-                xs.append(parameter_count(store.get(run_id).dir))
+                run_dir = store.get(run_id).dir
+                xs.append(parameter_count(run_dir) if against == "params" else non_embedding_count(run_dir))
                 ys.append(values[-1])
             groups.append((ids, np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)))
         else:

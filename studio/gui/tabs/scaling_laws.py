@@ -17,12 +17,14 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from studio.core.contracts.scaling import FitRequest
+from studio.core.errors import ConfigError
 from studio.core.maths.scaling_fit import AGAINST
 from studio.core.runs.names import run_names
 from studio.core.vocab import Metric
@@ -33,7 +35,13 @@ from studio.gui.plots.palette import run_colour
 from studio.gui.widgets.forms import TidySpinBox
 
 HINT = ("Select one or more runs in the Training tab's run list. Against steps or samples each run gets its own "
-        "fit; against parameters, select 4 or more runs of different model widths.")
+        "fit; against parameters (or non_embedding, Kaplan's N), select 4 or more runs of different model sizes: "
+        "\"Queue sizes\" trains them.")
+AXIS_LABELS = {"steps": "steps", "samples": "samples seen", "params": "parameters",
+               "non_embedding": "non-embedding parameters (Kaplan's N)"}
+SIZE_SWEEP_HELP = ("Queue one run of the current settings per value of a size setting of the model (e.g. "
+                   "model.d_model = 32, 64, 128, 256 for gpt_lm): when they have finished, select them and fit "
+                   "against non_embedding (Kaplan et al. 2020) or params")
 METRICS = (Metric.VAL_LOSS.value, Metric.TRAIN_LOSS.value)
 
 
@@ -82,7 +90,8 @@ class ScalingLawsTab(QWidget):
         self.against = QComboBox()
         self.against.setObjectName("fit_against")
         self.against.addItems(AGAINST)
-        self.against.setToolTip("x: optimizer steps, samples seen (steps × batch), or the model's parameter count")
+        self.against.setToolTip("x: optimizer steps, samples seen (steps × batch), the model's parameter count, or "
+                                "its parameters outside the embeddings (non_embedding: Kaplan et al.'s N)")
         self.loss_box = QComboBox()
         self.loss_box.setObjectName("fit_metric")
         self.loss_box.setEditable(True)
@@ -130,10 +139,76 @@ class ScalingLawsTab(QWidget):
         row.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
+        layout.addLayout(self._size_sweep_row())
         layout.addWidget(self.summary)
         layout.addWidget(self.plot, 1)
         session.selection_changed.connect(lambda ids: self.fit_button.setEnabled(bool(ids)))
         self.fit_button.setEnabled(bool(session.selected_runs()))
+
+    def _size_sweep_row(self) -> QHBoxLayout:
+        """Queue a sweep of the model's size (the queue's sweep, ``core/sweep.py``), for a fit against size."""
+        self.size_key = QComboBox()
+        self.size_key.setObjectName("size_sweep_key")
+        self.size_key.setEditable(True)
+        self.size_key.setMinimumContentsLength(14)
+        self.size_key.setToolTip("The model's size setting to vary (section.key)")
+        self.size_values = QLineEdit()
+        self.size_values.setObjectName("size_sweep_values")
+        self.size_values.setPlaceholderText("32, 64, 128, 256")
+        self.size_values.setToolTip(SIZE_SWEEP_HELP)
+        self.size_button = QPushButton("Queue sizes")
+        self.size_button.setObjectName("size_sweep_queue")
+        self.size_button.setToolTip(SIZE_SWEEP_HELP)
+        self.size_button.clicked.connect(self.queue_sizes)
+        self._fill_size_keys()
+        self.session.config_changed.connect(lambda *_a: self._fill_size_keys())
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Sizes"))
+        row.addWidget(self.size_key)
+        row.addWidget(QLabel("over"))
+        row.addWidget(self.size_values, 1)
+        row.addWidget(self.size_button)
+        return row
+
+    def size_keys(self) -> list[str]:
+        """The current model's integer settings (``model.d_model``, ``model.layers``, ``model.widths`` …)."""
+        from studio.core.models.catalog import MODELS
+
+        try:
+            entry = MODELS.get(self.session.config.model.name)
+        except Exception:  # noqa: BLE001 - an unknown model is reported where it is chosen
+            return []
+        return [f"model.{p.name}" for p in entry.params if p.kind in ("int", "ints")]
+
+    def _fill_size_keys(self) -> None:
+        keys = self.size_keys()
+        current = self.size_key.currentText()
+        self.size_key.blockSignals(True)
+        self.size_key.clear()
+        self.size_key.addItems(keys)
+        preferred = [k for k in ("model.d_model", "model.widths", "model.hidden") if k in keys]
+        self.size_key.setCurrentText(current if current in keys else (preferred or keys or [""])[0])
+        self.size_key.blockSignals(False)
+
+    def queue_sizes(self) -> list[str]:
+        """Queue one run per value of the size setting; the ids queued (none, with the reason shown, if the
+        values do not make valid configs)."""
+        from studio.core.errors import StudioError
+        from studio.core.sweep import sweep_configs, sweep_values
+
+        key, text = self.size_key.currentText().strip(), self.size_values.text().strip()
+        try:
+            if not text:
+                raise ConfigError(f"give the values of {key or 'the size setting'}, e.g. 32, 64, 128, 256")
+            points = sweep_configs(self.session.config, {key: sweep_values(text)})
+        except StudioError as err:
+            self._on_failed(str(err))
+            return []
+        ids = self.session.enqueue(points)
+        if ids:
+            self.summary.setText(f"Queued {len(ids)} runs of {key} = {text}. When they have finished, select them "
+                                 f"in the run list and fit against non_embedding or params.")
+        return ids
 
     def fit(self) -> None:
         runs = self.session.selected_runs()
@@ -183,8 +258,7 @@ class ScalingLawsTab(QWidget):
         self.legend.clear()
         self.empty.hide_hint()
         against, metric = result["against"], result["metric"]
-        self.plot.setLabel("bottom", {"steps": "steps", "samples": "samples seen",
-                                      "params": "parameters"}[against])
+        self.plot.setLabel("bottom", AXIS_LABELS.get(against, against))
         self.plot.setLabel("left", metric)
         self.plot.setTitle(f"{metric} = a·x^(−b) + c, fitted and extrapolated (95 % band)")
         marks: list[tuple[Any, str]] = []
