@@ -82,12 +82,16 @@ def _toml_value(value: Any) -> str:
 
 
 def sweep_configs(base: RunConfig, axes: dict[str, list[Any]]) -> list[tuple[RunConfig, str]]:
-    """A validated config and a name for every point of the sweep (a bad value fails before anything is queued)."""
+    """A validated config and a name for every point of the sweep (a bad value fails before anything is queued:
+    the config's own rules and whether its model can train on its data, ``core/models/data_fit.py``)."""
+    from studio.core.models.data_fit import check_model_data
+
     out = []
     for point in sweep_grid(axes):
         # a registry entry's name is taken as written (with_overrides does not parse it)
         config = base.with_overrides([f"{k}={v if k.endswith('.name') else _toml_value(v)}" for k, v in point.items()])
         name = " · ".join(f"{_label(k)}={_format(v)}" for k, v in point.items())
+        check_model_data(config)
         out.append((config, name))
     return out
 

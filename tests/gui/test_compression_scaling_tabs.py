@@ -83,3 +83,23 @@ def test_data_parallel_tab_measures_one_and_two_processes(qtbot, studio_home):
     two = tab.result["rows"][1]
     assert math.isfinite(two["allreduce_ms"]) and tab.table.item(1, 8).text() == f"{two['allreduce_ms']:.2f}"
     assert len(tab.throughput.getPlotItem().listDataItems()) == 2  # linear scaling and measured
+
+
+def test_scaling_laws_tab_queues_a_size_sweep_of_the_current_model(qtbot, studio_home, monkeypatch):
+    session, tab = open_tab(qtbot, studio_home, "Scaling laws")
+    session.set_config(RunConfig().with_overrides(["data.name=fortunes", "data.tokenizer=char", "model.name=gpt_lm"]))
+    keys = [tab.size_key.itemText(i) for i in range(tab.size_key.count())]
+    assert keys == ["model.layers", "model.heads", "model.d_model", "model.context"]
+    assert tab.size_key.currentText() == "model.d_model"
+    queued: list = []
+    monkeypatch.setattr(session, "enqueue", lambda points: queued.extend(points) or [f"r{i}" for i in range(4)])
+    tab.size_values.setText("16, 32, 64, 128")
+    assert tab.queue_sizes() == ["r0", "r1", "r2", "r3"]
+    assert [c.model.params["d_model"] for c, _ in queued] == [16, 32, 64, 128]
+    assert all(c.model.name == "gpt_lm" and c.data.params["tokenizer"] == "char" for c, _ in queued)
+    assert "Queued 4 runs of model.d_model" in tab.summary.text()
+    tab.size_values.setText("16, 30")  # 30 is not a multiple of the 4 heads: nothing is queued
+    queued.clear()
+    assert tab.queue_sizes() == [] and not queued and "must divide d_model" in tab.summary.text()
+    session.set_config(RunConfig())  # an MLP: its widths are its size
+    assert tab.size_key.currentText() == "model.widths"

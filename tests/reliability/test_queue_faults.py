@@ -71,3 +71,14 @@ def test_group_killed_scheduler_frees_its_run_and_a_new_one_serves(home):
     assert second.returncode == 0 and "scheduler started" in second.stderr, second.stderr
     assert time.monotonic() - started < 14  # not the old 15 s lease timeout
     wait_for(lambda: RunStore(home).list()[0].status == "finished", 90, "the next run to be served")
+
+
+def test_a_config_that_cannot_train_is_refused_when_queued_not_when_started(tmp_path):
+    env = {"STUDIO_HOME": str(tmp_path)}
+    added = run_cli("queue", "add", "--no-start", "--set", "data.name=fortunes", "--set", "model.name=gpt_lm",
+                    "--set", "model.d_model=30", env=env)
+    assert added.returncode == 2 and "heads (4) must divide d_model (30)" in added.stderr
+    swept = run_cli("queue", "sweep", "--no-start", "--set", "data.name=fortunes", "--set", "model.name=gpt_lm",
+                    "--vary", "model.d_model=32,30", env=env)
+    assert swept.returncode == 2 and "must divide d_model (30)" in swept.stderr
+    assert RunStore(tmp_path).list() == []  # neither the bad point nor the good one before it was queued

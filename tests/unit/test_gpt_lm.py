@@ -124,6 +124,10 @@ def test_continue_text_with_a_transformer_reads_the_last_context_tokens() -> Non
     ({"name": "fashion_mnist_small"}, {"name": "gpt_lm"}, "gpt_lm reads tokens of a text dataset"),
     ({"name": "fortunes"}, {"name": "gpt_lm", "d_model": 30, "heads": 4}, "heads \\(4\\) must divide d_model"),
     ({"name": "fortunes"}, {"name": "gpt_lm", "context": 40}, "longest line of fortunes has 28"),
+    ({"name": "fashion_mnist_small"}, {"name": "vit", "patch": 5}, "patch \\(5\\) must divide the image size "
+                                                                    "\\(28×28\\)"),
+    ({"name": "fashion_mnist_small"}, {"name": "vit", "d_model": 30, "heads": 4}, "heads \\(4\\) must divide"),
+    ({"name": "fortunes"}, {"name": "vit"}, "fortunes is a text dataset"),
 ])
 def test_model_and_data_that_cannot_train_together_are_refused(data: dict, model: dict, says: str) -> None:
     from studio.core.models.data_fit import check_model_data

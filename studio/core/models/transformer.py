@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - torch's own spelling
 from torch import nn
 
-from studio.core.models.heads import check_heads  # torch-free: the launcher checks it too
+from studio.core.models.shape_rules import check_heads  # torch-free: the launcher checks it too
 
 
 class SelfAttention(nn.Module):

@@ -13,22 +13,10 @@ import torch
 from torch import nn
 
 from studio.core.errors import ConfigError
+from studio.core.models.shape_rules import check_patch
 from studio.core.models.transformer import Stack, check_heads
 
 POOLS = ("cls", "mean")
-
-
-def check_patch(input_shape: tuple[int, ...], patch: int) -> tuple[int, int, int]:
-    """(channels, patches down, patches across); one sentence when ``patch`` does not divide the image size."""
-    if len(input_shape) != 3:
-        raise ConfigError("the vit model needs image data (channels × height × width); pick gpt_lm or lstm_lm for "
-                          "text and mlp for point data")
-    channels, height, width = input_shape
-    if patch < 1 or height % patch or width % patch:
-        fits = [p for p in range(1, min(height, width) + 1) if height % p == 0 and width % p == 0]
-        raise ConfigError(f"patch ({patch}) must divide the image size ({height}×{width}) so the patches tile it; "
-                          f"try patch = {', '.join(map(str, fits))}")
-    return channels, height // patch, width // patch
 
 
 class ViT(nn.Module):

@@ -178,8 +178,12 @@ class RunQueue:
 
     # --- adding and cancelling ---------------------------------------------------------------
     def add(self, config: RunConfig, name: str = "") -> RunInfo:
-        """Create the run (status queued) and put it at the end of the queue."""
+        """Create the run (status queued) and put it at the end of the queue; a config whose model cannot train on
+        its data is refused here, in one sentence, not when the scheduler starts it."""
+        from studio.core.models.data_fit import check_model_data
+
         config.validate()
+        check_model_data(config)
         info = self.store.create_run(config, name)
         try:
             with self._write() as db:
