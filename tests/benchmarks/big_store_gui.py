@@ -9,7 +9,8 @@ x axis step → wall (the combo box) and changing the smoothing 0 → 0.6 (the s
 QTimer heartbeat measures the longest event-loop stall during each. "Drawn" is polled, so this works with curves
 loaded on the GUI thread and with curves loaded off it: the view is not ``loading`` (an attribute only the
 off-thread loader has) and every selected run's train and validation loss items hold data (for the interactions:
-data that changed). Prints one line ``BENCH_RESULT {json}`` and quits.
+data that changed). Prints one line ``BENCH_RESULT {json}`` and quits (``STUDIO_BENCH_SCREENSHOT=PATH.png``: saves the
+window as drawn first).
 """
 
 from __future__ import annotations
@@ -101,6 +102,8 @@ class Probe:
         self.timer.stop()
         seen = [v for k, v in self.out.items() if k.endswith("_rss_mb") and v is not None]
         self.out["peak_rss_mb"] = max([peak_rss_mb(), rss_mb(), *seen])  # ru_maxrss is updated lazily
+        if shot := os.environ.get("STUDIO_BENCH_SCREENSHOT"):  # what was drawn, to look at
+            self.window.grab().save(shot)
         print("BENCH_RESULT " + json.dumps(self.out), flush=True)
         self.window.close()
         self.app.quit()
