@@ -148,6 +148,7 @@ def tensorboard_figures(big: big_store.BigStore, load_fast: bool) -> dict[str, A
                 if "all_listed" not in out:
                     listed = _get(f"{base}/data/runs")
                     tags = _get(f"{base}/data/plugin/scalars/tags")
+                    out["runs_listed"] = len(set(runs) & set(listed))
                     if set(runs) <= set(listed) and all(set(last) <= set(tags.get(r, {})) for r in runs):
                         out["all_listed"] = time.perf_counter() - t0
                     else:
@@ -166,6 +167,11 @@ def tensorboard_figures(big: big_store.BigStore, load_fast: bool) -> dict[str, A
             if pending:
                 time.sleep(0.2)
         out["all_scalars"] = None if pending else time.perf_counter() - t0
+        out["series_pending"] = len(pending)
+        if pending:
+            out["error"] = (f"gave up after {TB_TIMEOUT_S:.0f} s (STUDIO_BENCH_TB_TIMEOUT): "
+                            f"{out.get('runs_listed', 0)} of {len(runs)} runs listed, {len(pending)} of "
+                            f"{len(runs) * len(last)} series not yet served in full")
         out["points_served"] = points
         one = _get(f"{base}/data/plugin/scalars/scalars?" + urllib.parse.urlencode({"run": runs[0],
                                                                                     "tag": "train/loss"}))
