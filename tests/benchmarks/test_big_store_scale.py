@@ -136,6 +136,7 @@ def tensorboard_figures(big: big_store.BigStore, load_fast: bool) -> dict[str, A
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         pending = {(r, t) for r in runs for t in last}
+        tags: dict[str, Any] = {}
         points = 0
         while pending and time.perf_counter() - t0 < TB_TIMEOUT_S:
             if proc.poll() is not None:
@@ -145,17 +146,17 @@ def tensorboard_figures(big: big_store.BigStore, load_fast: bool) -> dict[str, A
                 if "api_up" not in out:
                     _get(f"{base}/data/runs")
                     out["api_up"] = time.perf_counter() - t0
-                if "all_listed" not in out:
+                if "all_listed" not in out:  # the series listed so far are polled meanwhile
                     listed = _get(f"{base}/data/runs")
                     tags = _get(f"{base}/data/plugin/scalars/tags")
                     out["runs_listed"] = len(set(runs) & set(listed))
                     if set(runs) <= set(listed) and all(set(last) <= set(tags.get(r, {})) for r in runs):
                         out["all_listed"] = time.perf_counter() - t0
-                    else:
-                        time.sleep(0.2)
-                        continue
                 for tag in sorted({t for _r, t in pending}):
-                    wanted = sorted(r for r, t in pending if t == tag)
+                    wanted = sorted(r for r, t in pending
+                                    if t == tag and ("all_listed" in out or tag in tags.get(r, {})))
+                    if not wanted:
+                        continue
                     form = urllib.parse.urlencode([("tag", tag), *(("runs", r) for r in wanted)]).encode()
                     served = _get(f"{base}/data/plugin/scalars/scalars_multirun", form)
                     for run_id, series in served.items():
@@ -169,9 +170,10 @@ def tensorboard_figures(big: big_store.BigStore, load_fast: bool) -> dict[str, A
         out["all_scalars"] = None if pending else time.perf_counter() - t0
         out["series_pending"] = len(pending)
         if pending:
+            total = len(runs) * len(last)
             out["error"] = (f"gave up after {TB_TIMEOUT_S:.0f} s (STUDIO_BENCH_TB_TIMEOUT): "
-                            f"{out.get('runs_listed', 0)} of {len(runs)} runs listed, {len(pending)} of "
-                            f"{len(runs) * len(last)} series not yet served in full")
+                            f"{out.get('runs_listed', 0)} of {len(runs)} runs listed, {total - len(pending)} of "
+                            f"{total} series served in full")
         out["points_served"] = points
         one = _get(f"{base}/data/plugin/scalars/scalars?" + urllib.parse.urlencode({"run": runs[0],
                                                                                     "tag": "train/loss"}))
