@@ -1,7 +1,8 @@
 """A big run store for the scale benchmark (issue 25): N finished runs × S logged steps, written through the real
 ``RunStore`` (``create_run``, ``log_metrics`` in big batches, ``set_status finished``), and the same values as
 TensorBoard event files, cached under ``STUDIO_BENCH_CACHE`` (default ``/tmp/studio-bench-cache``) in a folder per
-``(N, S)`` so reruns reuse it.
+``(N, S)`` so reruns reuse it (``NxS-packed`` once ``RunStore.write_curve_cache`` exists: each run's curves are then
+packed as a real run's end packs them).
 
 What each run logs is what a real run logs with ``train.metric_interval = 1`` (engine/callbacks/builtin.py): every
 step ``train/loss``, ``train/acc``, ``lr`` and ``throughput``; ``val/loss`` and ``val/acc`` every 100 steps;
@@ -199,7 +200,10 @@ def build(runs: int, steps: int, root: Path | None = None, log=print) -> BigStor
     from studio.core.runs.store import RunStore
     from studio.core.vocab import JobState
 
-    folder = (root or cache_root()) / f"{runs}x{steps}"
+    # a store whose RunStore packs a run's curves when it ends (issue 25's curve cache) gets a folder of its own: a
+    # store written before has no packed curves, and would be packed lazily at the first selection instead
+    pack = getattr(RunStore, "write_curve_cache", None)
+    folder = (root or cache_root()) / f"{runs}x{steps}{'-packed' if pack else ''}"
     home, logdir, done = folder / "home", folder / "tensorboard", folder / "complete"
     if done.exists():
         return BigStore(runs, steps, home, logdir, 0.0)
@@ -224,6 +228,8 @@ def build(runs: int, steps: int, root: Path | None = None, log=print) -> BigStor
             "val_loss": float(loss[-1]) if len(loss) else float("nan"),
             "val_acc": float(acc[-1]) if len(acc) else float("nan"),
             "test_acc": float(acc[-1]) if len(acc) else float("nan")})
+        if pack is not None:
+            pack(store, run.id)  # what the end of a real run does (engine/training/sinks.py)
         write_events(logdir / run.id, metrics)
         if (i + 1) % max(1, runs // 10) == 0:
             log(f"  {runs}x{steps}: {i + 1}/{runs} runs written ({time.perf_counter() - started:.0f} s)")
