@@ -54,13 +54,14 @@ def sizes() -> list[tuple[int, int]]:
 # --- Studio ------------------------------------------------------------------------------------------------------
 def gui_case(big: big_store.BigStore, k: int, interactions: bool) -> dict[str, Any]:
     """One fresh GUI process: its BENCH_RESULT line (or an error)."""
-    env = dict(os.environ, STUDIO_HOME=str(big.home), PYTHONPATH=str(ROOT),
-               STUDIO_SETTINGS=str(Path(tempfile.mkdtemp(prefix="studio-bench-")) / "settings.ini"))
-    env["QT_QPA_PLATFORM"] = "xcb" if os.environ.get("DISPLAY") else "offscreen"
-    env["STUDIO_BENCH_T0"] = repr(time.time())
-    cmd = [sys.executable, str(ROOT / "tests/benchmarks/big_store_gui.py"), str(big.runs), str(k)]
-    proc = subprocess.run(cmd + (["--interactions"] if interactions else []), env=env, capture_output=True,
-                          text=True, timeout=1800)
+    with tempfile.TemporaryDirectory(prefix="studio-bench-") as settings:  # fresh window settings per case
+        env = dict(os.environ, STUDIO_HOME=str(big.home), PYTHONPATH=str(ROOT),
+                   STUDIO_SETTINGS=str(Path(settings) / "settings.ini"))
+        env["QT_QPA_PLATFORM"] = "xcb" if os.environ.get("DISPLAY") else "offscreen"
+        env["STUDIO_BENCH_T0"] = repr(time.time())
+        cmd = [sys.executable, str(ROOT / "tests/benchmarks/big_store_gui.py"), str(big.runs), str(k)]
+        proc = subprocess.run(cmd + (["--interactions"] if interactions else []), env=env, capture_output=True,
+                              text=True, timeout=1800)
     for line in proc.stdout.splitlines():
         if line.startswith("BENCH_RESULT "):
             return json.loads(line[len("BENCH_RESULT "):])
