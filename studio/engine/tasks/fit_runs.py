@@ -23,11 +23,20 @@ BUFFERS = ("running_mean", "running_var", "num_batches_tracked")
 
 
 def parameter_count(run_dir: str | Path) -> int:
-    """Parameters of the run's model, from its final checkpoint."""
+    """Parameters of the run's model, from its final checkpoint (tensors that share storage, as tied weights do
+    when saved, count once)."""
     from studio.engine.replay import final_checkpoint, load_checkpoint
 
     state = load_checkpoint(final_checkpoint(run_dir).path)["model"]
-    return int(sum(t.numel() for k, t in state.items() if not k.endswith(BUFFERS) and t.is_floating_point()))
+    seen: set[tuple[int, int, tuple[int, ...]]] = set()  # a tied weight (gpt_lm's head = its embedding) counts once
+    total = 0
+    for key, t in state.items():
+        where = (t.untyped_storage().data_ptr(), t.storage_offset(), tuple(t.shape))
+        if key.endswith(BUFFERS) or not t.is_floating_point() or where in seen:
+            continue
+        seen.add(where)
+        total += t.numel()
+    return total
 
 
 def non_embedding_count(run_dir: str | Path) -> int:
