@@ -511,8 +511,17 @@ class RunStore:
         return {n for (n,) in self._db.execute("SELECT DISTINCT name FROM metrics WHERE run_id=? AND step=?",
                                                (run_id, step))}
 
-    def last_metric_rowid(self, run_id: str) -> int:
-        return self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM metrics WHERE run_id=?", (run_id,)).fetchone()[0]
+    def max_metric_rowid(self) -> int:
+        """The newest metric row's rowid in the whole store (one B-tree seek: where following starts)."""
+        return self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM metrics").fetchone()[0]
+
+    def recent_metric_rows(self, run_id: str, rowid: int) -> builtins.list[tuple[int, int, str, float, float]]:
+        """The run's rows logged after ``rowid`` as ``(rowid, step, name, value, wall_time)``, for following live
+        runs: ``rowid`` must be recent (from :meth:`max_metric_rowid`), since this walks every run's rows after it
+        by rowid rather than this run's rows by index (a long run has tens of thousands; a second of logging has
+        few)."""
+        return self._db.execute("SELECT rowid, step, name, value, wall FROM metrics WHERE rowid>? AND +run_id=? "
+                                "ORDER BY rowid", (rowid, run_id)).fetchall()
 
     def metric_rows_after(self, run_id: str, rowid: int) -> builtins.list[tuple[int, int, str, float, float]]:
         """The rows logged after ``rowid`` as ``(rowid, step, name, value, wall_time)`` (to follow a live run)."""

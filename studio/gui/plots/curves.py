@@ -68,6 +68,7 @@ INLINE_POINTS = 100_000  # full-resolution points below which a redraw is prepar
 MAX_COLUMNS = 1500  # decimation columns per curve (a plot's width in pixels, at most this): ≤ 4 points each
 MIN_COLUMNS = 64
 PLOT_POINTS = 20_000  # points one plot draws across all its curves at most (its paint stays well under 100 ms)
+CURVES_PER_TURN = 60  # curves handed to pyqtgraph per event-loop turn (each setData ~0.5 ms)
 RUNS_PER_TURN = 6  # a big selection makes its runs' plot items this many runs per event-loop turn (~1 ms an item)
 THICK_RUNS = 4  # with more runs shown the lines are drawn thinner: a 2 px line costs Qt ~6× a 1 px one to paint
 ZOOM_SETTLE_MS = 120  # a zoom or pan re-decimates once the view has been still this long
@@ -143,6 +144,7 @@ class CurvesView(QWidget):
         self._zoom_timer.setInterval(ZOOM_SETTLE_MS)
         self._zoom_timer.timeout.connect(self._on_zoom)
         self._deferred: list[str] = []  # shown runs whose plot items are still to be made
+        self._to_draw: list[tuple[str, str, Any]] = []  # prepared curves still to hand to pyqtgraph
         self._items_timer = QTimer(self)
         self._items_timer.setSingleShot(True)
         self._items_timer.setInterval(0)
@@ -369,11 +371,12 @@ class CurvesView(QWidget):
                 if name in SMOOTHED:
                     faint = QColor(colour)
                     faint.setAlpha(RAW_ALPHA)
-                    raw = self.plots[key].plot([], [], pen=pg.mkPen(faint, width=max(1, width // 2)))
+                    raw = self.plots[key].plot([], [], pen=pg.mkPen(faint, width=max(1, width // 2)),
+                                                 dynamicRangeLimit=None)
                     raw.setZValue(-1)
                     raw.setVisible(False)
                     self.raw_items[(run_id, name)] = raw
-                item = self.plots[key].plot([], [], pen=pen, **kwargs)
+                item = self.plots[key].plot([], [], pen=pen, dynamicRangeLimit=None, **kwargs)
                 item.setProperty("symbols", bool(symbols))
                 self.items[(run_id, name)] = item
 
@@ -555,8 +558,20 @@ class CurvesView(QWidget):
             s = self.series.get(run_id, {}).get(name)
             if s is not None:
                 s.dirty = len(s) != n  # points that came while it was being prepared: the next tick
-        for (run_id, name), d in result.drawn.items():
+        self._to_draw = [(run_id, name, d) for (run_id, name), d in result.drawn.items()]
+        self._draw_slice(result)
+
+    def _draw_slice(self, result: Prepared) -> None:
+        """Hand the next ``CURVES_PER_TURN`` curves to pyqtgraph, the rest on the next turns of the event loop
+        (400 curves at once held the window ~0.3 s); a newer request drops what is left."""
+        if result.generation != self.loader.generation:
+            return
+        for run_id, name, d in self._to_draw[:CURVES_PER_TURN]:
             self._set_curve(run_id, name, d)
+        del self._to_draw[:CURVES_PER_TURN]
+        if self._to_draw:
+            QTimer.singleShot(0, lambda: self._draw_slice(result))
+            return
         self._drawn_ranges.update(self._pending_ranges)
         self.drawn_columns.update(self._pending_columns)
         self._set_loading(False)
