@@ -26,8 +26,8 @@ def test_fit_against_non_embedding_parameters_of_gpt_widths() -> None:
     out = last_json(fit.stdout)
     assert out["against"] == "non_embedding"
     assert out["fits"][0]["data"]["x"] == sorted(float(r["n_params_non_embedding"]) for r in runs)
-    per_block = [12 * d * d + 13 * d for d in (8, 16, 24, 32)]  # attention 4d²+4d, MLP 8d²+5d, 2 LayerNorms 4d
-    assert out["fits"][0]["data"]["x"] == [float(n + 2 * d) for n, d in zip(per_block, (8, 16, 24, 32))]  # + final LN
+    # per block: attention 4d²+4d, MLP 8d²+5d, two LayerNorms 4d; then the final LayerNorm 2d
+    assert out["fits"][0]["data"]["x"] == [float(12 * d * d + 13 * d + 2 * d) for d in (8, 16, 24, 32)]
 
     from studio.engine.replay import RunData
     from studio.engine.tasks.fit_runs import parameter_count
