@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLineEdit, QTreeWidgetItem
+from PySide6.QtWidgets import QLineEdit, QToolButton, QTreeWidgetItem
 
 from studio.core.errors import ConfigError
 from studio.core.runs import run_filter
@@ -83,6 +83,8 @@ class FilterBox(QLineEdit):
         self.setObjectName("run_filter")
         self.setPlaceholderText("Filter runs: words, status:finished, tag:baseline, test_acc>0.8 …")
         self.setClearButtonEnabled(True)
+        for button in self.findChildren(QToolButton):  # the clear button Qt adds
+            button.setToolTip("Clear the filter (Escape)")
         self.setToolTip(self.USUAL_TIP)
         self.known: set[str] = set()  # the settings and summary keys of the runs listed (refresh sets them)
         self.error = ""

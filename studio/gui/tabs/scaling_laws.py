@@ -152,6 +152,9 @@ class ScalingLawsTab(QWidget):
         self.size_key.setEditable(True)
         self.size_key.setMinimumContentsLength(14)
         self.size_key.setToolTip("The model's size setting to vary (section.key)")
+        edit = self.size_key.lineEdit()  # an editable combo box has one
+        if edit is not None:
+            edit.setToolTip(self.size_key.toolTip())
         self.size_values = QLineEdit()
         self.size_values.setObjectName("size_sweep_values")
         self.size_values.setPlaceholderText("32, 64, 128, 256")
