@@ -192,7 +192,7 @@ class MainWindow(QMainWindow):
         self.status = StatusBar(self)
         self.setStatusBar(self.status)
         self.prefs.restore_window(self, self._splitters())
-        self.apply_theme(self.prefs.theme, save=False)
+        self.apply_theme(self.prefs.theme, save=False, others=False)
         wheel_guard.guard_tree(self)  # the wheel scrolls panels, never edits an unfocused field (issue 22)
         session.config_changed.connect(lambda: self.prefs.save_choices(self.session.config))
         session.state_changed.connect(self._on_state)
@@ -605,9 +605,11 @@ class MainWindow(QMainWindow):
         event.acceptProposedAction()
 
     # --- view ------------------------------------------------------------------------------
-    def apply_theme(self, name: str, save: bool = True) -> str:
-        """``"system"``, ``"light"`` or ``"dark"``: restyles the window and every plot; remembered."""
-        applied = theme.apply(name)  # to the running QApplication
+    def apply_theme(self, name: str, save: bool = True, others: bool = True) -> str:
+        """``"system"``, ``"light"`` or ``"dark"``: restyles the window and every plot; remembered. ``others=False``
+        (the window being built): leaves the other top-level windows alone — walking the plots of windows that are
+        being torn down crashed in Qt (a segfault in theme.apply seen in CI)."""
+        applied = theme.apply(name, restyle_windows=others)  # to the running QApplication
         theme.restyle_plots(self, applied)
         for i in range(self.tabs.count()):  # tabs that style some plots their own way (the Teaching lab)
             hook = getattr(self.tabs.widget(i), "theme_changed", None)

@@ -100,8 +100,10 @@ def curve_colour(colour: str) -> str:
     return colour
 
 
-def apply(theme: str, app: QApplication | None = None) -> str:
-    """Apply ``"system"``, ``"light"`` or ``"dark"`` to the application and every plot; returns light/dark."""
+def apply(theme: str, app: QApplication | None = None, restyle_windows: bool = True) -> str:
+    """Apply ``"system"``, ``"light"`` or ``"dark"`` to the application and every plot; returns light/dark.
+    ``restyle_windows=False``: the palette and pyqtgraph's defaults only, the open windows' plots left as they are
+    (a window being built restyles its own)."""
     global _current
     app = app or running_app()
     if app is None:
@@ -113,8 +115,10 @@ def apply(theme: str, app: QApplication | None = None) -> str:
     app.setPalette(palette(name))
     if "pyqtgraph" in sys.modules:  # else the first plot sets its colours (plot_options) when it loads it
         plot_options()
-    for top in app.topLevelWidgets():
-        restyle_plots(top, name)
+    if restyle_windows:  # shown windows only: a closed one may be half torn down (walking its plots crashed Qt)
+        for top in app.topLevelWidgets():
+            if top.isVisible():
+                restyle_plots(top, name)
     return name
 
 
