@@ -39,7 +39,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         cfg = load_config(args)
     job = launch(cfg, store, name=args.name or "", resume=plan)
     print(f"run {job.run_id}: {job.run_dir}", file=sys.stderr)
-    print(global_batch_text(cfg), file=sys.stderr)
+    print(f"run {job.run_id}: {global_batch_text(cfg)}", file=sys.stderr)  # "run …" lines: the run's facts
     interrupts = []
 
     def on_signal(signum: int, _frame: Any) -> None:

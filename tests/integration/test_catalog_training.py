@@ -22,6 +22,7 @@ from studio.core.datasets.arrays import ArrayData
 from studio.core.datasets.bundled import load_fashion_mnist_small
 from studio.core.datasets.loading import load_dataset
 from studio.core.models import MODELS
+from studio.core.models.catalog import builder_extras
 from studio.core.optim import OPTIMIZERS, SCHEDULES
 from studio.engine.training.distributed import DistContext
 from studio.engine.training.sinks import NullSink
@@ -43,6 +44,10 @@ MODEL_RUNS = {  # model → the overrides that give it suitable data
     "vit": ["model.d_model=16", "model.depth=2", "model.heads=2"],
     "gpt_lm": ["data.name=fortunes", "data.tokenizer=char", "model.d_model=16", "model.heads=2", "model.layers=1",
                "model.context=32"],
+    "bert_mlm": ["data.name=masked_lm", "data.copies=1", "data.max_len=8", "model.layers=1", "model.d_model=16",
+                 "model.heads=2", "model.context=9"],
+    "bert_classifier": ["data.name=fortune_sources", "data.max_len=8", "model.layers=1", "model.d_model=16",
+                        "model.heads=2", "model.context=9"],
 }
 IMAGE_MODELS = {"cnn", "lenet5", "resnet18", "transfer", "vit"}
 
@@ -81,7 +86,7 @@ def test_every_model_trains_an_epoch(model, tmp_path, fashion_subset):
     ckpt = torch.load(tmp_path / "checkpoints" / "final.pt", weights_only=True)
     data = data or load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model)
     fresh = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
-                         **cfg.model.params)
+                         **cfg.model.params, **builder_extras(cfg.model.name, data.meta))
     fresh.load_state_dict(ckpt["model"])
 
 

@@ -10,6 +10,7 @@ a plain corpus for next-word models.
 from __future__ import annotations
 
 import csv
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -131,12 +132,13 @@ def is_labelled(name: str) -> bool:
     return name == BUNDLED or (cache.manifest(name) or {}).get("kind") == KIND
 
 
-def import_labelled(path: str | Path, options: Any, progress: Any) -> ImportReport:
-    """Read a labelled-text CSV into the cache (or find it there); the import report."""
+def import_labelled(path: str | Path, options: Any, progress: Any, builtin: Collection[str] = ()) -> ImportReport:
+    """Read a labelled-text CSV into the cache (or find it there); the import report. ``builtin``: the names of the
+    built-in datasets, which an import may not take (the dataset catalog's; passed in, as the catalog reads this
+    module to describe labelled imports)."""
     import numpy as np
 
     from studio.core.datasets import cache
-    from studio.core.datasets.catalog import builtin_names
 
     path = Path(path).expanduser().resolve()
     key = cache.make_key(path, {"kind": KIND, "text_column": options.text_column,
@@ -148,7 +150,7 @@ def import_labelled(path: str | Path, options: Any, progress: Any) -> ImportRepo
     data = read_labelled(path, options.text_column, options.label_column)
     progress.check()
     name = cache.check_name(options.name) if options.name else cache.sanitise(path.stem)
-    if name in builtin_names():
+    if name in builtin:
         if options.name:
             raise DataError(f"{name!r} is the name of a built-in dataset; choose another name")
         name = f"{name}_labelled"

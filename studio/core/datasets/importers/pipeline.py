@@ -98,7 +98,7 @@ def import_path(path: str | Path, options: ImportOptions | None = None,
     from studio.core.text import labelled, text_import
 
     if labelled.columns(path, options.text_column, options.label_column):  # text + label columns: classification
-        return labelled.import_labelled(path, options, prog)
+        return labelled.import_labelled(path, options, prog, builtin_names())
     if text_import.is_text_source(path, options):  # a .txt or a CSV text column: a text corpus (core/text)
         return text_import.import_text(path, options, prog)
     prog.stage("looking at the source")
