@@ -47,10 +47,10 @@ def non_embedding_count(run_dir: str | Path) -> int:
     from studio.engine.replay import RunData
 
     model = RunData(run_dir, device="cpu").model
-    total = sum(p.numel() for p in model.parameters())
-    if total != parameter_count(run_dir):
+    total, saved = sum(p.numel() for p in model.parameters()), parameter_count(run_dir)
+    if total != saved:
         raise DataError(f"the model rebuilt from {run_dir}'s config ({total:,} parameters) is not the one in its "
-                        f"final checkpoint ({parameter_count(run_dir):,}); was its config edited?")
+                        f"final checkpoint ({saved:,}); was its config edited?")
     return non_embedding_parameters(model)
 
 
@@ -94,8 +94,12 @@ def fit_runs(run_ids: list[str], against: str = "steps", metric: str = Metric.VA
             xs, ys = [], []
             for run_id in ids:
                 _, values = points_of(store, run_id, "steps", metric)
-                run_dir = store.get(run_id).dir
-                xs.append(parameter_count(run_dir) if against == "params" else non_embedding_count(run_dir))
+                info = store.get(run_id)
+                if against == "params":
+                    xs.append(parameter_count(info.dir))
+                else:  # the trainer records N in the run's summary; older runs rebuild their model to count it
+                    recorded = info.summary.get("n_params_non_embedding")
+                    xs.append(recorded if isinstance(recorded, int) else non_embedding_count(info.dir))
                 ys.append(values[-1])
             groups.append((ids, np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)))
         else:
