@@ -42,6 +42,7 @@ def _ddp_rank(rank: int, folder: str, k: int) -> None:
         t.fit()
         with open(f"{folder}/rank{rank}_k{k}.json", "w", encoding="utf-8") as fh:
             json.dump({"calls": calls["n"], "steps": t.step, "micro": t.batch_in_epoch}, fh)
+        distributed.shutdown(synchronize=True)
     finally:
         distributed.shutdown()
 

@@ -53,8 +53,13 @@ def elastic_store(init_method: str | None = "env://", timeout: timedelta = timed
     return dist.PrefixStore(f"studio/attempt_{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}", client)
 
 
-def shutdown() -> None:
+def shutdown(synchronize: bool = False) -> None:
+    """Destroy the process group. ``synchronize`` (every rank ended cleanly): a barrier first, so no rank tears
+    gloo down while a peer's last collective is still in flight (that aborts the peer: "terminate called
+    without an active exception", seen once in CI)."""
     if dist.is_available() and dist.is_initialized():
+        if synchronize:
+            dist.barrier()
         dist.destroy_process_group()
 
 

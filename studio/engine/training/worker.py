@@ -179,6 +179,7 @@ def run_rank(rank: int, spec: RankSpec) -> None:
     code = 0
     store = None
     training = False
+    ended_cleanly = False
     heartbeat: StoreHeartbeat | None = None
     sink: Sink = queue_sink
     try:
@@ -203,6 +204,7 @@ def run_rank(rank: int, spec: RankSpec) -> None:
         final = protocol.STOPPED if trainer.stopped_by_user else protocol.FINISHED
         if rank == 0:
             sink.send(protocol.status(run_id, final, summary=summary, message=trainer.stop_reason))
+        ended_cleanly = True
     except BaseException as err:  # noqa: BLE001 - every failure is reported, then the rank exits non-zero
         message, code = describe_failure(err, cfg)
         if training and isinstance(err, StoreError):
@@ -223,7 +225,7 @@ def run_rank(rank: int, spec: RankSpec) -> None:
             if abandon:
                 abandon()
         try:
-            distributed.shutdown()
+            distributed.shutdown(synchronize=ended_cleanly and not guard.parent_gone)
         except Exception:  # noqa: BLE001 - a broken group cannot be shut down cleanly
             pass
         try:
