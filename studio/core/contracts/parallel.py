@@ -1,0 +1,87 @@
+"""One model four ways (``studio parallel``, the Parallelism lab's first page): the same network and global
+batch trained single-process, data-parallel (DDP), model-parallel (contiguous stages, one per rank) and
+pipeline-parallel (M micro-batches, GPipe and 1F1B schedules), each with a measured per-rank timeline.
+Torch-free: the request, its limits, and the result's shape shared by the engine, the CLI and the GUI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypedDict
+
+MODES: tuple[str, ...] = ("single", "ddp", "model", "pipeline-gpipe", "pipeline-1f1b")
+PIPELINE_MODES: tuple[str, ...] = ("pipeline-gpipe", "pipeline-1f1b")
+# what an interval of a rank's timeline was spent on; "idle" is waiting (for a peer, for data)
+KINDS: tuple[str, ...] = ("forward", "backward", "optimizer", "send", "recv", "allreduce", "idle")
+
+
+@dataclass(frozen=True)
+class ParallelRequest:
+    """Train the same network ``steps`` steps at global ``batch_size`` in each of ``modes`` on ``ranks``
+    processes (one device each with CUDA); pipeline modes once per micro-batch count in ``microbatches``.
+    The timeline keeps the intervals of ``timeline_steps`` steps after the warm-up."""
+
+    modes: tuple[str, ...] = MODES
+    ranks: int = 2
+    microbatches: tuple[int, ...] = (4,)
+    dataset: str = "fashion_mnist_small"
+    widths: tuple[int, ...] = (512, 512, 512)  # the MLP's hidden layers: the layers the stages split
+    batch_size: int = 64
+    steps: int = 30
+    warmup_steps: int = 3
+    timeline_steps: int = 3
+    lr: float = 0.05
+    seed: int = 0
+    device: str = "cpu"  # "cpu" or "cuda"
+
+
+class Interval(TypedDict):
+    """One measured interval of one rank, in seconds since the first timeline step began (one clock)."""
+
+    rank: int
+    kind: str  # one of KINDS
+    start: float
+    end: float
+    step: int
+    microbatch: int | None  # None: not tied to one micro-batch (the optimizer, DDP's all-reduce)
+
+
+class RankMemory(TypedDict):
+    """Bytes one rank holds: its parameters, their gradients, the optimizer's state, and the activations kept
+    for the backward pass at the step's peak (measured); ``layers`` names the layers it holds."""
+
+    rank: int
+    parameters: int
+    gradients: int
+    optimizer: int
+    activations: int
+    layers: list[str]
+
+
+class ModeResult(TypedDict):
+    """One mode (a pipeline mode: one row per micro-batch count)."""
+
+    mode: str
+    ranks: int
+    microbatches: int  # 1 outside the pipeline modes
+    samples_per_s: float
+    step_ms: float
+    losses: list[list[float]]  # [samples seen, training loss of the global batch] per step
+    final_loss: float
+    max_loss_gap: float  # max |loss − single-process loss| over the steps (0 for single)
+    timeline: list[Interval]
+    busy: list[float]  # per rank: share of the timeline steps spent computing (forward, backward, optimizer)
+    bubble: float | None  # measured idle share of the pipeline ranks (pipeline and model modes)
+    bubble_theory: float | None  # (p − 1) / (m + p − 1)
+    memory: list[RankMemory]
+
+
+class ParallelResult(TypedDict):
+    rows: list[ModeResult]
+    stages: list[list[str]]  # layer names per stage (model and pipeline modes)
+    device: str
+    cores: int
+    dataset: str
+    batch_size: int
+    steps: int
+    ranks: int
+    loss_tolerance: float  # the largest gap the equal-curves check allows

@@ -1,0 +1,76 @@
+"""The Parallelism lab: one tab whose pages each show one way of spreading training, measured on this machine
+(``gui/parallel/``): one model four ways (data, model and pipeline parallelism on one timeline), a parameter
+server with asynchronous SGD, the input pipeline, and scheduling the queue on a cluster. A page is built the
+first time it is shown, as ``Cls(session, parent)``; no torch at import time."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+
+
+@dataclass(frozen=True)
+class LabPage:
+    """One page: a stable ``id``, its title and its class as ``"module:ClassName"``."""
+
+    id: str
+    title: str
+    target: str
+
+    def load(self) -> type:
+        module, _, name = self.target.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+
+PAGES: tuple[LabPage, ...] = (
+)
+
+
+class ParallelLab(QWidget):
+    """The pages as inner tabs, each built on first view."""
+
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.pages = QTabWidget()
+        self.pages.setObjectName("parallel_pages")
+        self.pages.setDocumentMode(True)
+        self._built: dict[str, QWidget] = {}
+        for page in PAGES:
+            holder = QWidget()
+            QVBoxLayout(holder).setContentsMargins(0, 0, 0, 0)
+            self.pages.addTab(holder, page.title)
+        if not PAGES:
+            self.pages.addTab(QLabel("No pages yet."), "—")
+        self.pages.currentChanged.connect(self._build)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.pages)
+        self._build(self.pages.currentIndex())
+
+    def page(self, page_id: str) -> QWidget:
+        """The page ``page_id``, built if it was not yet (tests and the window's navigation use it)."""
+        for i, spec in enumerate(PAGES):
+            if spec.id == page_id:
+                self.pages.setCurrentIndex(i)
+                self._build(i)
+                return self._built[page_id]
+        raise KeyError(page_id)
+
+    def _build(self, index: int) -> None:
+        if not 0 <= index < len(PAGES) or PAGES[index].id in self._built:
+            return
+        spec = PAGES[index]
+        widget = spec.load()(self.session, self)
+        self._built[spec.id] = widget
+        holder = self.pages.widget(index)
+        holder.layout().addWidget(widget)
+
+    def set_presentation(self, on: bool) -> None:
+        for widget in self._built.values():
+            follow = getattr(widget, "set_presentation", None)
+            if follow:
+                follow(on)
