@@ -3,6 +3,7 @@ older one; decimation keeps spikes and refines when zooming in; the drawn number
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 
@@ -212,14 +213,17 @@ def test_many_runs_share_a_plots_point_budget(qtbot):
 
 
 def test_a_big_selection_makes_its_plot_items_over_several_turns(qtbot, tmp_path):
-    from studio.gui.plots.curves import RUNS_PER_TURN
+    from studio.gui.plots.curves import KEY_NAMES, RUNS_PER_TURN
 
     store = RunStore(tmp_path)
     ids = [make_run(store, 20) for _ in range(3 * RUNS_PER_TURN)]
     view = view_of(qtbot)
     with qtbot.waitSignal(view.curves_drawn, timeout=10_000):
         view.load_runs(store, ids, {r: f"run {i}" for i, r in enumerate(ids)})
-        assert all(f"run {i}" in view.key.text() for i in range(len(ids)))  # the key names every run at once
+        shown = re.findall(r"</span>&nbsp;(run \d+)", view.key.text())
+        assert shown == [f"run {i}" for i in range(KEY_NAMES)]  # the first runs are named at once, the rest counted
+        assert f"and {len(ids) - KEY_NAMES} more" in view.key.text()
+        assert all(f"run {i}" in view.key.toolTip() for i in range(len(ids)))  # its tooltip names every run
         assert len({r for r, _n in view.items}) == RUNS_PER_TURN  # the rest come in the next turns
     assert all(view.point_count(r, "train/loss") == 20 for r in ids)
     assert len(view.plots["loss"].listDataItems()) == 3 * len(ids)  # train, its raw curve, validation: no doubles

@@ -61,6 +61,7 @@ INTERVAL_POINTS = 65  # curves.logged_every reads a run's logging interval from 
 X_AXES = {"step": "step", "epoch": "epoch", "samples": "samples seen", "wall": "wall time (s)"}
 HINT = ("No run to show yet.\n\nPress Train (Ctrl+Return) to start one with the settings on the left,\n"
         "or select runs in the list below (Ctrl/Shift-click to overlay several).")
+KEY_NAMES = 12  # runs named in the colour key above the plots; the rest are counted, and named in its tooltip
 RAW_ALPHA = 60  # the unsmoothed curve behind a smoothed one
 # Normal and presentation (projector) styles: line width, symbol size, title/axis/tick/key font sizes.
 STYLES = {False: (2, 6, "11pt", "9pt", 9, 9), True: (4, 11, "20pt", "16pt", 15, 15)}
@@ -473,8 +474,14 @@ class CurvesView(QWidget):
         font = QFont(self.key.font())
         font.setPointSize(size)
         self.key.setFont(font)
+        colours = self.colours()
         runs = [f"<span style='color:{c}; font-size:{size + 4}pt'>■</span>&nbsp;{html.escape(self.labels[r])}"
-                for r, c in self.colours().items()]
+                for r, c in list(colours.items())[:KEY_NAMES]]
+        if len(colours) > KEY_NAMES:  # 60 names took most of the plots' height at 1024×768: the rest on hover
+            runs.append(f"<i>… and {len(colours) - KEY_NAMES} more (hover here for every name)</i>")
+        self.key.setToolTip("<br>".join(f"<span style='color:{c}'>■</span> {html.escape(self.labels[r])}"
+                                        for r, c in colours.items()) if len(colours) > KEY_NAMES else
+                            "The colour of each shown run (the run list shows the same swatch)")
         self._shown_every = self.logged_every()
         every = " or ".join(str(n) for n in self._shown_every)
         train = (f"solid: train, a point every {every} step{'s' if every != '1' else ''} (train.metric_interval)"
