@@ -53,7 +53,7 @@ PLOTS = {
 # train.sharpness_every > 0 (engine/callbacks/landscape.py).
 OPTIONAL_PLOTS = {
     "sharpness": ("Sharpness", "top Hessian eigenvalue λmax", [(Metric.SHARPNESS, "λmax", False, True)]),
-    "perplexity": ("Perplexity", "perplexity (next word)", [(Metric.TRAIN_PERPLEXITY, "train", False, False),
+    "perplexity": ("Perplexity", "perplexity (next token)", [(Metric.TRAIN_PERPLEXITY, "train", False, False),
                                                             (Metric.VAL_PERPLEXITY, "validation", True, True)]),
 }
 SMOOTHED = {Metric.TRAIN_LOSS, Metric.TRAIN_ACC, Metric.TRAIN_PERPLEXITY}
