@@ -44,7 +44,7 @@ def simulate(jobs: Sequence[Job], gpus: int, policies: Sequence[str], quantum: f
             progress(k / len(policies), f"replaying {len(jobs)} jobs under {name}")
         policy = make_policy(name, quantum=q, thresholds=tuple(thresholds))
         schedule = replay(jobs, gpus, policy)
-        row: PolicyResult = {"policy": name, "label": policy.label, **summarise(schedule),  # type: ignore[typeddict-item]
+        row: PolicyResult = {"policy": name, "label": policy.label, **summarise(schedule),
                              "jobs": [{"id": p.job.id, "start": p.start, "finish": p.finish, "jct": p.jct,
                                        "intervals": [(i.start, i.end, list(i.gpus)) for i in p.intervals]}
                                       for p in schedule.placed]}

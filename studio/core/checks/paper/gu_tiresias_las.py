@@ -28,8 +28,8 @@ CHECK = PaperCheck(
                 "resource manager (capacity scheduler, FIFO) used in production, and performed comparably to "
                 "solutions assuming perfect knowledge of the jobs (abstract).",
     our_setup="The same simulator as the Scheduling page: 5 seeded synthetic traces of 480 jobs on 60 simulated "
-              "GPUs — 80 % short (exponential, mean 5 min), 20 % long (log-normal, mean 6 h), GPUs 1 (70 %), 2, 4, 8, 16 — "
-              "arriving as a Poisson burst at twice the cluster's capacity (a queue builds up, as in a busy "
+              "GPUs — 80 % short (exponential, mean 5 min), 20 % long (log-normal, mean 6 h), GPUs 1 (70 %), 2, "
+              "4, 8, 16 — arriving as a Poisson burst at twice the cluster's capacity (a queue builds up, as in a busy "
               "cluster). LAS: Tiresias' two queues with a bound of 1 GPU-hour, decisions every 60 s, preemption "
               "free (theirs costs a checkpoint). Median over the traces of the mean-JCT ratios. Not their trace: "
               "a synthetic mix of its shape; Studio's own finished runs are far too few and too alike for this.",
