@@ -48,7 +48,7 @@ def test_run_replays_the_finished_runs_and_draws_every_policy(qtbot, page):
     fifo = next(r for r in page.result["policies"] if r["policy"] == "fifo")
     assert len(page.gantt.bars) == sum(len(j["intervals"]) * (2 if j["id"] == _id(page, "wide") else 1)
                                        for j in fifo["jobs"])
-    assert "FIFO" in page.gantt.getPlotItem().titleLabel.text
+    assert f"{fifo['preemptions']} preemptions" in page.gantt_caption.text()
 
 
 def _id(page: SchedulePage, name: str) -> str:

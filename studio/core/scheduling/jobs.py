@@ -35,7 +35,7 @@ def check_jobs(jobs: Sequence[Job], gpus: int) -> None:
     widest = max(jobs, key=lambda j: j.gpus)
     if widest.gpus > gpus:
         raise ConfigError(f"job {widest.name or widest.id} needs {widest.gpus} GPUs but the cluster has only "
-                          f"{gpus}: give --gpus {widest.gpus} or more")
+                          f"{gpus}: give the cluster {widest.gpus} GPUs or more")
     for j in jobs:
         if j.gpus < 1 or not j.duration > 0 or not j.arrival >= 0:
             raise ConfigError(f"job {j.name or j.id} is not a job: it needs ≥ 1 GPU, a duration > 0 and an "

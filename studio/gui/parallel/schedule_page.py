@@ -37,12 +37,12 @@ from studio.gui.plots.gantt import Bar, GanttPlot
 from studio.gui.plots.palette import run_colour
 
 CHECK_NAME = "gu_tiresias_las"
-CLAIM = ("<b>Claim.</b> A scheduler that serves the job with the least GPU-time received so far (LAS, as "
-         "Tiresias does) lets short jobs overtake long ones without knowing any duration, so the mean job "
-         "completion time (JCT) drops well below first-come-first-served (FIFO) when job sizes are heavy-tailed, "
-         "close to shortest-remaining-time-first (SRTF), which knows every duration. The jobs here are your finished "
-         "runs: duration = their measured wall time, GPUs = their processes.")
-COLUMNS = ("policy", "mean JCT", "median JCT", "p95 JCT", "makespan", "utilisation", "preemptions")
+CLAIM = ("<b>Claim.</b> Serving the job with the least GPU-time received so far (LAS, as Tiresias does) lets short "
+         "jobs overtake long ones without knowing any duration: with heavy-tailed job sizes the mean job completion "
+         "time (JCT) drops well below first-come-first-served (FIFO)'s, close to shortest-remaining-time-first "
+         "(SRTF), which knows every duration. Jobs = your finished runs (measured wall time, processes as GPUs).")
+COLUMNS = ("policy", "mean JCT", "median", "p95", "makespan", "GPU use", "preempt.")
+TIMED = frozenset(COLUMNS[1:5])  # columns in the table's time unit
 DEFAULT_POLICIES = ("fifo", "sjf", "las")
 TOOLTIPS = {"fifo": "First in, first out: arrival order, never preempts; a job that does not fit holds up those "
                     "behind it (Apache YARN's capacity scheduler)",
@@ -132,17 +132,20 @@ class SchedulePage(QWidget):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("schedule_table")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
-        self.table.setToolTip("Per policy: job completion time (finish − arrival) mean, median and 95th percentile; "
+        self.table.setToolTip("Per policy: job completion time (JCT = finish − arrival): mean, median and 95th "
+                              "percentile; "
                               "makespan (first arrival to last finish); GPU utilisation over the makespan")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setMinimumSectionSize(36)
         self.jct = pg.PlotWidget()
         self.jct.setObjectName("schedule_jct")
-        self.jct.setTitle("Job completion time per policy")
+        self.jct.setTitle("JCT per policy")
         self.jct.setMouseEnabled(x=False, y=False)
-        self.jct.addLegend(offset=(10, 10))
+        self.jct.addLegend(offset=(10, 2), colCount=2)  # one row above the bars
         self.jct.showGrid(y=True, alpha=0.3)
         self.gantt = GanttPlot(x_label="time since the first arrival", x_units="s")
         self.gantt.setObjectName("schedule_gantt")
@@ -151,6 +154,8 @@ class SchedulePage(QWidget):
         self.gantt_policy.setObjectName("schedule_gantt_policy")
         self.gantt_policy.setToolTip("Which policy's schedule the Gantt chart shows")
         self.gantt_policy.currentIndexChanged.connect(lambda _i: self._draw_gantt())
+        self.gantt_caption = QLabel()
+        self.gantt_caption.setObjectName("schedule_gantt_caption")
         self.empty = [EmptyHint(self.jct, "Press Run: mean and 95th-percentile JCT for each policy"),
                       EmptyHint(self.gantt, "Press Run: each policy's jobs on the GPUs over time")]
         from studio.core.checks.catalog import get_check
@@ -160,9 +165,12 @@ class SchedulePage(QWidget):
         self.side_scroll.setWidgetResizable(True)
         self.check_panel = CheckPanel(self, [get_check(CHECK_NAME)])
         self.check_panel.setObjectName("schedule_check")
+        self.verdict = QLabel()
+        self.verdict.setObjectName("schedule_check_verdict")
+        self.verdict.setToolTip("The paper check's verdict; its numbers are under the Gantt chart's right")
+        self.check_panel.binding.done.connect(self._show_verdict)
         holder = QWidget()
         column = QVBoxLayout(holder)
-        column.addWidget(self.check_panel.run_button, 0, Qt.AlignmentFlag.AlignLeft)
         column.addWidget(self.check_panel)
         column.addStretch(1)
         self.side_scroll.setWidget(holder)
@@ -171,33 +179,39 @@ class SchedulePage(QWidget):
         controls.addWidget(self.gpus)
         for box in self.policy_boxes.values():
             controls.addWidget(box)
-        controls.addWidget(self.arrivals)
-        controls.addWidget(self.repeat)
         controls.addWidget(self.run_button)
         controls.addWidget(self.cancel_button)
         controls.addStretch(1)
+        controls.addWidget(self.check_panel.run_button)
+        controls.addWidget(self.verdict)
         filter_row = QHBoxLayout()
         filter_row.addWidget(QLabel("Runs"))
         filter_row.addWidget(self.filter, 1)
-        left = QSplitter(Qt.Orientation.Vertical)
-        left.addWidget(self.table)
-        left.addWidget(self.jct)
-        left.addWidget(self.side_scroll)
-        left.setSizes([140, 220, 200])
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
+        filter_row.addWidget(self.arrivals)
+        filter_row.addWidget(self.repeat)
+        self.gantt_policy.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.gantt_policy.setMinimumContentsLength(14)
+        gantt_box = QWidget()
+        gantt_layout = QVBoxLayout(gantt_box)
+        gantt_layout.setContentsMargins(0, 0, 0, 0)
         pick = QHBoxLayout()
         pick.addWidget(QLabel("Gantt of"))
         pick.addWidget(self.gantt_policy)
-        pick.addStretch(1)
-        right_layout.addLayout(pick)
-        right_layout.addWidget(self.gantt, 1)
-        body = QSplitter(Qt.Orientation.Horizontal)
-        body.addWidget(left)
-        body.addWidget(right)
-        body.setStretchFactor(0, 2)
-        body.setStretchFactor(1, 3)
+        pick.addWidget(self.gantt_caption, 1)
+        gantt_layout.addLayout(pick)
+        gantt_layout.addWidget(self.gantt, 1)
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.table)
+        top.addWidget(self.jct)
+        top.setSizes([620, 300])
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        bottom.addWidget(gantt_box)
+        bottom.addWidget(self.side_scroll)
+        bottom.setSizes([640, 300])
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(top)
+        body.addWidget(bottom)
+        body.setSizes([200, 360])
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addLayout(filter_row)
@@ -207,6 +221,11 @@ class SchedulePage(QWidget):
         layout.addWidget(body, 1)
 
     # --- the CheckPanel's view ---------------------------------------------------------------
+    def _show_verdict(self, outcomes: list[dict[str, Any]]) -> None:
+        from studio.gui.widgets.paper_check import verdict_html
+
+        self.verdict.setText(" ".join(verdict_html(o["verdict"]) for o in outcomes))
+
     def set_params(self, params: dict[str, Any]) -> None:
         """The paper check has no preset for this page (its traces are synthetic): nothing to put in a form."""
 
@@ -278,9 +297,10 @@ class SchedulePage(QWidget):
                             f"{best['label']}{versus}.")
         unit, per = time_unit(max(max(r["p95_jct"] for r in rows), max(r["makespan"] for r in rows)))
         self.table.setRowCount(len(rows))
+        self.table.setHorizontalHeaderLabels([f"{c}\n({unit})" if c in TIMED else c
+                                              for c in COLUMNS])
         for i, r in enumerate(rows):
-            cells = (r["label"], *(f"{r[k] / per:.3g} {unit}" for k in ("mean_jct", "median_jct", "p95_jct",
-                                                                           "makespan")),
+            cells = (r["label"], *(f"{r[k] / per:.3g}" for k in ("mean_jct", "median_jct", "p95_jct", "makespan")),
                      f"{r['utilisation']:.0%}", str(r["preemptions"]))
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -305,9 +325,10 @@ class SchedulePage(QWidget):
         for k, (key, name) in enumerate((("mean_jct", "mean"), ("p95_jct", "95th percentile"))):
             self.jct.addItem(pg.BarGraphItem(x=[x - 0.2 + 0.4 * k for x in xs], height=[r[key] / per for r in rows],
                                              width=0.38, brush=run_colour(k), name=name))
-        self.jct.getAxis("bottom").setTicks([[(x, r["label"]) for x, r in zip(xs, rows, strict=True)], []])
+        self.jct.getAxis("bottom").setTicks([[(x, r["policy"].upper()) for x, r in zip(xs, rows, strict=True)], []])
         self.jct.setLabel("left", f"JCT ({unit})")
         self.jct.setXRange(-0.6, len(rows) - 0.4, padding=0)
+        self.jct.setYRange(0, 1.45 * max(r["p95_jct"] / per for r in rows), padding=0)  # room for the legend
 
     def _draw_gantt(self) -> None:
         if not self.result or self.gantt_policy.count() == 0:
@@ -321,9 +342,12 @@ class SchedulePage(QWidget):
                 for placed in row["jobs"] for start, end, lanes in placed["intervals"] for g in lanes]
         self.empty[1].hide_hint()
         self.gantt.set_bars([f"GPU {g}" for g in range(self.result["gpus"])], bars)
+        self.gantt.getPlotItem().getAxis("left").setWidth(56)  # "GPU 10" in full (the chart sizes for 8 px/char)
+        self.gantt.getPlotItem().setYRange(-1.6, self.result["gpus"] - 0.4, padding=0)  # a row for the legend
         self.gantt.getPlotItem().setLabel("bottom", "time since the first arrival", units=unit)
-        self.gantt.getPlotItem().setTitle(f"{row['label']}: mean JCT {row['mean_jct'] / per:.3g} {unit}, "
-                                          f"makespan {row['makespan'] / per:.3g} {unit}")
+        # in a QLabel, not the chart's title: a long pyqtgraph title sets the chart's minimum width
+        self.gantt_caption.setText(f"mean JCT {row['mean_jct'] / per:.3g} {unit}, makespan "
+                                   f"{row['makespan'] / per:.3g} {unit}, {row['preemptions']} preemptions")
 
     @staticmethod
     def _label(job: dict[str, Any]) -> str:
