@@ -9,6 +9,7 @@ jobs of hours).
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from collections.abc import Callable, Sequence
@@ -62,7 +63,10 @@ class Schedule:
 
 
 def replay(jobs: Sequence[Job], gpus: int, policy: Policy) -> Schedule:
-    """Run ``jobs`` on ``gpus`` GPUs under ``policy``."""
+    """Run ``jobs`` on ``gpus`` GPUs under ``policy``.
+
+    The waiting jobs stay sorted by the policy's key (a waiting job's key does not change: it only changes while
+    the job runs), so a decision reads them in order and stops once the GPUs are full."""
     check_jobs(jobs, gpus)
     state = [Progress(j.arrival, j.duration, j.gpus, i) for i, j in enumerate(jobs)]
     placed = [Placed(j) for j in jobs]
@@ -72,7 +76,7 @@ def replay(jobs: Sequence[Job], gpus: int, policy: Policy) -> Schedule:
     free = list(range(gpus))  # a heap: the lowest free GPU first
     lanes: dict[int, tuple[int, ...]] = {}  # running job → its GPUs
     since: dict[int, float] = {}  # running job → when its current interval began
-    present: list[int] = []  # arrived, not finished, not running (waiting)
+    waiting: list[tuple[tuple[float, ...], int]] = []  # (key, job) of the jobs arrived and not running, sorted
     t, a = 0.0, 0
 
     def start(i: int) -> None:
@@ -86,18 +90,22 @@ def replay(jobs: Sequence[Job], gpus: int, policy: Policy) -> Schedule:
             heapq.heappush(free, g)
         del since[i]
 
-    while a < len(arrivals) or present or lanes:
-        if not present and not lanes:
+    while a < len(arrivals) or waiting or lanes:
+        if not waiting and not lanes:
             t = max(t, jobs[arrivals[a]].arrival)
         while a < len(arrivals) and jobs[arrivals[a]].arrival <= t + eps:
-            present.append(arrivals[a])
+            i = arrivals[a]
+            bisect.insort(waiting, (policy.key(state[i]), i))
             a += 1
-        _decide(policy, state, present, lanes, len(free), start, stop)
+        if policy.preemptive:
+            _preempt(policy, state, waiting, lanes, len(free), start, stop)
+        else:
+            _fill(policy, state, waiting, len(free), start)
         # the next event
         nxt = jobs[arrivals[a]].arrival if a < len(arrivals) else math.inf
         if lanes:
             nxt = min(nxt, min(t + state[i].duration - state[i].done for i in lanes))
-        if policy.quantum > 0 and present:
+        if policy.quantum > 0 and waiting:
             nxt = min(nxt, (math.floor(t / policy.quantum + 1e-9) + 1) * policy.quantum)
         if nxt == math.inf:  # pragma: no cover - check_jobs makes every job fit, so something runs
             raise RuntimeError("the replay stalled: no job can run")
@@ -112,32 +120,46 @@ def replay(jobs: Sequence[Job], gpus: int, policy: Policy) -> Schedule:
     return Schedule(policy.name, gpus, placed)
 
 
-def _decide(policy: Policy, state: list[Progress], present: list[int], lanes: dict[int, tuple[int, ...]],
-            n_free: int, start: Callable[[int], None], stop: Callable[[int], None]) -> None:
-    """Start (and, preemptive, stop) jobs as the policy orders them; ``present`` keeps the waiting ones."""
-    if policy.preemptive:
-        everyone = sorted([*present, *lanes], key=lambda i: policy.key(state[i]))
-        room = n_free + sum(state[i].gpus for i in lanes)
-        chosen: set[int] = set()
-        for i in everyone:
-            if state[i].gpus <= room:
-                chosen.add(i)
-                room -= state[i].gpus
-        for i in [i for i in lanes if i not in chosen]:
-            stop(i)
-        present[:] = [i for i in everyone if i not in chosen]
-        for i in everyone:
-            if i in chosen and i not in lanes:
-                start(i)
-        return
-    waiting = sorted(present, key=lambda i: policy.key(state[i]))
-    left: list[int] = []
-    blocked = False
-    for i in waiting:
-        if not blocked and state[i].gpus <= n_free:
+def _fill(policy: Policy, state: list[Progress], waiting: list[tuple[tuple[float, ...], int]], n_free: int,
+          start: Callable[[int], None]) -> None:
+    """Non-preemptive: start waiting jobs in order while they fit (a blocking policy stops at the first that
+    does not; the others skip it)."""
+    started: list[int] = []
+    for pos, (_key, i) in enumerate(waiting):
+        if n_free == 0:
+            break
+        if state[i].gpus <= n_free:
             start(i)
             n_free -= state[i].gpus
-        else:
-            left.append(i)
-            blocked = blocked or policy.blocking
-    present[:] = left
+            started.append(pos)
+        elif policy.blocking:
+            break
+    for pos in reversed(started):
+        del waiting[pos]
+
+
+def _preempt(policy: Policy, state: list[Progress], waiting: list[tuple[tuple[float, ...], int]],
+             lanes: dict[int, tuple[int, ...]], n_free: int, start: Callable[[int], None],
+             stop: Callable[[int], None]) -> None:
+    """Preemptive: the jobs that fit in the policy's order (running and waiting alike) run; running jobs left out
+    are stopped and wait again under their new key."""
+    running = sorted((policy.key(state[i]), i) for i in lanes)
+    room = n_free + sum(state[i].gpus for i in lanes)
+    chosen: set[int] = set()
+    starting: list[tuple[tuple[float, ...], int]] = []
+    for entry in heapq.merge(waiting, running):
+        if room == 0:
+            break
+        i = entry[1]
+        if state[i].gpus <= room:
+            chosen.add(i)
+            room -= state[i].gpus
+            if i not in lanes:
+                starting.append(entry)
+    for _key, i in running:
+        if i not in chosen:
+            stop(i)
+            bisect.insort(waiting, (policy.key(state[i]), i))
+    for entry in starting:
+        del waiting[bisect.bisect_left(waiting, entry)]
+        start(entry[1])
