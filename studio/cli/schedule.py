@@ -56,7 +56,8 @@ def cmd_schedule(args: argparse.Namespace) -> int:
 
     try:
         request = ScheduleRequest(gpus=args.gpus, policies=tuple(args.policies.split(",")), filter=args.filter,
-                                  arrivals=args.arrivals, repeat=args.repeat, quantum=args.quantum,
+                                  arrivals=args.arrivals, repeat=args.repeat, queued_only=args.queued_only,
+                                  quantum=args.quantum,
                                   thresholds=_floats(args.las_thresholds, "--las-thresholds"))
         out = run_study(request)
     except ConfigError as err:
@@ -84,6 +85,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--filter", metavar="EXPR", default="", help="which finished runs: " + FILTER_HELP)
     p.add_argument("--arrivals", choices=("recorded", "together"), default="recorded",
                    help="recorded: each run arrives when it was queued (or created); together: all at time 0")
+    p.add_argument("--queued-only", action="store_true",
+                   help="only the runs that went through the run queue (default: every finished run)")
     p.add_argument("--repeat", type=int, default=1, metavar="K", help="the trace K times over (a bigger trace)")
     p.add_argument("--quantum", type=float, default=None, metavar="S",
                    help="LAS re-decides every S seconds (default: a tenth of the mean run duration)")

@@ -81,6 +81,7 @@ def test_the_paper_check_runs_beside_the_claim(qtbot, page):
 
 
 def test_controls_have_tooltips_and_times_get_a_readable_unit(page):
-    for w in (page.gpus, page.arrivals, page.repeat, page.filter, page.run_button, *page.policy_boxes.values()):
+    for w in (page.gpus, page.arrivals, page.repeat, page.filter, page.queued_only, page.run_button,
+              page.check_panel.run_button, *page.policy_boxes.values()):
         assert w.toolTip()
     assert time_unit(50) == ("s", 1.0) and time_unit(600) == ("min", 60.0) and time_unit(5 * 3600) == ("h", 3600.0)

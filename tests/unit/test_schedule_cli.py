@@ -82,6 +82,32 @@ def test_bad_input_is_one_sentence_and_exit_2(home, capsys, argv, sentence):
     assert sentence in err and len(err.splitlines()) == 1
 
 
+def test_queued_only_keeps_the_runs_that_went_through_the_queue(home, capsys):
+    from studio.core.config import RunConfig
+
+    store = RunStore(home)
+    outside = store.create_run(RunConfig(), "trained-with-train")  # the GUI's Train: never queued
+    store.set_status(outside.id, "finished", summary={"seconds": 7.0, "world_size": 1})
+    store.close()
+    assert main(["schedule", "--json"]) == 0
+    assert "trained-with-train" in {j["name"] for j in _json(capsys)["jobs"]}
+    assert main(["schedule", "--queued-only", "--json"]) == 0
+    assert {j["name"] for j in _json(capsys)["jobs"]} == {"short-a", "long", "wide", "short-b"}
+    assert main(["schedule", "--queued-only", "--filter", "trained"]) == 2
+    assert "no finished run that went through the queue matching 'trained'" in capsys.readouterr().err
+
+
 def test_an_empty_store_says_so(tmp_path):
     with pytest.raises(ConfigError, match="no finished run in"):
         run_study(ScheduleRequest(home=str(tmp_path)))
+
+
+def test_json_keys_are_the_contracts_in_order(home, capsys):
+    from studio.core.contracts import schedule as contract
+
+    assert main(["schedule", "--gpus", "2", "--json"]) == 0
+    out = _json(capsys)
+    assert list(out) == list(contract.ScheduleResult.__annotations__)
+    assert list(out["jobs"][0]) == list(contract.JobJSON.__annotations__)
+    assert list(out["policies"][0]) == list(contract.PolicyResult.__annotations__)
+    assert list(out["policies"][0]["jobs"][0]) == list(contract.PlacedJSON.__annotations__)

@@ -16,8 +16,9 @@ class ScheduleRequest:
     store at ``home`` (None: the user's) on ``gpus`` simulated GPUs under each of ``policies``.
 
     ``arrivals``: ``recorded`` (each run arrives when it was queued, or created if it was not) or ``together``
-    (all at 0). ``repeat``: the trace K times over. ``quantum``: LAS's decision interval in seconds (None: a
-    tenth of the mean job duration); ``thresholds``: LAS's queue bounds in GPU-seconds (empty: continuous LAS).
+    (all at 0). ``queued_only``: only runs that went through the run queue. ``repeat``: the trace K times over.
+    ``quantum``: LAS's decision interval in seconds (None: a tenth of the mean job duration); ``thresholds``:
+    LAS's queue bounds in GPU-seconds (empty: continuous LAS).
     """
 
     gpus: int = 4
@@ -25,6 +26,7 @@ class ScheduleRequest:
     filter: str = ""
     arrivals: str = "recorded"
     repeat: int = 1
+    queued_only: bool = False  # only the runs that went through the run queue
     quantum: float | None = None
     thresholds: tuple[float, ...] = ()
     home: str | None = None

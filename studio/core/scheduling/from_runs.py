@@ -51,16 +51,21 @@ def _processes(run: RunInfo) -> int:
         return 1
 
 
-def jobs_from_runs(store: RunStore, expression: str = "", arrivals: str = "recorded") -> tuple[list[Job], int]:
-    """The jobs, and how many matching finished runs were left out for want of a measured duration."""
+def jobs_from_runs(store: RunStore, expression: str = "", arrivals: str = "recorded",
+                   queued_only: bool = False) -> tuple[list[Job], int]:
+    """The jobs, and how many matching finished runs were left out for want of a measured duration
+    (``queued_only``: only the runs that went through the run queue)."""
     if arrivals not in ("recorded", "together"):
         raise ConfigError(f"--arrivals is recorded or together, not {arrivals!r}")
     runs = finished_runs(store, expression)
-    where = f" matching {expression!r}" if expression.strip() else ""
+    queue = _queue_times(store)
+    if queued_only:
+        runs = [r for r in runs if r.id in queue]
+    where = (" that went through the queue" if queued_only else "") + (
+        f" matching {expression!r}" if expression.strip() else "")
     if not runs:
         raise ConfigError(f"no finished run{where} in {store.home}: finish some runs (studio queue run) or "
                           "change the filter")
-    queue = _queue_times(store)
     raw: list[tuple[RunInfo, float, float]] = []
     for run in runs:
         added, started, ended = queue.get(run.id, (None, None, None))

@@ -63,7 +63,7 @@ def run_study(request: ScheduleRequest, progress: Any = None) -> ScheduleResult:
     policies = parse_policies(",".join(request.policies))
     store = RunStore(request.home)
     try:
-        jobs, skipped = jobs_from_runs(store, request.filter, request.arrivals)
+        jobs, skipped = jobs_from_runs(store, request.filter, request.arrivals, request.queued_only)
     finally:
         store.close()
     jobs = repeated(jobs, request.repeat)

@@ -108,6 +108,10 @@ class SchedulePage(QWidget):
         self.filter.setToolTip("The run list's filter language (as studio runs --filter): plain words, key:value, "
                                "comparisons such as test_acc>0.8; only finished runs are replayed")
         self.filter.returnPressed.connect(self.run)
+        self.queued_only = QCheckBox("queued only")
+        self.queued_only.setObjectName("schedule_queued_only")
+        self.queued_only.setToolTip("Only the runs that went through the run queue (else every finished run, "
+                                    "those trained with Train too)")
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("schedule_run")
         self.run_button.setToolTip("Replay the runs on the simulated GPUs under each chosen policy")
@@ -156,6 +160,7 @@ class SchedulePage(QWidget):
         self.gantt_policy.currentIndexChanged.connect(lambda _i: self._draw_gantt())
         self.gantt_caption = QLabel()
         self.gantt_caption.setObjectName("schedule_gantt_caption")
+        self.gantt_caption.setWordWrap(True)  # wraps rather than widening the Gantt's column
         self.empty = [EmptyHint(self.jct, "Press Run: mean and 95th-percentile JCT for each policy"),
                       EmptyHint(self.gantt, "Press Run: each policy's jobs on the GPUs over time")]
         from studio.core.checks.catalog import get_check
@@ -163,6 +168,7 @@ class SchedulePage(QWidget):
 
         self.side_scroll = QScrollArea()  # the CheckPanel scrolls its result into view here
         self.side_scroll.setWidgetResizable(True)
+        self.side_scroll.setMinimumWidth(260)
         self.check_panel = CheckPanel(self, [get_check(CHECK_NAME)])
         self.check_panel.setObjectName("schedule_check")
         self.verdict = QLabel()
@@ -187,6 +193,7 @@ class SchedulePage(QWidget):
         filter_row = QHBoxLayout()
         filter_row.addWidget(QLabel("Runs"))
         filter_row.addWidget(self.filter, 1)
+        filter_row.addWidget(self.queued_only)
         filter_row.addWidget(self.arrivals)
         filter_row.addWidget(self.repeat)
         self.gantt_policy.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -207,7 +214,7 @@ class SchedulePage(QWidget):
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(gantt_box)
         bottom.addWidget(self.side_scroll)
-        bottom.setSizes([640, 300])
+        bottom.setSizes([600, 320])
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
         body.addWidget(bottom)
@@ -242,7 +249,7 @@ class SchedulePage(QWidget):
             raise ConfigError("choose at least one policy to replay")
         request = ScheduleRequest(gpus=self.gpus.value(), policies=policies, filter=self.filter.text().strip(),
                                   arrivals=str(self.arrivals.currentData()), repeat=self.repeat.value(),
-                                  home=str(self.session.store.home))
+                                  queued_only=self.queued_only.isChecked(), home=str(self.session.store.home))
         check_request(request)
         return request
 
@@ -322,7 +329,7 @@ class SchedulePage(QWidget):
         self.jct.clear()
         self.empty[0].hide_hint()
         xs = list(range(len(rows)))
-        for k, (key, name) in enumerate((("mean_jct", "mean"), ("p95_jct", "95th percentile"))):
+        for k, (key, name) in enumerate((("mean_jct", "mean"), ("p95_jct", "p95"))):
             self.jct.addItem(pg.BarGraphItem(x=[x - 0.2 + 0.4 * k for x in xs], height=[r[key] / per for r in rows],
                                              width=0.38, brush=run_colour(k), name=name))
         self.jct.getAxis("bottom").setTicks([[(x, r["policy"].upper()) for x, r in zip(xs, rows, strict=True)], []])
