@@ -28,6 +28,7 @@ from studio.cli import (
     queue,
     runs,
     scale,
+    schedule,
     train,
 )
 from studio.cli import eval as eval_cmd
@@ -36,7 +37,7 @@ from studio.core.errors import StudioError
 # In the order ``studio --help`` lists them. A command module imports nothing from this one: no import cycle.
 COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, compare,
                                            eval_cmd, export, compress, fit, scale, cluster, generate, attention,
-                                           check)
+                                           check, schedule)
 
 COMMANDS = tuple(name for module in COMMAND_MODULES for name in module.COMMANDS)
 

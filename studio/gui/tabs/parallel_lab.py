@@ -26,6 +26,7 @@ class LabPage:
 
 
 PAGES: tuple[LabPage, ...] = (
+    LabPage("schedule", "Scheduling", "studio.gui.parallel.schedule_page:SchedulePage"),
 )
 
 
@@ -66,8 +67,8 @@ class ParallelLab(QWidget):
         spec = PAGES[index]
         widget = spec.load()(self.session, self)
         self._built[spec.id] = widget
-        holder = self.pages.widget(index)
-        holder.layout().addWidget(widget)
+        layout = self.pages.widget(index).layout()  # type: ignore[union-attr]  # the holder of __init__
+        layout.addWidget(widget)  # type: ignore[union-attr]
 
     def set_presentation(self, on: bool) -> None:
         for widget in self._built.values():
