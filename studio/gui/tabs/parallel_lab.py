@@ -26,6 +26,7 @@ class LabPage:
 
 
 PAGES: tuple[LabPage, ...] = (
+    LabPage("modes", "One model, four ways", "studio.gui.parallel.modes_page:ModesPage"),
 )
 
 
@@ -67,7 +68,9 @@ class ParallelLab(QWidget):
         widget = spec.load()(self.session, self)
         self._built[spec.id] = widget
         holder = self.pages.widget(index)
-        holder.layout().addWidget(widget)
+        layout = holder.layout() if holder is not None else None
+        if layout is not None:
+            layout.addWidget(widget)
 
     def set_presentation(self, on: bool) -> None:
         for widget in self._built.values():
