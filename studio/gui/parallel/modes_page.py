@@ -106,7 +106,7 @@ class ModesPage(QWidget):
         column_layout.addLayout(buttons)
         column_layout.addWidget(self.bar)
         column_layout.addWidget(self.status)
-        column.setMinimumWidth(240)
+        column.setMinimumWidth(200)
 
         self.timeline = ModesTimeline()
         self.table = ModesTable()
@@ -116,9 +116,9 @@ class ModesPage(QWidget):
         self.views.setObjectName("parallel_views")
         self.views.setDocumentMode(True)
         self.views.addTab(self.table, "Numbers")
-        self.views.addTab(self.plots.bubble, "Bubble against M")
-        self.views.addTab(self.plots.memory, "Memory per rank")
-        self.views.addTab(self.plots.loss, "Loss curves")
+        self.views.addTab(self.plots.bubble, "Bubble")
+        self.views.addTab(self.plots.memory, "Memory")
+        self.views.addTab(self.plots.loss, "Loss")
         for i, tip in enumerate(("Throughput, loss, bubble and memory of each mode",
                                  "The pipeline's measured idle share against (p−1)/(M+p−1)",
                                  "What each rank holds: with the model split, only its stage",
@@ -133,7 +133,7 @@ class ModesPage(QWidget):
         body.addWidget(column)
         body.addWidget(right)
         body.setStretchFactor(1, 1)
-        body.setSizes([280, 900])
+        body.setSizes([230, 900])
         body.setCollapsible(1, False)
         layout = QVBoxLayout(self)
         layout.addWidget(self.claim)

@@ -64,10 +64,10 @@ class ModesPlots:
         self.memory.showGrid(x=True, y=False, alpha=0.3)
         self.memory.getPlotItem().invertY(True)
         self.memory.setMouseEnabled(y=False)
+        self.memory.getPlotItem().legend.setOffset((-10, -10))  # bottom right: beside the split modes' short bars
         self.loss, self.loss_hint = _plot(
-            "parallel_loss", "Training loss of every mode (they should coincide)", "samples", "loss",
+            "parallel_loss", "Loss of every mode", "samples", "loss",
             "Press Run: every mode's loss curve, on top of each other when the modes compute the same thing")
-        self.loss.getPlotItem().legend.setColumnCount(2)
 
     def show(self, result: dict[str, Any]) -> None:
         self.show_bubble(result["rows"])
@@ -116,7 +116,7 @@ class ModesPlots:
         axis.setTicks([[(i, t) for i, t in enumerate(labels)], []])
         axis.setWidth(max(60, 7 * max(len(t) for t in labels)))
         plot.setYRange(-0.6, len(lanes) - 0.4, padding=0.02)
-        plot.setXRange(0.0, max(left) * 1.05 or 1.0, padding=0.0)
+        plot.setXRange(0.0, max(left) * 1.8 or 1.0, padding=0.0)  # the right part for the legend, off the bars
 
     def show_loss(self, rows: list[dict[str, Any]]) -> None:
         plot = self.loss
@@ -127,11 +127,13 @@ class ModesPlots:
             return
         self.loss_hint.hide_hint()
         named: set[str] = set()
-        for r in curves:
+        modes = [m for m in MODES if any(r["mode"] == m for r in curves)]
+        for r in curves:  # the first mode widest, the next ones narrower on top: coinciding curves stay visible
             style = Qt.PenStyle.DashLine if r["mode"] in PIPELINE_MODES and r["microbatches"] > 1 else \
                 Qt.PenStyle.SolidLine
             name = MODE_NAMES.get(r["mode"], r["mode"])
+            later = len(modes) - 1 - modes.index(r["mode"]) if r["mode"] in modes else 0
             plot.plot([p[0] for p in r["losses"]], [p[1] for p in r["losses"]],
-                      pen=pg.mkPen(mode_colour(r["mode"]), width=2, style=style),
+                      pen=pg.mkPen(mode_colour(r["mode"]), width=1.5 + 1.5 * later, style=style),
                       name=None if name in named else name)
             named.add(name)

@@ -44,9 +44,11 @@ class ModesTimeline(QWidget):
         self.selector = QComboBox()
         self.selector.setObjectName("parallel_timeline_mode")
         self.selector.setToolTip("Whose timeline to draw: each mode, and each pipeline mode at each M")
+        self.selector.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.selector.currentIndexChanged.connect(self._draw)
         self.summary = QLabel("")
         self.summary.setObjectName("parallel_timeline_summary")
+        self.summary.setWordWrap(True)  # one line when there is room; never what sets the page's width
         self.gantt = GanttPlot(x_label="time", x_units="ms")
         self.gantt.setObjectName("parallel_gantt")
         self.gantt.getPlotItem().getAxis("bottom").enableAutoSIPrefix(False)  # ms stay ms
@@ -85,6 +87,8 @@ class ModesTimeline(QWidget):
         row = self.rows[index]
         lanes, bars = timeline_bars(row)
         self.gantt.set_bars(lanes, bars, KIND_COLOURS)
+        # room above the first lane for the legend (it sits in the plot's top-right corner, over the bars)
+        self.gantt.getPlotItem().setYRange(-1.1 - 0.25 * len(lanes), len(lanes) - 0.4, padding=0.02)
         self.empty.hide_hint()
         busy = " · ".join(f"rank {r} busy {b:.0%}" for r, b in enumerate(row["busy"]))
         bubble = f" · bubble {row['bubble']:.0%}" if row.get("bubble") is not None else ""
