@@ -11,7 +11,7 @@ from studio.core.contracts.parallel import Interval, ModeResult, ParallelResult,
 F_MS, B_MS, SEND_MS, OPT_MS, ALLREDUCE_MS = 6.0, 12.0, 0.4, 1.5, 3.0  # one stage's forward/backward of the batch
 WIDTHS = (512, 512, 512)
 LAYERS = [(784, 512), (512, 512), (512, 512), (512, 10)]
-STAGES = [["fc1", "fc2"], ["fc3", "fc4"]]
+NAMES = ["fc1", "fc2", "fc3", "fc4"]
 STEPS, TIMELINE_STEPS, BATCH = 30, 3, 64
 
 
@@ -72,21 +72,28 @@ def _pipeline_step(p: int, m: int, order: str, t0: float, step: int) -> tuple[li
     return out, last + OPT_MS / p
 
 
+def _stages(p: int) -> list[list[int]]:
+    """The layers' indices per stage: contiguous, as even as they go (p ≤ 4)."""
+    cuts = [round(i * len(LAYERS) / p) for i in range(p + 1)]
+    return [list(range(cuts[i], cuts[i + 1])) for i in range(p)]
+
+
 def _memory(mode: str, p: int, m: int) -> list[RankMemory]:
     params = [(i * o + o) * 4 for i, o in LAYERS]
     act_full = BATCH * sum(o for _, o in LAYERS) * 4 * 2
     if mode == "single":
         total = sum(params)
         return [RankMemory(rank=0, parameters=total, gradients=total, optimizer=total, activations=act_full,
-                           layers=[n for s in STAGES for n in s])]
+                           layers=NAMES)]
     if mode == "ddp":
         total = sum(params)
         return [RankMemory(rank=r, parameters=total, gradients=total, optimizer=total, activations=act_full // p,
-                           layers=[n for s in STAGES for n in s]) for r in range(p)]
-    per_stage = [sum(params[:2]), sum(params[2:])]
+                           layers=NAMES) for r in range(p)]
+    per_stage = [sum(params[i] for i in stage) for stage in _stages(p)]
     in_flight = [m if mode != "pipeline-1f1b" else min(m, p - s) for s in range(p)]
     return [RankMemory(rank=s, parameters=per_stage[s], gradients=per_stage[s], optimizer=per_stage[s],
-                       activations=act_full // p * in_flight[s] // m, layers=STAGES[s]) for s in range(p)]
+                       activations=act_full // p * in_flight[s] // m,
+                       layers=[NAMES[i] for i in _stages(p)[s]]) for s in range(p)]
 
 
 def _row(mode: str, p: int, m: int, gap: float) -> ModeResult:
@@ -140,5 +147,6 @@ def make_result(p: int = 2, microbatches: tuple[int, ...] = (1, 2, 4, 8), bad_ga
     rows = [_row("single", p, 1, 0.0), _row("ddp", p, 1, bad_gap or 2e-7), _row("model", p, 1, 1e-7)]
     for mode in ("pipeline-gpipe", "pipeline-1f1b"):
         rows += [_row(mode, p, m, 3e-7) for m in microbatches]
-    return dict(ParallelResult(rows=rows, stages=STAGES, device="cpu", cores=2, dataset="fashion_mnist_small",
+    stages = [[NAMES[i] for i in stage] for stage in _stages(p)]
+    return dict(ParallelResult(rows=rows, stages=stages, device="cpu", cores=2, dataset="fashion_mnist_small",
                                batch_size=BATCH, steps=STEPS, ranks=p, loss_tolerance=1e-4))

@@ -120,6 +120,17 @@ def test_choosing_another_mode_redraws_the_gantt_with_its_intervals(page, qtbot)
     assert page.timeline.selector.currentText() == "DDP"
 
 
+def test_a_result_without_some_rows_says_what_was_not_run(page):
+    result = make_result(p=4, microbatches=(4, 8))
+    result["rows"] = [r for r in result["rows"] if r["mode"] != "ddp"]
+    result["notes"] = ["1F1B needs at least as many micro-batches as ranks (4): M=2 was not run."]
+    page.show_result(result)
+    assert page.table.rowCount() == 6 and "Not run: 1F1B needs at least" in page.status.text()
+    page.timeline.selector.setCurrentText("GPipe M=4")
+    assert page.timeline.gantt.lanes == ["rank 0", "rank 1", "rank 2", "rank 3"]
+    assert page.plots.bubble.getPlotItem().listDataItems()[0].getData()[1][0] == pytest.approx(3 / 4)
+
+
 def test_a_loss_off_the_single_curve_is_marked(page):
     page.show_result(make_result(bad_gap=0.01))
     assert cell(page, 1, "loss gap").endswith("✗") and cell(page, 2, "loss gap").endswith("✓")
@@ -152,7 +163,6 @@ def test_run_hands_the_session_the_request_of_the_form(page):
     ("microbatches", "1,x", "whole numbers separated by commas"),
     ("microbatches", "", "at least one"),
     ("microbatches", "0,2", "at least 1"),
-    ("microbatches", "128", "cannot split a global batch of 64"),
     ("widths", "512,,abc", "hidden widths must be whole numbers"),
 ])
 def test_bad_form_input_is_refused_in_one_sentence_before_anything_starts(page, field, text, words):
@@ -195,7 +205,12 @@ def test_the_paper_check_button_is_there_only_with_its_checks(qtbot, monkeypatch
     qtbot.addWidget(without)
     assert without.check_panel is None
     monkeypatch.setattr(modes_page, "CHECKS", {"huang_gpipe_bubble": check, "other": check})
-    with_check = ModesPage(SimpleNamespace())
+    handles: list[FakeHandle] = []
+    with_check = ModesPage(SimpleNamespace(start_check=lambda request: handles.append(FakeHandle()) or handles[-1]))
     qtbot.addWidget(with_check)
-    assert with_check.check_panel is not None and with_check.check_panel.checks == [check]
-    assert with_check.check_panel.run_button.parent() is not None
+    panel = with_check.check_panel
+    assert panel is not None and panel.checks == [check] and panel.run_button.parent() is not None
+    panel.run_button.click()  # the check runs as a job; its verdict lands beside the claim
+    handles[0].end("finished", "", [{"name": "huang_gpipe_bubble", "verdict": "FAIL", "passed": False,
+                                     "seconds": 3.0, "measures": []}])
+    assert "FAIL" in with_check.verdicts.text() and "huang_gpipe_bubble" in with_check.verdicts.text()

@@ -1,6 +1,6 @@
 """The form of "One model, four ways": which modes, how many ranks, the pipeline's micro-batch counts, the steps,
-the global batch and the MLP's hidden widths; ``request()`` reads it into a ``ParallelRequest`` or refuses it with
-one sentence (a ``ConfigError``) before anything starts."""
+the global batch and the MLP's hidden widths; ``request()`` reads it into a ``ParallelRequest`` or refuses what
+cannot be read (no mode, "1,x") with one sentence (a ``ConfigError``) before anything starts."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ class ModesForm(QWidget):
             grid.addWidget(box, i // 2, i % 2)
         self.ranks = QSpinBox()
         self.ranks.setObjectName("parallel_ranks")
-        self.ranks.setRange(2, 8)
+        self.ranks.setRange(2, 16)
         self.ranks.setValue(defaults.ranks)
         self.ranks.setToolTip("Processes (one device each with CUDA): DDP's replicas, or the model's stages")
         self.microbatches = QLineEdit("1,2,4,8")
@@ -97,9 +97,7 @@ class ModesForm(QWidget):
             raise ConfigError("choose at least one mode to train")
         microbatches = _ints(self.microbatches.text(), "the micro-batch counts", "1,2,4,8")
         widths = _ints(self.widths.text(), "the hidden widths", "512,512,512")
-        batch = self.batch.value()
-        if any(m in modes for m in ("pipeline-gpipe", "pipeline-1f1b")) and max(microbatches) > batch:
-            raise ConfigError(f"{max(microbatches)} micro-batches cannot split a global batch of {batch}: "
-                              f"choose M ≤ {batch}")
+        # the limits between the numbers (M against the batch, ranks against the layers) are the engine's: it
+        # refuses a request in one sentence before any rank starts, and the page shows that sentence
         return ParallelRequest(modes=modes, ranks=self.ranks.value(), microbatches=tuple(sorted(set(microbatches))),
-                               widths=widths, batch_size=batch, steps=self.steps.value())
+                               widths=widths, batch_size=self.batch.value(), steps=self.steps.value())

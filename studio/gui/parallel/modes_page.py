@@ -5,6 +5,7 @@ numbers per mode, memory per rank, the loss curves overlaid, and the page's pape
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -29,6 +30,7 @@ from studio.gui.parallel.modes_form import ModesForm
 from studio.gui.parallel.modes_plots import ModesPlots
 from studio.gui.parallel.modes_table import ModesTable
 from studio.gui.parallel.modes_timeline import ModesTimeline
+from studio.gui.widgets.paper_check import verdict_html
 
 CLAIM = ("<b>The claim.</b> Splitting the <i>data</i> keeps every rank busy: each holds the whole model and trains "
          "its share of the batch. Splitting the <i>model</i> leaves all but one rank idle at any moment — slower "
@@ -80,6 +82,11 @@ class ModesPage(QWidget):
         self.status.setWordWrap(True)
         checks = [CHECKS[n] for n in CHECK_NAMES if n in CHECKS]  # the lead merges them with the engine
         self.check_panel = CheckPanel(self, checks) if checks else None
+        self.verdicts = QLabel("")  # each check's PASS/FAIL, beside the claim (the details: in the left column)
+        self.verdicts.setObjectName("parallel_check_verdicts")
+        self.verdicts.setTextFormat(Qt.TextFormat.RichText)
+        if self.check_panel is not None:
+            self.check_panel.binding.done.connect(lambda _outcomes: self.show_verdicts())
         if parallel_task() is None:
             self.run_button.setEnabled(False)
             self.run_button.setToolTip(NO_TASK)
@@ -97,8 +104,6 @@ class ModesPage(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.cancel_button)
-        if self.check_panel is not None:
-            buttons.addWidget(self.check_panel.run_button)
         column = QWidget()
         column_layout = QVBoxLayout(column)
         column_layout.setContentsMargins(0, 0, 0, 0)
@@ -135,8 +140,16 @@ class ModesPage(QWidget):
         body.setStretchFactor(1, 1)
         body.setSizes([230, 900])
         body.setCollapsible(1, False)
+        top = QHBoxLayout()
+        top.addWidget(self.claim, 1)
+        if self.check_panel is not None:
+            check = QVBoxLayout()
+            check.addWidget(self.check_panel.run_button)
+            check.addWidget(self.verdicts)
+            check.addStretch(1)
+            top.addLayout(check)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.claim)
+        layout.addLayout(top)
         layout.addWidget(body, 1)
 
     # --- what CheckPanel asks of its view --------------------------------------------------------
@@ -146,6 +159,11 @@ class ModesPage(QWidget):
     def show_status(self, text: str, error: bool = False) -> None:
         self.status.setText(text)
         self.status.setStyleSheet("color: #d9413b" if error else "")
+
+    def show_verdicts(self) -> None:
+        """The last paper-check outcomes as one line per check: its name and a coloured PASS/FAIL."""
+        outcomes = self.check_panel.outcomes if self.check_panel is not None else []
+        self.verdicts.setText("<br>".join(f"{verdict_html(o['verdict'])} {html.escape(o['name'])}" for o in outcomes))
 
     # --- the job -----------------------------------------------------------------------------------
     def run(self) -> None:
@@ -189,9 +207,10 @@ class ModesPage(QWidget):
         self.result = result
         self.bar.setValue(100)
         stages = "; ".join(f"rank {i} holds {', '.join(s)}" for i, s in enumerate(result["stages"]))
+        notes = "; ".join(n.rstrip(". ") for n in result.get("notes", []))  # what was not run, and why
         self._finish(f"{result['ranks']} ranks on {result['device']} ({result['cores']} cores), {result['dataset']}, "
                      f"global batch {result['batch_size']}, {result['steps']} steps."
-                     + (f" Stages: {stages}." if stages else ""))
+                     + (f" Stages: {stages}." if stages else "") + (f" Not run: {notes}." if notes else ""))
         self.timeline.show_rows(result["rows"])
         self.table.show_result(result)
         self.plots.show(result)
