@@ -111,6 +111,7 @@ def test_choosing_another_mode_redraws_the_gantt_with_its_intervals(page, qtbot)
     assert gantt.lanes == ["rank 0", "rank 1"] and len(gantt.bars) == len(row["timeline"])
     assert {b.kind for b in gantt.bars} == {"forward", "backward", "send", "recv", "idle", "optimizer"}
     assert all(gantt.colours[k] == KIND_COLOURS[k] for k in gantt.colours)
+    assert list(gantt.colours) == ["forward", "backward", "optimizer", "send", "recv", "idle"]  # the legend's order
     assert any("micro-batch 7" in b.label for b in gantt.bars)
     assert "bubble" in page.timeline.summary.text()
     page.table.selectRow(1)  # a row of the table draws its timeline

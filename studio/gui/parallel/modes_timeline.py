@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from studio.core.contracts.parallel import PIPELINE_MODES
+from studio.core.contracts.parallel import KINDS, PIPELINE_MODES
 from studio.gui.parallel.modes_form import MODE_NAMES
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.gantt import Bar, GanttPlot
@@ -86,7 +86,8 @@ class ModesTimeline(QWidget):
             return
         row = self.rows[index]
         lanes, bars = timeline_bars(row)
-        self.gantt.set_bars(lanes, bars, KIND_COLOURS)
+        order = {kind: i for i, kind in enumerate(KINDS)}  # the legend lists the kinds in one order in every mode
+        self.gantt.set_bars(lanes, sorted(bars, key=lambda b: order.get(b.kind, len(order))), KIND_COLOURS)
         # room above the first lane for the legend (it sits in the plot's top-right corner, over the bars)
         self.gantt.getPlotItem().setYRange(-1.1 - 0.25 * len(lanes), len(lanes) - 0.4, padding=0.02)
         self.empty.hide_hint()
