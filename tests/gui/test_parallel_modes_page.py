@@ -72,6 +72,7 @@ def test_the_page_is_the_labs_modes_page():
 
 
 def test_a_result_fills_the_table_the_timeline_and_the_plots(page):
+    assert not page.timeline.selector.isEnabled() and page.timeline.empty.shown  # nothing to choose yet
     result = make_result()
     page.show_result(result)
     rows = result["rows"]

@@ -46,6 +46,7 @@ class ModesTimeline(QWidget):
         self.selector.setToolTip("Whose timeline to draw: each mode, and each pipeline mode at each M")
         self.selector.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.selector.currentIndexChanged.connect(self._draw)
+        self.selector.setEnabled(False)  # until a result gives it entries
         self.summary = QLabel("")
         self.summary.setObjectName("parallel_timeline_summary")
         self.summary.setWordWrap(True)  # one line when there is room; never what sets the page's width
@@ -73,6 +74,7 @@ class ModesTimeline(QWidget):
         index = self.selector.findText(keep)
         self.selector.setCurrentIndex(index if index >= 0 else 0)
         self.selector.blockSignals(False)
+        self.selector.setEnabled(bool(self.rows))
         self._draw(self.selector.currentIndex())
 
     def select(self, index: int) -> None:
