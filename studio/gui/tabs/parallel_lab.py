@@ -26,6 +26,7 @@ class LabPage:
 
 
 PAGES: tuple[LabPage, ...] = (
+    LabPage("modes", "One model, four ways", "studio.gui.parallel.modes_page:ModesPage"),
     LabPage("schedule", "Scheduling", "studio.gui.parallel.schedule_page:SchedulePage"),
 )
 
@@ -67,8 +68,10 @@ class ParallelLab(QWidget):
         spec = PAGES[index]
         widget = spec.load()(self.session, self)
         self._built[spec.id] = widget
-        layout = self.pages.widget(index).layout()  # type: ignore[union-attr]  # the holder of __init__
-        layout.addWidget(widget)  # type: ignore[union-attr]
+        holder = self.pages.widget(index)
+        layout = holder.layout() if holder is not None else None
+        if layout is not None:
+            layout.addWidget(widget)
 
     def set_presentation(self, on: bool) -> None:
         for widget in self._built.values():
