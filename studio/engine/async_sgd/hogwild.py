@@ -19,7 +19,7 @@ from typing import Any
 
 from studio.core.contracts.async_sgd import LABELS, MAX_STALENESS_BINS, AsyncRequest, request_from_dict
 from studio.engine.async_sgd import model as model_lib
-from studio.engine.async_sgd.server import SNAPSHOTS
+from studio.engine.async_sgd.server import schedule
 
 POLL_S = 0.005
 
@@ -89,8 +89,7 @@ def run(request: AsyncRequest) -> dict[str, Any]:
         start.set()
         t0 = time.perf_counter()
         snaps: list[tuple[int, float, list[Any]]] = [(0, 0.0, model_lib.snapshot(net))]
-        every = request.eval_every or max(1, request.updates // SNAPSHOTS)
-        next_update, next_t = every, request.seconds / SNAPSHOTS
+        plan = schedule(request)
         last_report = 0.0
         while True:
             time.sleep(POLL_S)
@@ -101,9 +100,8 @@ def run(request: AsyncRequest) -> dict[str, Any]:
                 stop.set()
                 snaps.append((done, t, model_lib.snapshot(net)))
                 break
-            if (request.updates and done >= next_update) or (not request.updates and t >= next_t):
+            if plan.due(done, t):
                 snaps.append((done, t, model_lib.snapshot(net)))
-                next_update, next_t = done + every, t + request.seconds / SNAPSHOTS
             if t - last_report > 0.5:
                 last_report = t
                 fraction = done / request.updates if request.updates else t / request.seconds

@@ -58,3 +58,27 @@ class Ledger:
     @property
     def mean(self) -> float:
         return self.total_staleness / self.applied if self.applied else 0.0
+
+
+class Schedule:
+    """When to snapshot the weights for the loss curve: densely early (updates 1, 2, 3, … growing by ``ratio``,
+    so the first updates — where the modes differ most per update — are resolved) and regularly after that (every
+    ``every`` updates, or every ``every_s`` seconds with a time budget)."""
+
+    def __init__(self, every: int = 0, every_s: float = 0.0, ratio: float = 1.15) -> None:
+        self.every, self.every_s, self.ratio = every, every_s, ratio
+        self._geo, self._update, self._time = 1.0, every, every_s
+
+    def due(self, update: int, seconds: float) -> bool:
+        hit = False
+        if update >= self._geo:
+            hit = True
+            while self._geo <= update:
+                self._geo = max(self._geo * self.ratio, int(self._geo) + 1)
+        if self.every and update >= self._update:
+            hit = True
+            self._update = update + self.every
+        if self.every_s and seconds >= self._time:
+            hit = True
+            self._time = seconds + self.every_s
+        return hit

@@ -20,10 +20,16 @@ from collections.abc import Callable
 from typing import Any
 
 from studio.core.contracts.async_sgd import AsyncRequest
-from studio.engine.async_sgd.ledger import Ledger, staleness_lr
+from studio.engine.async_sgd.ledger import Ledger, Schedule, staleness_lr
 from studio.engine.async_sgd.model import build, load_weights, snapshot
 
-SNAPSHOTS = 40  # loss points per mode (about)
+SNAPSHOTS = 40  # loss points per mode at regular intervals (and more early on: ``ledger.Schedule``)
+
+
+def schedule(request: AsyncRequest) -> Schedule:
+    if request.updates:
+        return Schedule(every=request.eval_every or max(1, request.updates // SNAPSHOTS))
+    return Schedule(every=request.eval_every, every_s=request.seconds / SNAPSHOTS)
 
 
 class ParameterServer:
@@ -42,7 +48,7 @@ class ParameterServer:
         self.t0 = self.elapsed = 0.0
         self.dropped = 0
         self.opt: Any = None
-        self._next_t = 0.0
+        self.schedule = schedule(request)
 
     # --- the orchestration (the server's main thread) -------------------------------------------------------
     def start_phase(self, index: int, mode: str) -> None:
@@ -54,7 +60,7 @@ class ParameterServer:
             self.ledger, self.round, self.dropped = Ledger(self.k), [], 0
             self.snapshots = [(0, 0.0, snapshot(self.model))]
             self.phase, self.mode, self.active, self.left = index, mode, True, set()
-            self._next_t = self._t_step()
+            self.schedule = schedule(self.request)
             self.t0 = time.perf_counter()
             self.cond.notify_all()
 
@@ -124,17 +130,11 @@ class ParameterServer:
         t = time.perf_counter() - self.t0
         r = self.request
         over = (r.updates and version >= r.updates) or (not r.updates and t >= r.seconds)
-        every = r.eval_every or max(1, r.updates // SNAPSHOTS)
-        due = (r.updates and version % every == 0) or (not r.updates and t >= self._next_t)
-        if due or over:
+        if self.schedule.due(version, t) or over:
             self.snapshots.append((version, t, snapshot(self.model)))
-            self._next_t = t + self._t_step()
         if over:
             self.active, self.elapsed = False, t
         self.cond.notify_all()
-
-    def _t_step(self) -> float:
-        return self.request.seconds / SNAPSHOTS if not self.request.updates else 0.0
 
     def _fraction(self) -> float:
         r = self.request

@@ -26,6 +26,7 @@ class LabPage:
 
 
 PAGES: tuple[LabPage, ...] = (
+    LabPage("async", "Async SGD", "studio.gui.parallel.async_page:AsyncPage"),
 )
 
 
