@@ -42,11 +42,13 @@ CHECK_NAME = "chen_async_straggler"
 CLAIM = ("<b>Claim.</b> With a straggler, a synchronous parameter server waits for the slowest worker every round; "
          "asynchronous SGD applies each gradient as it arrives, so it makes many more updates per second and reaches "
          "a lower loss in the same wall time — but its gradients are stale (computed on weights several updates "
-         "old), so each update helps less than a synchronous one. Dividing the learning rate by the staleness "
-         "(Zhang et al. 2016) tames the stale ones. Hogwild: workers share one model in memory, without a lock.")
+         "old), so each update helps less than a synchronous one. Zhang et al. (2016) divide the learning rate by the "
+         "staleness to tame stale gradients (switch it on to compare: with 3 workers the staleness is about 1.5 "
+         "and the effect is within run-to-run noise here). Hogwild: workers share one model in memory, no lock.")
 COLOURS = {"sync": 0, "async": 1, "async-sa": 2, "hogwild": 3}
-COLUMNS = ("mode", "updates/s", "updates", "loss", "test acc", "mean staleness")
-MAX_BARS = 30  # staleness bins drawn; larger ones are added into the last bar
+SHORT = {"sync": "sync", "async": "async", "async-sa": "async, lr ÷ τ", "hogwild": "Hogwild"}
+COLUMNS = ("mode", "updates/s", "updates", "loss", "test acc", "mean τ")
+MAX_BARS = 20  # staleness bins drawn; larger ones are added into the last bar
 
 
 def _tip(widget: QWidget, text: str) -> QWidget:
@@ -78,17 +80,16 @@ class AsyncPage(QWidget):
         _tip(self.delays, "Seconds each worker sleeps per gradient, in worker order: 0,0,0.05 makes the third "
                           "worker a straggler")
         self.mode_boxes: dict[str, QCheckBox] = {}
-        modes = QHBoxLayout()
-        for mode, tip in (("sync", "Synchronous: the server waits for all k gradients of a round, applies their mean"),
+        modes = QGridLayout()  # two by two: the side column stays narrow enough for the plots at 1024 px
+        for i, (mode, tip) in enumerate( (("sync", "Synchronous: the server waits for all k gradients of a round, applies their mean"),
                           ("async", "Asynchronous: the server applies each gradient as it arrives"),
-                          ("hogwild", "Hogwild: k processes update one model in shared memory, lock-free")):
+                          ("hogwild", "Hogwild: k processes update one model in shared memory, lock-free"))):
             box = QCheckBox(mode)
             box.setChecked(True)
             box.setToolTip(tip)
             self.mode_boxes[mode] = box
-            modes.addWidget(box)
-        modes.addStretch(1)
-        self.staleness_aware = QCheckBox("also async with lr ÷ staleness")
+            modes.addWidget(box, i // 2, i % 2)
+        self.staleness_aware = QCheckBox("async, lr ÷ τ")
         self.staleness_aware.setChecked(True)
         _tip(self.staleness_aware, "Add the staleness-aware variant: each gradient's learning rate divided by how "
                                    "many updates old it is (Zhang et al. 2016)")
@@ -113,21 +114,22 @@ class AsyncPage(QWidget):
         form = QFormLayout()
         form.addRow("Workers", self.workers)
         form.addRow("Delays (s)", self.delays)
+        modes.addWidget(self.staleness_aware, 1, 1)
         form.addRow("Modes", modes)
-        form.addRow("", self.staleness_aware)
         budget = QHBoxLayout()
         budget.addWidget(self.budget)
         budget.addWidget(self.budget_kind)
         form.addRow("Budget", budget)
-        form.addRow("Batch per worker", self.batch)
-        form.addRow("Learning rate", self.lr)
+        form.addRow("Batch", self.batch)
+        form.addRow("lr", self.lr)
         form.addRow("Seed", self.seed)
 
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("async_table")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.setToolTip("One row per mode: applied updates per second, updates, the final loss on 2,000 "
-                              "training images, the test accuracy, and the mean staleness of the applied gradients")
+                              "training images, the test accuracy, and the mean staleness τ of the applied gradients "
+                              "(how many updates old they were)")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -144,6 +146,10 @@ class AsyncPage(QWidget):
         side_layout.addLayout(form)
         side_layout.addWidget(self.table)
         if self.check_panel is not None:
+            row = QHBoxLayout()
+            row.addWidget(self.check_panel.run_button)
+            row.addStretch(1)
+            side_layout.addLayout(row)
             side_layout.addWidget(self.check_panel)
         side_layout.addStretch(1)
         self.side_scroll = QScrollArea()
@@ -167,8 +173,6 @@ class AsyncPage(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.cancel_button)
-        if self.check_panel is not None:
-            buttons.addWidget(self.check_panel.run_button)
         buttons.addStretch(1)
         column = QWidget()
         column_layout = QVBoxLayout(column)
@@ -178,11 +182,20 @@ class AsyncPage(QWidget):
         column_layout.addWidget(self.bar)
         column_layout.addWidget(self.status)
 
-        self.by_update = self._plot("async_loss_updates", "Loss against applied updates", "applied updates", "loss")
-        self.by_time = self._plot("async_loss_time", "Loss against wall time", "seconds", "loss")
-        self.staleness = self._plot("async_staleness", "Staleness of the applied gradients", "staleness (updates)",
-                                    "gradients")
-        self.per_worker = self._plot("async_workers", "Applied gradients per worker", "worker", "gradients")
+        self.by_update = self._plot("async_loss_updates", "Loss vs updates", "applied updates (log)", "loss",
+                                    "The loss on 2,000 training images after each applied update (log scale: sync "
+                                    "makes far fewer updates); per update, lower is better")
+        self.by_update.setLogMode(x=True, y=False)
+        self.by_update.addLegend(offset=(10, -10), labelTextSize="8pt", verSpacing=-6)  # bottom left: empty
+        self.by_time = self._plot("async_loss_time", "Loss vs wall time", "seconds", "loss",
+                                  "The same loss against wall-clock seconds since the mode started")
+        self.staleness = self._plot("async_staleness", "Staleness τ", "updates old when applied",
+                                    "share of gradients", "How many updates each applied gradient was old (the "
+                                    "server's version minus the one it was computed on), as a share of the mode's "
+                                    "applied gradients; sync's are all 0")
+        self.per_worker = self._plot("async_workers", "Share per worker", "worker (delay)", "share of updates",
+                                     "Each worker's share of the mode's applied gradients: in sync every worker "
+                                     "counts the same; in async the straggler contributes little")
         self.hints = [EmptyHint(self.by_update, "Press Run: the loss after each applied update, per mode"),
                       EmptyHint(self.by_time, "Press Run: the loss against wall-clock seconds, per mode"),
                       EmptyHint(self.staleness, "Press Run: how many updates old each applied gradient was"),
@@ -200,22 +213,22 @@ class AsyncPage(QWidget):
         split.addWidget(plots)
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
-        split.setSizes([340, 900])
-        column.setMinimumWidth(300)
+        split.setSizes([270, 1000])
+        column.setMinimumWidth(240)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(split)
 
-    def _plot(self, name: str, title: str, bottom: str, left: str) -> pg.PlotWidget:
+    def _plot(self, name: str, title: str, bottom: str, left: str, tip: str) -> pg.PlotWidget:
         plot = pg.PlotWidget()
         plot.setObjectName(name)
-        plot.setTitle(title)
+        plot.setTitle(title, size="10pt")
         plot.setLabel("bottom", bottom)
         plot.setLabel("left", left)
         plot.showGrid(x=True, y=True, alpha=0.3)
-        plot.addLegend(offset=(-10, 10))
-        plot.setToolTip(title)
-        plot.setMinimumSize(200, 150)
+        plot.setToolTip(tip)
+        plot.getAxis("left").enableAutoSIPrefix(False)  # shares as 0.5, not 500 (×0.001)
+        plot.setMinimumSize(130, 140)
         return plot
 
     # --- the form ------------------------------------------------------------------------------------------------
@@ -311,7 +324,7 @@ class AsyncPage(QWidget):
                          f"lr {result['lr']:g}, {result['cores']} CPU cores.")
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
-            cells = (r["label"], f"{r['updates_per_s']:,.1f}", r["updates"], f"{r['final_loss']:.3f}",
+            cells = (SHORT.get(r["mode"], r["mode"]), f"{r['updates_per_s']:,.1f}", r["updates"], f"{r['final_loss']:.3f}",
                      f"{r['test_acc']:.1%}", f"{r['mean_staleness']:.2f}")
             for j, value in enumerate(cells):
                 item = QTableWidgetItem(str(value))
@@ -326,14 +339,17 @@ class AsyncPage(QWidget):
             colour = run_colour(COLOURS.get(r["mode"], 4))
             pen = pg.mkPen(colour, width=2)
             curve = r["curve"]
-            self.by_update.plot([p["update"] for p in curve], [p["loss"] for p in curve], pen=pen, name=r["label"])
-            self.by_time.plot([p["seconds"] for p in curve], [p["loss"] for p in curve], pen=pen, name=r["label"])
-        self._bars(self.staleness, rows, lambda r: _clip(r["staleness"], MAX_BARS))
-        self._bars(self.per_worker, rows, lambda r: r["worker_updates"])
+            later = [p for p in curve if p["update"] > 0]  # a log axis: from the first update on
+            self.by_update.plot([p["update"] for p in later], [p["loss"] for p in later], pen=pen,
+                                name=SHORT.get(r["mode"], r["mode"]))
+            self.by_time.plot([p["seconds"] for p in curve], [p["loss"] for p in curve], pen=pen)
+        self._bars(self.staleness, rows, lambda r: _shares(_clip(r["staleness"], MAX_BARS)))
+        self._bars(self.per_worker, rows, lambda r: _shares(r["worker_updates"]))
         top = max((len(_clip(r["staleness"], MAX_BARS)) for r in rows), default=1)
         if top >= MAX_BARS:
-            self.staleness.setLabel("bottom", f"staleness (updates; the last bar: ≥ {MAX_BARS - 1})")
-        self.per_worker.getAxis("bottom").setTicks([[(w, f"{w} ({d:g} s)") for w, d in enumerate(result["delays"])]])
+            self.staleness.setLabel("bottom", f"τ (last bar: ≥ {MAX_BARS - 1})")
+        self.per_worker.getAxis("bottom").setTicks([[(w, f"{w}: {d:g} s" if d else str(w))
+                                                     for w, d in enumerate(result["delays"])]])
 
     def _bars(self, plot: pg.PlotWidget, rows: list[dict[str, Any]], values: Any) -> None:
         width = 0.8 / max(len(rows), 1)
@@ -341,7 +357,12 @@ class AsyncPage(QWidget):
             heights = values(r)
             xs = [i - 0.4 + width * (k + 0.5) for i in range(len(heights))]
             plot.addItem(pg.BarGraphItem(x=xs, height=heights, width=width,
-                                         brush=run_colour(COLOURS.get(r["mode"], 4)), pen=None, name=r["label"]))
+                                         brush=run_colour(COLOURS.get(r["mode"], 4)), pen=None))
+
+
+def _shares(counts: list[int]) -> list[float]:
+    total = sum(counts)
+    return [c / total if total else 0.0 for c in counts]
 
 
 def _clip(counts: list[int], bars: int) -> list[int]:
