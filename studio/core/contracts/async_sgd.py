@@ -61,7 +61,8 @@ def request_to_dict(request: AsyncRequest) -> dict[str, Any]:
 
 def request_from_dict(values: dict[str, Any]) -> AsyncRequest:
     """The request back from ``request_to_dict`` (JSON lists become tuples again)."""
-    return AsyncRequest(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+    return AsyncRequest(**fields)
 
 
 def parse_delays(text: str) -> tuple[float, ...]:

@@ -40,9 +40,11 @@ def run_server(request: AsyncRequest, world: int, port: int) -> None:
     ps.wait_all_waiting()
     phases = []
     for i, mode in enumerate(modes):
+        def report(fraction: float, i: int = i, mode: str = mode) -> None:
+            _emit({"type": "progress", "mode": mode, "phase": i, "phases": len(modes), "fraction": fraction})
+
         ps.start_phase(i, mode)
-        ps.wait_all_waiting(lambda f, i=i, mode=mode: _emit({"type": "progress", "mode": mode, "phase": i,
-                                                               "phases": len(modes), "fraction": f}))
+        ps.wait_all_waiting(report)
         phases.append(ps.stats())
         _emit({"type": "progress", "mode": mode, "phase": i, "phases": len(modes), "fraction": 1.0})
     ps.finish()

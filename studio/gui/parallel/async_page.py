@@ -81,9 +81,10 @@ class AsyncPage(QWidget):
                           "worker a straggler")
         self.mode_boxes: dict[str, QCheckBox] = {}
         modes = QGridLayout()  # two by two: the side column stays narrow enough for the plots at 1024 px
-        for i, (mode, tip) in enumerate( (("sync", "Synchronous: the server waits for all k gradients of a round, applies their mean"),
-                          ("async", "Asynchronous: the server applies each gradient as it arrives"),
-                          ("hogwild", "Hogwild: k processes update one model in shared memory, lock-free"))):
+        tips = (("sync", "Synchronous: the server waits for all k gradients of a round, applies their mean"),
+                ("async", "Asynchronous: the server applies each gradient as it arrives"),
+                ("hogwild", "Hogwild: k processes update one model in shared memory, lock-free"))
+        for i, (mode, tip) in enumerate(tips):
             box = QCheckBox(mode)
             box.setChecked(True)
             box.setToolTip(tip)
@@ -324,8 +325,8 @@ class AsyncPage(QWidget):
                          f"lr {result['lr']:g}, {result['cores']} CPU cores.")
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
-            cells = (SHORT.get(r["mode"], r["mode"]), f"{r['updates_per_s']:,.1f}", r["updates"], f"{r['final_loss']:.3f}",
-                     f"{r['test_acc']:.1%}", f"{r['mean_staleness']:.2f}")
+            cells = (SHORT.get(r["mode"], r["mode"]), f"{r['updates_per_s']:,.1f}", r["updates"],
+                     f"{r['final_loss']:.3f}", f"{r['test_acc']:.1%}", f"{r['mean_staleness']:.2f}")
             for j, value in enumerate(cells):
                 item = QTableWidgetItem(str(value))
                 if j:
