@@ -4,6 +4,8 @@ paper check's set-up put in the form, and (slow) a real small study through the 
 
 from __future__ import annotations
 
+import os
+
 import pyqtgraph as pg
 import pytest
 from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QLineEdit
@@ -105,3 +107,20 @@ def test_a_real_small_study_runs_through_the_session(qtbot, page):
     assert page.result is not None, page.status.text()
     assert [r["mode"] for r in page.result["rows"]] == ["sync", "async", "async-sa"]
     assert page.table.rowCount() == 3 and page.result["rows"][0]["updates"] == 20
+
+
+def test_cancel_ends_every_process_of_the_study(qtbot, page):
+    from tests.reliability.test_async_failures import _alive, _cmdline, _descendants
+
+    page.mode_boxes["hogwild"].setChecked(False)
+    page.budget.setValue(100_000)
+    page.run()
+    me = os.getpid()
+    qtbot.waitUntil(lambda: len([p for p in _descendants(me) if "async_sgd.node" in _cmdline(p)]) == 4,
+                    timeout=90_000)
+    family = [p for p in _descendants(me) if "async_sgd" in _cmdline(p)]
+    assert len(family) >= 4
+    page.cancel_button.click()
+    qtbot.waitUntil(lambda: page.error == "cancelled", timeout=30_000)
+    qtbot.waitUntil(lambda: not _alive(family), timeout=15_000)
+    assert page.status.text() == "Cancelled." and page.run_button.isEnabled()

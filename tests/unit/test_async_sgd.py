@@ -133,3 +133,16 @@ def test_table_has_a_row_per_mode():
     assert "delays 0,0.05 s" in text
     assert text.splitlines()[2].split()[:4] == ["async", "10", "0.50", "20.0"]
     assert text.splitlines()[3].startswith("sync")
+
+
+def test_snapshot_schedule_is_dense_early_then_regular():
+    from studio.engine.async_sgd.ledger import Schedule
+
+    plan = Schedule(every=50)
+    due = [u for u in range(1, 201) if plan.due(u, 0.0)]
+    assert due[:7] == list(range(1, 8))  # every one of the first updates, then growing by 15 %
+    assert {50, 100, 150, 200} <= set(due) and len(due) < 60
+    timed = Schedule(every_s=0.5)
+    assert timed.due(10_000, 0.1)  # the geometric points catch up at once (one snapshot)...
+    hits = [t for t in (0.2, 0.6, 0.7, 1.2) if timed.due(10_000, t)]  # ...then, with no new update, by time only
+    assert hits == [0.6, 1.2]
