@@ -41,3 +41,27 @@ def test_port_in_use_is_one_sentence_before_any_process():
                                                f"still running) holds it (Address already in use); pick another "
                                                f"--port, or 0 for a free one"]
     assert res.stdout == ""
+
+
+def _cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+@pytest.mark.skipif(not _cuda(), reason="no CUDA GPU here: the server on cuda:0 is written, not run")
+def test_parameter_server_on_cuda():
+    res = run_cli("async", "--device", "cuda", "--workers", "2", "--updates", "10", "--modes", "sync,async",
+                  "--json", "--quiet")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["device"] == "cuda" and [r["updates"] for r in out["rows"]] == [10, 10]
+
+
+def test_cuda_asked_for_without_a_gpu_is_one_sentence():
+    if _cuda():
+        pytest.skip("this machine has a GPU")
+    res = run_cli("async", "--device", "cuda", "--updates", "5", timeout=60)
+    assert res.returncode == 2
+    assert res.stderr.strip().splitlines() == ["studio: error: device cuda asked for, but this machine has no CUDA "
+                                               "GPU; use cpu"]
