@@ -12,6 +12,7 @@ from typing import Any
 
 from studio import version_line
 from studio.cli import (
+    async_sgd,
     attention,
     catalog,
     check,
@@ -36,8 +37,8 @@ from studio.core.errors import StudioError
 
 # In the order ``studio --help`` lists them. A command module imports nothing from this one: no import cycle.
 COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, compare,
-                                           eval_cmd, export, compress, fit, scale, cluster, generate, attention,
-                                           check, schedule)
+                                           eval_cmd, export, compress, fit, scale, async_sgd, schedule, cluster,
+                                           generate, attention, check)
 
 COMMANDS = tuple(name for module in COMMAND_MODULES for name in module.COMMANDS)
 
