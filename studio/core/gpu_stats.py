@@ -49,9 +49,10 @@ def open_nvml(module: Any = None) -> Nvml | str:
     "no NVIDIA GPU"). ``module``: a stand-in for ``pynvml`` (tests, where no GPU is reachable)."""
     if module is None:
         try:
-            import pynvml as module  # type: ignore[import-not-found, no-redef]
+            import pynvml
         except ImportError:
             return "GPU utilisation is not measured: nvidia-ml-py is not installed (pip install 'studio[gpu]')"
+        module = pynvml
     try:
         reader = Nvml(module)
     except Exception as err:  # noqa: BLE001 - NVMLError_LibraryNotFound, _DriverNotLoaded, …: said in words

@@ -25,19 +25,16 @@ import signal
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from studio.core.contracts.dataload import MAX_SIDE, DataloadRequest
-from studio.core.datasets.importers.images import Geometry, SkipImage, choose_geometry, load_image, probe
+from studio.core.contracts.dataload import DataloadRequest
+from studio.core.datasets.importers.images import Geometry, SkipImage, load_image
 from studio.core.datasets.importers.result import Skips
 from studio.core.errors import ConfigError, StudioError
-
-PROBE_FILES = 256  # headers read to choose the size
 
 
 def emit(kind: str, **fields: Any) -> None:
@@ -70,28 +67,6 @@ class Reporter:
         if force or now - self.last >= self.every_s:
             self.last = now
             emit("progress", fraction=round(min(max(fraction, 0.0), 1.0), 4), text=text)
-
-
-def geometry_of(paths: list[str], size: tuple[int, int] | None) -> Geometry:
-    """The most common size of the first files (scaled to fit MAX_SIDE) and 1 or 3 channels; ``size`` overrides."""
-    sizes: Counter = Counter()
-    modes: Counter = Counter()
-    for path in paths:
-        try:
-            w, h, mode, _ = probe(path)
-        except SkipImage:
-            continue
-        sizes[(w, h)] += 1
-        modes[mode] += 1
-        if sum(sizes.values()) >= PROBE_FILES:
-            break
-    if not sizes:
-        raise ConfigError(f"none of the {len(paths)} image files could be read (e.g. {paths[0]})")
-    geo = choose_geometry(sizes, modes, size)
-    if size is None and max(geo.height, geo.width) > MAX_SIDE:
-        scale = MAX_SIDE / max(geo.height, geo.width)
-        geo = Geometry(geo.channels, max(1, round(geo.height * scale)), max(1, round(geo.width * scale)))
-    return geo
 
 
 def preload(paths: list[str], labels: list[int], geo: Geometry, root: str,
@@ -160,8 +135,7 @@ def sweep(plan: dict[str, Any]) -> dict[str, Any]:
         torch.set_num_threads(req.threads)
     sync: Callable[[], None] = torch.cuda.synchronize if on_gpu else (lambda: None)
 
-    report(0.0, "reading image headers", force=True)
-    geo = geometry_of(paths, req.size)
+    geo = Geometry(*plan["geometry"])
     x_np, kept, skips, preload_s = preload(paths, labels, geo, root, report)
     good = [paths[i] for i in kept]  # the loader reads only the files that decode
     good_labels = [labels[i] for i in kept]

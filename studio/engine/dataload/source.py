@@ -5,12 +5,16 @@ training images written once as PNG files under the data dir. Each problem is on
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from studio.core.contracts.dataload import DATASET_IMAGES, DataloadRequest
+from studio.core.contracts.dataload import DATASET_IMAGES, MAX_SIDE, DataloadRequest
+from studio.core.datasets.importers.images import Geometry, SkipImage, choose_geometry, probe
 from studio.core.errors import ConfigError, DataError
+
+PROBE_FILES = 256  # headers read to choose the size
 
 
 @dataclass
@@ -95,3 +99,25 @@ def resolve(request: DataloadRequest, progress: Any = None) -> Files:
         files.notes.insert(0, note)
         return files
     return list_folder(Path(request.folder).expanduser(), request.limit, request.seed)
+
+
+def geometry_of(paths: list[str], size: tuple[int, int] | None) -> Geometry:
+    """The most common size of the first files (scaled to fit MAX_SIDE) and 1 or 3 channels; ``size`` overrides."""
+    sizes: Counter = Counter()
+    modes: Counter = Counter()
+    for path in paths:
+        try:
+            w, h, mode, _ = probe(path)
+        except SkipImage:
+            continue
+        sizes[(w, h)] += 1
+        modes[mode] += 1
+        if sum(sizes.values()) >= PROBE_FILES:
+            break
+    if not sizes:
+        raise ConfigError(f"none of the {len(paths)} image files could be read (e.g. {paths[0]})")
+    geo = choose_geometry(sizes, modes, size)
+    if size is None and max(geo.height, geo.width) > MAX_SIDE:
+        scale = MAX_SIDE / max(geo.height, geo.width)
+        geo = Geometry(geo.channels, max(1, round(geo.height * scale)), max(1, round(geo.width * scale)))
+    return geo

@@ -23,7 +23,7 @@ from typing import Any, cast
 from studio.core.contracts.dataload import ConfigRow, DataloadRequest, DataloadResult, validate
 from studio.core.data_stalls import gpu_line, verdict
 from studio.core.errors import ConfigError, RunFailed
-from studio.engine.dataload.source import resolve
+from studio.engine.dataload.source import geometry_of, resolve
 
 Report = Callable[[float, str], None]
 POLL_S = 0.2  # how often a silent measurement is checked for a cancel
@@ -77,8 +77,9 @@ def run_sweep(request: DataloadRequest, progress: Report | None = None,
     report = progress or (lambda _f, _t: None)
     report(0.0, "finding the image files")
     files = resolve(request, progress=report)
+    geo = geometry_of(files.paths, request.size)  # headers only: a folder of unreadable files stops here
     plan = {"request": asdict(request), "paths": files.paths, "labels": files.labels, "classes": files.classes,
-            "folder": str(files.folder)}
+            "folder": str(files.folder), "geometry": [geo.channels, geo.height, geo.width]}
     with tempfile.TemporaryDirectory(prefix="studio-dataload-") as tmp:
         plan_path = Path(tmp) / "plan.json"
         plan_path.write_text(json.dumps(plan), encoding="utf-8")
