@@ -26,12 +26,12 @@ def _flag(value: bool | None, words: str = "yes") -> str:
 
 def format_table(out: DataloadResult) -> str:
     lines = [f"{'configuration':<26} {'samples/s':>10} {'×w=0':>6} {'step ms':>8} {'wait ms':>8} {'compute':>8} "
-             f"{'waiting':>8} {'epoch start':>11} {'GPU':>5}"]
+             f"{'waiting':>8} {'epoch start':>11} {'cores':>5} {'GPU':>5}"]
     for r in out["rows"]:
         gpu = f"{r['gpu_util']:.0f} %" if r.get("gpu_util") is not None else "—"
         lines.append(f"{r['label']:<26} {r['samples_per_s']:>10,.0f} {r['speedup']:>5.2f}× {r['step_ms']:>8.2f} "
                      f"{r['wait_ms']:>8.2f} {r['compute_ms']:>8.2f} {r['wait_share']:>7.0%} "
-                     f"{r['epoch_start_ms']:>8.0f} ms {gpu:>5}")
+                     f"{r['epoch_start_ms']:>8.0f} ms {r['cpu_cores']:>5.1f} {gpu:>5}")
     lines.append("")
     lines.append(f"{out['images']:,} images {'×'.join(str(s) for s in out['shape'])} in {out['classes']} classes "
                  f"from {out['folder']}; {out['model']}, batch {out['batch_size']}, {out['steps']} steps over "

@@ -8,7 +8,7 @@ from typing import Any
 
 BOTTLENECK = 0.30  # waiting at least this share of each step: the data is the bottleneck
 MINOR = 0.10  # below this: data is not the bottleneck
-CLOSE = 0.05  # the device-resident path waits about nothing below this share
+STARVED_CORES = 1.3  # workers that together got fewer cores than this had no core to spare
 
 
 def pct(share: float) -> str:
@@ -36,13 +36,18 @@ def verdict(rows: Sequence[Any]) -> tuple[str, bool]:
     what = f"with {base['label']}"
     fixes = []
     if best is not base and best["samples_per_s"] > base["samples_per_s"] * 1.05:
-        fixes.append(f"{best['label']}: {pct(best['wait_share'])} waiting, {best['speedup']:.1f}× the samples/s")
+        fixes.append(f"{best['label']}: {pct(best['wait_share'])} waiting, {best['speedup']:.1f}× the samples/s"
+                     + (f" on {best['cpu_cores']:.1f} cores" if best.get("cpu_cores") else ""))
     if device is not None and base["samples_per_s"] > 0:
         ratio = device["samples_per_s"] / base["samples_per_s"]
         fixes.append(f"preloaded on the device: {pct(device['wait_share'])} waiting, {ratio:.1f}× the samples/s")
     tail = f" ({'; '.join(fixes)})" if fixes else ""
     if share >= BOTTLENECK:
-        return (f"the model waited {pct(share)} of each step for data {what}: preload or add workers{tail}.", True)
+        cores = [r["cpu_cores"] for r in loaders if r["workers"] > 0 and r.get("cpu_cores")]
+        starved = f" — the workers got at most {max(cores):.1f} cores: this machine had none to spare" \
+            if cores and max(cores) < STARVED_CORES else ""
+        return (f"the model waited {pct(share)} of each step for data {what}: preload or add workers{tail}{starved}.",
+                True)
     if share < MINOR:
         return (f"data is not the bottleneck: the model waited only {pct(share)} of each step for data {what}; "
                 f"compute ({base['compute_ms']:.1f} ms a step) sets the pace — more workers will not help, a bigger "

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from studio.core.contracts.dataload import DataloadRequest
+from studio.core.contracts.dataload import ConfigRow, DataloadRequest, DataloadResult
 from studio.core.errors import ConfigError
 from studio.engine.dataload.sweep import run_sweep
 from tests.conftest import last_json, run_cli
@@ -47,6 +47,8 @@ def test_json_rows_for_each_configuration_and_the_device_resident_path(folder):
     assert out["pin_memory"] == "n/a on CPU" and out["device"] == "cpu"
     assert out["gpu"].startswith("GPU utilisation is not measured")
     assert out["verdict"][0].isupper() and "of each step for data" in out["verdict"]
+    assert set(out) == set(DataloadResult.__annotations__)  # the contract names every key the engine writes
+    assert all(set(r) == set(ConfigRow.__annotations__) for r in out["rows"])
 
 
 def test_table_and_verdict_line(folder):

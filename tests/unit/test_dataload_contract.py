@@ -96,3 +96,11 @@ def test_gpu_line_lists_the_sampled_configurations_only():
             row("device-resident", 0.0, 3.0, kind="device")]
     assert gpu_line(rows) == "GPU utilisation 31 % with 0 workers, 88 % with 4 workers"
     assert gpu_line([row("0 workers", 0.6, 1.0)]) == ""
+
+
+def test_workers_starved_of_cores_are_said_to_be():
+    rows = [row("0 workers", 0.8, 100.0, cpu_cores=0.9), row("2 workers", 0.8, 104.0, workers=2, cpu_cores=1.0)]
+    words, _ = verdict(rows)
+    assert words.endswith("— the workers got at most 1.0 cores: this machine had none to spare.")
+    rows[1]["cpu_cores"] = 1.9
+    assert "none to spare" not in verdict(rows)[0]

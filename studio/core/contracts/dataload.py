@@ -114,6 +114,7 @@ class ConfigRow(TypedDict):
     epoch_start_ms: float  # the first batch of an epoch after the first (workers started again, or not)
     first_batch_ms: float  # the first batch of the first epoch
     speedup: float  # samples/s against the first DataLoader row (workers 0 when measured)
+    cpu_cores: float  # CPU seconds per second of the configuration, its workers included: the cores it got
     gpu_util: float | None  # mean GPU utilisation in % during the configuration (NVML), None: not sampled
     gpu_memory_mb: float | None  # the most GPU memory in use meanwhile (NVML)
 

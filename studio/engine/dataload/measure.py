@@ -91,6 +91,12 @@ def preload(paths: list[str], labels: list[int], geo: Geometry, root: str,
     return x[:len(kept)], kept, skips, seconds
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children that have ended (the DataLoader's joined workers)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def label_of(workers: int, pin: bool, persistent: bool) -> str:
     text = f"{workers} worker{'' if workers == 1 else 's'}"
     return text + (", pinned" if pin else "") + (", persistent" if persistent else "")
@@ -221,6 +227,7 @@ def sweep(plan: dict[str, Any]) -> dict[str, Any]:
                 "speedup": 1.0, "gpu_util": util, "gpu_memory_mb": memory}
 
     for k, (kind, config) in enumerate(plan_rows):
+        cpu0, wall0 = cpu_seconds(), time.perf_counter()
         if kind == "loader":
             w, pin, persist = config
             sampler_gen = torch.Generator().manual_seed(req.seed)
@@ -243,6 +250,7 @@ def sweep(plan: dict[str, Any]) -> dict[str, Any]:
 
             row = timed("device-resident", gathers, k)
             row.update(kind="device", workers=0, pin_memory=None, persistent=None)
+        row["cpu_cores"] = (cpu_seconds() - cpu0) / (time.perf_counter() - wall0)  # workers joined: counted
         rows.append(row)
         emit("row", row=row)
 

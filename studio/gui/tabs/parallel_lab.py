@@ -26,6 +26,7 @@ class LabPage:
 
 
 PAGES: tuple[LabPage, ...] = (
+    LabPage("dataload", "Input pipeline", "studio.gui.parallel.dataload_page:DataloadPage"),
 )
 
 
