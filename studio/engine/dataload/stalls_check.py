@@ -67,8 +67,8 @@ def run(progress: Any = None, images: int = 400, scale: int = 8, size: int = 56,
     measures = (
         Measure.at_least("0 workers: share of each step spent waiting for data", base["wait_share"], MIN_WAIT_SHARE,
                          "up to 65 % of the epoch stalled on pre-processing (ResNet-18, cached data)"),
-        Measure.at_least(f"{many} workers (= cores): speed-up {speedup:.2f}× on {more_cores:.2f}× the cores "
-                         "(speed-up ÷ cores gained)", efficiency, MIN_EFFICIENCY,
+        Measure.at_least(f"{many} workers (= cores): samples/s ratio ÷ CPU-cores ratio against 0 workers "
+                         "(throughput follows the cores the workers got)", efficiency, MIN_EFFICIENCY,
                          "more pre-processing cores cut the stall until the cores run out"),
         Measure.at_most("device-resident path: wait per step against 0 workers' (×)", resident_wait,
                         MAX_RESIDENT_WAIT, "decoded data does not stall"),
