@@ -174,8 +174,8 @@ class DataloadPage(QWidget):
         flags.addStretch(1)
         form.addLayout(flags, 1, 0, 1, 6)
         sizes = QHBoxLayout()
-        for w in (self.batch, self.steps, self.prefetch):
-            sizes.addWidget(w)
+        for box in (self.batch, self.steps, self.prefetch):
+            sizes.addWidget(box)
         sizes.addStretch(1)
         form.addLayout(sizes, 2, 0, 1, 6)
         buttons = QHBoxLayout()
