@@ -125,3 +125,27 @@ def test_a_killed_job_process_takes_its_workers_with_it(folder):
         assert still_alive(tree, timeout=2) == []
     finally:
         job.kill()
+
+
+def test_a_killed_worker_fails_the_sweep_naming_it_and_nothing_is_left(folder):
+    """SIGKILL to one DataLoader worker: the sweep fails with a sentence naming the worker that died, and the
+    measurement and the other worker are gone."""
+    from studio.core.errors import RunFailed
+
+    started: list = []
+    tree: list[str] = []
+
+    def progress(_fraction: float, text: str) -> None:
+        if started and text.startswith("2 workers") and not tree:
+            kids = descendants(started[0].pid)
+            if len(kids) >= 2:
+                tree.extend(procs.identity(p) for p in [started[0].pid, *kids])
+                os.kill(kids[-1], signal.SIGKILL)
+
+    request = DataloadRequest(**{**SLOW.__dict__, "folder": str(folder)})
+    with pytest.raises(RunFailed) as err:
+        run_sweep(request, progress, on_start=started.append)
+    message = str(err.value)
+    assert message.startswith("the input-pipeline measurement failed: DataLoader worker (pid"), message
+    assert ("exited unexpectedly" in message or "killed by signal" in message) and "\n" not in message
+    assert tree and still_alive(tree, timeout=2) == []

@@ -114,6 +114,10 @@ def main(plan_path: str) -> int:
         emit("error", message="the machine ran out of memory during the input-pipeline sweep; use fewer images "
                               "(--limit) or a smaller size", code=3)
         return 3
+    except Exception as err:  # noqa: BLE001 - a worker that died, a file that changed: one sentence for the caller
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        emit("error", message=f"the input-pipeline measurement failed: {first}", code=3)
+        return 3
     return 0
 
 
