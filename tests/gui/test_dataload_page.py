@@ -43,7 +43,7 @@ def page(window):
 
 def test_a_result_shows_the_verdict_table_and_bars(page):
     page.show_result(RESULT)
-    assert page.verdict.text() == RESULT["verdict"] and "d9413b" in page.verdict.styleSheet()
+    assert "d9413b" in page.verdict.text() and "The model waited 63 % of each step for data" in page.verdict.text()
     assert page.table.rowCount() == 3 and page.table.item(1, 0).text() == "2 workers, persistent"
     assert page.table.item(0, 6).text() == "63%" and page.table.item(2, 2).text() == "2.60×"
     bars = [i for i in page.chart.getPlotItem().items if isinstance(i, pg.BarGraphItem)]
@@ -109,3 +109,16 @@ def test_cancel_stops_the_run(qtbot, page, tmp_path):
     page.cancel_button.click()
     qtbot.waitUntil(lambda: page.error is not None, timeout=60_000)
     assert page.status.text() == "Cancelled." and page.run_button.isEnabled() and page.result is None
+
+
+def test_the_verdict_puts_its_first_clause_large_and_the_fixes_below():
+    from studio.gui.parallel.dataload_page import verdict_html
+
+    text = verdict_html("The model waited 92 % of each step for data with 0 workers: preload or add workers "
+                        "(2 workers: 40 % waiting, 1.9× the samples/s; preloaded on the device: 1 % waiting, 8.0× "
+                        "the samples/s) — the workers got at most 1.0 cores: this machine had none to spare.", True)
+    head, rest = text.split("</div>", 1)
+    assert "15pt" in head and head.endswith("preload or add workers.") and "#d9413b" in head
+    assert rest.startswith("<div>2 workers: 40 % waiting") and "none to spare." in rest
+    calm = verdict_html("Data is not the bottleneck: the model waited only 4 % of each step.", False)
+    assert "#2e9e44" in calm and calm.count("<div") == 1

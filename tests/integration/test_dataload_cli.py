@@ -135,3 +135,12 @@ def test_bad_flags_exit_2_with_one_line(folder, args, words):
 def test_folder_and_dataset_together_are_refused(folder):
     proc = run_cli("dataload", str(folder), "--dataset", "fashion_mnist_small", timeout=60)
     assert proc.returncode == 2 and "not both" in proc.stderr
+
+
+def test_size_and_seconds_flags(folder):
+    """--size resizes what the model sees; --seconds caps each epoch of a configuration (at least 2 steps)."""
+    proc = run_cli("dataload", str(folder), "--workers", "0", "--no-device-resident", "--size", "32x24",
+                   "--seconds", "0.001", "--json", *QUICK)
+    assert proc.returncode == 0, proc.stderr
+    out = last_json(proc.stdout)
+    assert out["shape"] == [1, 32, 24] and [r["steps"] for r in out["rows"]] == [4]

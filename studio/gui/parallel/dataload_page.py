@@ -6,11 +6,11 @@ and the Mohan et al. data-stalls paper check. The work is ``engine/tasks/dataloa
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -112,10 +112,7 @@ class DataloadPage(QWidget):
                               "what to do about it.")
         self.verdict.setObjectName("dataload_verdict")
         self.verdict.setWordWrap(True)
-        font = QFont(self.verdict.font())
-        font.setPointSizeF(font.pointSizeF() * 1.45)
-        font.setBold(True)
-        self.verdict.setFont(font)
+        self.verdict.setTextFormat(Qt.TextFormat.RichText)
         self.verdict.setToolTip("The verdict, about the plainest loader (fewest workers) with the fixes measured")
 
         self.chart = pg.PlotWidget()
@@ -291,9 +288,7 @@ class DataloadPage(QWidget):
             f"{result['batch_size']}, {result['steps']} steps per configuration on the {result['device']} "
             f"({result['cores']} cores, workers start by {result['start_method']}); decoding every image once took "
             f"{result['preload_s']:.1f} s. pin_memory: {result['pin_memory']}. {notes}")
-        self.verdict.setText(result["verdict"])
-        colour = "#d9413b" if result["bottleneck"] else "#2e9e44"
-        self.verdict.setStyleSheet(f"color: {colour}")
+        self.verdict.setText(verdict_html(result["verdict"], result["bottleneck"]))
         self._fill_table(result["rows"])
         self._draw(result["rows"])
 
@@ -335,7 +330,20 @@ class DataloadPage(QWidget):
         names = [r["label"].replace(", ", "\n").replace("device-resident", "device-\nresident") for r in rows]
         self.chart.getAxis("bottom").setTicks([list(zip(xs, names, strict=True))])
         self.chart.setXRange(-0.6, len(rows) - 0.4, padding=0)
-        self.chart.setYRange(0, top * 1.15, padding=0)
+        self.chart.setYRange(0, top * 1.25, padding=0)
+
+
+def verdict_html(verdict: str, bottleneck: bool) -> str:
+    """The verdict's first clause large and coloured (red: data is the bottleneck), the measured fixes below it."""
+    cut = min((i for i in (verdict.find(" ("), verdict.find(" — ")) if i > 0), default=-1)
+    head, rest = (verdict, "") if cut < 0 else (verdict[:cut] + ".", verdict[cut:].strip(" .—"))
+    if rest.startswith("(") and ")" in rest:  # the measured fixes, then what the cores allowed
+        close = rest.index(")")
+        after = rest[close + 1:].strip(" .—")
+        rest = rest[1:close] + (f". {after[0].upper()}{after[1:]}" if after else "")
+    colour = "#d9413b" if bottleneck else "#2e9e44"
+    return (f"<div style='font-size: 15pt; font-weight: bold; color: {colour}'>{html.escape(head)}</div>"
+            + (f"<div>{html.escape(rest[0].upper() + rest[1:])}.</div>" if rest else ""))
 
 
 def _spin(low: int, high: int, value: int, prefix: str, tip: str, suffix: str = "") -> QSpinBox:
