@@ -144,3 +144,16 @@ def test_size_and_seconds_flags(folder):
     assert proc.returncode == 0, proc.stderr
     out = last_json(proc.stdout)
     assert out["shape"] == [1, 32, 24] and [r["steps"] for r in out["rows"]] == [4]
+
+
+def test_an_imported_folder_is_found_by_its_dataset_name(tmp_path, monkeypatch):
+    from studio.core.datasets.importers import import_path
+    from studio.engine.dataload.source import dataset_folder
+
+    monkeypatch.setenv("STUDIO_DATA_DIR", str(tmp_path / "cache"))
+    source = write_folder(tmp_path / "pets", n=30)
+    report = import_path(source)
+    folder, note = dataset_folder(report["name"])
+    assert folder == source and "the image folder it was imported from" in note
+    with pytest.raises(ConfigError, match="no dataset named 'nope'"):
+        dataset_folder("nope")

@@ -104,3 +104,15 @@ def test_workers_starved_of_cores_are_said_to_be():
     assert words.endswith("— the workers got at most 1.0 cores: this machine had none to spare.")
     rows[1]["cpu_cores"] = 1.9
     assert "none to spare" not in verdict(rows)[0]
+
+
+def test_persistent_workers_note_the_epoch_start_they_save():
+    from studio.engine.dataload.sweep import persistent_notes
+
+    rows = [row("0 workers", 0.6, 100.0, pin_memory=None, persistent=None, epoch_start_ms=9.0),
+            row("2 workers", 0.5, 110.0, workers=2, pin_memory=None, persistent=False, epoch_start_ms=210.0),
+            row("2 workers, persistent", 0.4, 130.0, workers=2, pin_memory=None, persistent=True,
+                epoch_start_ms=31.0)]
+    assert persistent_notes(rows) == ["with 2 workers, a later epoch's first batch took 31 ms with persistent "
+                                      "workers against 210 ms when they are started again"]
+    assert persistent_notes(rows[:1] + rows[2:]) == []  # nothing to compare with

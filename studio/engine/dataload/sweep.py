@@ -35,11 +35,26 @@ def finish(result: dict[str, Any]) -> DataloadResult:
     base = next((r for r in rows if r["kind"] == "loader"), rows[0] if rows else None)
     for r in rows:
         r["speedup"] = r["samples_per_s"] / base["samples_per_s"] if base and base["samples_per_s"] else 1.0
+    result["notes"] = result.get("notes", []) + persistent_notes(rows)
     words, bottleneck = verdict(rows)
     gpu = gpu_line(rows)
     result["verdict"] = words[0].upper() + words[1:] + (f" {gpu}." if gpu else "")
     result["bottleneck"] = bottleneck
     return cast(DataloadResult, result)
+
+
+def persistent_notes(rows: list[ConfigRow]) -> list[str]:
+    """What persistent workers saved at each epoch start, per worker count measured both ways."""
+    notes = []
+    for row in rows:
+        if row["kind"] == "loader" and row["persistent"]:
+            plain = next((r for r in rows if r["kind"] == "loader" and r["workers"] == row["workers"]
+                          and r["pin_memory"] == row["pin_memory"] and r["persistent"] is False), None)
+            if plain is not None:
+                notes.append(f"with {row['workers']} worker{'s' if row['workers'] > 1 else ''}, a later epoch's first "
+                             f"batch took {row['epoch_start_ms']:.0f} ms with persistent workers against "
+                             f"{plain['epoch_start_ms']:.0f} ms when they are started again")
+    return notes
 
 
 def kill_group(proc: subprocess.Popen) -> None:
