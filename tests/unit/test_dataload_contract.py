@@ -15,7 +15,7 @@ def row(label: str, share: float, samples: float, kind: str = "loader", workers:
     step = 10.0
     return {"kind": kind, "label": label, "workers": workers, "samples_per_s": samples, "wait_share": share,
             "wait_ms": share * step, "compute_ms": (1 - share) * step, "step_ms": step, "speedup": 1.0,
-            "gpu_util": None, **extra}
+            "gpu_util": None, "pin_memory": None, "persistent": None, "epoch_start_ms": 0.0, **extra}
 
 
 def test_worker_counts_are_parsed_sorted_and_unique():
@@ -109,10 +109,9 @@ def test_workers_starved_of_cores_are_said_to_be():
 def test_persistent_workers_note_the_epoch_start_they_save():
     from studio.engine.dataload.sweep import persistent_notes
 
-    rows = [row("0 workers", 0.6, 100.0, pin_memory=None, persistent=None, epoch_start_ms=9.0),
-            row("2 workers", 0.5, 110.0, workers=2, pin_memory=None, persistent=False, epoch_start_ms=210.0),
-            row("2 workers, persistent", 0.4, 130.0, workers=2, pin_memory=None, persistent=True,
-                epoch_start_ms=31.0)]
+    rows = [row("0 workers", 0.6, 100.0, epoch_start_ms=9.0),
+            row("2 workers", 0.5, 110.0, workers=2, persistent=False, epoch_start_ms=210.0),
+            row("2 workers, persistent", 0.4, 130.0, workers=2, persistent=True, epoch_start_ms=31.0)]
     assert persistent_notes(rows) == ["with 2 workers, a later epoch's first batch took 31 ms with persistent "
                                       "workers against 210 ms when they are started again"]
     assert persistent_notes(rows[:1] + rows[2:]) == []  # nothing to compare with
