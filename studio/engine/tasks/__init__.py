@@ -41,6 +41,7 @@ SUMMARY = Task("studio.engine.tasks.summary:run", "model summary", JobKind.SUMMA
 IMPORT = Task("studio.engine.tasks.data_import:run", "import", JobKind.IMPORT)
 FETCH = Task("studio.engine.tasks.data_import:run", "download", JobKind.IMPORT)
 PREVIEW = Task("studio.engine.tasks.data_import:run", "augmentation preview", JobKind.PREVIEW)
+DATALOAD = Task("studio.engine.tasks.dataload:run", "input-pipeline sweep", JobKind.TASK)
 PAPER_CHECK = Task("studio.engine.tasks.paper_check:run", "paper check", JobKind.CHECK)
 SCHEDULE = Task("studio.engine.tasks.schedule:run", "scheduling replay", JobKind.TASK)
 READY = Task("studio.engine.tasks.summary:ready", "start-up", JobKind.TASK)  # torch and the training code, nothing else
@@ -51,7 +52,7 @@ SHARPNESS = Task("studio.engine.tasks.landscape_job:run_sharpness", "sharpness",
 
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
                            SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE,
-                           SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD)
+                           SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD)
 
 
 def task_job(task: Task, request: Any, label: str | None = None) -> Any:

@@ -1,4 +1,5 @@
-"""The hardware panel: CPU or CUDA GPUs, and how many processes (ranks).
+"""The hardware panel: CPU or CUDA GPUs, and how many processes (ranks); while training on a machine with
+GPUs, each GPU's utilisation and memory from NVML, live (``core/gpu_stats``; the optional ``studio[gpu]`` extra).
 
 The GUI does not import torch: a background process probes the machine once at start-up and the
 panel fills in when it answers (that is also when the status bar says the back end is ready).
@@ -10,7 +11,7 @@ import json
 import sys
 from typing import Any
 
-from PySide6.QtCore import QProcess, Qt, Signal
+from PySide6.QtCore import QProcess, Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QListWidget, QListWidgetItem, QSpinBox, QWidget
 
 PROBE = (
@@ -64,10 +65,23 @@ class HardwarePanel(QWidget):
         self.processes.setToolTip("Processes (ranks) to train with; more than one uses DistributedDataParallel")
         self.note = QLabel("Probing the machine…")
         self.note.setWordWrap(True)
+        self.gpu_stats = QLabel()
+        self.gpu_stats.setObjectName("gpu_stats")
+        self.gpu_stats.setWordWrap(True)
+        self.gpu_stats.setToolTip("Each GPU's utilisation (share of time a kernel ran) and memory in use, read from "
+                                  "NVML every second while training")
+        self.gpu_stats.setVisible(False)
+        self.nvml_module: Any = None  # None: pynvml, imported when first needed; tests put a stand-in here
+        self._nvml: Any = None  # the reader (core/gpu_stats.Nvml), or why there is none (a sentence)
+        self.gpu_timer = QTimer(self)
+        self.gpu_timer.setInterval(1000)
+        self.gpu_timer.timeout.connect(self.sample_gpus)
         form.addRow("Device", self.device)
         form.addRow("GPUs", self.gpus)
         form.addRow("Processes", self.processes)
         form.addRow(self.note)
+        form.addRow(self.gpu_stats)
+        session.state_changed.connect(self._follow_training)
         self.gpus.setVisible(False)
         self.load_from_config()
         self.device.currentIndexChanged.connect(self._apply)
@@ -95,6 +109,32 @@ class HardwarePanel(QWidget):
             self.device.addItem(f"CUDA ({len(gpus)} GPU{'s' if len(gpus) > 1 else ''})", "cuda")
         cuda = f", CUDA {info['cuda']}" if info.get("cuda") else ""
         self.note.setText(f"PyTorch {info.get('torch')}{cuda}; {info.get('cpus')} CPU cores, {len(gpus)} GPUs")
+
+    def _follow_training(self, state: str) -> None:
+        """Read the GPUs every second while training runs (only where the probe found GPUs)."""
+        if state == "running" and self.info.get("gpus"):
+            self.sample_gpus()
+            if not isinstance(self._nvml, str):
+                self.gpu_timer.start()
+        else:
+            self.gpu_timer.stop()
+
+    def sample_gpus(self) -> None:
+        """One reading of every GPU into the panel; without NVML, the reason once (and no more tries)."""
+        from studio.core.gpu_stats import format_sample, open_nvml
+
+        if self._nvml is None:
+            self._nvml = open_nvml(self.nvml_module)
+        if isinstance(self._nvml, str):
+            self.gpu_timer.stop()
+            self.gpu_stats.setText(self._nvml)
+        else:
+            try:
+                self.gpu_stats.setText(format_sample(self._nvml.sample()))
+            except Exception as err:  # noqa: BLE001 - a GPU that fell off the bus: said, not raised
+                self.gpu_stats.setText(f"GPU utilisation could not be read: {err}")
+                self.gpu_timer.stop()
+        self.gpu_stats.setVisible(True)
 
     def _apply(self) -> None:
         device = self.device.currentData()

@@ -28,6 +28,7 @@ class LabPage:
 PAGES: tuple[LabPage, ...] = (
     LabPage("modes", "One model, four ways", "studio.gui.parallel.modes_page:ModesPage"),
     LabPage("async", "Async SGD", "studio.gui.parallel.async_page:AsyncPage"),
+    LabPage("dataload", "Input pipeline", "studio.gui.parallel.dataload_page:DataloadPage"),
     LabPage("schedule", "Scheduling", "studio.gui.parallel.schedule_page:SchedulePage"),
 )
 
