@@ -6,7 +6,7 @@ Torch-free: the request, its limits, and the result's shape shared by the engine
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 MODES: tuple[str, ...] = ("single", "ddp", "model", "pipeline-gpipe", "pipeline-1f1b")
 PIPELINE_MODES: tuple[str, ...] = ("pipeline-gpipe", "pipeline-1f1b")
@@ -55,6 +55,7 @@ class RankMemory(TypedDict):
     optimizer: int
     activations: int
     layers: list[str]
+    device_peak: NotRequired[int | None]  # with CUDA: torch.cuda.max_memory_allocated over the mode (else None)
 
 
 class ModeResult(TypedDict):
@@ -85,3 +86,5 @@ class ParallelResult(TypedDict):
     steps: int
     ranks: int
     loss_tolerance: float  # the largest gap the equal-curves check allows
+    notes: NotRequired[list[str]]  # what was not run and why (e.g. 1F1B needs at least as many micro-batches as ranks)
+    equal_curves: NotRequired[bool]  # every row's max_loss_gap ≤ loss_tolerance
