@@ -33,6 +33,7 @@ COMPRESS = Task("studio.engine.tasks.compression:run", "compression", JobKind.CO
 SWEEP = Task("studio.engine.tasks.compression:run", "sparsity sweep", JobKind.COMPRESS)
 FIT = Task("studio.engine.tasks.fit_runs:run", "fit", JobKind.FIT)
 SCALE = Task("studio.engine.tasks.dp_scaling:run", "scaling measurement", JobKind.SCALE)
+PARALLEL = Task("studio.engine.tasks.parallel:run", "one model four ways", JobKind.SCALE)
 GENERATE = Task("studio.engine.tasks.generate:run", "generation", JobKind.GENERATE)
 ATTENTION = Task("studio.engine.tasks.attention:run", "attention maps", JobKind.EVALUATION)
 DEMO = Task("studio.engine.tasks.demo:run", "demo", JobKind.DEMO, frames=True)
@@ -49,7 +50,7 @@ SHARPNESS = Task("studio.engine.tasks.landscape_job:run_sharpness", "sharpness",
 
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
                            SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE,
-                           SHARPNESS, PAPER_CHECK)
+                           SHARPNESS, PAPER_CHECK, PARALLEL)
 
 
 def task_job(task: Task, request: Any, label: str | None = None) -> Any:
