@@ -103,6 +103,9 @@ def run_config(mode_name: str, m: int, spec: dict[str, Any], rank: int, world: i
         torch.cuda.reset_peak_memory_stats(device)
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     label = mode_name if mode_name not in ("pipeline-gpipe", "pipeline-1f1b") else f"{mode_name} M={m}"
+    if rank == 0:
+        _emit({"type": "progress", "config": index, "configs": total, "mode": mode_name, "microbatches": m,
+               "label": label, "step": 0, "steps": steps})
     for step in range(1, steps + 1):
         idx = torch.randint(0, len(y), (batch,), generator=gen)
         if mode_name == "ddp":
@@ -127,14 +130,15 @@ def run_config(mode_name: str, m: int, spec: dict[str, Any], rank: int, world: i
     sync()
     dist.barrier()
     end = time.perf_counter()
-    mine = {"rank": rank, "active": mode.active, "losses": losses, "raw": rec.raw,
+    mine = {"rank": rank, "active": mode.active, "losses": losses, "raw": rec.raw, "origin": origin,
             "memory": _memory(rank, mode, cuda) if mode.active else None}
     gathered: list[Any] = [None] * world if rank == 0 else []
     dist.gather_object(mine, gathered if rank == 0 else None, dst=0)
     mode.close()
     if rank != 0:
         return None
-    return {"mode": mode_name, "microbatches": m, "origin": origin, "seconds": end - start,
+    # the origin: the first rank out of the barrier (one clock: the stamps of every rank compare directly)
+    return {"mode": mode_name, "microbatches": m, "origin": min(r["origin"] for r in gathered), "seconds": end - start,
             "timed_steps": steps - warmup, "ranks": gathered}
 
 

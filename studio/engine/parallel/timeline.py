@@ -1,8 +1,9 @@
 """What a rank measures: its intervals on one clock, and the bytes of activations kept for the backward pass.
 
 One clock: every stamp is ``time.perf_counter()``, which on Linux reads ``CLOCK_MONOTONIC``, one system-wide
-clock, so the stamps of the ranks (processes on this machine) compare directly; rank 0 takes the origin right
-after a barrier before the first timeline step, and every rank's stamps are offsets from it. (Ranks on several
+clock, so the stamps of the ranks (processes on this machine) compare directly. Every rank stamps the moment it
+leaves a barrier before the first timeline step; the earliest of those stamps is the origin, and every rank's
+stamps are offsets from it. (Ranks on several
 machines would each need their own origin after that barrier; this lab runs on one.)
 """
 
