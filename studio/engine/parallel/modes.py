@@ -229,7 +229,8 @@ def _pipeline(mode: str, microbatches: int, stage: Any, rank: int, world: int, l
 
     pstage.forward_one_chunk = timed_forward  # type: ignore[method-assign]
     pstage.backward_one_chunk = timed_backward  # type: ignore[method-assign]
-    schedule._maybe_compute_loss = timed_loss  # type: ignore[method-assign]
+    if rank == world - 1:  # only the last stage computes a loss
+        schedule._maybe_compute_loss = timed_loss  # type: ignore[method-assign]
     opt = _sgd(stage, lr)
     meter = ActivationMeter(list(stage.parameters()))
     first, last = rank == 0, rank == world - 1
