@@ -71,3 +71,13 @@ def test_bad_input_exits_2_with_one_sentence(args, sentence) -> None:
     assert done.returncode == 2, done.stderr
     lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("studio: error: ") and sentence in lines[0], done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not __import__("torch").cuda.is_available() or __import__("torch").cuda.device_count() < 2,
+                    reason="needs 2 GPUs (one per rank, NCCL): written, not run on this machine")
+def test_five_modes_on_two_gpus() -> None:
+    done = studio(*QUICK, "--microbatches", "2", "--device", "cuda", "--json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["equal_curves"] and all(m["device_peak"] for r in out["rows"] for m in r["memory"])

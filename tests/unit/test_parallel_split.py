@@ -127,3 +127,9 @@ def test_activation_meter_counts_saved_tensors_once_and_frees_them_after_backwar
     assert meter.step_peak == saved
     del loss
     assert meter.current == 0
+
+
+def test_cuda_without_enough_gpus_is_one_sentence(monkeypatch) -> None:
+    monkeypatch.setattr(launch, "_cuda_count", lambda: 0)
+    with pytest.raises(ConfigError, match=r"^2 ranks need as many GPUs \(one each\); this machine has 0$"):
+        launch.validate(ParallelRequest(device="cuda"))

@@ -108,7 +108,11 @@ def model_parallel_slower(progress: Any = None, ranks: int = 2, batch_size: int 
     ratios, busy, speeds = [], [], []
     for i in range(repeats):
         report(progress, i / repeats, f"single process and {ranks}-stage model parallelism ({i + 1}/{repeats})")
-        out = run_parallel(request, lambda f, t, i=i: report(progress, (i + 0.95 * f) / repeats, t))
+
+        def inner(fraction: float, text: str, i: int = i) -> None:
+            report(progress, (i + 0.95 * fraction) / repeats, text)
+
+        out = run_parallel(request, inner)
         single, model = out["rows"][0], out["rows"][1]
         ratios.append(statistics.median(step_spans(model)) / statistics.median(step_spans(single)))
         per_step = step_busy(model)

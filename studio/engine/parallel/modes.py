@@ -94,9 +94,9 @@ def _ddp(net: Any, rank: int, world: int, lr: float, rec: Recorder, stage_layers
     model = DistributedDataParallel(net, device_ids=ids)
     ready: list[float] = []  # when each bucket's gradients were ready (its all-reduce began), this step
 
-    def timed_allreduce(_state, bucket):  # type: ignore[no-untyped-def]  # DDP checks the annotations: none
+    def timed_allreduce(_state, bucket):  # DDP checks the hook's annotations: it gets none
         ready.append(time.perf_counter())
-        fut = dist.all_reduce(bucket.buffer(), async_op=True).get_future()  # type: ignore[union-attr]
+        fut = dist.all_reduce(bucket.buffer(), async_op=True).get_future()
         return fut.then(lambda f: f.value()[0].div_(world))
 
     model.register_comm_hook(None, timed_allreduce)
@@ -162,7 +162,7 @@ def _model(stage: Any, rank: int, world: int, lr: float, rec: Recorder, layers: 
                     out.backward(grad)
             if not first:
                 with rec.span("send"):
-                    dist.send(inp.grad.contiguous(), rank - 1)  # type: ignore[union-attr]
+                    dist.send(inp.grad.contiguous(), rank - 1)
         with rec.span("optimizer"):
             opt.step()
         return float(loss.item()) if loss is not None else None
@@ -202,7 +202,7 @@ def _timed_p2p(rec: Recorder) -> Iterator[None]:
     try:
         yield
     finally:
-        schedules._batch_p2p, schedules._wait_batch_p2p = batch, wait  # type: ignore[assignment]
+        schedules._batch_p2p, schedules._wait_batch_p2p = batch, wait
 
 
 def _pipeline(mode: str, microbatches: int, stage: Any, rank: int, world: int, lr: float, rec: Recorder,
@@ -227,8 +227,8 @@ def _pipeline(mode: str, microbatches: int, stage: Any, rank: int, world: int, l
         with rec.span("forward", chunk):  # the loss of a micro-batch: part of the last stage's forward
             return compute_loss(stage_, output, target_mbs, chunk, *args)
 
-    pstage.forward_one_chunk = timed_forward  # type: ignore[method-assign]
-    pstage.backward_one_chunk = timed_backward  # type: ignore[method-assign]
+    pstage.forward_one_chunk = timed_forward  # type: ignore[method-assign,assignment]
+    pstage.backward_one_chunk = timed_backward  # type: ignore[method-assign,assignment]
     if rank == world - 1:  # only the last stage computes a loss
         schedule._maybe_compute_loss = timed_loss  # type: ignore[method-assign]
     opt = _sgd(stage, lr)

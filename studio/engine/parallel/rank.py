@@ -92,7 +92,7 @@ def run_config(mode_name: str, m: int, spec: dict[str, Any], rank: int, world: i
     cuda = device.type == "cuda"
     net = build_mlp(x.shape[1], req["widths"], spec["classes"], req["seed"]).to(device)
     stages = stage_modules(net, sizes)
-    rec = Recorder(rank)
+    rec = Recorder(rank, torch.cuda.synchronize if cuda else None)
     mode = build_mode(mode_name, m, net, stages, stage_layers, rank, world, req["lr"], rec, device)
     gen = torch.Generator().manual_seed(req["seed"] + 1)  # the same global batches in every mode
     local = batch // world if mode_name == "ddp" else batch

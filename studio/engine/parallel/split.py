@@ -67,7 +67,7 @@ def chain_blocks(module: Any, name: str) -> list[str]:
                           f"({type(err).__name__})") from None
     children = dict(module.named_children())
     order: list[str] = []
-    previous = None
+    previous: Any = None
     for node in graph.nodes:
         if node.op == "placeholder":
             if previous is not None:

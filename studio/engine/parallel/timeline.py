@@ -10,7 +10,7 @@ machines would each need their own origin after that barrier; this lab runs on o
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -22,8 +22,9 @@ COMPUTE = ("forward", "backward", "optimizer")
 class Recorder:
     """A rank's intervals while ``on``: ``with rec.span("forward", mb): ...`` or ``rec.add(kind, start, end)``."""
 
-    def __init__(self, rank: int) -> None:
+    def __init__(self, rank: int, sync: Callable[[], None] | None = None) -> None:
         self.rank = rank
+        self.sync = sync  # CUDA: synchronise at each stamp, so an interval holds its kernels, not their launch
         self.on = False
         self.step = 0
         self.raw: list[tuple[str, float, float, int, int | None]] = []
@@ -33,10 +34,14 @@ class Recorder:
         if not self.on:
             yield
             return
+        if self.sync:
+            self.sync()
         start = time.perf_counter()
         try:
             yield
         finally:
+            if self.sync:
+                self.sync()
             self.raw.append((kind, start, time.perf_counter(), self.step, microbatch))
 
     def add(self, kind: str, start: float, end: float, microbatch: int | None = None) -> None:
