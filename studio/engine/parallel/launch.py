@@ -206,6 +206,7 @@ class Ranks:
         """Rank 0's JSON messages as they come; a rank that fails raises ``RunFailed`` naming it (``where``:
         what was running, for the sentence) after every rank is ended."""
         done = False
+        quiet_since = time.monotonic()
         while True:
             try:
                 line = self.lines.get(timeout=0.05)
@@ -214,8 +215,12 @@ class Ranks:
             if line is None:
                 done = True
             elif line:
+                quiet_since = time.monotonic()
                 with contextlib.suppress(ValueError):
                     yield json.loads(line)
+            elif time.monotonic() - quiet_since > 0.5:  # a heartbeat: the caller's progress sees a cancel promptly
+                quiet_since = time.monotonic()
+                yield {"type": "tick"}
             codes = [p.poll() for p in self.procs]
             failed = [(r, c) for r, c in enumerate(codes) if c not in (None, 0)]
             if failed:
@@ -266,6 +271,8 @@ def run_parallel(request: ParallelRequest, progress: Report | None = None) -> Pa
                              f"{msg['label']}: step {msg['step']}/{msg['steps']}")
             elif msg.get("type") == "result":
                 raw = msg["rows"]
+            elif progress:  # a heartbeat: the same report again (a Progress raises Cancelled here once asked)
+                progress(getattr(progress, "fraction", 0.0), getattr(progress, "text", "") or state["label"])
     finally:
         ranks.stop()
     if not raw:
