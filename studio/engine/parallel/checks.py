@@ -50,8 +50,8 @@ def _widths(text: str) -> tuple[int, ...]:
     return tuple(int(v) for v in str(text).split(",") if v.strip())
 
 
-def gpipe_bubble(progress: Any = None, ranks: int = 2, microbatches: str = "1,2,4,8", batch_size: int = 512,
-                 widths: str = "768,768,768,768", steps: int = 10, warmup_steps: int = 2) -> Reproduction:
+def gpipe_bubble(progress: Any = None, ranks: int = 2, microbatches: str = "1,2,8", batch_size: int = 512,
+                 widths: str = "1024,1024,1024,1024", steps: int = 8, warmup_steps: int = 2) -> Reproduction:
     """GPipe and 1F1B at every M: the measured bubble against (p−1)/(m+p−1); 1F1B's activations against GPipe's."""
     from studio.engine.parallel.launch import run_parallel
     from studio.engine.parallel.split import bubble_theory
@@ -97,7 +97,7 @@ def gpipe_bubble(progress: Any = None, ranks: int = 2, microbatches: str = "1,2,
 
 
 def model_parallel_slower(progress: Any = None, ranks: int = 2, batch_size: int = 256,
-                          widths: str = "768,768,768,768", steps: int = 12, warmup_steps: int = 2,
+                          widths: str = "1024,1024,1024,1024", steps: int = 10, warmup_steps: int = 2,
                           repeats: int = 2) -> Reproduction:
     """Single process against naive model parallelism (whole batch, stages one per rank), ``repeats`` times:
     the step time's ratio (medians over steps, then over repeats) and each stage's busy share."""

@@ -18,11 +18,12 @@ CHECK = PaperCheck(
                 "M ≥ 4×K' (section 2.2; AmoebaNet and Transformer on TPUs). Megatron-LM (section 2.2.1): bubble "
                 "fraction (p−1)/m for GPipe and for PipeDream-Flush (1F1B), which limits the micro-batches whose "
                 "activations are kept to p (GPipe: m).",
-    our_setup="Two CPU processes (gloo), torch.distributed.pipelining's PipelineStage with ScheduleGPipe and "
-              "Schedule1F1B; an MLP 784-768-768-768-768-10 split into two stages of equal compute, global batch "
-              "512, SGD, 10 steps per schedule and M (2 warm-up). The bubble is measured on every rank's real "
-              "timeline (forward and backward timed by wrapping the stage, P2P waits by wrapping the schedule's "
-              "ops): per step, the stages' share of the step not spent computing; the median over 8 steps. "
+    our_setup="Two CPU processes (gloo, one thread each), torch.distributed.pipelining's PipelineStage with "
+              "ScheduleGPipe and Schedule1F1B; an MLP 784-1024-1024-1024-1024-10 split into two stages of about "
+              "equal compute (fc1-fc2 | fc3-fc5), global batch 512, SGD, M = 1, 2, 8 (1F1B: 2, 8), 8 steps each "
+              "(2 warm-up). The bubble is measured on every rank's real timeline (forward and backward timed by "
+              "wrapping the stage, P2P by wrapping the schedule's ops): per step, the stages' share of the step not "
+              "spent computing (waiting in a receive counts as idle); the median over the 6 timed steps. "
               "Activations: the bytes autograd saved for backward on the first stage at the step's peak. Scaled "
               "down: 2 stages on CPU cores, M ≤ 8.",
     runner="studio.engine.parallel.checks:gpipe_bubble",
