@@ -43,6 +43,7 @@ def test_five_modes_follow_one_curve_with_timelines_and_memory() -> None:
         assert {i["kind"] for i in r["timeline"]} <= set(KINDS)
         assert all(i["end"] >= i["start"] >= 0 for i in r["timeline"])
         assert {"forward", "backward", "optimizer"} <= {i["kind"] for i in r["timeline"]}
+        assert len(r["cpu_share"]) == len(lanes) and all(0 < s <= 1.05 for s in r["cpu_share"])
     params = single["memory"][0]["parameters"]
     ddp, model = rows[1], rows[2]
     assert [m["parameters"] for m in ddp["memory"]] == [params, params]

@@ -74,6 +74,9 @@ class ModeResult(TypedDict):
     bubble: float | None  # measured idle share of the pipeline ranks (pipeline and model modes)
     bubble_theory: float | None  # (p − 1) / (m + p − 1)
     memory: list[RankMemory]
+    # per rank: the share of a core it got while computing (thread CPU time ÷ wall time of its compute intervals,
+    # one torch thread per rank); well below 1 when other programs took the cores, which stretches every timeline
+    cpu_share: NotRequired[list[float | None]]
 
 
 class ParallelResult(TypedDict):

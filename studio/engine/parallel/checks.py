@@ -91,7 +91,8 @@ def gpipe_bubble(progress: Any = None, ranks: int = 2, microbatches: str = "1,2,
                "activations_first_stage": {f"{r['mode']} M={r['microbatches']}": r["memory"][0]["activations"]
                                            for r in out["rows"]},
                "samples_per_s": {f"{r['mode']} M={r['microbatches']}": r["samples_per_s"] for r in out["rows"]},
-               "stages": out["stages"]}
+               "stages": out["stages"], "cpu_share": {f"{r['mode']} M={r['microbatches']}": r.get("cpu_share")
+                                                      for r in out["rows"]}}
     report(progress, 1.0, f"GPipe bubble at M={big}: {bubbles[big]:.2f} (theory {theory[big]:.2f})")
     return Reproduction(tuple(measures), details)
 
@@ -105,7 +106,7 @@ def model_parallel_slower(progress: Any = None, ranks: int = 2, batch_size: int 
 
     request = ParallelRequest(modes=("single", "model"), ranks=ranks, batch_size=batch_size, widths=_widths(widths),
                               steps=steps, warmup_steps=warmup_steps, timeline_steps=steps - warmup_steps)
-    ratios, busy, speeds = [], [], []
+    ratios, busy, speeds, shares = [], [], [], []
     for i in range(repeats):
         report(progress, i / repeats, f"single process and {ranks}-stage model parallelism ({i + 1}/{repeats})")
 
@@ -118,6 +119,7 @@ def model_parallel_slower(progress: Any = None, ranks: int = 2, batch_size: int 
         per_step = step_busy(model)
         busy.append([statistics.median(s[r] for s in per_step) for r in range(ranks)])
         speeds.append(model["samples_per_s"] / single["samples_per_s"])
+        shares.append({"single": single.get("cpu_share"), "model": model.get("cpu_share")})
     ratio = statistics.median(ratios)
     stage_busy = [statistics.median(b[r] for b in busy) for r in range(ranks)]
     measures = (
@@ -128,6 +130,6 @@ def model_parallel_slower(progress: Any = None, ranks: int = 2, batch_size: int 
         Measure.at_most("sum of the stages' busy shares (one works at a time)", sum(stage_busy), 1.05,
                         "≤ 1: the stages never overlap"),
     )
-    details = {"step_time_ratio": ratios, "samples_per_s_ratio": speeds, "stage_busy": busy}
+    details = {"step_time_ratio": ratios, "samples_per_s_ratio": speeds, "stage_busy": busy, "cpu_share": shares}
     report(progress, 1.0, f"model parallel {ratio:.2f}× the single step time")
     return Reproduction(measures, details)

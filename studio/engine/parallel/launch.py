@@ -325,4 +325,5 @@ def _row(request: ParallelRequest, raw: dict[str, Any]) -> ModeResult:
             "final_loss": per_step[-1] if per_step else float("nan"), "max_loss_gap": 0.0, "timeline": timeline,
             "busy": busy, "bubble": (1 - sum(busy) / len(busy)) if staged and busy else None,
             "bubble_theory": bubble_theory(p, m) if staged else None,
-            "memory": sorted((r["memory"] for r in ranks), key=lambda mem: mem["rank"])}
+            "memory": sorted((r["memory"] for r in ranks), key=lambda mem: mem["rank"]),
+            "cpu_share": [r["cpu_share"] for r in ranks]}

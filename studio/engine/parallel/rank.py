@@ -131,6 +131,7 @@ def run_config(mode_name: str, m: int, spec: dict[str, Any], rank: int, world: i
     dist.barrier()
     end = time.perf_counter()
     mine = {"rank": rank, "active": mode.active, "losses": losses, "raw": rec.raw, "origin": origin,
+            "cpu_share": rec.cpu_share,
             "memory": _memory(rank, mode, cuda) if mode.active else None}
     gathered: list[Any] = [None] * world if rank == 0 else []
     dist.gather_object(mine, gathered if rank == 0 else None, dst=0)

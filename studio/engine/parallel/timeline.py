@@ -28,6 +28,8 @@ class Recorder:
         self.on = False
         self.step = 0
         self.raw: list[tuple[str, float, float, int, int | None]] = []
+        self.compute_wall = 0.0  # seconds inside compute spans, and the CPU time this thread got in them
+        self.compute_cpu = 0.0
 
     @contextmanager
     def span(self, kind: str, microbatch: int | None = None) -> Iterator[None]:
@@ -36,13 +38,23 @@ class Recorder:
             return
         if self.sync:
             self.sync()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         try:
             yield
         finally:
             if self.sync:
                 self.sync()
-            self.raw.append((kind, start, time.perf_counter(), self.step, microbatch))
+            end = time.perf_counter()
+            self.raw.append((kind, start, end, self.step, microbatch))
+            if kind in COMPUTE:
+                self.compute_wall += end - start
+                self.compute_cpu += time.thread_time() - cpu
+
+    @property
+    def cpu_share(self) -> float | None:
+        """The share of a core this rank's thread got while computing (CPU time ÷ wall time of its compute
+        spans; one torch thread per rank): below 1 when other programs took the cores. None: nothing timed."""
+        return self.compute_cpu / self.compute_wall if self.compute_wall > 0 else None
 
     def add(self, kind: str, start: float, end: float, microbatch: int | None = None) -> None:
         if self.on and end > start:
