@@ -172,9 +172,6 @@ def _describe_exit(code: int) -> str:
 def _last_line(stream: IO[str]) -> str:
     stream.seek(0)
     lines = [ln.strip() for ln in stream.read().splitlines() if ln.strip()]
-    if os.environ.get("STUDIO_DEBUG_PARALLEL"):
-        stream.seek(0)
-        print(stream.read(), file=sys.stderr)
     return lines[-1] if lines else ""
 
 
