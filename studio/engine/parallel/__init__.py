@@ -5,6 +5,7 @@ model-parallel (contiguous stages, send/recv) and pipeline-parallel (``torch.dis
 - ``split``: the chain check, the balanced contiguous split, the bubble theory (pure Python but the chain check);
 - ``network``: the MLP as a flat ``nn.Sequential`` and its layers (blocks) with their compute cost;
 - ``timeline``: the per-rank interval recorder (one clock) and the activation meter (saved-tensor bytes);
-- ``modes``: one training loop per mode; ``rank``: a rank process (``python -m``); ``launch``: validation,
-  the ranks' supervision (no process left behind) and the result.
+- ``modes``: one training step per mode; ``rank``: a rank process (``python -m``); ``ranks``: starting and
+  watching them (no process left behind on any failure); ``launch``: the request's checks, the plan, the result;
+- ``checks``: the runners of the paper checks ``huang_gpipe_bubble`` and ``model_parallel_slower``.
 """
