@@ -16,17 +16,24 @@ from studio.core.contracts.parallel import ModeResult, ParallelRequest
 from studio.core.demos.common import report
 from studio.engine.parallel.timeline import COMPUTE
 
+# model parallelism is slower when its step takes at least 2 % longer than the single process's (measured here,
+# quiet: 1.09 and 1.11; a busy machine slows the transfers further)
+SLOWER = 1.02
+
 
 def _steps(row: ModeResult) -> dict[int, list[dict[str, Any]]]:
+    """The compute intervals of each timeline step. (A step's span is from its first computation to its last:
+    a receive posted early, e.g. the last stage waiting for the next step's first activations while the first
+    stage still runs its optimizer, would stretch the span over the previous step's end.)"""
     out: dict[int, list[dict[str, Any]]] = {}
     for interval in row["timeline"]:
-        if interval["kind"] != "idle":
+        if interval["kind"] in COMPUTE:
             out.setdefault(interval["step"], []).append(dict(interval))
     return out
 
 
 def step_spans(row: ModeResult) -> list[float]:
-    """Seconds from the first to the last measured interval of each timeline step (over every rank)."""
+    """Seconds from the first to the last computation of each timeline step (over every rank)."""
     return [max(i["end"] for i in ivs) - min(i["start"] for i in ivs) for ivs in _steps(row).values()]
 
 
@@ -50,9 +57,15 @@ def _widths(text: str) -> tuple[int, ...]:
     return tuple(int(v) for v in str(text).split(",") if v.strip())
 
 
-def gpipe_bubble(progress: Any = None, ranks: int = 2, microbatches: str = "1,2,8", batch_size: int = 512,
-                 widths: str = "1024,1024,1024,1024", steps: int = 8, warmup_steps: int = 2) -> Reproduction:
-    """GPipe and 1F1B at every M: the measured bubble against (p−1)/(m+p−1); 1F1B's activations against GPipe's."""
+def gpipe_bubble(progress: Any = None, ranks: int = 2, microbatches: str = "1,2,8", batch_size: int = 2048,
+                 widths: str = "64,2048,1024,2048", steps: int = 6, warmup_steps: int = 2) -> Reproduction:
+    """GPipe and 1F1B at every M: the measured bubble against (p−1)/(m+p−1); 1F1B's activations against GPipe's.
+
+    The default MLP splits into two stages whose forwards AND backwards are about equal (fc1-fc3 | fc4-fc5: 2.3
+    and 2.1 M multiply-adds per sample forward, 4.5 and 4.2 backward; a narrow first layer, whose input needs no
+    gradient, keeps the first stage's backward as heavy as the second's: GPipe's forward phase is paced by the
+    slower forward, its backward phase by the slower backward), with a batch large enough (2048, 256 per
+    micro-batch at M = 8) that a micro-batch's compute outweighs the schedule's own overhead."""
     from studio.engine.parallel.launch import run_parallel
     from studio.engine.parallel.split import bubble_theory
 
@@ -98,7 +111,7 @@ def gpipe_bubble(progress: Any = None, ranks: int = 2, microbatches: str = "1,2,
 
 
 def model_parallel_slower(progress: Any = None, ranks: int = 2, batch_size: int = 256,
-                          widths: str = "1024,1024,1024,1024", steps: int = 10, warmup_steps: int = 2,
+                          widths: str = "512,512,512,512", steps: int = 10, warmup_steps: int = 2,
                           repeats: int = 2) -> Reproduction:
     """Single process against naive model parallelism (whole batch, stages one per rank), ``repeats`` times:
     the step time's ratio (medians over steps, then over repeats) and each stage's busy share."""
@@ -123,7 +136,7 @@ def model_parallel_slower(progress: Any = None, ranks: int = 2, batch_size: int 
     ratio = statistics.median(ratios)
     stage_busy = [statistics.median(b[r] for b in busy) for r in range(ranks)]
     measures = (
-        Measure.at_least("model-parallel step time ÷ single-process step time (medians)", ratio, 1.0,
+        Measure.at_least("model-parallel step time ÷ single-process step time (medians)", ratio, SLOWER,
                          "slower than one device (PyTorch's tutorial: ~7 % slower, ResNet-50 on 2 GPUs)"),
         Measure.within(f"each stage's busy share (largest of {ranks}; 1/p = {1 / ranks:.2f})", max(stage_busy),
                        0.5 / ranks, 1.3 / ranks, "one stage works at a time: each ≈ 1/p (GPipe, Fig. 2b)"),

@@ -15,8 +15,9 @@ def dims(in_dim: int, widths: Sequence[int], classes: int) -> list[tuple[int, in
 
 
 def block_costs(in_dim: int, widths: Sequence[int], classes: int) -> list[float]:
-    """Multiply-adds per sample of each layer (the forward and backward of a Linear scale with it)."""
-    return [float(a * b + b) for a, b in dims(in_dim, widths, classes)]
+    """Multiply-adds per sample of each layer's forward and backward: a Linear's forward is ``a·b``, its backward
+    ``2·a·b`` (the weight's gradient and the input's), but the first layer's input needs no gradient (``a·b``)."""
+    return [float(a * b * (2 if i == 0 else 3)) for i, (a, b) in enumerate(dims(in_dim, widths, classes))]
 
 
 def build_mlp(in_dim: int, widths: Sequence[int], classes: int, seed: int) -> Any:
