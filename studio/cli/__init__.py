@@ -27,6 +27,7 @@ from studio.cli import (
     generate,
     landscape,
     model,
+    parallel,
     queue,
     runs,
     scale,
@@ -38,8 +39,8 @@ from studio.core.errors import StudioError
 
 # In the order ``studio --help`` lists them. A command module imports nothing from this one: no import cycle.
 COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, compare,
-                                           eval_cmd, export, compress, fit, scale, async_sgd, dataload, schedule,
-                                           cluster, generate, attention, check)
+                                           eval_cmd, export, compress, fit, scale, parallel, async_sgd, dataload,
+                                           schedule, cluster, generate, attention, check)
 
 COMMANDS = tuple(name for module in COMMAND_MODULES for name in module.COMMANDS)
 

@@ -6,7 +6,7 @@ Torch-free: the request, its limits, and the result's shape shared by the engine
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 MODES: tuple[str, ...] = ("single", "ddp", "model", "pipeline-gpipe", "pipeline-1f1b")
 PIPELINE_MODES: tuple[str, ...] = ("pipeline-gpipe", "pipeline-1f1b")
@@ -55,6 +55,7 @@ class RankMemory(TypedDict):
     optimizer: int
     activations: int
     layers: list[str]
+    device_peak: NotRequired[int | None]  # with CUDA: torch.cuda.max_memory_allocated over the mode (else None)
 
 
 class ModeResult(TypedDict):
@@ -73,6 +74,9 @@ class ModeResult(TypedDict):
     bubble: float | None  # measured idle share of the pipeline ranks (pipeline and model modes)
     bubble_theory: float | None  # (p − 1) / (m + p − 1)
     memory: list[RankMemory]
+    # per rank: the share of a core it got while computing (thread CPU time ÷ wall time of its compute intervals,
+    # one torch thread per rank); well below 1 when other programs took the cores, which stretches every timeline
+    cpu_share: NotRequired[list[float | None]]
 
 
 class ParallelResult(TypedDict):
@@ -85,3 +89,5 @@ class ParallelResult(TypedDict):
     steps: int
     ranks: int
     loss_tolerance: float  # the largest gap the equal-curves check allows
+    notes: NotRequired[list[str]]  # what was not run and why (e.g. 1F1B needs at least as many micro-batches as ranks)
+    equal_curves: NotRequired[bool]  # every row's max_loss_gap ≤ loss_tolerance

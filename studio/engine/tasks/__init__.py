@@ -34,6 +34,7 @@ SWEEP = Task("studio.engine.tasks.compression:run", "sparsity sweep", JobKind.CO
 FIT = Task("studio.engine.tasks.fit_runs:run", "fit", JobKind.FIT)
 SCALE = Task("studio.engine.tasks.dp_scaling:run", "scaling measurement", JobKind.SCALE)
 ASYNC_SGD = Task("studio.engine.tasks.async_sgd:run", "async SGD study", JobKind.SCALE)
+PARALLEL = Task("studio.engine.tasks.parallel:run", "one model four ways", JobKind.SCALE)
 GENERATE = Task("studio.engine.tasks.generate:run", "generation", JobKind.GENERATE)
 ATTENTION = Task("studio.engine.tasks.attention:run", "attention maps", JobKind.EVALUATION)
 DEMO = Task("studio.engine.tasks.demo:run", "demo", JobKind.DEMO, frames=True)
@@ -52,7 +53,7 @@ SHARPNESS = Task("studio.engine.tasks.landscape_job:run_sharpness", "sharpness",
 
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
                            SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE,
-                           SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD)
+                           SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD, PARALLEL)
 
 
 def task_job(task: Task, request: Any, label: str | None = None) -> Any:
