@@ -20,7 +20,7 @@ CHECK = PaperCheck(
                 "activations are kept to p (GPipe: m).",
     our_setup="Two CPU processes (gloo, one thread each), torch.distributed.pipelining's PipelineStage with "
               "ScheduleGPipe and Schedule1F1B; an MLP 784-64-2048-1024-2048-10 split into two stages whose forwards"
-              " and backwards are both about equal (fc1-fc3 | fc4-fc5), global batch 2048, SGD, M = 1, 2, 8 (1F1B: "
+              " and backwards are both about equal (fc1-fc3 | fc4-fc5), global batch 4096, SGD, M = 1, 2, 8 (1F1B: "
               "2, 8), M = 8 twice, 6 steps each (2 warm-up). The bubble is measured on every rank's real timeline "
               "(forward and backward timed by wrapping the stage, P2P by wrapping the schedule's ops): per step, "
               "the stages' share of the step (its first to its last computation) not spent computing (waiting in a "
