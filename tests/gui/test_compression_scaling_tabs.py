@@ -71,7 +71,8 @@ def test_scaling_laws_tab_fits_a_power_law_and_reports_a_bad_axis(qtbot, studio_
 
 @pytest.mark.slow  # spawns 3 processes that import torch; `studio scale` itself is tested in the default run
 def test_data_parallel_tab_measures_one_and_two_processes(qtbot, studio_home):
-    session, tab = open_tab(qtbot, studio_home, "Data-parallel")
+    session, lab = open_tab(qtbot, studio_home, "Parallelism lab")
+    tab = lab.page("data_parallel")  # a page of the Parallelism lab
     session.set_config(RunConfig().with_overrides(["data.name=moons", "model.widths=16", "train.batch_size=32"]))
     tab.steps.setValue(8)
     tab.measure()

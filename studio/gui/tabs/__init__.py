@@ -49,7 +49,6 @@ EXTRA_TABS: tuple[TabSpec, ...] = (
     TabSpec("queue", "Queue", "studio.gui.tabs.queue:QueueTab", group="Runs"),
     TabSpec("compression", "Compression", "studio.gui.tabs.compression:CompressionTab"),
     TabSpec("scaling_laws", "Scaling laws", "studio.gui.tabs.scaling_laws:ScalingLawsTab"),
-    TabSpec("data_parallel", "Data-parallel", "studio.gui.tabs.data_parallel:DataParallelTab"),
     TabSpec("parallel_lab", "Parallelism lab", "studio.gui.tabs.parallel_lab:ParallelLab", group="Learn"),
     TabSpec("histograms", "Histograms", "studio.gui.tabs.histograms:HistogramsTab"),
     TabSpec("attention", "Attention", "studio.gui.tabs.attention:AttentionTab"),

@@ -1,7 +1,7 @@
-"""The Data-parallel tab: the current config trained at 1, 2, … processes (DDP; with CUDA also single-process
-DataParallel) — throughput against linear scaling, each step split into compute, all-reduce and the
-optimizer, and the steps to a target accuracy. The work is ``engine/tasks/dp_scaling.py`` in a background job
-the Session follows (``gui/app/job_binding.JobBinding``).
+"""The Parallelism lab's Data-parallel scaling page: the current config trained at 1, 2, … processes (DDP; with
+CUDA also single-process DataParallel) — throughput against linear scaling, each step split into compute,
+all-reduce and the optimizer, and the steps to a target accuracy. The work is ``engine/tasks/dp_scaling.py`` in
+a background job the Session follows (``gui/app/job_binding.JobBinding``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The Parallelism lab: one tab whose pages each show one way of spreading training, measured on this machine
-(``gui/parallel/``): one model four ways (data, model and pipeline parallelism on one timeline), a parameter
-server with asynchronous SGD, the input pipeline, and scheduling the queue on a cluster. A page is built the
-first time it is shown, as ``Cls(session, parent)``; no torch at import time."""
+(``gui/parallel/``): one model four ways (data, model and pipeline parallelism on one timeline), data-parallel
+scaling over process counts, a parameter server with asynchronous SGD, the input pipeline, and scheduling the
+queue on a cluster. A page is built the first time it is shown, as ``Cls(session, parent)``; no torch at import
+time."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ class LabPage:
 
 PAGES: tuple[LabPage, ...] = (
     LabPage("modes", "One model, four ways", "studio.gui.parallel.modes_page:ModesPage"),
+    # the data-parallel scaling view was a tab of its own before the lab (its module stays where it was)
+    LabPage("data_parallel", "Data-parallel scaling", "studio.gui.tabs.data_parallel:DataParallelTab"),
     LabPage("async", "Async SGD", "studio.gui.parallel.async_page:AsyncPage"),
     LabPage("dataload", "Input pipeline", "studio.gui.parallel.dataload_page:DataloadPage"),
     LabPage("schedule", "Scheduling", "studio.gui.parallel.schedule_page:SchedulePage"),
