@@ -216,3 +216,21 @@ def test_the_paper_check_button_is_there_only_with_its_checks(qtbot, monkeypatch
     handles[0].end("finished", "", [{"name": "huang_gpipe_bubble", "verdict": "FAIL", "passed": False,
                                      "seconds": 3.0, "measures": []}])
     assert "FAIL" in with_check.verdicts.text() and "huang_gpipe_bubble" in with_check.verdicts.text()
+
+
+def test_the_training_settings_show_only_beside_the_data_parallel_page(qtbot, tmp_path):
+    from studio.core.runs.store import RunStore
+    from studio.gui.app.main_window import MainWindow
+    from studio.gui.app.session import Session
+
+    win = MainWindow(Session(RunStore(tmp_path)), probe_backend=False)
+    win.confirm_close = lambda: True
+    qtbot.addWidget(win)
+    win.show()
+    lab = win.tab("parallel_lab")
+    win.tabs.setCurrentWidget(lab)
+    assert lab.pages.currentIndex() == 0 and not win.settings.isVisible()  # the modes page has its own form
+    lab.page("data_parallel")
+    assert win.settings.isVisible()  # it measures the current config
+    lab.page("schedule")
+    assert not win.settings.isVisible()

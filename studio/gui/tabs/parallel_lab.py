@@ -36,8 +36,17 @@ PAGES: tuple[LabPage, ...] = (
 )
 
 
+SETTINGS_PAGES = {"data_parallel"}  # pages that measure the current config: the training settings show beside them
+
+
 class ParallelLab(QWidget):
-    """The pages as inner tabs, each built on first view."""
+    """The pages as inner tabs, each built on first view. The other pages have forms of their own, so the
+    window's training settings show only beside the pages that use them (``SETTINGS_PAGES``)."""
+
+    @property
+    def uses_settings_panel(self) -> bool:
+        index = self.pages.currentIndex()
+        return 0 <= index < len(PAGES) and PAGES[index].id in SETTINGS_PAGES
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -53,6 +62,7 @@ class ParallelLab(QWidget):
         if not PAGES:
             self.pages.addTab(QLabel("No pages yet."), "—")
         self.pages.currentChanged.connect(self._build)
+        self.pages.currentChanged.connect(self._follow_settings_panel)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.pages)
@@ -77,6 +87,11 @@ class ParallelLab(QWidget):
         layout = holder.layout() if holder is not None else None
         if layout is not None:
             layout.addWidget(widget)
+
+    def _follow_settings_panel(self, _index: int) -> None:
+        fit = getattr(self.window(), "_fit_settings_panel", None)  # the main window (absent in a bare test)
+        if fit:
+            fit()
 
     def set_presentation(self, on: bool) -> None:
         for widget in self._built.values():
