@@ -105,7 +105,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--timeline-steps", type=int, default=None,
                    help=f"timed steps kept on the timeline (default {d.timeline_steps})")
     p.add_argument("--batch-size", type=int, default=d.batch_size, help=f"the global batch (default {d.batch_size})")
-    p.add_argument("--widths", default="", help="the MLP's hidden layers, e.g. 512,512,512 (default)")
+    p.add_argument("--widths", default="", help="the MLP's hidden layers, e.g. 512,512,512 (default "
+                                                f"{','.join(map(str, d.widths))})")
     p.add_argument("--dataset", default=d.dataset, help=f"an image dataset (default {d.dataset})")
     p.add_argument("--lr", type=float, default=d.lr, help=f"SGD's learning rate (default {d.lr})")
     p.add_argument("--seed", type=int, default=d.seed, help="the seed of the weights and the batches (default 0)")

@@ -64,7 +64,8 @@ def test_five_modes_follow_one_curve_with_timelines_and_memory() -> None:
     (["--modes", "single,tensor"], "unknown mode 'tensor'"),
     (["--ranks", "0"], "ranks must be at least 1"),
     (["--ranks", "3", "--widths", "16", "--modes", "model"], "3 ranks but the model has 2 layers to split"),
-    (["--modes", "pipeline-gpipe", "--microbatches", "128"], "128 micro-batches but the batch has only 64 samples"),
+    (["--modes", "pipeline-gpipe", "--microbatches", "128", "--batch-size", "64"],
+     "128 micro-batches but the batch has only 64 samples"),
     (["--microbatches", "two"], "--microbatches takes whole numbers"),
 ])
 def test_bad_input_exits_2_with_one_sentence(args, sentence) -> None:
