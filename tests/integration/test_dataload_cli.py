@@ -71,7 +71,8 @@ def test_dataset_by_name_writes_its_images_once(tmp_path):
     out = last_json(proc.stdout)
     assert out["images"] == 300
     assert any("written once as PNG files" in n for n in out["notes"])
-    assert (tmp_path / "datasets" / ".dataload" / "fashion_mnist_small-2000" / "done").exists()
+    assert (tmp_path / "datasets" / ".dataload" / "fashion_mnist_small-2000.done").exists()
+    assert not any("not an image" in n for n in out["notes"])  # the marker is beside the folder, not in it
 
 
 def test_a_corrupt_image_is_skipped_and_counted(tmp_path):

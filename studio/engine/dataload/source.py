@@ -67,8 +67,10 @@ def dataset_folder(name: str, images: int = DATASET_IMAGES, progress: Any = None
     from studio.core.paths import data_dir
 
     target = data_dir() / ".dataload" / f"{name}-{images}"
-    if not (target / "done").exists():
+    done = target.parent / f"{target.name}.done"  # beside the folder: inside, the scan counted it "not an image"
+    if not done.exists():
         write_dataset_pngs(name, target, images, progress)
+        done.write_text("complete\n")
     why = "its source folder is gone" if manifest.get("source_kind") == "images" else "it is stored as arrays"
     return target, (f"{name} has no image files here ({why}): its first {images:,} training images were written "
                     f"once as PNG files to {target}")
@@ -88,7 +90,6 @@ def write_dataset_pngs(name: str, target: Path, images: int, progress: Any = Non
     if target.exists():
         shutil.rmtree(target)
     write_pngs(data.x_train[:n].numpy(), data.y_train[:n].numpy(), data.classes, target, progress=progress)
-    (target / "done").write_text("complete\n")
 
 
 def resolve(request: DataloadRequest, progress: Any = None) -> Files:

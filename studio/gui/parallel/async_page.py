@@ -187,6 +187,7 @@ class AsyncPage(QWidget):
                                     "The loss on 2,000 training images after each applied update (log scale: sync "
                                     "makes far fewer updates); per update, lower is better")
         self.by_update.setLogMode(x=True, y=False)
+        self.by_update.getAxis("bottom").setStyle(maxTextLevel=0)  # decades only: 2·10¹ 3·10¹ … overlapped in 480 px
         self.by_update.addLegend(offset=(10, -10), labelTextSize="8pt", verSpacing=-6)  # bottom left: empty
         self.by_time = self._plot("async_loss_time", "Loss vs wall time", "seconds", "loss",
                                   "The same loss against wall-clock seconds since the mode started")
