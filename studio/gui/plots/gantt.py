@@ -49,6 +49,8 @@ class GanttPlot(pg.PlotWidget):
         for bar in bars:
             by_kind[bar.kind].append(bar)
         self.colours = {}
+        longest = max((len(k) for k in by_kind), default=1)  # as many legend columns as fit the width (≈ 7 px/char)
+        self.legend.setColumnCount(max(1, min(4, int(max(self.width(), 300) * 0.9 // (7 * longest + 40)))))
         for i, kind in enumerate(by_kind):
             colour = (colours or {}).get(kind) or OKABE_ITO[i % len(OKABE_ITO)]
             self.colours[kind] = colour
