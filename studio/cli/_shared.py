@@ -10,7 +10,7 @@ import math
 import shutil
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -33,6 +33,21 @@ def _clean(value: Any) -> Any:
 
 def emit_json(obj: Mapping[str, Any]) -> None:
     print(json.dumps(_clean(obj)), flush=True)
+
+
+def run_and_print(args: Any, work: Callable[[Any], Any], table: Callable[[Any], str]) -> int:
+    """The measuring commands' one shape: ``work(progress)`` with a progress line on stderr (``--quiet``: none),
+    then its result as one JSON line (``--json``) or as ``table(result)``; exit 0."""
+    bar = StderrProgress(getattr(args, "quiet", False))
+    try:
+        out = work(bar)
+    finally:
+        bar.close()
+    if args.json:
+        emit_json(out)
+    else:
+        print(table(out))
+    return 0
 
 
 def add_output_args(p: argparse.ArgumentParser, quiet: bool = False, what: str = "the result") -> None:

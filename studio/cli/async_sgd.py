@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from studio.cli._shared import StderrProgress, add_output_args
+from studio.cli._shared import add_output_args, run_and_print
 from studio.core.contracts.async_sgd import MODES, AsyncResult
 
 COMMANDS = ("async",)
@@ -52,20 +52,10 @@ def request_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_async(args: argparse.Namespace) -> int:
-    from studio.cli._shared import emit_json
     from studio.engine.async_sgd.launch import study
 
     request = request_from_args(args)
-    bar = StderrProgress(args.quiet)
-    try:
-        out: AsyncResult = study(request, bar)  # type: ignore[assignment]
-    finally:
-        bar.close()
-    if args.json:
-        emit_json(out)
-    else:
-        print(format_table(out))
-    return 0
+    return run_and_print(args, lambda bar: study(request, bar), format_table)
 
 
 def add_parser(sub: Any) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from studio.cli._shared import StderrProgress, add_output_args
+from studio.cli._shared import add_output_args, run_and_print
 from studio.core.contracts.dataload import DataloadRequest, DataloadResult
 
 COMMANDS = ("dataload",)
@@ -70,20 +70,10 @@ def request_from(args: argparse.Namespace) -> DataloadRequest:
 
 
 def cmd_dataload(args: argparse.Namespace) -> int:
-    from studio.cli._shared import emit_json
     from studio.engine.dataload.sweep import run_sweep
 
     request = request_from(args)
-    bar = StderrProgress(args.quiet)
-    try:
-        out = run_sweep(request, progress=bar)
-    finally:
-        bar.close()
-    if args.json:
-        emit_json(out)
-    else:
-        print(format_table(out))
-    return 0
+    return run_and_print(args, lambda bar: run_sweep(request, progress=bar), format_table)
 
 
 def add_parser(sub: Any) -> None:

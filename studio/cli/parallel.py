@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from studio.cli._shared import StderrProgress, add_output_args
+from studio.cli._shared import add_output_args, run_and_print
 from studio.core.contracts.parallel import MODES, ParallelRequest, ParallelResult
 from studio.core.errors import ConfigError
 from studio.core.ints import split_ints
@@ -77,20 +77,10 @@ def format_table(out: ParallelResult) -> str:
 
 
 def cmd_parallel(args: argparse.Namespace) -> int:
-    from studio.cli._shared import emit_json
     from studio.engine.parallel.launch import run_parallel
 
     request = request_from(args)
-    bar = StderrProgress(args.quiet)
-    try:
-        out = run_parallel(request, progress=bar)
-    finally:
-        bar.close()
-    if args.json:
-        emit_json(out)
-    else:
-        print(format_table(out))
-    return 0
+    return run_and_print(args, lambda bar: run_parallel(request, progress=bar), format_table)
 
 
 def add_parser(sub: Any) -> None:

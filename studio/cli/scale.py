@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from studio.cli._shared import StderrProgress, add_config_args, add_output_args
+from studio.cli._shared import add_config_args, add_output_args, run_and_print
 from studio.core.contracts.scaling import ScaleResult
 
 COMMANDS = ("scale",)
@@ -30,22 +30,14 @@ def format_table(out: ScaleResult) -> str:
 
 
 def cmd_scale(args: argparse.Namespace) -> int:
-    from studio.cli._shared import emit_json, load_config
+    from studio.cli._shared import load_config
     from studio.engine.tasks.dp_scaling import parse_processes, scaling_study
 
     processes = parse_processes(args.processes)
     cfg = load_config(args)
-    bar = StderrProgress(args.quiet)
-    try:
-        out = scaling_study(cfg, processes, steps=args.steps, target=args.target, threads=args.threads,
-                            eval_every=args.eval_every, data_parallel=not args.no_dp, progress=bar)
-    finally:
-        bar.close()
-    if args.json:
-        emit_json(out)
-    else:
-        print(format_table(out))
-    return 0
+    return run_and_print(args, lambda bar: scaling_study(
+        cfg, processes, steps=args.steps, target=args.target, threads=args.threads, eval_every=args.eval_every,
+        data_parallel=not args.no_dp, progress=bar), format_table)
 
 
 def add_parser(sub: Any) -> None:

@@ -12,7 +12,6 @@ duration, gpus) and ``policies`` (each ``policy``, ``label``, ``mean_jct``, ``me
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from studio.cli._shared import add_output_args, emit_json
@@ -51,18 +50,12 @@ def _floats(text: str, what: str) -> tuple[float, ...]:
 
 
 def cmd_schedule(args: argparse.Namespace) -> int:
-    from studio.core.errors import ConfigError
     from studio.core.scheduling.study import run_study
 
-    try:
-        request = ScheduleRequest(gpus=args.gpus, policies=tuple(args.policies.split(",")), filter=args.filter,
-                                  arrivals=args.arrivals, repeat=args.repeat, queued_only=args.queued_only,
-                                  quantum=args.quantum,
-                                  thresholds=_floats(args.las_thresholds, "--las-thresholds"))
-        out = run_study(request)
-    except ConfigError as err:
-        print(f"studio schedule: {err}", file=sys.stderr)
-        return 2
+    request = ScheduleRequest(gpus=args.gpus, policies=tuple(args.policies.split(",")), filter=args.filter,
+                              arrivals=args.arrivals, repeat=args.repeat, queued_only=args.queued_only,
+                              quantum=args.quantum, thresholds=_floats(args.las_thresholds, "--las-thresholds"))
+    out = run_study(request)  # a ConfigError: one line and exit 2 from cli.main, as every command
     if args.json:
         emit_json(out)
     else:
