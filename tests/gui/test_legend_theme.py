@@ -85,3 +85,30 @@ def test_the_window_restyles_the_teaching_lab_views_after_a_theme_change(qtbot, 
     window.apply_theme("dark", save=False)
     window.apply_theme("light", save=False)
     assert calls == ["restyled", "restyled"]
+
+
+def test_a_theme_change_skips_a_tracked_window_whose_qt_object_is_gone_and_untracked_top_levels(qtbot):
+    """theme.apply walks only the windows that asked (``theme.track``), and only while their C++ object lives:
+    walking every top-level widget crashed Qt in CI when one was freed during the loop."""
+    import pyqtgraph as pg
+    import shiboken6
+    from PySide6.QtWidgets import QApplication
+
+    gone = pg.PlotWidget()
+    theme.track(gone)
+    gone.show()
+    shiboken6.delete(gone)  # the Python wrapper lives on (held here), its Qt object does not
+    stray = pg.PlotWidget()  # a shown top-level nobody tracked
+    qtbot.addWidget(stray)
+    stray.show()
+    before = stray.backgroundBrush().color().name()
+    mine = pg.PlotWidget()
+    qtbot.addWidget(mine)
+    theme.track(mine)
+    mine.show()
+    try:
+        theme.apply("dark", QApplication.instance())  # no crash on the freed one
+        assert mine.backgroundBrush().color().name() == theme.PLOT_COLOURS["dark"].background.lower()
+        assert stray.backgroundBrush().color().name() == before  # not walked
+    finally:
+        theme.apply("light", QApplication.instance())

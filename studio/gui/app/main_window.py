@@ -112,6 +112,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, session: Session, probe_backend: bool = True, prefs: SettingsStore | None = None) -> None:
         super().__init__()
+        theme.track(self)  # a theme change restyles this window's plots while it is shown
         self.session = session
         self.prefs = prefs or SettingsStore()
         self.prefs.restore_choices(session)  # the last dataset/model/optimizer, before the forms are built

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import os
 import sys
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QGraphicsView, QWidget
@@ -100,6 +102,18 @@ def curve_colour(colour: str) -> str:
     return colour
 
 
+# The windows a theme change restyles (``track``). Walking ``app.topLevelWidgets()`` instead crashed Qt twice in CI
+# (a segfault in ``isVisible``): that list also holds every stray top-level (a closed window's menus, tooltips,
+# a page's parentless widget), and one can be freed while the loop runs — by Python's garbage collector on the
+# curve loader's thread. Only the windows that asked are visited, and only while their C++ object lives.
+_windows: weakref.WeakSet[QWidget] = weakref.WeakSet()
+
+
+def track(window: QWidget) -> None:
+    """Restyle ``window``'s plots on every later theme change (the main window registers itself)."""
+    _windows.add(window)
+
+
 def apply(theme: str, app: QApplication | None = None, restyle_windows: bool = True) -> str:
     """Apply ``"system"``, ``"light"`` or ``"dark"`` to the application and every plot; returns light/dark.
     ``restyle_windows=False``: the palette and pyqtgraph's defaults only, the open windows' plots left as they are
@@ -115,9 +129,9 @@ def apply(theme: str, app: QApplication | None = None, restyle_windows: bool = T
     app.setPalette(palette(name))
     if "pyqtgraph" in sys.modules:  # else the first plot sets its colours (plot_options) when it loads it
         plot_options()
-    if restyle_windows:  # shown windows only: a closed one may be half torn down (walking its plots crashed Qt)
-        for top in app.topLevelWidgets():
-            if top.isVisible():
+    if restyle_windows:  # tracked, live and shown windows only: a closed one may be half torn down
+        for top in list(_windows):
+            if shiboken6.isValid(top) and top.isVisible():
                 restyle_plots(top, name)
     return name
 
