@@ -70,3 +70,10 @@ def _windows_alive(pid: int) -> bool:
 
 def host() -> str:
     return socket.gethostname()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now (the OS picks it): the rendezvous of local ranks."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

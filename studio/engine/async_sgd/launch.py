@@ -22,16 +22,11 @@ from typing import IO, Any
 
 from studio.core.contracts.async_sgd import RPC_MODES, AsyncRequest, request_to_dict, validate
 from studio.core.errors import ConfigError, RunFailed
+from studio.core.procs import free_port
 
 Report = Callable[[float, str], None]
 STOP_GRACE_S = 3.0  # after SIGTERM, before the process group is killed
 START_S = 120.0  # processes start (torch import, data, rpc rendezvous) within this, on a busy machine
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def port_problem(port: int) -> str:

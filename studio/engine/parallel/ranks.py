@@ -10,7 +10,6 @@ import json
 import os
 import queue
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,12 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from studio.core.errors import RunFailed
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from studio.core.procs import free_port
 
 
 def _describe_exit(code: int) -> str:

@@ -25,7 +25,6 @@ import argparse
 import functools
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -38,15 +37,10 @@ from studio.core.contracts.scaling import RankOptions, ScaleRequest, ScaleResult
 from studio.core.errors import ConfigError, RunFailed
 from studio.core.ints import split_ints
 from studio.core.optim import OPTIMIZERS
+from studio.core.procs import free_port
 
 Report = Callable[[float, str], None]
 MODES = ("ddp", "dp")  # dp: single-process nn.DataParallel over the GPUs (CUDA only)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _timed(fn: Callable[[], None], sync: Callable[[], None]) -> float:

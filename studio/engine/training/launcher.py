@@ -10,7 +10,6 @@ the failure that started it.
 from __future__ import annotations
 
 import os
-import socket
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -23,6 +22,7 @@ from studio.core.errors import ConfigError, RunFailed, StudioError
 from studio.core.jobs import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, EtaEstimator
 from studio.core.models.bert_checks import check_bert_config
 from studio.core.models.data_fit import check_model_data
+from studio.core.procs import free_port
 from studio.core.runs.run_lock import RunLock
 from studio.core.runs.settings_diff import CPU_THREADS_KEY
 from studio.core.runs.store import RunInfo, RunStore
@@ -36,12 +36,6 @@ from studio.engine.training.rank_spec import RankSpec
 
 RANK_NICE = 5  # the GUI's runs yield the CPU to the window (core/threads.ThreadPlan.nice)
 STOP_GRACE_S = 8.0  # after Stop, ranks have this long to checkpoint and exit before being killed
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Job(ProcessJob):

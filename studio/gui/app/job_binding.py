@@ -29,6 +29,17 @@ class JobBinding(QObject):
         super().__init__(parent)
         self.handle: Any = None  # the JobHandle of the current (or last) job
 
+    @classmethod
+    def wired(cls, owner: QObject, progress: Any, done: Any, failed: Any) -> JobBinding:
+        """A binding owned by ``owner`` whose ``progress(fraction, text)``, ``done(result)`` and ``failed(message)``
+        go to these callbacks; a cancel reaches ``failed("cancelled")`` (the pages' and tabs' one wiring)."""
+        job = cls(owner)
+        job.progress.connect(progress)
+        job.done.connect(done)
+        job.failed.connect(failed)
+        job.cancelled.connect(lambda: failed("cancelled"))
+        return job
+
     @property
     def running(self) -> bool:
         return self.handle is not None and not self.handle.done

@@ -58,11 +58,7 @@ class DataloadPage(QWidget):
         self.session = session
         self.result: dict[str, Any] | None = None
         self.error: str | None = None
-        self.job = JobBinding(self)
-        self.job.progress.connect(self._progress)
-        self.job.done.connect(self._on_done)
-        self.job.failed.connect(self._on_failed)
-        self.job.cancelled.connect(lambda: self._on_failed("cancelled"))
+        self.job = JobBinding.wired(self, self._progress, self._on_done, self._on_failed)
 
         self.source = QComboBox()
         self.source.setObjectName("dataload_source")

@@ -95,11 +95,7 @@ class CompressionTab(QWidget):
         self.last: dict[str, Any] | None = None
         self.sweep: SweepResult | None = None
         self.error: str | None = None
-        self.job = JobBinding(self)
-        self.job.progress.connect(self._on_progress)
-        self.job.done.connect(self._on_done)
-        self.job.failed.connect(self._on_failed)
-        self.job.cancelled.connect(lambda: self._on_failed("cancelled"))
+        self.job = JobBinding.wired(self, self._on_progress, self._on_done, self._on_failed)
         self._task = ""
 
         self.title = QLabel(HINT)
