@@ -6,7 +6,9 @@ shorter than the run finishes it over several allocations. Skipped without Slurm
 is set (CI's slow step), then it fails.
 
 Slurm holds a requeued job for two minutes before it may start again (``Reason=BeginTime``); the tests release
-it at once (``scontrol update JobId=… StartTime=now``), as an admin could, to keep the file to a few minutes."""
+it after two seconds (``scontrol update JobId=… StartTime=now``), as an admin could, to keep the file to a few
+minutes. Not at once: a credential issued in the same second as the old allocation's revocation is refused and the
+job fails ("Killing non-startable batch JobId=…: Job credential revoked", seen once in CI)."""
 
 from __future__ import annotations
 
@@ -68,6 +70,7 @@ def wait_job(cluster: real_slurm.Cluster, job: str, tmp_path: Path, timeout: flo
              until=None) -> int:  # noqa: ANN001 - a predicate
     """Wait for the job to complete (or ``until()``), releasing it from Slurm's requeue hold; its restarts."""
     deadline = time.monotonic() + timeout
+    held_since = None  # when the job was first seen held after a requeue
     while time.monotonic() < deadline:
         state = cluster.job_state(job)
         if until is not None and until():
@@ -76,7 +79,12 @@ def wait_job(cluster: real_slurm.Cluster, job: str, tmp_path: Path, timeout: flo
             break
         if state in ("FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY"):
             raise AssertionError(f"job {job} ended {state}\n{job_log(tmp_path)[-4000:]}\n{cluster.logs()}")
-        if release and state == "PENDING" and cluster.job_field(job, "Reason") == "BeginTime":
+        held = release and state == "PENDING" and cluster.job_field(job, "Reason") == "BeginTime"
+        held_since = (held_since or time.monotonic()) if held else None
+        # slurmd revokes the old allocation's credential at the second of the kill and refuses a new credential
+        # issued within that same second ("Job credential revoked", the job FAILED): release it 2 s after the hold
+        # began, never at once (Slurm's own two-minute hold exists for this)
+        if held_since is not None and time.monotonic() - held_since >= 2:
             cluster.run("scontrol", "update", f"JobId={job}", "StartTime=now", check=False)
         time.sleep(1)
     else:
