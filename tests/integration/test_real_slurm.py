@@ -83,7 +83,7 @@ def wait_job(cluster: real_slurm.Cluster, job: str, tmp_path: Path, timeout: flo
         held_since = (held_since or time.monotonic()) if held else None
         # slurmd revokes the old allocation's credential at the second of the kill and refuses a new credential
         # issued within that same second ("Job credential revoked", the job FAILED): release it 2 s after the hold
-        # began, never at once (Slurm's own two-minute hold exists for this)
+        # began, never at once (Slurm itself holds it two minutes)
         if held_since is not None and time.monotonic() - held_since >= 2:
             cluster.run("scontrol", "update", f"JobId={job}", "StartTime=now", check=False)
         time.sleep(1)
