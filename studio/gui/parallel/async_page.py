@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 from studio.core.checks.catalog import CHECKS
 from studio.core.contracts.async_sgd import MAX_WORKERS, AsyncRequest, parse_delays, validate
 from studio.core.errors import ConfigError
-from studio.gui.app.job_binding import JobBinding
+from studio.gui.parallel.job_page import JobPage
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
 
@@ -56,13 +56,12 @@ def _tip(widget: QWidget, text: str) -> QWidget:
     return widget
 
 
-class AsyncPage(QWidget):
+class AsyncPage(JobPage):
+    TASK = "ASYNC_SGD"
+    STARTING = "Starting the parameter server and the workers…"
+
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.session = session
-        self.result: dict[str, Any] | None = None
-        self.error: str | None = None
-        self.job = JobBinding.wired(self, self._progress, self._on_done, self._on_failed)
+        super().__init__(session, parent)
 
         self.claim = QLabel(CLAIM)
         self.claim.setWordWrap(True)
@@ -273,45 +272,6 @@ class AsyncPage(QWidget):
             self.lr.setText(f"{float(values['lr']):g}")
         if "seed" in values:
             self.seed.setValue(int(values["seed"]))
-
-    def show_status(self, text: str, error: bool = False) -> None:
-        self.status.setText(text)
-        self.status.setStyleSheet("color: #d9413b" if error else "")
-
-    # --- the job ---------------------------------------------------------------------------------------------------
-    def run(self) -> None:
-        if self.job.running:
-            return
-        from studio.engine import tasks
-
-        try:
-            request = self.request()
-        except ConfigError as err:
-            self.show_status(str(err), error=True)
-            return
-        self.error = None
-        self.bar.setValue(0)
-        self.show_status("Starting the parameter server and the workers…")
-        self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        self.job.start(self.session.start_task(tasks.ASYNC_SGD, request))
-
-    def _progress(self, fraction: float, text: str) -> None:
-        self.bar.setValue(int(fraction * 100))
-        self.status.setText(text)
-
-    def _on_failed(self, message: str) -> None:
-        self.error = message
-        self.bar.setValue(0)
-        self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        self.show_status("Cancelled." if message == "cancelled" else f"Failed: {message}", error=message != "cancelled")
-
-    def _on_done(self, result: dict[str, Any]) -> None:
-        self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        self.bar.setValue(100)
-        self.show_result(result)
 
     # --- the result ------------------------------------------------------------------------------------------------
     def show_result(self, result: dict[str, Any]) -> None:

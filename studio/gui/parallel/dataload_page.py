@@ -34,9 +34,8 @@ from PySide6.QtWidgets import (
 
 from studio.core.checks.catalog import CHECKS
 from studio.core.contracts.dataload import DataloadRequest, validate
-from studio.core.errors import StudioError
-from studio.gui.app.job_binding import JobBinding
 from studio.gui.demos.check_panel import CheckPanel
+from studio.gui.parallel.job_page import JobPage
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
 
@@ -50,15 +49,14 @@ COLUMNS = ("configuration", "samples/s", "× 0 workers", "step ms", "waiting ms"
 FOLDER, DATASET = "folder", "dataset"
 
 
-class DataloadPage(QWidget):
+class DataloadPage(JobPage):
     """The form, Run/Cancel and progress; the verdict; the chart and the table; the claim and the paper check."""
 
+    TASK = "DATALOAD"
+    STARTING = "Starting the measurement…"
+
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.session = session
-        self.result: dict[str, Any] | None = None
-        self.error: str | None = None
-        self.job = JobBinding.wired(self, self._progress, self._on_done, self._on_failed)
+        super().__init__(session, parent)
 
         self.source = QComboBox()
         self.source.setObjectName("dataload_source")
@@ -210,10 +208,6 @@ class DataloadPage(QWidget):
     def set_params(self, _values: dict[str, Any]) -> None:
         """The check has no preset to put in this form."""
 
-    def show_status(self, text: str, error: bool = False) -> None:
-        self.status.setText(text)
-        self.status.setStyleSheet("color: #d9413b" if error else "")
-
     # --- the form ------------------------------------------------------------------------------
     def _source_changed(self) -> None:
         from_folder = self.source.currentData() == FOLDER
@@ -238,41 +232,6 @@ class DataloadPage(QWidget):
             dataset="" if from_folder else self.session.config.data.name, workers=self.workers.text().strip(),
             pin_memory=self.pin.isChecked(), persistent=self.persistent.isChecked(), batch_size=self.batch.value(),
             steps=self.steps.value(), prefetch_factor=self.prefetch.value()))
-
-    def run(self) -> None:
-        if self.job.running:
-            return
-        try:
-            request = self.request()
-        except StudioError as err:
-            self.show_status(str(err), error=True)
-            return
-        from studio.engine.tasks import DATALOAD
-
-        self.error = None
-        self.bar.setValue(0)
-        self.show_status("Starting the measurement…")
-        self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        self.job.start(self.session.start_task(DATALOAD, request))
-
-    def _progress(self, fraction: float, text: str) -> None:
-        self.bar.setValue(int(fraction * 100))
-        self.status.setText(text)
-
-    def _on_failed(self, message: str) -> None:
-        self.error = message
-        self.bar.setValue(0)
-        self.show_status("Cancelled." if message == "cancelled" else f"Failed: {message}",
-                         error=message != "cancelled")
-        self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-
-    def _on_done(self, result: dict[str, Any]) -> None:
-        self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        self.bar.setValue(100)
-        self.show_result(result)
 
     # --- the result ----------------------------------------------------------------------------
     def show_result(self, result: dict[str, Any]) -> None:
