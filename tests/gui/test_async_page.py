@@ -58,6 +58,16 @@ def test_every_control_has_a_tooltip(page):
     assert "Claim." in page.claim.text() and page.check_panel is not None
 
 
+def test_the_updates_axis_labels_decades_only(page):
+    """1 to 300 updates on a 480-pixel log axis: labels at 1, 10, 100 (pyqtgraph's own piled up '2·10¹3·10¹…')."""
+    import numpy as np
+
+    axis = page.by_update.getAxis("bottom")
+    labelled, *rest = axis.tickValues(0.0, np.log10(300), 480)
+    assert axis.tickStrings(labelled[1], 1.0, labelled[0]) == ["1", "10", "100"]
+    assert all(s == "" for s in axis.tickStrings(rest[0][1], 1.0, None)) and len(rest[0][1]) == 17
+
+
 def test_a_result_is_drawn(page):
     page.show_result(fake_result())
     assert page.table.rowCount() == 4

@@ -36,6 +36,7 @@ from studio.core.contracts.async_sgd import MAX_WORKERS, AsyncRequest, parse_del
 from studio.core.errors import ConfigError
 from studio.gui.parallel.job_page import JobPage
 from studio.gui.plots.empty_hint import EmptyHint
+from studio.gui.plots.log_axis import LogAxis
 from studio.gui.plots.palette import run_colour
 
 CHECK_NAME = "chen_async_straggler"
@@ -180,9 +181,8 @@ class AsyncPage(JobPage):
 
         self.by_update = self._plot("async_loss_updates", "Loss vs updates", "applied updates (log)", "loss",
                                     "The loss on 2,000 training images after each applied update (log scale: sync "
-                                    "makes far fewer updates); per update, lower is better")
+                                    "makes far fewer updates); per update, lower is better", log_x=True)
         self.by_update.setLogMode(x=True, y=False)
-        self.by_update.getAxis("bottom").setStyle(maxTextLevel=0)  # decades only: 2·10¹ 3·10¹ … overlapped in 480 px
         self.by_update.addLegend(offset=(10, -10), labelTextSize="8pt", verSpacing=-6)  # bottom left: empty
         self.by_time = self._plot("async_loss_time", "Loss vs wall time", "seconds", "loss",
                                   "The same loss against wall-clock seconds since the mode started")
@@ -216,8 +216,8 @@ class AsyncPage(JobPage):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(split)
 
-    def _plot(self, name: str, title: str, bottom: str, left: str, tip: str) -> pg.PlotWidget:
-        plot = pg.PlotWidget()
+    def _plot(self, name: str, title: str, bottom: str, left: str, tip: str, log_x: bool = False) -> pg.PlotWidget:
+        plot = pg.PlotWidget(axisItems={"bottom": LogAxis("bottom")} if log_x else None)
         plot.setObjectName(name)
         plot.setTitle(title, size="10pt")
         plot.setLabel("bottom", bottom)
