@@ -9,13 +9,13 @@ import pickle
 
 import pytest
 
+from studio.core.targets import resolve_target
 from studio.engine import tasks
-from studio.engine.jobs.process_job import resolve
 
 
 @pytest.mark.parametrize("task", tasks.TASKS, ids=lambda t: f"{t.target}[{t.label}]")
 def test_every_task_target_is_a_run_entry(task: tasks.Task) -> None:
-    fn = resolve(task.target)
+    fn = resolve_target(task.target)
     assert callable(fn)
     params = inspect.signature(fn).parameters
     assert "progress" in params
@@ -56,7 +56,7 @@ def test_every_extra_tab_resolves_to_a_widget_class() -> None:
     from studio.gui.tabs import EXTRA_TABS
 
     for spec in EXTRA_TABS:
-        cls = resolve(spec.target)
+        cls = resolve_target(spec.target)
         assert inspect.isclass(cls), f"{spec.title}: {spec.target}"
     assert len({spec.id for spec in EXTRA_TABS}) == len(EXTRA_TABS)  # ids are unique
     assert len({spec.title for spec in EXTRA_TABS}) == len(EXTRA_TABS)

@@ -26,6 +26,7 @@ from typing import Any
 from studio.core import threads as thread_policy
 from studio.core.errors import RunFailed, StudioError
 from studio.core.jobs import ENDED, FAILED, FINISHED, QUEUED, RUNNING, STOPPED, Cancelled, Progress, Report
+from studio.core.targets import resolve_target
 from studio.core.vocab import JobKind
 from studio.engine.jobs import backend, protocol
 from studio.engine.jobs.protocol import Received
@@ -313,11 +314,6 @@ def control_reader(control: Any, progress: Progress) -> Any:
     return controls
 
 
-def resolve(target: str) -> Any:
-    import importlib
-
-    module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name)
 
 
 def task_main(spec: TaskSpec) -> None:
@@ -342,7 +338,7 @@ def task_main(spec: TaskSpec) -> None:
         if spec.controls:
             kwargs["controls"] = control_reader(spec.control, progress)
         progress(0.0, "starting")
-        value = resolve(spec.target)(progress=progress, **kwargs)
+        value = resolve_target(spec.target)(progress=progress, **kwargs)
         queue.put(protocol.result(job_id, value))
         queue.put(protocol.status(job_id, FINISHED))
     except Cancelled as err:
