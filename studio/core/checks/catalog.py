@@ -9,9 +9,9 @@ from typing import Any
 
 from studio.core.checks import paper as paper_package
 from studio.core.checks.base import CheckOutcome, PaperCheck, Reproduction
+from studio.core.contracts.progress import Cancelled
 from studio.core.demos.common import torch_threads
 from studio.core.errors import ConfigError
-from studio.core.jobs import Cancelled
 from studio.core.targets import resolve_target
 
 

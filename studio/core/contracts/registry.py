@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from studio.core.errors import ConfigError
-from studio.core.ints import split_ints
+from studio.core.numbers.ints import split_ints
 from studio.core.targets import resolve_target
 
 KINDS = ("int", "float", "bool", "choice", "ints", "str")
