@@ -2,7 +2,7 @@
 
 Also the desktop habits: menus and shortcuts (declared in actions.py), the status bar (status_bar.py),
 ``open_path`` (``studio PATH``, File > Open run…, a drop, a second launch handing over a path; what the path is,
-core/open_target.py decides), remembered geometry/choices/recent files/theme (settings_store.py), light and
+core/runs/open_target.py decides), remembered geometry/choices/recent files/theme (settings_store.py), light and
 dark themes (theme.py), presentation mode (F11). It composes and reacts: the file dialogs and questions are
 dialogs.py, what it reads of the run store comes through the Session, and ``run_gui`` (the application and the
 single-instance hand-off) is start.py.
@@ -34,9 +34,9 @@ from PySide6.QtWidgets import (
 )
 
 from studio import __version__
-from studio.core import open_target
 from studio.core.errors import StudioError
 from studio.core.host.paths import resource
+from studio.core.runs import open_target
 from studio.core.vocab import JobState
 from studio.gui.app import dialogs, theme
 from studio.gui.app.actions import MENUS, build_actions
@@ -122,7 +122,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         # Asked before closing during a run; tests replace it.
         self.confirm_close: Callable[[], bool] = lambda: dialogs.stop_and_quit(self)
-        # Asked before training when model and data do not fit (core/fit_check.py); tests replace it.
+        # Asked before training when model and data do not fit (core/config/fit_check.py); tests replace it.
         self.confirm_warnings: Callable[[list[str]], bool] = lambda w: dialogs.train_anyway(self, w)
         self._last_progress: dict | None = None  # the run's last progress report (the ETA line while paused)
 

@@ -146,7 +146,7 @@ class ScalingLawsTab(QWidget):
         self.fit_button.setEnabled(bool(session.selected_runs()))
 
     def _size_sweep_row(self) -> QHBoxLayout:
-        """Queue a sweep of the model's size (the queue's sweep, ``core/sweep.py``), for a fit against size."""
+        """Queue a sweep of the model's size (the queue's sweep, ``core/config/sweep.py``), for a fit against size."""
         self.size_key = QComboBox()
         self.size_key.setObjectName("size_sweep_key")
         self.size_key.setEditable(True)
@@ -196,8 +196,8 @@ class ScalingLawsTab(QWidget):
     def queue_sizes(self) -> list[str]:
         """Queue one run per value of the size setting; the ids queued (none, with the reason shown, if the
         values do not make valid configs)."""
+        from studio.core.config.sweep import sweep_configs, sweep_values
         from studio.core.errors import StudioError
-        from studio.core.sweep import sweep_configs, sweep_values
 
         key, text = self.size_key.currentText().strip(), self.size_values.text().strip()
         try:
