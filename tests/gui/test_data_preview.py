@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QPushButton
 from studio.core.datasets import cache
 from studio.core.datasets.importers.pipeline import import_path
 from studio.core.runs.store import RunStore
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 from studio.gui.tabs.data import DataPreview
 from studio.gui.widgets.data_import import ImportController
 from tests.unit import import_fixtures as fx

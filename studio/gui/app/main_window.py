@@ -38,16 +38,17 @@ from studio.core.errors import StudioError
 from studio.core.host.paths import resource
 from studio.core.runs import open_target
 from studio.core.vocab import JobState
-from studio.gui.app import dialogs, theme
+from studio.gui.app import dialogs
 from studio.gui.app.actions import MENUS, build_actions
-from studio.gui.app.messages import run_progress
 from studio.gui.app.navigation import Navigation
-from studio.gui.app.session import Session
 from studio.gui.app.settings import SettingsStore
 from studio.gui.app.status_bar import StatusBar
 from studio.gui.panels.hardware import BackendProbe
 from studio.gui.panels.run_list import RunList
 from studio.gui.panels.settings_panels import SettingsPanels
+from studio.gui.session import theme
+from studio.gui.session.messages import run_progress
+from studio.gui.session.session import Session
 from studio.gui.tabs import EXTRA_TABS, GROUPS, TabSpec, find, grouped
 from studio.gui.widgets import wheel_guard
 
@@ -579,8 +580,8 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def cluster_dialog(self) -> QDialog:
-        """Run on a cluster…: the current settings as a Slurm + torchrun job (gui/widgets/cluster_dialog.py)."""
-        from studio.gui.widgets.cluster_dialog import ClusterDialog
+        """Run on a cluster…: the current settings as a Slurm + torchrun job (gui/app/cluster_dialog.py)."""
+        from studio.gui.app.cluster_dialog import ClusterDialog
 
         dialog = ClusterDialog(self.session, self)
         dialog.setModal(False)
@@ -669,7 +670,7 @@ class MainWindow(QMainWindow):
         if not path.exists():
             self.show_error("Documentation", f"The documentation ({path.name}) is not installed with this copy.")
             return False
-        from studio.gui.widgets.help_window import show_help
+        from studio.gui.app.help_window import show_help
 
         # a window of Studio's own: works where no program opens .md files (issue 22)
         self.help_window = show_help(self, path, getattr(self, "help_window", None))

@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGroupBox, QLabel, QPushButton, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
 from studio.core.config import train_params
-from studio.gui.app.session import registry_for
 from studio.gui.panels.hardware import HardwarePanel
+from studio.gui.session.session import registry_for
 from studio.gui.widgets.forms import PlainForm, RegistryForm
 
 BASIC_TRAIN = ("epochs", "batch_size", "val_fraction", "seed")  # the rest sits under "Advanced settings"

@@ -28,10 +28,10 @@ from studio.core.errors import ConfigError
 from studio.core.maths.scaling_fit import AGAINST
 from studio.core.runs.names import run_names
 from studio.core.vocab import Metric
-from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.axes import plain_numbers
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
+from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.forms import TidySpinBox
 
 HINT = ("Select one or more runs in the Training tab's run list. Against steps or samples each run gets its own "

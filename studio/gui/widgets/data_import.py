@@ -14,8 +14,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QInputDialog, QProgressDialog, QWidget
 
-from studio.gui.app.job_binding import JobBinding
-from studio.gui.app.messages import count
+from studio.gui.session.job_binding import JobBinding
+from studio.gui.session.messages import count
 
 OPTION_LABELS = {"label_column": "Which column holds the labels?", "x_key": "Which array holds the images?",
                  "y_key": "Which array holds the labels?"}

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.config import RunConfig
 from studio.core.numbers.byte_size import byte_size
-from studio.gui.app.job_binding import JobBinding
+from studio.gui.session.job_binding import JobBinding
 
 COLUMNS = ("Layer", "Type", "Output shape", "Parameters", "FLOPs / sample")
 MEMORY_COLUMNS = ("Memory", "Computed", "Measured", "How measured")
