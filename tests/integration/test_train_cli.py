@@ -8,8 +8,6 @@ import sys
 import time
 from pathlib import Path
 
-import torch
-
 from studio.core.runs.store import RunStore
 from tests.conftest import run_cli
 
@@ -35,6 +33,8 @@ def test_default_run_reaches_the_accuracy_target():
 
 
 def test_two_ranks_train_together_and_improve(tmp_path):
+    import torch
+
     proc = run_cli("train", "--json", "--set", "hardware.processes=2", "--set", "train.epochs=2")
     assert proc.returncode == 0, proc.stderr
     result = last_json(proc.stdout)

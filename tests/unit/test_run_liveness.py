@@ -9,7 +9,6 @@ import time
 
 from studio.core.config import RunConfig
 from studio.core.runs.store import STALE_S, RunStore
-from studio.engine.training.worker import StoreHeartbeat
 from tests.conftest import TINY_CONFIG
 
 
@@ -33,6 +32,8 @@ def test_a_silent_run_is_interrupted_within_a_minute_and_a_beating_one_is_runnin
 
 
 def test_the_heartbeat_thread_beats_while_the_trainer_is_busy_and_stops(tmp_path):
+    from studio.engine.training.worker import StoreHeartbeat
+
     store = RunStore(tmp_path)
     run_id = running(store, 3600)
     beat = StoreHeartbeat(store, run_id, every=0.05).start()
