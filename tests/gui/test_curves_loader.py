@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -69,30 +68,46 @@ def test_a_newer_selection_supersedes_the_older_one(qtbot, tmp_path):
 
 
 class SlowStore:
-    """A store whose reads take a while and are counted (the worker stops at its next check)."""
+    """A store whose reads are counted (the worker stops at its next check)."""
 
     def __init__(self, store: RunStore) -> None:
         self.store, self.reads = store, []
 
     def curves(self, run_ids, names=None):
         self.reads.extend(run_ids)
-        time.sleep(0.05)
         return self.store.curves(run_ids, names)
 
     def params(self, run_id):
         return self.store.params(run_id)
 
 
+class HeldStore(SlowStore):
+    """A store whose first read holds the worker until ``release`` is set: the test supersedes the request
+    meanwhile, at a known point of the read, whatever the machine's load."""
+
+    def __init__(self, store: RunStore) -> None:
+        super().__init__(store)
+        self.reading, self.release = threading.Event(), threading.Event()
+
+    def curves(self, run_ids, names=None):
+        self.reading.set()
+        assert self.release.wait(10), "the test never released the read"
+        return super().curves(run_ids, names)
+
+
 def test_a_superseded_read_stops_early(qtbot, tmp_path):
     store = RunStore(tmp_path)
     ids = [make_run(store, 20) for _ in range(10)]
     other = make_run(store, 30)
-    slow = SlowStore(store)
+    held = HeldStore(store)
     view = view_of(qtbot)
-    view.load_runs(slow, ids)
-    qtbot.wait(60)
-    load(qtbot, view, slow, [other])
-    assert len([r for r in slow.reads if r in ids]) < len(ids) and list(view.series) == [other]
+    view.load_runs(held, ids)
+    assert held.reading.wait(10)  # the worker is inside the first run's read
+    with qtbot.waitSignal(view.curves_drawn, timeout=10_000):
+        view.load_runs(held, [other], {other: other})  # supersedes the read under way
+        held.release.set()
+    assert [r for r in held.reads if r in ids] == ids[:1]  # it stopped at its next check: no second run read
+    assert list(view.series) == [other] and view.point_count(other, "train/loss") == 30
 
 
 def test_read_errors_land_in_the_window(qtbot, tmp_path):
