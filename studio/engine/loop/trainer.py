@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 import torch
@@ -49,7 +49,7 @@ class LoopHooks(Protocol):
 class Trainer:
     def __init__(self, model: nn.Module, net: nn.Module, optimizer: torch.optim.Optimizer,
                  scheduler: Any, train: DeviceData, val: DeviceData, test: DeviceData, cfg: RunConfig,
-                 ctx: DistContext, sink: Sink, run_id: str, callbacks: list[LoopHooks],
+                 ctx: DistContext, sink: Sink, run_id: str, callbacks: Sequence[LoopHooks],
                  task: Classification | Regression | None = None, batches: list[int] | None = None) -> None:
         self.model, self.net = model, net  # net: the plain module (model may be its DDP wrapper)
         self.optimizer, self.scheduler = optimizer, scheduler
