@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from studio.core.paths import resource
+from studio.core.host.paths import resource
 
 APP_ID = "studio"
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)

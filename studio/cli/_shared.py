@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from studio.core.jobs import EtaEstimator, Report, format_eta
+from studio.core.contracts.progress import EtaEstimator, Report, format_eta
 
 if TYPE_CHECKING:
     from studio.core.config import RunConfig
@@ -93,11 +93,11 @@ class StderrProgress:
 
     On a terminal, one live line: ``[#####      ]  40% evaluating the grid · about 12 s left``. Otherwise
     (a log, a pipe) the same text a line at a time: one per tenth for a ``(fraction, text)`` task, one per stage
-    for a :class:`~studio.core.jobs.Report` with a ``total``, one per epoch for :meth:`training`. The ETA is
-    the job's own (``Report.eta_s``, the training job's ``eta_s``) in ``core/jobs.format_eta``'s words; a task
-    that reports only a fraction gets ``core/jobs.EtaEstimator``'s (the recent rate, from its first report on).
-    ``quiet`` (``--quiet``) prints nothing; ``lines=False`` prints nothing off a terminal (an import: an error is then
-    the only line a script sees).
+    for a :class:`~studio.core.contracts.progress.Report` with a ``total``, one per epoch for :meth:`training`. The
+    ETA is the job's own (``Report.eta_s``, the training job's ``eta_s``) in ``contracts/progress.format_eta``'s words;
+    a task that reports only a fraction gets ``contracts/progress.EtaEstimator``'s (the recent rate, from its first
+    report on). ``quiet`` (``--quiet``) prints nothing; ``lines=False`` prints nothing off a terminal (an import: an
+    error is then the only line a script sees).
     """
 
     WIDTH = 30  # characters of the bar

@@ -35,7 +35,7 @@ def format_table(out: AsyncResult) -> str:
 def request_from_args(args: argparse.Namespace) -> Any:
     from studio.core.contracts.async_sgd import AsyncRequest, parse_delays, parse_modes, validate
     from studio.core.errors import ConfigError
-    from studio.core.ints import split_ints
+    from studio.core.numbers.ints import split_ints
 
     try:
         widths = tuple(split_ints(args.widths))

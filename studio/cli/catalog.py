@@ -12,7 +12,7 @@ COMMANDS = ("list",)
 
 
 def registries() -> dict[str, Any]:
-    """What ``studio list`` can list, by name: each a registry (``core/registry.py``)."""
+    """What ``studio list`` can list, by name: each a registry (``core/contracts/registry.py``)."""
     from studio.core.datasets import DATASETS
     from studio.core.demos import DEMOS
     from studio.core.models import MODELS

@@ -20,7 +20,7 @@ def cmd_export_config(args: argparse.Namespace) -> int:
     from studio.cli._shared import emit_json
     from studio.core.config import RunConfig
     from studio.core.errors import ConfigError
-    from studio.core.paths import studio_home
+    from studio.core.host.paths import studio_home
     from studio.core.slurm import ClusterSpec, run_id_for, write_cluster_job
 
     if bool(args.run) == bool(args.config):

@@ -53,7 +53,7 @@ def request_from(args: argparse.Namespace) -> DataloadRequest:
         raise ConfigError("name a folder or --dataset NAME, not both")
     size = None
     if args.size:
-        from studio.core.ints import split_ints
+        from studio.core.numbers.ints import split_ints
 
         try:
             hw = split_ints(args.size)

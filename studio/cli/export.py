@@ -26,7 +26,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     if not (args.csv or args.png or args.tensorboard or args.model):
         raise ConfigError("nothing to export: give --csv FILE, --png FILE, --tensorboard DIR and/or --model FILE")
-    from studio.core.outfiles import check_target
+    from studio.core.host.outfiles import check_target
 
     for target in (args.csv, args.png, args.model):
         if target is not None:
@@ -66,7 +66,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _home_of(run: str) -> Path | None:
     """The run store holding a run directory (``HOME/runs/RUN_ID``), else None: the default store."""
-    from studio.core.runs import layout
+    from studio.core.contracts import layout
 
     path = Path(run)
     home = path.resolve().parent.parent

@@ -17,7 +17,7 @@ from typing import Any
 from studio.cli._shared import add_output_args, run_and_print
 from studio.core.contracts.parallel import MODES, ParallelRequest, ParallelResult
 from studio.core.errors import ConfigError
-from studio.core.ints import split_ints
+from studio.core.numbers.ints import split_ints
 
 COMMANDS = ("parallel",)
 

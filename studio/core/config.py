@@ -14,12 +14,12 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from studio.core.contracts.registry import Choice, Param, Registry
 from studio.core.datasets import DATASETS
 from studio.core.errors import ConfigError
-from studio.core.ints import split_ints
 from studio.core.models import MODELS
+from studio.core.numbers.ints import split_ints
 from studio.core.optim import OPTIMIZERS, SCHEDULES
-from studio.core.registry import Choice, Param, Registry
 
 DEVICES = ("cpu", "cuda")
 
@@ -135,7 +135,7 @@ def train_params() -> list[Param]:
 
 
 # The registries back the choice sections. They import nothing from this module (an entry with its values,
-# ``Choice``, lives in core/registry.py), so this import is at the top: no cycle hidden in a function.
+# ``Choice``, lives in core/contracts/registry.py), so this import is at the top: no cycle hidden in a function.
 REGISTRIES: dict[str, Registry] = {"data": DATASETS, "model": MODELS, "optimizer": OPTIMIZERS, "schedule": SCHEDULES}
 CHOICE_SECTIONS = ("data", "model", "optimizer", "schedule")
 

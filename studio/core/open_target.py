@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Final
 
 from studio.core.config import RunConfig
-from studio.core.runs import layout
+from studio.core.contracts import layout
 from studio.core.runs.store import is_run_config, is_run_dir, is_run_store
 
 MISSING: Final = "missing"

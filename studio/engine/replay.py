@@ -1,6 +1,6 @@
 """Rebuild a finished (or running) run from its directory: config, model, checkpoints, evaluation data.
 
-Checkpoints (core/runs/layout.py lists them: ``checkpoints/step_XXXXXXX.pt``, step 0 the initial weights, and
+Checkpoints (core/contracts/layout.py lists them: ``checkpoints/step_XXXXXXX.pt``, step 0 the initial weights, and
 ``final.pt``) are each ``{"model": state_dict, "step", "epoch", "config"}``, loaded with ``weights_only=True``. The data
 is rebuilt exactly as the trainer built it (same dataset, seed, validation split and normalisation).
 """
@@ -14,12 +14,8 @@ import torch
 from torch import nn
 
 from studio.core.config import RunConfig
-from studio.core.devices import pick_device
-from studio.core.errors import ConfigError, DataError
-from studio.core.landscape.directions import Params
-from studio.core.maths.objectives import TaskLosses, losses_of
-from studio.core.runs import layout
-from studio.core.runs.layout import (  # noqa: F401 - the checkpoint listing, read here by the engine
+from studio.core.contracts import layout
+from studio.core.contracts.layout import (  # noqa: F401 - the checkpoint listing, read here by the engine
     CheckpointRef,
     final_checkpoint,
     list_checkpoints,
@@ -27,6 +23,10 @@ from studio.core.runs.layout import (  # noqa: F401 - the checkpoint listing, re
     path_points,
     resolve_checkpoint,
 )
+from studio.core.errors import ConfigError, DataError
+from studio.core.host.devices import pick_device
+from studio.core.landscape.directions import Params
+from studio.core.maths.objectives import TaskLosses, losses_of
 from studio.core.vocab import SPLITS
 from studio.engine.training.device_data import DeviceData
 

@@ -1,6 +1,6 @@
 """Polite CPU use: the default ``studio train`` run's training time, idle and beside one competing CPU-bound
 program, with the old thread setting (every core, OpenMP's default spin-wait) against the new policy
-(core/threads.py: every core but the GUI's, PASSIVE wait when other programs are busy), measured side by side.
+(core/host/threads.py: every core but the GUI's, PASSIVE wait when other programs are busy), measured side by side.
 
 Run: ``python -m pytest tests/benchmarks/test_cpu_sharing.py -m benchmark -s`` (or ``python
 tests/benchmarks/test_cpu_sharing.py``). The issue's targets: under one hog the new policy takes ≤ 2.5× its
@@ -18,13 +18,13 @@ import tempfile
 
 import pytest
 
-from studio.core.threads import cpu_count
+from studio.core.host.threads import cpu_count
 from tests.benchmarks.cpu_hog import cpu_hog
 
 ROUNDS = 2
 POLICIES = {
     "old (all cores, spin)": [f"--set=hardware.threads={cpu_count()}"],
-    "new (core/threads.py)": [],
+    "new (core/host/threads.py)": [],
 }
 
 
@@ -56,7 +56,7 @@ def report(times: dict[tuple[str, str], list[float]]) -> str:
         idle, hog = (statistics.median(times[(name, load)]) for load in ("idle", "1 CPU hog"))
         lines.append(f"{name:24} {idle:7.2f}s {hog:9.2f}s {hog / idle:8.1f}×")
     old = statistics.median(times[("old (all cores, spin)", "idle")])
-    new = statistics.median(times[("new (core/threads.py)", "idle")])
+    new = statistics.median(times[("new (core/host/threads.py)", "idle")])
     lines.append(f"idle: new / old = {new / old:.2f}")
     return "\n".join(lines)
 
@@ -65,8 +65,8 @@ def report(times: dict[tuple[str, str], list[float]]) -> str:
 def test_a_competing_program_costs_about_its_share_of_the_cpu() -> None:
     times = measure()
     print("\n" + report(times))
-    new_idle = statistics.median(times[("new (core/threads.py)", "idle")])
-    new_hog = statistics.median(times[("new (core/threads.py)", "1 CPU hog")])
+    new_idle = statistics.median(times[("new (core/host/threads.py)", "idle")])
+    new_hog = statistics.median(times[("new (core/host/threads.py)", "1 CPU hog")])
     assert new_hog < 2.5 * new_idle
 
 

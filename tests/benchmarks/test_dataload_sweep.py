@@ -41,7 +41,7 @@ def png_folder() -> Path:
         x = read_idx(DEBIAN / "train-images-idx3-ubyte.gz")[:N, None]
         y = read_idx(DEBIAN / "train-labels-idx1-ubyte.gz")[:N]
     else:
-        from studio.core.paths import resource
+        from studio.core.host.paths import resource
 
         with np.load(resource("data", "fashion_mnist_small.npz")) as npz:
             x, y = npz["x_train"][:N, None], npz["y_train"][:N]

@@ -20,11 +20,12 @@ import time
 import pytest
 
 from studio.core.config import RunConfig
+from studio.core.contracts import protocol
+from studio.core.contracts.tasks import READY
+from studio.core.host.threads import ThreadPlan
 from studio.core.runs.store import RunStore
-from studio.core.threads import ThreadPlan
-from studio.engine.jobs import backend, protocol
+from studio.engine.jobs import backend
 from studio.engine.jobs.process_job import TaskJob
-from studio.engine.tasks import READY
 from studio.engine.tasks.demo import demo_job
 from studio.engine.training.launcher import Job
 from tests.benchmarks.cpu_hog import cpu_hog

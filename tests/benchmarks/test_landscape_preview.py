@@ -25,7 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from studio.engine.jobs import backend, protocol
+from studio.core.contracts import protocol
+from studio.engine.jobs import backend
 from studio.engine.tasks.landscape_job import LandscapeJob
 from tests.benchmarks.cpu_hog import cpu_hog
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from studio.core.contracts.checks import CheckRequest
+from studio.core.contracts.progress import Cancelled, Progress
 from studio.core.errors import ConfigError
-from studio.core.jobs import Cancelled, Progress
 from studio.engine.tasks.paper_check import run
 
 

@@ -77,7 +77,7 @@ def test_bad_input_is_a_sentence_and_starts_no_job(page):
 
 
 def _pngs(target: Path, n: int) -> Path:
-    from studio.core.paths import resource
+    from studio.core.host.paths import resource
     from studio.engine.dataload.pngs import write_pngs
 
     with np.load(resource("data", "fashion_mnist_small.npz")) as npz:

@@ -13,8 +13,8 @@ from PySide6.QtCore import QObject, Signal
 
 from studio.core.checks.base import PaperCheck
 from studio.core.contracts.parallel import ParallelRequest
+from studio.core.contracts.tasks import Task
 from studio.core.vocab import JobKind
-from studio.engine.tasks import Task
 from studio.gui.parallel import modes_page
 from studio.gui.parallel.modes_page import ModesPage
 from studio.gui.parallel.modes_table import COLUMNS

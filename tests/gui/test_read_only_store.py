@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from studio.core.config import RunConfig
-from studio.core.runs import layout
+from studio.core.contracts import layout
 from studio.core.runs.store import RunStore
 from tests.conftest import TINY_CONFIG
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from studio.core import threads
 from studio.core.config import RunConfig
+from studio.core.host import threads
 from studio.core.runs.compare import compare_runs
 from studio.core.runs.settings_diff import CPU_THREADS_KEY
 from studio.engine.jobs import backend

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from studio.core.config import RunConfig
+from studio.core.contracts import layout
 from studio.core.landscape import io
-from studio.core.runs import layout
 from studio.core.runs.store import RunStore
 from studio.core.vocab import LandscapeKind
 from studio.gui.app.session import Session

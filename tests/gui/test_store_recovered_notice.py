@@ -2,7 +2,7 @@
 so (where the old file is kept, how many runs and values came back); the run's curves are all there."""
 
 from studio.core.config import RunConfig
-from studio.core.paths import studio_home
+from studio.core.host.paths import studio_home
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
 from studio.gui.app.session import Session

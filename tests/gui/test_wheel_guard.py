@@ -7,7 +7,7 @@ from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QComboBox, QDoubleSpinBox, QScrollBar, QSlider, QSpinBox
 
 from studio.core.config import train_params
-from studio.core.registry import Param
+from studio.core.contracts.registry import Param
 from studio.gui.widgets import wheel_guard
 from studio.gui.widgets.forms import param_widget
 

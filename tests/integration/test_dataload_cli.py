@@ -18,7 +18,7 @@ QUICK = ("--steps", "8", "--epochs", "2", "--batch-size", "16", "--quiet")
 
 
 def write_folder(target: Path, n: int = 200, scale: int = 2) -> Path:
-    from studio.core.paths import resource
+    from studio.core.host.paths import resource
     from studio.engine.dataload.pngs import write_pngs
 
     with np.load(resource("data", "fashion_mnist_small.npz")) as npz:

@@ -11,7 +11,7 @@ import uuid
 import pytest
 
 from studio.core.contracts.parallel import ParallelRequest
-from studio.core.jobs import Cancelled, Progress
+from studio.core.contracts.progress import Cancelled, Progress
 from studio.engine.tasks.parallel import run
 from tests.reliability.test_parallel_rank_failure import _marked
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from studio.cli import main as cli_main
-from studio.core.runs import layout
+from studio.core.contracts import layout
 
 TINY = ["model.name=vit", "model.d_model=16", "model.depth=1", "model.heads=2", "model.patch=14",
         "train.batch_size=1000", "train.histogram_every=0", "train.attention_every=5"]

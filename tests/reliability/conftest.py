@@ -90,7 +90,7 @@ def error_lines(stderr: str) -> list[str]:
 
 def gone(pids: list[int], timeout: float) -> bool:
     """Whether every pid has exited (reaped or a zombie) within ``timeout`` seconds."""
-    from studio.core import procs
+    from studio.core.host import procs
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from studio.core import procs
 from studio.core.contracts.dataload import DataloadRequest
-from studio.core.jobs import Cancelled
+from studio.core.contracts.progress import Cancelled
+from studio.core.host import procs
 from studio.engine.dataload.sweep import run_sweep
 
 # 0.02 s a decoded item, batch 8, 2 workers: a configuration takes many seconds, so the workers are alive when
@@ -25,7 +25,7 @@ SLOW = DataloadRequest(workers="2", steps=400, epochs=2, batch_size=8, device_re
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory) -> Path:
-    from studio.core.paths import resource
+    from studio.core.host.paths import resource
     from studio.engine.dataload.pngs import write_pngs
 
     target = tmp_path_factory.mktemp("pngs")
@@ -97,7 +97,8 @@ def test_a_cancelled_sweep_leaves_no_worker(folder):
 
 
 def test_a_cancelled_job_leaves_no_worker(folder):
-    from studio.engine.tasks import DATALOAD, task_job
+    from studio.core.contracts.tasks import DATALOAD
+    from studio.engine.jobs.process_job import task_job
 
     job = task_job(DATALOAD, DataloadRequest(**{**SLOW.__dict__, "folder": str(folder)})).start()
     try:
@@ -112,7 +113,8 @@ def test_a_cancelled_job_leaves_no_worker(folder):
 def test_a_killed_job_process_takes_its_workers_with_it(folder):
     """SIGKILL to the task's process (no Python cleanup runs there): the measurement notices its parent is
     gone and kills its own process group, workers included; the job says how its process died."""
-    from studio.engine.tasks import DATALOAD, task_job
+    from studio.core.contracts.tasks import DATALOAD
+    from studio.engine.jobs.process_job import task_job
 
     job = task_job(DATALOAD, DataloadRequest(**{**SLOW.__dict__, "folder": str(folder)})).start()
     try:

@@ -73,8 +73,8 @@ def test_zero_byte_database_of_a_new_store_is_just_used(home):
 
 
 def test_record_survives_a_torn_last_line_and_a_resume(tmp_path):
+    from studio.core.contracts.layout import metrics_path
     from studio.core.runs import metric_log
-    from studio.core.runs.layout import metrics_path
 
     run_dir = tmp_path
     metric_log.append(run_dir, [(1, "train/loss", 0.5, 10.0), (1, "odd, \"name\"", float("nan"), 10.0)])

@@ -76,7 +76,7 @@ def test_model_export_on_a_full_disk(trained, tmp_path, checked):
     home, run_id = trained
     disk = tmp_path / "disk"
     prefix = tmpfs(disk, "1m")
-    patch = "" if checked else "import studio.core.outfiles as o; o.check_space = lambda *a: None\n"
+    patch = "" if checked else "import studio.core.host.outfiles as o; o.check_space = lambda *a: None\n"
     script = (f"open('{disk}/model.pt', 'wb').write(b'previous')\n"
               f"fill = open('{disk}/filler', 'wb', buffering=0)\n"
               "try:\n    while True: fill.write(b'x' * 4096)\nexcept OSError: pass\n"

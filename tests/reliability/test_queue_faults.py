@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from studio.core import procs
+from studio.core.host import procs
 from studio.core.runs.queue import RunQueue
 from studio.core.runs.store import LIVE, RunStore
 from tests.conftest import run_cli, wait_for

@@ -15,13 +15,13 @@ from torch import nn
 
 from studio.cli import main as cli_main
 from studio.core.config import RunConfig
+from studio.core.contracts import layout
 from studio.core.contracts.attention import AttentionRequest
+from studio.core.contracts.registry import Entry
 from studio.core.errors import ConfigError
 from studio.core.maths.attention import pca_2d, rollout
 from studio.core.models import MODELS
 from studio.core.models.transformer import Stack
-from studio.core.registry import Entry
-from studio.core.runs import layout
 from studio.engine.callbacks import attention_snapshots
 from studio.engine.tasks.attention import compute, encode_text, is_char_vocabulary
 from studio.engine.training.distributed import DistContext

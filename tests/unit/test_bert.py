@@ -76,8 +76,8 @@ def test_the_cls_vector_ignores_padding_and_the_head_is_tied():
 
 
 def _finished_mlm_run(store, d_model: int = 16, status: str = "finished"):
+    from studio.core.contracts import layout
     from studio.core.models.bert import build_bert_mlm
-    from studio.core.runs import layout
 
     cfg = RunConfig.from_dict({"data": {"name": "masked_lm", "max_len": 8},
                                "model": {"name": "bert_mlm", "layers": 1, "heads": 2, "d_model": d_model,
@@ -128,7 +128,7 @@ def test_bad_pretraining_runs_are_refused_in_one_sentence():
     with pytest.raises(ConfigError, match="is stopped, not finished: finish it first"):
         check_bert_config(_classifier(init_from=stopped.id), store)
     gone, _ = _finished_mlm_run(store)
-    from studio.core.runs import layout
+    from studio.core.contracts import layout
 
     layout.final_path(gone.dir).unlink()
     with pytest.raises(ConfigError, match="has no final weights"):

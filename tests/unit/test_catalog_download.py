@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 import torchvision.datasets as tvd
 
+from studio.core.contracts.progress import Cancelled
 from studio.core.datasets import cache
 from studio.core.datasets.imported import load_imported
 from studio.core.datasets.importers import import_path
 from studio.core.datasets.importers.progress import Progress
 from studio.core.datasets.torchvision_catalog import ensure
 from studio.core.errors import DataError
-from studio.core.jobs import Cancelled
 from tests.unit import import_fixtures as fx
 
 IDX_FILES = ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 
 from studio.cli._shared import StderrProgress
-from studio.core.jobs import Report
+from studio.core.contracts.progress import Report
 
 
 class Terminal(io.StringIO):

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from studio.core.config import RunConfig
+from studio.core.contracts import protocol
 from studio.core.runs import curve_cache
 from studio.core.runs.db import MIGRATIONS
 from studio.core.runs.store import RunStore
-from studio.engine.jobs import protocol
 from studio.engine.training.sinks import StoreSink
 
 

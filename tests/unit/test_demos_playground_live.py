@@ -8,10 +8,10 @@ from functools import partial
 import pytest
 import torch
 
+from studio.core.contracts.progress import Cancelled
 from studio.core.demos import mlp_surgery, playground
 from studio.core.demos.catalog import DEMOS
 from studio.core.demos.live import LiveLoop
-from studio.core.jobs import Cancelled
 
 SMALL = {"dataset": "moons", "n_samples": 200, "resolution": 16, "frame_every": 10}
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from studio import app, desktop
-from studio.core.paths import resource
+from studio.core.host.paths import resource
 
 REPO = Path(__file__).resolve().parents[2]
 validate = shutil.which("desktop-file-validate")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from studio.core.jobs import EtaEstimator, Progress
+from studio.core.contracts.progress import EtaEstimator, Progress
 
 
 def feed(est: EtaEstimator, rates: list[tuple[float, float]], start: float = 0.0, step_s: float = 0.5) -> float:
@@ -71,7 +71,7 @@ def test_progress_that_goes_back_starts_again_and_the_end_is_zero():
 def test_progress_reports_the_windowed_eta(monkeypatch):
     from types import SimpleNamespace
 
-    import studio.core.jobs as jobs
+    import studio.core.contracts.progress as jobs
 
     now = [0.0]
     monkeypatch.setattr(jobs, "time", SimpleNamespace(monotonic=lambda: now[0]))

@@ -1,4 +1,4 @@
-"""NVML readings (core/gpu_stats.py). No GPU is reachable here, so the parsing and formatting are tested with a
+"""NVML readings (core/host/gpu_stats.py). No GPU is reachable here, so the parsing and formatting are tested with a
 stand-in for the ``pynvml`` module (the same functions, returning what NVML returns); the skip path runs for
 real: without nvidia-ml-py or a driver, :func:`open_nvml` returns a sentence instead of a reader."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from types import SimpleNamespace
 
-from studio.core.gpu_stats import MB, Nvml, Sampler, format_sample, open_nvml
+from studio.core.host.gpu_stats import MB, Nvml, Sampler, format_sample, open_nvml
 
 
 class FakeNvml:

@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from studio.core.config import RunConfig
-from studio.core.runs import histograms, layout
+from studio.core.contracts import layout
+from studio.core.runs import histograms
 from studio.engine.callbacks.histograms import HistogramRecorder, histogram_callbacks, records_of, summarise
 from tests.unit.landscape_runs import train_run
 

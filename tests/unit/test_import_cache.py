@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from studio.core.config import RunConfig
+from studio.core.contracts.progress import Cancelled
 from studio.core.datasets import DATASETS, cache, splits
 from studio.core.datasets.imported import load_imported
 from studio.core.datasets.importers import ImportOptions, Progress, import_path
 from studio.core.errors import ConfigError, DataError
-from studio.core.jobs import Cancelled
 from tests.unit import import_fixtures as fx
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
+from studio.core.contracts import protocol
 from studio.core.datasets import cache
-from studio.engine.jobs import protocol
 from studio.engine.tasks.data_import import ImportJob, start_import
 from tests.unit import import_fixtures as fx
 

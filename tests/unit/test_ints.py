@@ -2,7 +2,7 @@
 
 import pytest
 
-from studio.core.ints import split_ints
+from studio.core.numbers.ints import split_ints
 
 
 def test_a_stray_letter_in_a_list_of_numbers_is_an_error_not_dropped():

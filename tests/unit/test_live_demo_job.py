@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import time
 
-from studio.engine.jobs import protocol
+from studio.core.contracts import protocol
 from studio.engine.tasks.demo import demo_job
 
 SMALL = {"dataset": "moons", "n_samples": 100, "resolution": 12, "frame_every": 5}

@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from studio.cli import main as cli_main
-from studio.core.byte_size import byte_size
 from studio.core.config import RunConfig
 from studio.core.contracts.jobs import MemoryRow, MemoryView
 from studio.core.models.memory import format_memory, memory_of_config, optimizer_factor
+from studio.core.numbers.byte_size import byte_size
 from studio.core.optim import OPTIMIZERS
 from studio.core.optim.low_precision import LowPrecisionAdam
 

@@ -1,4 +1,4 @@
-"""core/outfiles.py: what an export may write over, and that a failed write leaves nothing behind."""
+"""core/host/outfiles.py: what an export may write over, and that a failed write leaves nothing behind."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from studio.core.errors import OutputError
-from studio.core.outfiles import check_target, writing
+from studio.core.host.outfiles import check_target, writing
 
 
 def test_only_a_regular_file_or_a_new_name_is_a_target(tmp_path):

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from studio.engine.jobs import protocol
+from studio.core.contracts import protocol
 from studio.engine.jobs.process_job import ProcessJob, TaskJob
 from studio.engine.tasks.data_import import ImportJob
 from studio.engine.tasks.demo import demo_job

@@ -3,8 +3,8 @@ import multiprocessing
 import pytest
 
 from studio.core.config import RunConfig
+from studio.core.contracts import protocol
 from studio.core.runs.store import RunStore
-from studio.engine.jobs import protocol
 from studio.engine.training.sinks import MultiSink, QueueSink, StoreSink
 
 
@@ -61,7 +61,7 @@ def _keys(typed_dict: type) -> tuple[set[str], set[str]]:
 
 
 def test_every_builder_makes_exactly_the_keys_its_typed_dict_declares():
-    from studio.core.jobs import Report
+    from studio.core.contracts.progress import Report
     from studio.core.vocab import JobState, Metric
 
     plain = {  # each builder with only what it requires

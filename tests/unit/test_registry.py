@@ -3,11 +3,11 @@ import sys
 
 import pytest
 
+from studio.core.contracts.registry import Entry, Param, Registry
 from studio.core.datasets import DATASETS
 from studio.core.errors import ConfigError
 from studio.core.models import MODELS
 from studio.core.optim import OPTIMIZERS, SCHEDULES
-from studio.core.registry import Entry, Param, Registry
 
 
 def test_issue_minimum_entries_exist():

@@ -1,4 +1,4 @@
-"""core/runs/layout.py: the run folder's names, the paths built from a run dir, and the checkpoint listing."""
+"""core/contracts/layout.py: the run folder's names, the paths built from a run dir, and the checkpoint listing."""
 
 import subprocess
 import sys
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from studio.core.contracts import layout
 from studio.core.errors import ConfigError, DataError
-from studio.core.runs import layout
 
 
 def _touch(path: Path) -> Path:
@@ -107,7 +107,7 @@ def test_the_writers_use_the_layout(tmp_path):
 
 
 def test_layout_is_pure_pathlib():
-    code = ("import sys, studio.core.runs.layout; "
+    code = ("import sys, studio.core.contracts.layout; "
             "print(sorted(m for m in ('torch', 'PySide6', 'numpy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -1,6 +1,6 @@
 """Every "module:function" string the GUI hands to a child process or imports lazily names a real callable:
-the task catalog (``studio/engine/tasks``), every registry builder (``core/registry.py``) and every extra tab
-(``gui/tabs.EXTRA_TABS``). A typo fails here, not in a person's window."""
+the task catalog (``core/contracts/tasks.py``), every registry builder (``core/contracts/registry.py``) and every
+extra tab (``gui/tabs.EXTRA_TABS``). A typo fails here, not in a person's window."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ import pickle
 
 import pytest
 
-from studio.engine import tasks
-from studio.engine.jobs.process_job import resolve
+from studio.core.contracts import tasks
+from studio.core.targets import resolve_target
+from studio.engine.jobs.process_job import task_job
 
 
 @pytest.mark.parametrize("task", tasks.TASKS, ids=lambda t: f"{t.target}[{t.label}]")
 def test_every_task_target_is_a_run_entry(task: tasks.Task) -> None:
-    fn = resolve(task.target)
+    fn = resolve_target(task.target)
     assert callable(fn)
     params = inspect.signature(fn).parameters
     assert "progress" in params
@@ -28,7 +29,7 @@ def test_every_task_target_is_a_run_entry(task: tasks.Task) -> None:
 def test_task_jobs_carry_their_request_by_pickle() -> None:
     from studio.core.contracts.compression import CompressRequest
 
-    job = tasks.task_job(tasks.COMPRESS, CompressRequest("/runs/x", prune_amount=0.5))
+    job = task_job(tasks.COMPRESS, CompressRequest("/runs/x", prune_amount=0.5))
     assert (job.target, job.kind, job.label) == (tasks.COMPRESS.target, "compress", "compression")
     assert pickle.loads(pickle.dumps(job.kwargs)) == {"request": CompressRequest("/runs/x", prune_amount=0.5)}
 
@@ -56,7 +57,7 @@ def test_every_extra_tab_resolves_to_a_widget_class() -> None:
     from studio.gui.tabs import EXTRA_TABS
 
     for spec in EXTRA_TABS:
-        cls = resolve(spec.target)
+        cls = resolve_target(spec.target)
         assert inspect.isclass(cls), f"{spec.title}: {spec.target}"
     assert len({spec.id for spec in EXTRA_TABS}) == len(EXTRA_TABS)  # ids are unique
     assert len({spec.title for spec in EXTRA_TABS}) == len(EXTRA_TABS)

@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import pytest
 
 from studio.core.config import RunConfig
-from studio.core.jobs import PAUSED, RUNNING
+from studio.core.contracts import protocol
+from studio.core.contracts.progress import PAUSED, RUNNING
 from studio.core.runs.store import RunStore
-from studio.engine.jobs import protocol
 from studio.engine.training import launcher
 
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from studio.core import jobs
+from studio.core.contracts import progress as jobs
 from studio.core.vocab import SPLITS, JobKind, JobState, LandscapeKind, Metric, Split
 
 

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from studio.core.threads import ThreadPlan
-from studio.core.threads import plan as thread_plan
+from studio.core.host.threads import ThreadPlan
+from studio.core.host.threads import plan as thread_plan
 from studio.engine.jobs import backend
 from studio.engine.jobs.process_job import TaskJob
 

@@ -9,9 +9,10 @@ from typing import Any
 
 from studio.core.checks import paper as paper_package
 from studio.core.checks.base import CheckOutcome, PaperCheck, Reproduction
+from studio.core.contracts.progress import Cancelled
 from studio.core.demos.common import torch_threads
 from studio.core.errors import ConfigError
-from studio.core.jobs import Cancelled
+from studio.core.targets import resolve_target
 
 
 def _discover() -> dict[str, PaperCheck]:
@@ -44,11 +45,10 @@ def run_check(name: str, progress: Any = None, **overrides: Any) -> CheckOutcome
     thread only spins on a shared 2-core CPU; the caller's setting comes back after); an exception inside it
     becomes a FAIL with the reason (a check never crashes a caller)."""
     check = get_check(name)
-    module, _, func = check.runner.partition(":")
     started = time.perf_counter()
     try:
         with torch_threads(1):  # the same numbers on every machine, and the other core left to the machine
-            result: Reproduction = getattr(importlib.import_module(module), func)(progress=progress, **overrides)
+            result: Reproduction = resolve_target(check.runner)(progress=progress, **overrides)
     except Cancelled:
         raise
     except Exception as err:  # noqa: BLE001 - reported as the check's failure, with its reason

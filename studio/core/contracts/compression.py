@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
-from studio.core.runs import layout
+from studio.core.contracts import layout
 
 # ``int8``: static quantisation (calibrated activations) for models with convolutions, dynamic otherwise
 QUANTIZE: tuple[str, ...] = ("none", "int8", "int8-dynamic", "int8-static")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict
 
 from studio.core.errors import ConfigError
-from studio.core.ints import split_ints
+from studio.core.numbers.ints import split_ints
 
 MAX_WORKERS = 64
 MAX_SIDE = 64  # images are resized to their most common size, scaled to fit this (the model's input)

@@ -44,7 +44,7 @@ K_MIN, K_MAX, DEFAULT_K = 1, 100, 3
 TRACE_SAMPLES_MIN, TRACE_SAMPLES_MAX, DEFAULT_TRACE_SAMPLES = 1, 100_000, 64
 DEFAULT_SHARPNESS_SAMPLES = 1000
 DEFAULT_EPS = 1e-3
-THREADS_MIN = 0  # CPU threads of the job; 0: the thread policy (core/threads.py) decides
+THREADS_MIN = 0  # CPU threads of the job; 0: the thread policy (core/host/threads.py) decides
 
 
 def _in_range(name: str, value: float, lo: float, hi: float, what: str) -> None:

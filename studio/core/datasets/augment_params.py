@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.core.registry import Param
+from studio.core.contracts.registry import Param
 
 PREFIX = "aug_"
 FILLS = ("nearest", "constant", "reflect")

@@ -7,7 +7,7 @@ import torch
 
 from studio.core.datasets.arrays import ArrayData
 from studio.core.errors import DataError
-from studio.core.paths import resource
+from studio.core.host.paths import resource
 
 
 def load_fashion_mnist_small(name: str = "fashion_mnist_small", seed: int = 0) -> ArrayData:

@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from studio.core import procs
 from studio.core.errors import DataError
+from studio.core.host import procs
 
 FORMAT = 1
 MANIFEST = "manifest.json"
@@ -31,10 +31,10 @@ NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_\-]{0,63}$")
 
 
 def root(create: bool = True) -> Path:
-    """The cache folder: ``$STUDIO_DATA_DIR`` or ``<studio home>/datasets`` (as in core/paths.py,
+    """The cache folder: ``$STUDIO_DATA_DIR`` or ``<studio home>/datasets`` (as in core/host/paths.py,
     but only created when asked, so reading the registry never makes folders)."""
     if create:
-        from studio.core.paths import data_dir
+        from studio.core.host.paths import data_dir
 
         return data_dir()
     env = os.environ.get("STUDIO_DATA_DIR")

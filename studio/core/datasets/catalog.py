@@ -8,11 +8,11 @@ in any process shows up in every other one.
 
 from __future__ import annotations
 
+from studio.core.contracts.registry import Entry, Param, Registry
 from studio.core.datasets import cache
 from studio.core.datasets.augment_params import AUGMENT_PARAMS
 from studio.core.datasets.known import KNOWN
 from studio.core.datasets.splits import DEFAULT_TEST, DEFAULT_VAL
-from studio.core.registry import Entry, Param, Registry
 from studio.core.text.store import describe as describe_text
 
 SPLIT_PARAMS = (  # cached datasets (imported and catalog) split by these, not by train.val_fraction

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from studio.core.contracts.registry import Choice
 from studio.core.datasets.arrays import ArrayData
 from studio.core.datasets.augment_params import split_params
 from studio.core.datasets.catalog import DATASETS
-from studio.core.registry import Choice
 
 
 def load_dataset(choice: Choice, seed: int = 0, model: Choice | None = None) -> ArrayData:

@@ -82,7 +82,7 @@ def summarise(name: str, params: dict[str, Any] | None = None, val_fraction: flo
         return DatasetSummary(name, False, f"{KNOWN[name].title} is not on this machine yet: fetch it (a download, "
                                            "or Debian's package when installed), or drop its files on the window.")
     if name == "fashion_mnist_small":
-        from studio.core.paths import resource
+        from studio.core.host.paths import resource
 
         with np.load(resource("data", "fashion_mnist_small.npz")) as npz:
             x = np.concatenate([npz["x_train"], npz["x_test"]])[:, None]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from studio.core.registry import Entry, Param, Registry
+from studio.core.contracts.registry import Entry, Param, Registry
 
 DEMOS = Registry("demo")
 

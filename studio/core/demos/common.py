@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from studio.core.errors import ConfigError
-from studio.core.ints import split_ints
+from studio.core.numbers.ints import split_ints
 
 Progress = Callable[[float, str], None]  # (fraction 0..1, text): a core.jobs.Progress; raises core.jobs.Cancelled
 Emit = Callable[[dict[str, Any]], None]  # a live snapshot for a viewer

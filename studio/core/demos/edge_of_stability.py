@@ -25,8 +25,8 @@ from torch.nn import functional
 
 from studio.core.demos.common import Emit, Progress, finite_or_none, parse_ints, report, send, torch_threads
 from studio.core.demos.training import build_model, load_data
-from studio.core.devices import pick_device
 from studio.core.errors import ConfigError
+from studio.core.host.devices import pick_device
 from studio.core.landscape import curvature
 from studio.core.maths.objectives import LossFn
 

@@ -25,8 +25,8 @@ from torch import nn
 
 from studio.core.demos.common import Emit, Progress, finite_or_none, parse_ints, report, send, torch_threads
 from studio.core.demos.training import Batches, Data, build_model, evaluate, load_data, steps_for
-from studio.core.devices import pick_device
 from studio.core.errors import ConfigError
+from studio.core.host.devices import pick_device
 from studio.core.landscape import curvature, surface
 from studio.core.maths.objectives import cross_entropy_sum
 from studio.core.optim.catalog import OPTIMIZERS

@@ -23,8 +23,8 @@ from torch.func import functional_call, grad, vmap
 
 from studio.core.demos.common import Emit, Progress, finite_or_none, parse_ints, report, send
 from studio.core.demos.training import Batches, build_model, evaluate, load_data, steps_for
-from studio.core.devices import pick_device
 from studio.core.errors import ConfigError
+from studio.core.host.devices import pick_device
 from studio.core.optim.catalog import OPTIMIZERS
 
 

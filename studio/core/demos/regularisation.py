@@ -27,8 +27,8 @@ from studio.core.demos.training import (
     random_shift_flip,
     train_epoch,
 )
-from studio.core.devices import pick_device
 from studio.core.errors import ConfigError
+from studio.core.host.devices import pick_device
 from studio.core.optim.catalog import OPTIMIZERS
 
 VARIANTS = ("none", "dropout", "weight_decay", "augmentation")

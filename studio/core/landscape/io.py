@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from studio.core.contracts import layout
 from studio.core.contracts.landscape import KINDS, LandscapeStats
 from studio.core.errors import DataError
-from studio.core.outfiles import writable_folder, writing
-from studio.core.runs import layout
+from studio.core.host.outfiles import writable_folder, writing
 from studio.core.vocab import LandscapeKind
 
 LANDSCAPES_DIR = layout.LANDSCAPES

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from studio.core.contracts import layout
 from studio.core.contracts.evaluation import ClassScores, EvaluationResult, EvaluationScores, ReliabilityBins
-from studio.core.runs import layout
 
 DEFAULT_BINS = 15
 

@@ -103,9 +103,9 @@ def encoder_weights(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 def load_encoder(net: BertClassifier, run_id: str) -> None:
     """Copy a finished bert_mlm run's encoder into ``net`` (one sentence when it cannot)."""
+    from studio.core.contracts import layout
     from studio.core.errors import ConfigError
     from studio.core.models.bert_checks import pretraining_run
-    from studio.core.runs import layout
 
     info = pretraining_run(run_id)
     path = layout.final_path(info.dir)

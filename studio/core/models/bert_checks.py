@@ -15,7 +15,7 @@ MLM, CLASSIFIER = "bert_mlm", "bert_classifier"
 
 def pretraining_run(run_id: str, store: Any = None) -> Any:
     """The finished ``bert_mlm`` run ``run_id`` (a RunInfo), or one sentence saying why it cannot be used."""
-    from studio.core.runs import layout
+    from studio.core.contracts import layout
     from studio.core.runs.store import RunStore
     from studio.core.vocab import JobState
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from studio.core.registry import Entry, Param, Registry
+from studio.core.contracts.registry import Entry, Param, Registry
 
 MODELS = Registry("model")
 

@@ -27,9 +27,9 @@ from typing import Any
 import torch
 from torch import nn
 
-from studio.core.byte_size import byte_size
 from studio.core.config import RunConfig
 from studio.core.contracts.jobs import MemoryRow, MemoryView
+from studio.core.numbers.byte_size import byte_size
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 # Adam-like optimizers (first and second moments), momentum-like ones (one buffer); others: see optimizer_factor

@@ -10,7 +10,7 @@ Tags: "full_batch" — the trainer feeds the whole training set as one batch (gr
 
 from __future__ import annotations
 
-from studio.core.registry import Entry, Param, Registry
+from studio.core.contracts.registry import Entry, Param, Registry
 
 OPTIMIZERS = Registry("optimizer")
 SCHEDULES = Registry("schedule")

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from studio.core.contracts import layout
 from studio.core.errors import StoreError
-from studio.core.runs import layout
 from studio.core.vocab import JobState
 
 SCHEMA = """

@@ -10,9 +10,9 @@ COLUMNS = ("run_id", "run_name", "metric", "step", "value")
 
 
 def export_metrics_csv(store: Any, run_ids: list[str], path: str | Path) -> int:
-    """Write the runs' metrics to ``path`` (via a temp file, then renamed; ``core/outfiles.py``: one OutputError
+    """Write the runs' metrics to ``path`` (via a temp file, then renamed; ``core/host/outfiles.py``: one OutputError
     for a target that cannot be written, nothing half-written); returns the rows written."""
-    from studio.core.outfiles import writing
+    from studio.core.host.outfiles import writing
 
     rows = 0
     with writing(path) as tmp, tmp.open("w", newline="", encoding="utf-8") as f:

@@ -19,7 +19,7 @@ from typing import Final, NotRequired, TypedDict
 
 import numpy as np
 
-from studio.core.runs import layout
+from studio.core.contracts import layout
 
 BINS: Final = 30  # bins per histogram (TensorBoard's distributions read well with a few dozen)
 KINDS: Final = ("weight", "grad")

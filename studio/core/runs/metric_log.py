@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from studio.core.runs import layout
+from studio.core.contracts import layout
 
 HEADER = "step,name,value,wall\n"
 AFTER = "#after"

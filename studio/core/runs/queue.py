@@ -25,10 +25,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from studio.core import procs
 from studio.core.config import RunConfig
 from studio.core.contracts.runs import QueueEntryJSON
 from studio.core.errors import ConfigError, StudioError
+from studio.core.host import procs
 from studio.core.runs.store import LIVE, RunInfo, RunStore
 
 QUEUE_SCHEMA = """

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from studio.core.runs import layout
+from studio.core.contracts import layout
 
 RECORD = layout.RECORD
 

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import IO
 
-from studio.core.runs import layout
+from studio.core.contracts import layout
 
 
 class RunLock:

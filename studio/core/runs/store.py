@@ -22,19 +22,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from studio.core import procs
 from studio.core.config import RunConfig
+from studio.core.contracts import layout
+from studio.core.contracts.progress import ENDED, STATES  # noqa: F401 - ENDED: what other modules read here
 from studio.core.contracts.runs import RunListing, RunSummary
 from studio.core.errors import ConfigError, StoreError
-from studio.core.jobs import ENDED, STATES  # noqa: F401 - ENDED: what other modules read here
-from studio.core.paths import studio_home
-from studio.core.runs import layout, metric_log
+from studio.core.host import procs
+from studio.core.host.paths import studio_home
+from studio.core.runs import metric_log
 from studio.core.runs.db import Recovery, connect, connect_readonly, describe_sqlite
 from studio.core.runs.record import write_record
 from studio.core.runs.run_lock import RunLock
 from studio.core.vocab import JobState
 
-STATUSES = STATES  # a run's status is a job state (core/jobs.py)
+STATUSES = STATES  # a run's status is a job state (core/contracts/progress.py)
 # with a checkpoint: `studio train --resume`
 RESUMABLE = (JobState.STOPPED, JobState.INTERRUPTED, JobState.FINISHED, JobState.FAILED)
 LIVE = (JobState.RUNNING, JobState.PAUSED)

@@ -107,7 +107,7 @@ def read_labelled(path: str | Path, text_column: str | None = None, label_column
 
 
 def bundled() -> LabelledLines:
-    from studio.core.paths import resource
+    from studio.core.host.paths import resource
 
     path = resource(*BUNDLED_FILE)
     if not path.is_file():

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from studio.core.errors import DataError
-from studio.core.paths import resource
+from studio.core.host.paths import resource
 
 BUNDLED = "fortunes"
 BUNDLED_FILE = ("data", "fortunes_lines.txt")

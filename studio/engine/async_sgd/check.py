@@ -34,7 +34,7 @@ def run(progress: Any = None, workers: int = 3, delays: str = "0,0,0.05", second
     """Sync and async for ``seconds`` each. A broken set-up: ``delays="0,0,0"`` (no straggler: sync keeps up, and
     async's loss at equal time was 0.89 of sync's here, outside the band)."""
     from studio.core.contracts.async_sgd import parse_delays
-    from studio.core.ints import split_ints
+    from studio.core.numbers.ints import split_ints
     from studio.engine.async_sgd.launch import study
 
     request = AsyncRequest(dataset=dataset, widths=tuple(split_ints(widths)), workers=workers, batch_size=batch_size,

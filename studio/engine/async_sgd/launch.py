@@ -22,7 +22,7 @@ from typing import IO, Any
 
 from studio.core.contracts.async_sgd import RPC_MODES, AsyncRequest, request_to_dict, validate
 from studio.core.errors import ConfigError, RunFailed
-from studio.core.procs import free_port
+from studio.core.host.procs import free_port
 
 Report = Callable[[float, str], None]
 STOP_GRACE_S = 3.0  # after SIGTERM, before the process group is killed

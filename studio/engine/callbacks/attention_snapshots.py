@@ -1,7 +1,7 @@
 """Attention snapshots of a Transformer while it trains, so the Attention view replays how its heads formed.
 
 Every ``train.attention_every`` steps (default 50; 0: off), at the start and at the end, rank 0 writes
-``run_dir/attention/step_XXXXXXX.pt`` (``core/runs/layout.py``), atomically:
+``run_dir/attention/step_XXXXXXX.pt`` (``core/contracts/layout.py``), atomically:
 
 - ``model``: the weights at that step in float16 (models up to ``MAX_PARAMS`` parameters), so the view can
   compute the maps of any input a person types or picks later, at any snapshot;
@@ -22,8 +22,8 @@ from typing import Any
 
 import torch
 
+from studio.core.contracts import layout
 from studio.core.models.transformer import attention_layers, attention_recorder
-from studio.core.runs import layout
 from studio.engine.training.trainer import Callback, Trainer
 
 PROBES = 4  # validation inputs whose maps every snapshot keeps

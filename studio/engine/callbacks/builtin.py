@@ -8,11 +8,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from studio.core.contracts import layout, protocol
 from studio.core.errors import Diverged
 from studio.core.models.transformer import non_embedding_parameters
-from studio.core.runs import layout
 from studio.core.vocab import Metric
-from studio.engine.jobs import protocol
 from studio.engine.training.distributed import agree
 from studio.engine.training.trainer import Callback, Trainer
 

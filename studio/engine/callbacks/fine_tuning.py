@@ -5,7 +5,7 @@ from __future__ import annotations
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-from studio.engine.jobs import protocol
+from studio.core.contracts import protocol
 from studio.engine.training.distributed import DistContext
 from studio.engine.training.trainer import Callback, Trainer
 

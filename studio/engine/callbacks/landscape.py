@@ -14,13 +14,13 @@ from typing import Any
 
 import torch
 
+from studio.core.contracts import protocol
 from studio.core.landscape import curvature, io
 from studio.core.landscape.directions import normalized_directions, parameters_of
 from studio.core.landscape.io import Landscape
 from studio.core.landscape.surface import default_grid, surface_2d
 from studio.core.maths.objectives import losses_of
 from studio.core.vocab import LandscapeKind, Metric
-from studio.engine.jobs import protocol
 from studio.engine.training.trainer import Callback, Trainer
 
 SNAPSHOT_RESOLUTION = 21

@@ -15,7 +15,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from studio.core.runs import layout
+from studio.core.contracts import layout
 from studio.engine.training.trainer import Callback, Trainer
 
 MAX_SNAPSHOTS = 10  # epoch ends kept besides the start: enough points for a PCA path

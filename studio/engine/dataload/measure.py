@@ -126,7 +126,7 @@ def sweep(plan: dict[str, Any]) -> dict[str, Any]:
     from torch import nn
     from torch.utils.data import DataLoader, RandomSampler
 
-    from studio.core.gpu_stats import Sampler, open_nvml
+    from studio.core.host.gpu_stats import Sampler, open_nvml
     from studio.core.maths.normalise import stats
     from studio.core.models import MODELS
     from studio.engine.dataload.files_dataset import ImageFiles

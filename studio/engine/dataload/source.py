@@ -64,7 +64,7 @@ def dataset_folder(name: str, images: int = DATASET_IMAGES, progress: Any = None
     source = Path(str(manifest.get("source") or ""))
     if manifest.get("source_kind") == "images" and source.is_dir():
         return source, f"{name}: the image folder it was imported from ({source})"
-    from studio.core.paths import data_dir
+    from studio.core.host.paths import data_dir
 
     target = data_dir() / ".dataload" / f"{name}-{images}"
     done = target.parent / f"{target.name}.done"  # beside the folder: inside, the scan counted it "not an image"

@@ -19,7 +19,7 @@ def write_check_folder(target: Path, images: int = 400, scale: int = 8) -> None:
     """The first ``images`` bundled Fashion-MNIST training images, enlarged ``scale`` times, as PNG files."""
     import numpy as np
 
-    from studio.core.paths import resource
+    from studio.core.host.paths import resource
     from studio.engine.dataload.pngs import write_pngs
 
     with np.load(resource("data", "fashion_mnist_small.npz")) as npz:

@@ -8,7 +8,7 @@ crashes is just a dead child: the server forks the next one as before; if a serv
 next job starts a new one (``ForkServer.ensure_running`` checks it is alive).
 
 One server per OpenMP wait policy. libgomp reads ``OMP_WAIT_POLICY`` once, when torch loads it, i.e. in
-the server, and a forked child keeps what its server read. A thread plan (``core/threads.py``) wants
+the server, and a forked child keeps what its server read. A thread plan (``core/host/threads.py``) wants
 either the environment's policy (OpenMP's spin-wait unless the person set one) or PASSIVE (a busy
 machine, more than one thread), so there are two servers: the environment's, started at once, and a
 PASSIVE one (``engine/jobs/warm_passive.py`` sets the policy before torch loads), started when the first has
@@ -28,7 +28,7 @@ import os
 import threading
 from typing import Any
 
-from studio.core.threads import ThreadPlan, cpu_count
+from studio.core.host.threads import ThreadPlan, cpu_count
 from studio.engine.jobs.forkservers import ServerContext
 
 PRELOAD = ["studio.engine.jobs.warm"]

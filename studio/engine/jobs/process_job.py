@@ -2,7 +2,7 @@
 summary) is a :class:`ProcessJob`.
 
 A job owns one or more child processes (started from the warm back end, ``engine/jobs/backend.py``), one
-message queue (child → parent, ``engine/jobs/protocol.py`` messages), one control queue (parent → child) and
+message queue (child → parent, ``core/contracts/protocol.py`` messages), one control queue (parent → child) and
 a cancel flag. The parent calls ``poll()`` from a timer or a thread: it returns the messages so far,
 keeps ``state``, ``fraction``/``text``/``eta_s`` (progress), ``result`` and ``errors`` up to date,
 notices a child that died, kills a child that ignores Cancel for ``grace_s`` seconds, and ends with
@@ -23,12 +23,25 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
-from studio.core import threads as thread_policy
+from studio.core.contracts import protocol
+from studio.core.contracts.progress import (
+    ENDED,
+    FAILED,
+    FINISHED,
+    QUEUED,
+    RUNNING,
+    STOPPED,
+    Cancelled,
+    Progress,
+    Report,
+)
+from studio.core.contracts.protocol import Received
+from studio.core.contracts.tasks import Task
 from studio.core.errors import RunFailed, StudioError
-from studio.core.jobs import ENDED, FAILED, FINISHED, QUEUED, RUNNING, STOPPED, Cancelled, Progress, Report
+from studio.core.host import threads as thread_policy
+from studio.core.targets import resolve_target
 from studio.core.vocab import JobKind
-from studio.engine.jobs import backend, protocol
-from studio.engine.jobs.protocol import Received
+from studio.engine.jobs import backend
 from studio.engine.jobs.queues import drain
 
 GRACE_S = 5.0  # after Cancel, a job has this long to stop by itself before it is killed
@@ -313,11 +326,6 @@ def control_reader(control: Any, progress: Progress) -> Any:
     return controls
 
 
-def resolve(target: str) -> Any:
-    import importlib
-
-    module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name)
 
 
 def task_main(spec: TaskSpec) -> None:
@@ -342,7 +350,7 @@ def task_main(spec: TaskSpec) -> None:
         if spec.controls:
             kwargs["controls"] = control_reader(spec.control, progress)
         progress(0.0, "starting")
-        value = resolve(spec.target)(progress=progress, **kwargs)
+        value = resolve_target(spec.target)(progress=progress, **kwargs)
         queue.put(protocol.result(job_id, value))
         queue.put(protocol.status(job_id, FINISHED))
     except Cancelled as err:
@@ -398,3 +406,9 @@ class TaskJob(ProcessJob):
                 self.control.put(protocol.set_params(params))
             except (OSError, ValueError):
                 pass
+
+
+def task_job(task: Task, request: Any, label: str | None = None) -> Any:
+    """A ``TaskJob`` (not started) running ``task`` on ``request`` in a child process."""
+    return TaskJob(task.target, {"request": request}, label=label or task.label, kind=task.kind,
+                   frames=task.frames)

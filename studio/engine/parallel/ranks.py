@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from studio.core.errors import RunFailed
-from studio.core.procs import free_port
+from studio.core.host.procs import free_port
 
 
 def _describe_exit(code: int) -> str:

@@ -19,12 +19,12 @@ import numpy as np
 import torch
 from torch import nn
 
+from studio.core.contracts import layout
 from studio.core.contracts.attention import EMBEDDING_WORDS, AttentionFrame, AttentionRequest, AttentionResult
+from studio.core.contracts.layout import CheckpointRef
 from studio.core.errors import ConfigError
 from studio.core.maths.attention import pca_2d, rollout
 from studio.core.models.transformer import attention_layers, attention_recorder
-from studio.core.runs import layout
-from studio.core.runs.layout import CheckpointRef
 from studio.core.text.bert_text import CLS, MASK
 from studio.core.text.tokenizer import OOV, PAD, words
 

@@ -33,6 +33,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from studio.core.contracts import layout
 from studio.core.contracts.compression import (
     QUANTIZE,
     SWEEP_SPARSITIES,
@@ -47,7 +48,6 @@ from studio.core.contracts.compression import (
 from studio.core.errors import ConfigError
 from studio.core.maths import pruning
 from studio.core.maths.pruning import check_amount, make_permanent, prune_model, sparsity
-from studio.core.runs import layout
 from studio.engine.replay import RunData
 from studio.engine.tasks.evaluation import class_probabilities, load_run
 

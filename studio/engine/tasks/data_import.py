@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from studio.core.contracts.jobs import FetchRequest, ImportRequest, ImportResult, PreviewRequest, PreviewResult
+from studio.core.contracts.tasks import FETCH, IMPORT, PREVIEW, Task
 from studio.core.datasets import cache
 from studio.core.vocab import JobKind
 from studio.engine.jobs.process_job import TaskJob
-from studio.engine.tasks import FETCH, IMPORT, PREVIEW, Task
 
 
 class ImportJob(TaskJob):

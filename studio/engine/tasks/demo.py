@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from studio.core.contracts.jobs import DemoRequest, DemoResult
+from studio.core.contracts.tasks import DEMO
 from studio.core.errors import ConfigError
-from studio.engine.jobs.process_job import TaskJob
-from studio.engine.tasks import DEMO, task_job
+from studio.engine.jobs.process_job import TaskJob, task_job
 
 STEERABLE = "steerable"  # the DEMOS tag of a demo whose builder takes ``controls`` (a live run)
 

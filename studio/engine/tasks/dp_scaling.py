@@ -31,13 +31,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from studio.core import threads as thread_policy
 from studio.core.config import RunConfig
 from studio.core.contracts.scaling import RankOptions, ScaleRequest, ScaleResult, ScaleRow
 from studio.core.errors import ConfigError, RunFailed
-from studio.core.ints import split_ints
+from studio.core.host import threads as thread_policy
+from studio.core.host.procs import free_port
+from studio.core.numbers.ints import split_ints
 from studio.core.optim import OPTIMIZERS
-from studio.core.procs import free_port
 
 Report = Callable[[float, str], None]
 MODES = ("ddp", "dp")  # dp: single-process nn.DataParallel over the GPUs (CUDA only)

@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from studio.core.contracts import layout
 from studio.core.contracts.evaluation import EvaluationRequest, EvaluationResult
 from studio.core.errors import ConfigError
 from studio.core.maths import evaluation
 from studio.core.maths.objectives import IGNORE
-from studio.core.runs import layout
 from studio.engine.replay import CheckpointRef, RunData, resolve_checkpoint
 
 Report = Callable[[float, str], None]

@@ -25,6 +25,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from studio.core.contracts import layout
 from studio.core.contracts.export import (
     MODEL_FORMATS,
     ModelCard,
@@ -34,8 +35,7 @@ from studio.core.contracts.export import (
     TensorBoardExportResult,
 )
 from studio.core.errors import ConfigError, DataError, OutputError
-from studio.core.outfiles import check_target, reason, write_bytes
-from studio.core.runs import layout
+from studio.core.host.outfiles import check_target, reason, write_bytes
 from studio.engine.replay import RunData, resolve_checkpoint
 
 FORMATS = MODEL_FORMATS

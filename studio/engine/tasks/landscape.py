@@ -20,13 +20,13 @@ import torch
 
 from studio.core.contracts import landscape as contract
 from studio.core.contracts.landscape import LandscapeRequest, SharpnessRequest, SharpnessResult
+from studio.core.contracts.progress import Cancelled  # noqa: F401 - what ``progress`` raises to stop
 from studio.core.errors import ConfigError
-from studio.core.jobs import Cancelled  # noqa: F401 - what ``progress`` raises to stop
+from studio.core.host.outfiles import writable_folder, write_bytes
 from studio.core.landscape import coarse_fine, curvature, io, surface
 from studio.core.landscape.directions import normalized_directions
 from studio.core.landscape.io import Landscape
 from studio.core.landscape.trajectory import path_range, pca_plane
-from studio.core.outfiles import writable_folder, write_bytes
 from studio.core.vocab import LandscapeKind, Metric, Split
 from studio.engine.replay import (
     RunData,

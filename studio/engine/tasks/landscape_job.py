@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from studio.core import threads as thread_policy
 from studio.core.contracts.landscape import LandscapeRequest, LandscapeResult, SharpnessJobResult, SharpnessRequest
+from studio.core.host import threads as thread_policy
 from studio.core.vocab import JobKind
 from studio.engine.jobs.process_job import TaskJob
 
@@ -60,7 +60,7 @@ class LandscapeJob(TaskJob):
         self.run_dir = Path(run_dir)
         self.request = request_for(task, options)
         self.requested_threads = threads or self.request.threads
-        from studio.engine.tasks import LANDSCAPE, SHARPNESS
+        from studio.core.contracts.tasks import LANDSCAPE, SHARPNESS
 
         spec = LANDSCAPE if task == JobKind.LANDSCAPE else SHARPNESS
         super().__init__(spec.target, {"run_dir": str(self.run_dir), "request": self.request},

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 from studio.core.contracts.checks import CheckRequest, OutcomeDict
+from studio.core.contracts.progress import Progress, as_progress
 from studio.core.errors import ConfigError
-from studio.core.jobs import Progress, as_progress
 
 
 def run(request: CheckRequest, progress: Any = None) -> list[OutcomeDict]:

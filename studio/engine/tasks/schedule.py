@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from studio.core.contracts.progress import as_progress
 from studio.core.contracts.schedule import ScheduleRequest, ScheduleResult
-from studio.core.jobs import as_progress
 
 
 def run(request: ScheduleRequest, progress: Any = None) -> ScheduleResult:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 from studio.core.contracts.jobs import SummaryRequest, SummaryWithMemory
-from studio.engine.jobs.process_job import TaskJob
-from studio.engine.tasks import SUMMARY, task_job
+from studio.core.contracts.tasks import SUMMARY
+from studio.engine.jobs.process_job import TaskJob, task_job
 
 
 def run(request: SummaryRequest, progress: Any = None) -> SummaryWithMemory:

@@ -21,8 +21,8 @@ from typing import Any
 
 import torch
 
+from studio.core.contracts.layout import step_files, step_of
 from studio.core.errors import DataError, DiskFull, RunFailed
-from studio.core.runs.layout import step_files, step_of
 
 
 def _fsync_dir(folder: Path) -> None:

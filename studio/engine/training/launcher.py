@@ -15,20 +15,21 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from studio.core import threads as thread_policy
 from studio.core.config import RunConfig
+from studio.core.contracts import protocol
+from studio.core.contracts.progress import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, EtaEstimator
+from studio.core.contracts.protocol import Received
 from studio.core.contracts.runs import RunSummary
 from studio.core.errors import ConfigError, RunFailed, StudioError
-from studio.core.jobs import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, EtaEstimator
+from studio.core.host import threads as thread_policy
+from studio.core.host.procs import free_port
 from studio.core.models.bert_checks import check_bert_config
 from studio.core.models.data_fit import check_model_data
-from studio.core.procs import free_port
 from studio.core.runs.run_lock import RunLock
 from studio.core.runs.settings_diff import CPU_THREADS_KEY
 from studio.core.runs.store import RunInfo, RunStore
-from studio.engine.jobs import backend, protocol
+from studio.engine.jobs import backend
 from studio.engine.jobs.process_job import ProcessJob
-from studio.engine.jobs.protocol import Received
 from studio.engine.training import rank_watch
 from studio.engine.training.entry import rank_main
 from studio.engine.training.machine_check import check_machine

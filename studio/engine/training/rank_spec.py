@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from studio.core.threads import ThreadPlan
+from studio.core.host.threads import ThreadPlan
 
 
 @dataclass
@@ -20,7 +20,7 @@ class RankSpec:
     queue: Any = None  # messages to the parent (None under torchrun: the RunStore is the sink)
     control: Any = None  # the parent's commands (rank 0 only)
     init_method: str | None = None  # torch.distributed rendezvous when world_size > 1
-    threads: ThreadPlan | None = None  # None: decided in the rank (core/threads.py)
+    threads: ThreadPlan | None = None  # None: decided in the rank (core/host/threads.py)
     local_rank: int | None = None  # the GPU index base under torchrun (default: the rank)
     env: dict[str, str] = field(default_factory=dict)  # set before torch is imported (spawned ranks)
     parent_pid: int | None = None  # the launcher: a rank whose parent is gone stops (engine/training/rank_watch.py)

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from studio.core import procs
+from studio.core.host import procs
 
 PARENT_POLL_S = 1.0
 # Words in a rank's error that mean it only lost a peer (gloo/NCCL), not that it failed itself.

@@ -22,8 +22,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from studio.core import procs
 from studio.core.errors import StudioError
+from studio.core.host import procs
 from studio.core.runs.queue import Inventory, RunQueue
 from studio.core.runs.store import RunStore
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from studio.core.contracts.progress import ENDED
+from studio.core.contracts.protocol import Received
 from studio.core.errors import StudioError
-from studio.core.jobs import ENDED
 from studio.core.vocab import JobState
-from studio.engine.jobs.protocol import Received
 
 
 class Sink:

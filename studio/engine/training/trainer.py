@@ -23,9 +23,9 @@ import torch
 from torch import nn
 
 from studio.core.config import RunConfig
+from studio.core.contracts.protocol import Message
 from studio.core.contracts.runs import RunSummary
 from studio.core.maths.objectives import Classification, Regression
-from studio.engine.jobs.protocol import Message
 from studio.engine.training.augment import attach as attach_augmentation
 from studio.engine.training.batching import accumulation_groups, batch_slices, plan_batches, steps_per_epoch
 from studio.engine.training.device_data import DeviceData, epoch_shard

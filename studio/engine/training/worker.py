@@ -14,12 +14,13 @@ from typing import Any
 
 import torch
 
-from studio.core import devices
-from studio.core import threads as thread_policy
 from studio.core.config import RunConfig
+from studio.core.contracts import protocol
 from studio.core.datasets.arrays import ArrayData
 from studio.core.datasets.loading import load_dataset
 from studio.core.errors import ConfigError, DataError, StoreError, StudioError
+from studio.core.host import devices
+from studio.core.host import threads as thread_policy
 from studio.core.maths.normalise import stats
 from studio.core.maths.objectives import task_for
 from studio.core.models import MODELS
@@ -35,7 +36,6 @@ from studio.engine.callbacks.landscape import live_callbacks
 from studio.engine.callbacks.regularisers import GradientClipping, GradientNoise
 from studio.engine.callbacks.stopping import ConvergenceCheck, EarlyStopping
 from studio.engine.callbacks.trajectory_snapshots import snapshot_callbacks
-from studio.engine.jobs import protocol
 from studio.engine.jobs.exit import exit_without_finalising
 from studio.engine.training import distributed
 from studio.engine.training.batching import lr_scale, plan_batches, steps_per_epoch

@@ -13,15 +13,15 @@ from typing import Any
 
 from PySide6.QtCore import QThread, Signal
 
+from studio.core.contracts import protocol
 from studio.core.errors import StudioError
-from studio.engine.jobs import protocol
 
 EMIT_INTERVAL_S = 1 / 30
 
 
 class Bridge(QThread):
     """Starts the jobs it is given, polls them, and emits ``batch(list of messages)`` at most ~30 times a
-    second; a job's last message is ``ended`` (``engine/jobs/protocol.py``)."""
+    second; a job's last message is ``ended`` (``core/contracts/protocol.py``)."""
 
     batch = Signal(object)  # `object`, not `list`: no conversion (PySide6 6.12 mis-counts None in lists)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from studio.core.jobs import FINISHED, STOPPED
+from studio.core.contracts.progress import FINISHED, STOPPED
 
 
 class JobBinding(QObject):

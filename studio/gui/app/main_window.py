@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from studio import __version__
 from studio.core import open_target
 from studio.core.errors import StudioError
-from studio.core.paths import resource
+from studio.core.host.paths import resource
 from studio.core.vocab import JobState
 from studio.gui.app import dialogs, theme
 from studio.gui.app.actions import MENUS, build_actions

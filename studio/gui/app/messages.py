@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from studio.core.jobs import format_eta
+from studio.core.contracts.progress import format_eta
 
 # The first word of a message (up to a space or a colon): a name (bad.png, ~/data, run_1) keeps its case.
 _FIRST_WORD = re.compile(r"[^\s:]*")

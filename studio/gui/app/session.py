@@ -14,20 +14,20 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from studio.core.config import CHOICE_SECTIONS, Choice, RunConfig
+from studio.core.contracts import protocol, tasks
 from studio.core.contracts.activations import ActivationsRequest
 from studio.core.contracts.checks import CheckRequest
 from studio.core.contracts.compression import CompressRequest, SweepRequest
 from studio.core.contracts.evaluation import EvaluationRequest, PredictRequest
 from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
 from studio.core.contracts.generate import GenerateRequest
+from studio.core.contracts.progress import FAILED, PAUSED, RUNNING, format_eta
 from studio.core.contracts.scaling import FitRequest, ScaleRequest
+from studio.core.contracts.tasks import Task
 from studio.core.errors import StudioError
-from studio.core.jobs import FAILED, PAUSED, RUNNING, format_eta
 from studio.core.runs.store import RunStore
 from studio.core.vocab import JobKind
-from studio.engine import tasks
-from studio.engine.jobs import protocol
-from studio.engine.tasks import Task, task_job
+from studio.engine.jobs.process_job import task_job
 from studio.gui.app.bridge import Bridge
 from studio.gui.app.store_follow import StoreFollower
 

@@ -15,8 +15,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer
 
+from studio.core.contracts import protocol
 from studio.core.demos.catalog import PLAYGROUND_IDLE, PLAYGROUND_RESTART
-from studio.engine.jobs import protocol
 from studio.gui.demos import style
 from studio.gui.demos.base import DemoView
 from studio.gui.plots.palette import OKABE_ITO

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.contracts import protocol
 from studio.core.demos.race_presets import add_to_line_up, suggested_spec
 from studio.core.optim.catalog import OPTIMIZERS
-from studio.engine.jobs import protocol
 from studio.gui.demos import style
 from studio.gui.demos.base import DemoView
 from studio.gui.demos.contour import ContourMap

@@ -121,7 +121,7 @@ class HardwarePanel(QWidget):
 
     def sample_gpus(self) -> None:
         """One reading of every GPU into the panel; without NVML, the reason once (and no more tries)."""
-        from studio.core.gpu_stats import format_sample, open_nvml
+        from studio.core.host.gpu_stats import format_sample, open_nvml
 
         if self._nvml is None:
             self._nvml = open_nvml(self.nvml_module)

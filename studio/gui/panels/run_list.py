@@ -37,8 +37,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.contracts import layout
 from studio.core.errors import StudioError
-from studio.core.runs import layout, run_filter
+from studio.core.runs import run_filter
 from studio.core.runs.names import run_names
 from studio.core.runs.run_filter import RunFacts, RunFilter
 from studio.core.runs.store import RESUMABLE

@@ -13,7 +13,7 @@ from studio.gui.app.job_binding import JobBinding
 
 
 class JobPage(QWidget):
-    """Subclasses set ``TASK`` (a name in ``studio.engine.tasks``) and ``STARTING`` (the status while it starts),
+    """Subclasses set ``TASK`` (a name in ``core/contracts/tasks.py``) and ``STARTING`` (the status while it starts),
     build ``run_button``, ``cancel_button``, ``bar`` and ``status``, and define ``request()`` and ``show_result()``."""
 
     TASK = ""
@@ -49,7 +49,7 @@ class JobPage(QWidget):
         except StudioError as err:
             self.show_status(str(err), error=True)
             return
-        from studio.engine import tasks
+        from studio.core.contracts import tasks
 
         self.error = None
         self.bar.setValue(0)

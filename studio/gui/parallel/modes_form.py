@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QGridLayout, QLineEdit, QS
 
 from studio.core.contracts.parallel import MODES, ParallelRequest
 from studio.core.errors import ConfigError
-from studio.core.ints import split_ints
+from studio.core.numbers.ints import split_ints
 
 MODE_TIPS = {
     "single": "One process trains the whole model on the whole batch: the reference every other mode is compared with",

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.checks.catalog import CHECKS
+from studio.core.contracts import tasks
 from studio.core.errors import ConfigError
-from studio.engine import tasks
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.demos.check_panel import CheckPanel
 from studio.gui.parallel.modes_form import ModesForm

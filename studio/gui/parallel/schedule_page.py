@@ -257,7 +257,7 @@ class SchedulePage(QWidget):
         except ConfigError as err:
             self._on_failed(str(err))
             return
-        from studio.engine import tasks
+        from studio.core.contracts import tasks
 
         self.error = None
         self.bar.setValue(0)

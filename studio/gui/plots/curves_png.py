@@ -36,7 +36,7 @@ def render_curves_png(store: Any, run_ids: list[str], path: str | Path, size: tu
     for _ in range(2):  # a first paint measures the tick labels; the axes widen to fit them before the second
         view.grab(area)
         QApplication.processEvents()
-    from studio.core.outfiles import writing
+    from studio.core.host.outfiles import writing
 
     path = Path(path)
     with writing(path) as tmp:

@@ -4,9 +4,10 @@ without importing a tab module), as ``Cls(session, parent)``; a tab module must 
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Protocol
+
+from studio.core.targets import resolve_target
 
 
 class Tab(Protocol):
@@ -32,8 +33,7 @@ class TabSpec:
 
     def load(self) -> type:
         """The tab's class (imports its module)."""
-        module, _, name = self.target.partition(":")
-        return getattr(importlib.import_module(module), name)
+        return resolve_target(self.target)
 
 
 # The navigation's groups, in this order (gui/app/navigation.py); the Training view is the first of "Runs". The

@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.contracts import layout
 from studio.core.contracts.attention import AttentionRequest
 from studio.core.errors import StudioError
-from studio.core.runs import layout
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips
 
@@ -253,7 +253,7 @@ class AttentionTab(QWidget, RunPicker):
 
     def compute(self) -> None:
         """Start the job computing the maps of the chosen input at every snapshot (replaces one in progress)."""
-        from studio.engine import tasks
+        from studio.core.contracts import tasks
 
         try:
             request = self.request()

@@ -31,11 +31,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.contracts import layout
 from studio.core.contracts.activations import ActivationsRequest
 from studio.core.contracts.evaluation import EvaluationRequest, EvaluationResult, PredictRequest
 from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
 from studio.core.maths.evaluation import load_saved
-from studio.core.runs import layout
 from studio.core.vocab import JobState, Split
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.evaluation_views import (

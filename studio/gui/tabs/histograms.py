@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.runs import histograms, layout
+from studio.core.contracts import layout
+from studio.core.runs import histograms
 from studio.gui.plots.axes import plain_numbers
 from studio.gui.widgets.run_picker import RunPicker
 

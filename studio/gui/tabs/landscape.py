@@ -33,9 +33,9 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.contracts import landscape as contract
+from studio.core.contracts import layout
 from studio.core.contracts.landscape import LandscapeRequest, SharpnessRequest
 from studio.core.landscape import io
-from studio.core.runs import layout
 from studio.core.vocab import SPLITS, JobKind, LandscapeKind, Metric
 from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.landscape_view import LandscapeView

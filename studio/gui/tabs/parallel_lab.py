@@ -6,11 +6,12 @@ time."""
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+
+from studio.core.targets import resolve_target
 
 
 @dataclass(frozen=True)
@@ -22,8 +23,7 @@ class LabPage:
     target: str
 
     def load(self) -> type:
-        module, _, name = self.target.partition(":")
-        return getattr(importlib.import_module(module), name)
+        return resolve_target(self.target)
 
 
 PAGES: tuple[LabPage, ...] = (

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.errors import StudioError
-from studio.core.paths import studio_home
+from studio.core.host.paths import studio_home
 from studio.core.slurm import ClusterSpec, batch_script, cluster_config, run_id_for, write_cluster_job
 from studio.gui.widgets import wheel_guard
 

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.contracts.registry import Entry, Param, Registry
 from studio.core.errors import StudioError
-from studio.core.registry import Entry, Param, Registry
 from studio.gui.widgets import wheel_guard
 
 

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.byte_size import byte_size
 from studio.core.config import RunConfig
+from studio.core.numbers.byte_size import byte_size
 from studio.gui.app.job_binding import JobBinding
 
 COLUMNS = ("Layer", "Type", "Output shape", "Parameters", "FLOPs / sample")

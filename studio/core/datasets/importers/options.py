@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from studio.core.errors import DataError
-from studio.core.ints import split_ints
+from studio.core.numbers.ints import split_ints
 
 
 @dataclass

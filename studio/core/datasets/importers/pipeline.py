@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from studio.core.contracts.jobs import ImportReport
+from studio.core.contracts.progress import ReportCallback
 from studio.core.datasets import cache, splits
 from studio.core.datasets.catalog import builtin_names
 from studio.core.datasets.importers.archive import extract_archive
@@ -21,7 +22,6 @@ from studio.core.datasets.importers.progress import Progress, import_progress
 from studio.core.datasets.importers.result import Imported
 from studio.core.datasets.known import KNOWN
 from studio.core.errors import DataError
-from studio.core.jobs import ReportCallback
 
 VERSION = 1  # bump when importers change what they produce: old cache keys then miss
 MAX_NESTING = 2  # archives inside archives

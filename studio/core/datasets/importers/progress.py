@@ -1,8 +1,8 @@
-"""Imports report through the one :class:`studio.core.jobs.Progress`; this names their cancel message."""
+"""Imports report through the one :class:`studio.core.contracts.progress.Progress`; this names their cancel message."""
 
 from __future__ import annotations
 
-from studio.core.jobs import Cancelled, Progress, as_progress
+from studio.core.contracts.progress import Cancelled, Progress, as_progress
 
 IMPORT_CANCELLED = "the import was cancelled; nothing was saved"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+RESOURCES = Path(__file__).resolve().parents[3] / "resources"  # studio/core/host/paths.py → the checkout
 
 
 def studio_home() -> Path:

@@ -7,13 +7,13 @@ build its forms from the parameters and validate a config without importing torc
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from studio.core.errors import ConfigError
-from studio.core.ints import split_ints
+from studio.core.numbers.ints import split_ints
+from studio.core.targets import resolve_target
 
 KINDS = ("int", "float", "bool", "choice", "ints", "str")
 
@@ -107,8 +107,7 @@ class Entry:
         raise KeyError(name)
 
     def load_builder(self) -> Callable[..., Any]:
-        module, _, func = self.builder.partition(":")
-        return getattr(importlib.import_module(module), func)
+        return resolve_target(self.builder)
 
 
 class Registry:

@@ -20,10 +20,10 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal, NotRequired, TypedDict, cast
 
-from studio.core import jobs as states
+from studio.core.contracts import progress as states
 from studio.core.contracts.landscape import LandscapeStats
+from studio.core.contracts.progress import Report
 from studio.core.contracts.runs import RunSummary
-from studio.core.jobs import Report
 from studio.core.vocab import Metric  # noqa: F401 - the metric names, read here as protocol.Metric
 
 VERSION = 1

@@ -1,0 +1,57 @@
+"""The catalog of background tasks: one :class:`Task` per task, naming the ``run(request, progress)`` entry its
+child process calls as a ``"module:function"`` string (``core/targets.py``), so the GUI names a job without importing
+torch or any engine module; the engine's ``engine/jobs/process_job.task_job`` turns a Task and its request into a
+process.
+
+Each task module has ``run(request, progress) -> result`` taking the request dataclass of its contract
+(``core/contracts/<feature>.py``). This is the only place such a string for a task appears;
+``tests/unit/test_task_targets.py`` resolves every one. Torch-free and Qt-free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from studio.core.vocab import JobKind
+
+
+@dataclass(frozen=True)
+class Task:
+    """One background task: what its child runs, what it is called in messages, and the Session's kind."""
+
+    target: str  # "module:function", called as function(request=..., progress=...) in the child
+    label: str
+    kind: JobKind
+    frames: bool = False  # the function also gets ``emit(frame)`` for live snapshots
+
+
+EVALUATE = Task("studio.engine.tasks.evaluation:run", "evaluation", JobKind.EVALUATION)
+PREDICT = Task("studio.engine.tasks.predict:run", "prediction", JobKind.EVALUATION)
+ACTIVATIONS = Task("studio.engine.tasks.activations:run", "layer activations", JobKind.EVALUATION)
+EXPORT_TENSORBOARD = Task("studio.engine.tasks.export:run", "TensorBoard export", JobKind.EVALUATION)
+EXPORT_MODEL = Task("studio.engine.tasks.export:run", "model export", JobKind.EVALUATION)
+COMPRESS = Task("studio.engine.tasks.compression:run", "compression", JobKind.COMPRESS)
+SWEEP = Task("studio.engine.tasks.compression:run", "sparsity sweep", JobKind.COMPRESS)
+FIT = Task("studio.engine.tasks.fit_runs:run", "fit", JobKind.FIT)
+SCALE = Task("studio.engine.tasks.dp_scaling:run", "scaling measurement", JobKind.SCALE)
+ASYNC_SGD = Task("studio.engine.tasks.async_sgd:run", "async SGD study", JobKind.SCALE)
+PARALLEL = Task("studio.engine.tasks.parallel:run", "one model four ways", JobKind.SCALE)
+GENERATE = Task("studio.engine.tasks.generate:run", "generation", JobKind.GENERATE)
+ATTENTION = Task("studio.engine.tasks.attention:run", "attention maps", JobKind.EVALUATION)
+DEMO = Task("studio.engine.tasks.demo:run", "demo", JobKind.DEMO, frames=True)
+SUMMARY = Task("studio.engine.tasks.summary:run", "model summary", JobKind.SUMMARY)
+IMPORT = Task("studio.engine.tasks.data_import:run", "import", JobKind.IMPORT)
+FETCH = Task("studio.engine.tasks.data_import:run", "download", JobKind.IMPORT)
+PREVIEW = Task("studio.engine.tasks.data_import:run", "augmentation preview", JobKind.PREVIEW)
+DATALOAD = Task("studio.engine.tasks.dataload:run", "input-pipeline sweep", JobKind.TASK)
+PAPER_CHECK = Task("studio.engine.tasks.paper_check:run", "paper check", JobKind.CHECK)
+SCHEDULE = Task("studio.engine.tasks.schedule:run", "scheduling replay", JobKind.TASK)
+READY = Task("studio.engine.tasks.summary:ready", "start-up", JobKind.TASK)  # torch and the training code, nothing else
+
+# landscapes and sharpness take the run folder beside the request (engine/tasks/landscape_job.LandscapeJob)
+LANDSCAPE = Task("studio.engine.tasks.landscape_job:run_landscape", "landscape", JobKind.LANDSCAPE, frames=True)
+SHARPNESS = Task("studio.engine.tasks.landscape_job:run_sharpness", "sharpness", JobKind.SHARPNESS)
+
+TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
+                           SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE,
+                           SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD, PARALLEL)
