@@ -39,7 +39,7 @@ def main() -> int:
 
     from studio.core.runs.store import RunStore
     from studio.gui.app.main_window import MainWindow
-    from studio.gui.app.session import Session
+    from studio.gui.session.session import Session
     from studio.gui.app.settings import SettingsStore
 
     app = QApplication(sys.argv[:1])

@@ -1,5 +1,5 @@
 """``studio export-config``: a run's config (from the store, or a file) as ``config.toml``, and with
-``--torchrun`` a ready-to-submit Slurm batch script beside it (core/slurm.py; docs/user-guide/clusters.md).
+``--torchrun`` a ready-to-submit Slurm batch script beside it (core/config/slurm.py; docs/user-guide/clusters.md).
 
 With ``--json`` the last line on stdout is one JSON object: ``config``, ``script`` (or null), ``run_id``,
 ``nodes``, ``ranks_per_node``, ``world_size``.
@@ -19,9 +19,9 @@ COMMANDS = ("export-config",)
 def cmd_export_config(args: argparse.Namespace) -> int:
     from studio.cli._shared import emit_json
     from studio.core.config import RunConfig
+    from studio.core.config.slurm import ClusterSpec, run_id_for, write_cluster_job
     from studio.core.errors import ConfigError
     from studio.core.host.paths import studio_home
-    from studio.core.slurm import ClusterSpec, run_id_for, write_cluster_job
 
     if bool(args.run) == bool(args.config):
         raise ConfigError("give a run (its id or folder) or --config FILE, not both")

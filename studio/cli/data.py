@@ -19,8 +19,7 @@ COMMANDS = ("data",)
 
 
 def _options(args: argparse.Namespace) -> Any:
-    from studio.core.datasets.importers import ImportOptions
-    from studio.core.datasets.importers.options import parse_ints
+    from studio.core.datasets.importers.options import ImportOptions, parse_ints
 
     return ImportOptions(
         name=args.name,
@@ -36,7 +35,7 @@ def _options(args: argparse.Namespace) -> Any:
 
 def summary_text(r: ImportReport) -> str:
     if r.get("kind") == "text":
-        from studio.core.text.text_import import summary_text as text_summary
+        from studio.core.datasets.text.text_import import summary_text as text_summary
 
         return text_summary(r)
     if r.get("kind") == "labelled_text":
@@ -57,7 +56,8 @@ def summary_text(r: ImportReport) -> str:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from studio.cli._shared import emit_json
-    from studio.core.datasets.importers import ImportCancelled, import_path
+    from studio.core.datasets.importers.pipeline import import_path
+    from studio.core.datasets.importers.progress import ImportCancelled
 
     options = _options(args)
     bar = StderrProgress(args.quiet, lines=False)  # off a terminal an error is the only line

@@ -23,8 +23,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_model_summary(args: argparse.Namespace) -> int:
     from studio.cli._shared import emit_json, load_config
-    from studio.core.models.memory import format_memory
-    from studio.core.models.summary import format_summary, summarize_config
+    from studio.core.estimates.memory import format_memory
+    from studio.core.estimates.model_summary import format_summary, summarize_config
 
     summary = summarize_config(load_config(args), memory=args.memory)
     if args.json:

@@ -48,8 +48,8 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from studio.cli._shared import emit_json
+    from studio.core.config.sweep import sweep_configs, sweep_values
     from studio.core.errors import ConfigError
-    from studio.core.sweep import sweep_configs, sweep_values
 
     axes = {}
     for item in args.vary:

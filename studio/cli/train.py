@@ -14,9 +14,9 @@ import sys
 from typing import Any
 
 from studio.cli._shared import StderrProgress, add_config_args, add_output_args, emit_json, load_config
+from studio.core.config.global_batch import global_batch_text
 from studio.core.contracts.runs import TrainReport
 from studio.core.errors import ConfigError
-from studio.core.global_batch import global_batch_text
 from studio.core.vocab import JobState, Metric
 
 COMMANDS = ("train",)

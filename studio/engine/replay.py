@@ -28,12 +28,12 @@ from studio.core.host.devices import pick_device
 from studio.core.landscape.directions import Params
 from studio.core.maths.objectives import TaskLosses, losses_of
 from studio.core.vocab import SPLITS
-from studio.engine.training.device_data import DeviceData
+from studio.engine.loop.device_data import DeviceData
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
-    """A checkpoint, loaded safely (engine/training/checkpoints.py: weights only; one DataError naming a bad file)."""
-    from studio.engine.training.checkpoints import load_checkpoint as load
+    """A checkpoint, loaded safely (engine/loop/checkpoints.py: weights only; one DataError naming a bad file)."""
+    from studio.engine.loop.checkpoints import load_checkpoint as load
 
     return load(path)
 
@@ -53,13 +53,13 @@ class RunData:
             raise ConfigError(f"{run_dir} is not a run directory (no config.toml)")
         self.config = RunConfig.load(config_path)
         self.device = device if isinstance(device, torch.device) else pick_device(device)
-        from studio.core.datasets.loading import load_dataset
         from studio.core.maths.objectives import task_for
-        from studio.engine.training.augment import attach
+        from studio.core.runs.lineage import load_run_data
+        from studio.engine.loop.augment import attach
         from studio.engine.training.worker import build_model, device_splits
 
         cfg = self.config
-        data = load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model)
+        data = load_run_data(cfg)
         self._splits = dict(zip(SPLITS, device_splits(data, cfg, torch.device("cpu")), strict=True))
         attach(cfg.data.params, *self._splits.values())  # sample-wise centering, as the trainer does
         self.classes = list(data.classes)
@@ -86,7 +86,7 @@ class RunData:
         parameters (detached, on the device)."""
         model = self.model if model is None else model
         state = load_checkpoint(ref.path)["model"]
-        from studio.engine.training.checkpoints import load_weights_into
+        from studio.engine.loop.checkpoints import load_weights_into
 
         load_weights_into(model, state, ref.path)
         return {n: p.detach().clone() for n, p in model.named_parameters()}

@@ -1,4 +1,8 @@
-"""The Qt user interface. Holds no training state; never imports torch at start-up.
+"""The Qt user interface. Holds no training state; never imports torch at start-up, and no engine module at all:
+it names background work by the task catalog (``core/contracts/tasks.py``) and hands it to the session.
+
+Its packages are layered (``LAYERS``, ground floor first; tests/unit/test_layer_order.py): ``session/`` is the
+ground every view may use, ``app/`` the roof that composes the views into the window.
 
 pyqtgraph loads when the first plot is made (after the window shows: the Training tab's curves are built
 just after, the other tabs on first view), through a one-time import hook installed here that
@@ -15,6 +19,15 @@ import importlib.abc
 import importlib.util
 import sys
 from typing import Any
+
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("session",),  # the session and its jobs, the bridge, the job binding, message wording, the theme
+    ("widgets",),  # small widgets the views share: forms, pickers, the job panel, the paper-check panel
+    ("plots",),  # pyqtgraph views (the curves, landscapes, Gantt charts) over models without Qt
+    ("panels", "demos"),  # the settings, run list and hardware panels; the Teaching lab's demo views
+    ("tabs", "parallel"),  # the window's views by id; the Parallelism lab's pages
+    ("app",),  # the window shell: main window, navigation, actions, dialogs, settings, start-up
+)
 
 
 class _PyqtgraphLoader(importlib.abc.Loader):
@@ -33,7 +46,7 @@ class _PyqtgraphLoader(importlib.abc.Loader):
         finally:
             if hide and sys.modules.get("cuda.bindings", 0) is None:
                 del sys.modules["cuda.bindings"]
-        from studio.gui.app import theme
+        from studio.gui.session import theme
 
         theme.plot_options()
 

@@ -229,7 +229,7 @@ def build(runs: int, steps: int, root: Path | None = None, log=print) -> BigStor
             "val_acc": float(acc[-1]) if len(acc) else float("nan"),
             "test_acc": float(acc[-1]) if len(acc) else float("nan")})
         if pack is not None:
-            pack(store, run.id)  # what the end of a real run does (engine/training/sinks.py)
+            pack(store, run.id)  # what the end of a real run does (engine/loop/sinks.py)
         write_events(logdir / run.id, metrics)
         if (i + 1) % max(1, runs // 10) == 0:
             log(f"  {runs}x{steps}: {i + 1}/{runs} runs written ({time.perf_counter() - started:.0f} s)")

@@ -190,10 +190,10 @@ def main(argv: list[str]) -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication([sys.argv[0]])
-    from studio.gui.app import theme
     from studio.gui.app.main_window import MainWindow
-    from studio.gui.app.session import Session
     from studio.gui.app.settings import SettingsStore
+    from studio.gui.session import theme
+    from studio.gui.session.session import Session
 
     prefs = SettingsStore()
     theme.apply(prefs.theme, app)

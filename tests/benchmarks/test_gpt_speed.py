@@ -20,12 +20,13 @@ import torch
 from torch.nn import functional
 
 from studio.core.config import RunConfig
-from studio.core.datasets.loading import load_dataset
+from studio.core.config.data_loading import load_dataset
 from studio.core.maths.objectives import IGNORE
 from studio.core.models import MODELS
-from studio.engine.training.distributed import DistContext
-from studio.engine.training.sinks import NullSink
-from studio.engine.training.trainer import Callback, Trainer
+from studio.engine.callbacks.base import Callback
+from studio.engine.loop.distributed import DistContext
+from studio.engine.loop.sinks import NullSink
+from studio.engine.loop.trainer import Trainer
 from studio.engine.training.worker import build_trainer
 
 pytestmark = pytest.mark.benchmark

@@ -26,7 +26,7 @@ import pytest
 from PIL import Image
 
 from studio.core.datasets import cache
-from studio.core.datasets.importers import import_path
+from studio.core.datasets.importers.pipeline import import_path
 
 N_PNG, CLASSES, SIDE = 10_000, 10, 32
 N_JPEG = 1_000

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from studio.core.config import Choice
-from studio.core.datasets.loading import load_dataset
+from studio.core.config.data_loading import load_dataset
 from studio.core.landscape.directions import normalized_directions, parameters_of
 from studio.core.landscape.surface import evaluate_fast, evaluate_sequential, grid_coefficients
 from studio.core.maths.normalise import stats

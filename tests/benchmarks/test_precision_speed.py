@@ -2,8 +2,8 @@
 
 Models: an MLP (784→1024→1024→10), the catalog's CNN on 28×28 images, and a Transformer (core/models/transformer.py
 ``Stack``, d_model 256, 4 layers, 4 heads, 64 tokens). A step is the trainer's: autocast forward + loss, backward,
-Adam's step (engine/training/precision.py). Memory: the bytes autograd saves for backward (the activations,
-core/models/memory.py's measure; exact) and, on CUDA, torch.cuda.max_memory_allocated over the step.
+Adam's step (engine/loop/precision.py). Memory: the bytes autograd saves for backward (the activations,
+core/estimates/memory.py's measure; exact) and, on CUDA, torch.cuda.max_memory_allocated over the step.
 
 On a CPU without bfloat16 units (no AVX512_BF16 / AMX) bf16 is emulated and usually slower than fp32; the test
 prints which this CPU has and says so when bf16 is slower here. GPU variant (fp16 with its gradient scaler too):
@@ -22,10 +22,10 @@ import pytest
 import torch
 from torch import nn
 
+from studio.core.estimates.memory import measure_step
 from studio.core.models import MODELS
-from studio.core.models.memory import measure_step
 from studio.core.models.transformer import Stack
-from studio.engine.training.precision import Precision
+from studio.engine.loop.precision import Precision
 
 STEPS, WARMUP = 12, 3
 

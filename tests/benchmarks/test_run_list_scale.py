@@ -79,8 +79,8 @@ def timed(qapp, action, repeat: int = 5) -> float:
 
 @pytest.mark.benchmark
 def test_run_list_with_a_thousand_runs(qapp, studio_home):
-    from studio.gui.app.session import Session
     from studio.gui.panels.run_list import RunList
+    from studio.gui.session.session import Session
 
     t = time.perf_counter()
     store = make_store(studio_home, N_RUNS)

@@ -16,8 +16,8 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from studio.core.config import RunConfig
 from studio.core.datasets.bundled import load_fashion_mnist_small
-from studio.engine.training.distributed import DistContext
-from studio.engine.training.sinks import NullSink
+from studio.engine.loop.distributed import DistContext
+from studio.engine.loop.sinks import NullSink
 from studio.engine.training.worker import build_trainer
 from tests.conftest import run_cli
 

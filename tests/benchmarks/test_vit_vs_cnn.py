@@ -14,9 +14,10 @@ import pytest
 import torch
 
 from studio.core.config import RunConfig
-from studio.engine.training.distributed import DistContext
-from studio.engine.training.sinks import NullSink
-from studio.engine.training.trainer import Callback, Trainer
+from studio.engine.callbacks.base import Callback
+from studio.engine.loop.distributed import DistContext
+from studio.engine.loop.sinks import NullSink
+from studio.engine.loop.trainer import Trainer
 from studio.engine.training.worker import build_trainer
 
 BUDGET_S = float(os.environ.get("STUDIO_BENCH_SECONDS", "60"))

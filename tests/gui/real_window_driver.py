@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QApplication, QComboBox, QSpinBox, QWidget
 
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 
 
 def xdotool(*args: str | int) -> None:

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QLin
 from studio.core.checks.catalog import get_check
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 
 
 def _curve(losses: list[float], rate: float) -> list[dict]:

@@ -9,7 +9,7 @@ import pytest
 from studio.core.contracts.attention import AttentionRequest
 from studio.core.runs.store import RunStore
 from studio.engine.tasks.attention import compute
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 from studio.gui.tabs import find
 from studio.gui.tabs.attention import AttentionTab
 from tests.unit.landscape_runs import train_run

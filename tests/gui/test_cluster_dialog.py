@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import tomllib
 
-from studio.gui.widgets.cluster_dialog import ClusterDialog
+from studio.gui.app.cluster_dialog import ClusterDialog
 
 
 def test_the_dialog_writes_the_settings_as_a_slurm_job(qtbot, window, tmp_path):

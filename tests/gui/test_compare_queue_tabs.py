@@ -8,7 +8,7 @@ from studio.core.config import RunConfig
 from studio.core.runs.queue import RunQueue
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 from tests.conftest import TINY_CONFIG, wait_for
 
 

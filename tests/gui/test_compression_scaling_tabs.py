@@ -10,7 +10,7 @@ import pytest
 from studio.core.config import RunConfig
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 
 
 def open_tab(qtbot, home, title: str):

@@ -7,9 +7,9 @@ import pytest
 from PySide6.QtWidgets import QPushButton
 
 from studio.core.datasets import cache
-from studio.core.datasets.importers import import_path
+from studio.core.datasets.importers.pipeline import import_path
 from studio.core.runs.store import RunStore
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 from studio.gui.tabs.data import DataPreview
 from studio.gui.widgets.data_import import ImportController
 from tests.unit import import_fixtures as fx
@@ -39,7 +39,7 @@ def test_preview_shows_counts_samples_splits_and_follows_the_config(qtbot, sessi
 
 
 def test_a_text_corpus_shows_its_lines_and_their_lengths_not_an_image_grid(qtbot, session):
-    from studio.core.text.store import bundled_lines
+    from studio.core.datasets.text.store import bundled_lines
 
     tab = DataPreview(session)
     qtbot.addWidget(tab)

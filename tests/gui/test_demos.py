@@ -11,8 +11,8 @@ import pytest
 
 from studio.core.runs.store import RunStore
 from studio.engine.jobs import backend
-from studio.gui.app.session import Session
 from studio.gui.demos.lab import VIEWS, TeachingLab
+from studio.gui.session.session import Session
 from studio.gui.tabs import find
 
 # small settings: the point is the plumbing, the numbers are tested in tests/unit/test_demos_*.py

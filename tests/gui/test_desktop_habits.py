@@ -27,12 +27,13 @@ from PySide6.QtWidgets import (
 
 from studio.core.config import RunConfig
 from studio.core.runs.store import RunStore
-from studio.gui.app import dialogs, theme
+from studio.gui.app import dialogs
 from studio.gui.app import main_window as mw
 from studio.gui.app.main_window import MainWindow
-from studio.gui.app.session import Session
 from studio.gui.app.settings import MAX_RECENT, SettingsStore
 from studio.gui.app.single_instance import InstanceServer, send_to_running, server_name
+from studio.gui.session import theme
+from studio.gui.session.session import Session
 from studio.gui.tabs import EXTRA_TABS, TabSpec
 
 

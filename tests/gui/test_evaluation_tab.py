@@ -12,7 +12,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from studio.core.runs.store import RunStore
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 from studio.gui.tabs.evaluation import EvaluationTab
 from tests.unit.eval_run import shared_run
 

@@ -8,7 +8,7 @@ from PySide6.QtGui import QImage
 
 from studio.core.runs import histograms
 from studio.core.runs.store import RunStore
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 from studio.gui.tabs import find
 from studio.gui.tabs.histograms import HistogramsTab
 from tests.unit.landscape_runs import train_run

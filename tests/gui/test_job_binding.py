@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from studio.gui.app.job_binding import JobBinding
+from studio.gui.session.job_binding import JobBinding
 
 
 class FakeJob:

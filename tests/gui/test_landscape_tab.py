@@ -9,7 +9,7 @@ import pytest
 
 from studio.core.landscape import io
 from studio.core.runs.store import RunStore
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 from studio.gui.tabs.landscape import LandscapeTab
 from tests.unit.landscape_runs import SMALL, train_run
 

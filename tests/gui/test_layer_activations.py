@@ -11,7 +11,7 @@ from PySide6.QtGui import QImage
 from studio.core.runs.store import RunStore
 from studio.core.vocab import JobKind
 from studio.gui.app.main_window import MainWindow
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 from studio.gui.widgets.activations_view import HINT, ActivationsView, map_mosaic, vector_strip
 from tests.unit.eval_run import shared_run
 

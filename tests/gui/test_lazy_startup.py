@@ -16,7 +16,7 @@ sys.addaudithook(lambda event, args: reads.append(str(args[0])) if event == "ope
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from studio.gui.app.main_window import MainWindow
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 from studio.gui.tabs import EXTRA_TABS
 win = MainWindow(Session(), probe_backend=False)
 win.show()
@@ -27,7 +27,7 @@ while win._curves is None and time.monotonic() < deadline:
     app.processEvents()
     time.sleep(0.01)
 import pyqtgraph as pg
-from studio.gui.app import theme
+from studio.gui.session import theme
 coloured = pg.getConfigOption("background") == theme.PLOT_COLOURS[theme._current].background
 heavy = [m for m in sys.modules if m.split(".")[0] == "torch" or m.startswith("cuda.bindings")]
 tabs = [t.target.split(":")[0] for t in EXTRA_TABS if t.target.split(":")[0] in sys.modules]
@@ -64,7 +64,7 @@ def test_a_window_closed_before_its_curves_are_built_leaves_no_timer_behind(qtbo
     """The curves' timer (CURVES_AFTER_MS) dies with the window: deleting a just-shown window raises nothing later."""
     from studio.core.runs.store import RunStore
     from studio.gui.app.main_window import CURVES_AFTER_MS, MainWindow
-    from studio.gui.app.session import Session
+    from studio.gui.session.session import Session
 
     session = Session(RunStore())
     win = MainWindow(session, probe_backend=False)
@@ -78,7 +78,7 @@ def test_a_window_closed_before_its_curves_are_built_leaves_no_timer_behind(qtbo
 def test_the_curves_build_by_themselves_after_the_window_shows(qtbot):
     from studio.core.runs.store import RunStore
     from studio.gui.app.main_window import MainWindow
-    from studio.gui.app.session import Session
+    from studio.gui.session.session import Session
 
     session = Session(RunStore())
     win = MainWindow(session, probe_backend=False)

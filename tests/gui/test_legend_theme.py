@@ -9,8 +9,8 @@ from PySide6.QtCore import QRect
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
-from studio.gui.app import theme
 from studio.gui.demos.regularisation_view import RegularisationView
+from studio.gui.session import theme
 
 
 class NoJobs:

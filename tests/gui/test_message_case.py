@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
-from studio.gui.app.messages import sentence
+from studio.gui.session.messages import sentence
 
 
 @pytest.mark.parametrize(("text", "shown"), [

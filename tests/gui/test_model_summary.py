@@ -1,5 +1,5 @@
 from studio.gui.app.main_window import MainWindow
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 
 
 def test_summary_button_shows_layers_params_and_flops(qtbot):

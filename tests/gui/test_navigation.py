@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication, QLabel
 from studio.core.runs.store import RunStore
 from studio.gui.app import main_window as main_window_module
 from studio.gui.app.main_window import MainWindow
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 from studio.gui.tabs import EXTRA_TABS, GROUPS, TabSpec, grouped
 
 

@@ -11,11 +11,11 @@ import pytest
 from studio.core.checks.catalog import CHECKS, checks_for_demo
 from studio.core.runs.store import RunStore
 from studio.engine.jobs import backend
-from studio.gui.app.session import Session
-from studio.gui.demos.check_panel import IDLE_TEXT, RUNNING_TEXT
 from studio.gui.demos.lab import VIEWS, TeachingLab
+from studio.gui.session.session import Session
 from studio.gui.tabs import find
 from studio.gui.tabs.paper_checks import OURS, VERDICT, PaperChecksTab
+from studio.gui.widgets.check_panel import IDLE_TEXT, RUNNING_TEXT
 
 CHEAP = "quadratic_gd_newton"
 

@@ -221,7 +221,7 @@ def test_the_paper_check_button_is_there_only_with_its_checks(qtbot, monkeypatch
 def test_the_training_settings_show_only_beside_the_data_parallel_page(qtbot, tmp_path):
     from studio.core.runs.store import RunStore
     from studio.gui.app.main_window import MainWindow
-    from studio.gui.app.session import Session
+    from studio.gui.session.session import Session
 
     win = MainWindow(Session(RunStore(tmp_path)), probe_backend=False)
     win.confirm_close = lambda: True

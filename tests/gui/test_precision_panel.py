@@ -2,7 +2,7 @@
 samples axis counting every micro-batch, and fp16 on the CPU refused with a message before any process starts."""
 
 from studio.gui.app.main_window import MainWindow
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 
 
 def test_the_training_panel_shows_the_global_batch(qtbot):

@@ -10,7 +10,7 @@ from PySide6.QtGui import QDropEvent
 
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 from tests.unit.eval_run import shared_run
 
 

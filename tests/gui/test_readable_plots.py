@@ -119,7 +119,7 @@ def test_scaling_plot_names_runs_keeps_the_legend_off_the_lines_and_hints_when_e
     from studio.core.config import RunConfig
     from studio.core.maths.scaling_fit import fit_power_law
     from studio.core.runs.store import RunStore
-    from studio.gui.app.session import Session
+    from studio.gui.session.session import Session
     from studio.gui.tabs.scaling_laws import ScalingLawsTab
 
     store = RunStore(tmp_path)

@@ -28,7 +28,7 @@ from PySide6.QtCore import QPoint, QRect, QTimer
 from PySide6.QtWidgets import QApplication, QHeaderView, QLabel
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 from tests.gui.test_layout_fit import misplaced_controls, stray_legends
 
 app = QApplication([])

@@ -4,7 +4,7 @@ one catalog optimizer trains end to end from the window."""
 import pytest
 
 from studio.core.config import RunConfig
-from studio.gui.app.session import registry_for
+from studio.gui.session.session import registry_for
 
 
 @pytest.mark.parametrize("section", ["model", "optimizer", "schedule", "data"])

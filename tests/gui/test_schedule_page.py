@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from studio.core.runs.store import RunStore
-from studio.gui.app.session import Session
 from studio.gui.parallel.schedule_page import SchedulePage, time_unit
+from studio.gui.session.session import Session
 from studio.gui.tabs.parallel_lab import PAGES, ParallelLab
 from tests.unit.schedule_store import finished_store
 

@@ -11,7 +11,7 @@ from studio.core.contracts import layout
 from studio.core.landscape import io
 from studio.core.runs.store import RunStore
 from studio.core.vocab import LandscapeKind
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 from studio.gui.tabs.landscape import LandscapeTab
 
 

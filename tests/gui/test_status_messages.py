@@ -3,7 +3,7 @@ clipped, and skipped files named behind Details…."""
 
 from PySide6.QtWidgets import QMessageBox
 
-from studio.gui.app.messages import count
+from studio.gui.session.messages import count
 from studio.gui.widgets.data_import import skipped_details
 
 

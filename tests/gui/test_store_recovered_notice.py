@@ -5,7 +5,7 @@ from studio.core.config import RunConfig
 from studio.core.host.paths import studio_home
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 
 
 def test_status_bar_says_the_store_was_rebuilt(qtbot):

@@ -83,10 +83,10 @@ def test_an_unguarded_field_still_takes_the_wheel(qtbot):
 def test_every_field_of_the_window_its_tabs_demos_and_dialogs_is_guarded(qtbot, tmp_path):
     """Builders guard what they build; this fails on a field a new tab, demo, form or dialog forgot."""
     from studio.core.runs.store import RunStore
+    from studio.gui.app.cluster_dialog import ClusterDialog
     from studio.gui.app.main_window import MainWindow
-    from studio.gui.app.session import Session
     from studio.gui.demos.lab import VIEWS
-    from studio.gui.widgets.cluster_dialog import ClusterDialog
+    from studio.gui.session.session import Session
 
     session = Session(RunStore(tmp_path))
     try:

@@ -10,9 +10,9 @@ import pytest
 import torch
 
 from studio.core.config import RunConfig
-from studio.engine.training import distributed
-from studio.engine.training.distributed import DistContext
-from studio.engine.training.sinks import NullSink
+from studio.engine.loop import distributed
+from studio.engine.loop.distributed import DistContext
+from studio.engine.loop.sinks import NullSink
 from studio.engine.training.worker import build_trainer
 
 BASE = ["data.name=moons", "data.n_samples=240", "model.name=mlp", "model.widths=16", "train.batch_size=16",

@@ -29,6 +29,13 @@ def test_pretrain_then_fine_tune_then_evaluate():
     result = last_json(tuned.stdout)
     info = RunStore().get(result["run_id"])
     assert info.run_config.data.params["vocab_from"] == mlm["run_id"]  # tokenized with the pretraining vocabulary
+    import torch
+
+    from studio.core.contracts import layout
+
+    parent = torch.load(layout.final_path(RunStore().get(mlm["run_id"]).dir), weights_only=True)["model"]
+    start = torch.load(layout.checkpoint_path(info.dir, 0), weights_only=True)["model"]  # the run's initial weights
+    assert torch.equal(start["encoder.embed.weight"], parent["encoder.embed.weight"])  # started from the encoder
     scratch = run_cli(*fine, "--set", f"data.vocab_from={mlm['run_id']}")
     assert scratch.returncode == 0, scratch.stderr
     ev = run_cli("eval", result["run_id"], "--json")

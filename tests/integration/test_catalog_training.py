@@ -18,14 +18,14 @@ import pytest
 import torch
 
 from studio.core.config import RunConfig
+from studio.core.config.data_loading import load_dataset
 from studio.core.datasets.arrays import ArrayData
 from studio.core.datasets.bundled import load_fashion_mnist_small
-from studio.core.datasets.loading import load_dataset
 from studio.core.models import MODELS
 from studio.core.models.catalog import builder_extras
 from studio.core.optim import OPTIMIZERS, SCHEDULES
-from studio.engine.training.distributed import DistContext
-from studio.engine.training.sinks import NullSink
+from studio.engine.loop.distributed import DistContext
+from studio.engine.loop.sinks import NullSink
 from studio.engine.training.worker import build_trainer
 
 POINTS = ["data.name=moons", "data.n_samples=200"]

@@ -148,7 +148,7 @@ def test_size_and_seconds_flags(folder):
 
 
 def test_an_imported_folder_is_found_by_its_dataset_name(tmp_path, monkeypatch):
-    from studio.core.datasets.importers import import_path
+    from studio.core.datasets.importers.pipeline import import_path
     from studio.engine.dataload.source import dataset_folder
 
     monkeypatch.setenv("STUDIO_DATA_DIR", str(tmp_path / "cache"))

@@ -49,7 +49,7 @@ def test_compare_table_and_diff_of_real_runs(queued_runs):
 GUI_THEN_EXIT = """
 import os, sys
 from studio.core.config import RunConfig
-from studio.gui.app.session import Session
+from studio.gui.session.session import Session
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 session = Session()

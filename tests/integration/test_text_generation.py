@@ -14,7 +14,7 @@ TEXT_RUN = ('[data]\nname = "fortunes"\nvocab_size = 500\nmax_len = 8\n'
 
 def test_lstm_beats_the_unigram_baseline_and_generates_known_words(tmp_path):
     from studio.core.config import Choice
-    from studio.core.datasets.loading import load_dataset
+    from studio.core.config.data_loading import load_dataset
 
     data = load_dataset(Choice("fortunes", {"vocab_size": 500, "max_len": 8, "val_fraction": 0.1,
                                             "test_fraction": 0.1}))

@@ -72,7 +72,7 @@ def test_bad_checkpoint_is_named_never_executed(stopped_run, tmp_path, kind):
         kept = RunStore(env["STUDIO_HOME"]).get(result["run_id"])
         assert kept.status == "finished" and kept.run_config.train.epochs == 2  # a failed resume changes nothing
         from studio.core.errors import DataError
-        from studio.engine.training.checkpoints import load_checkpoint  # the same in-process (studio eval, landscapes)
+        from studio.engine.loop.checkpoints import load_checkpoint  # the same in-process (studio eval, landscapes)
 
         with pytest.raises(DataError, match="not a Studio checkpoint"):
             load_checkpoint(bad)

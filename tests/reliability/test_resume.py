@@ -88,7 +88,7 @@ def test_extend_a_finished_run_from_the_cli(home):
 
 
 def test_atomic_save_keeps_the_previous_checkpoint_on_a_full_disk(tmp_path, monkeypatch):
-    from studio.engine.training import checkpoints
+    from studio.engine.loop import checkpoints
 
     path = tmp_path / "step_0000001.pt"
     checkpoints.atomic_save({"model": {"w": torch.ones(3)}, "step": 1}, path)

@@ -11,8 +11,8 @@ import tracemalloc
 
 import pytest
 
+from studio.core.datasets.text.reading import raw_lines, read_corpus
 from studio.core.errors import DataError
-from studio.core.text.reading import raw_lines, read_corpus
 
 
 def reference(raw: bytes, cap: int) -> list[bytes | None]:
@@ -55,7 +55,7 @@ def test_a_few_mb_single_line_file_is_refused_in_bounded_memory(tmp_path):
 
 
 def test_a_csv_with_an_overlong_physical_line_is_refused_as_met(tmp_path, monkeypatch):
-    monkeypatch.setattr("studio.core.text.reading.MAX_CSV_LINE_BYTES", 1 << 16)
+    monkeypatch.setattr("studio.core.datasets.text.reading.MAX_CSV_LINE_BYTES", 1 << 16)
     path = tmp_path / "news.csv"
     path.write_bytes(b"id,headline\n" + b"".join(b"%d,the man %d\n" % (i, i) for i in range(12))
                      + b"99," + b"y" * 200_000 + b"\n")
@@ -72,7 +72,7 @@ def test_190_mb_single_line_peak_memory(tmp_path):
         for _ in range(190):
             fh.write(b"w " * (2**19))
     script = ("import resource, sys\nfrom studio.core.errors import DataError\n"
-              "from studio.core.text.reading import read_corpus\n"
+              "from studio.core.datasets.text.reading import read_corpus\n"
               "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
               f"try:\n    read_corpus({str(path)!r})\nexcept DataError as err:\n    print(err, file=sys.stderr)\n"
               "print(base, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")

@@ -23,9 +23,9 @@ from studio.core.maths.attention import pca_2d, rollout
 from studio.core.models import MODELS
 from studio.core.models.transformer import Stack
 from studio.engine.callbacks import attention_snapshots
+from studio.engine.loop.distributed import DistContext
+from studio.engine.loop.sinks import NullSink
 from studio.engine.tasks.attention import compute, encode_text, is_char_vocabulary
-from studio.engine.training.distributed import DistContext
-from studio.engine.training.sinks import NullSink
 from studio.engine.training.worker import build_trainer
 
 TEXT = ["data.name=fortunes", "data.vocab_size=200", "data.max_len=6", "train.batch_size=256",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from studio.core.datasets.importers import import_path
-from studio.engine.training.augment import Augmenter, attach, preview
-from studio.engine.training.device_data import DeviceData
+from studio.core.datasets.importers.pipeline import import_path
+from studio.engine.loop.augment import Augmenter, attach, preview
+from studio.engine.loop.device_data import DeviceData
 from tests.unit import import_fixtures as fx
 
 ZERO = torch.zeros(1, 1, 1, 1)

@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from studio.core.config import RunConfig
+from studio.core.datasets.text import bert_text
+from studio.core.datasets.text.bert_text import CLS_ID, FIRST_WORD, IGNORE, MASK_ID
 from studio.core.errors import ConfigError
-from studio.core.text import bert_text
-from studio.core.text.bert_text import CLS_ID, FIRST_WORD, IGNORE, MASK_ID
 
 
 def test_masking_chooses_15_percent_then_80_10_10():
@@ -98,7 +98,7 @@ def _classifier(**model) -> RunConfig:
 
 def test_the_classifier_starts_from_the_pretraining_runs_encoder():
     from studio.core.models.bert import build_bert_classifier
-    from studio.core.models.bert_checks import check_bert_config
+    from studio.core.runs.lineage import check_bert_config, start_weights
     from studio.core.runs.store import RunStore
 
     store = RunStore()
@@ -107,7 +107,7 @@ def test_the_classifier_starts_from_the_pretraining_runs_encoder():
     check_bert_config(cfg, store)
     assert cfg.data.params["vocab_from"] == info.id  # the labelled text is tokenized with the run's vocabulary
     clf = build_bert_classifier((9,), 4, layers=1, heads=2, d_model=16, context=12, init_from=info.id,
-                                vocab_size=2000, frozen_epochs=1, base_lr_factor=0.1)
+                                vocab_size=2000, frozen_epochs=1, base_lr_factor=0.1, **start_weights(cfg, store))
     assert torch.equal(clf.encoder.embed.weight, mlm.encoder.embed.weight)
     assert torch.equal(clf.encoder.stack.blocks[0].attn.qkv.weight, mlm.encoder.stack.blocks[0].attn.qkv.weight)
     assert clf.base_frozen and not clf.encoder.embed.weight.requires_grad and clf.head.weight.requires_grad
@@ -118,7 +118,7 @@ def test_the_classifier_starts_from_the_pretraining_runs_encoder():
 
 
 def test_bad_pretraining_runs_are_refused_in_one_sentence():
-    from studio.core.models.bert_checks import check_bert_config
+    from studio.core.runs.lineage import check_bert_config
     from studio.core.runs.store import RunStore
 
     store = RunStore()

@@ -21,7 +21,7 @@ import torchvision.datasets as tvd
 from studio.core.contracts.progress import Cancelled
 from studio.core.datasets import cache
 from studio.core.datasets.imported import load_imported
-from studio.core.datasets.importers import import_path
+from studio.core.datasets.importers.pipeline import import_path
 from studio.core.datasets.importers.progress import Progress
 from studio.core.datasets.torchvision_catalog import ensure
 from studio.core.errors import DataError

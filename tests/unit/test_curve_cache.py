@@ -12,7 +12,7 @@ from studio.core.contracts import protocol
 from studio.core.runs import curve_cache
 from studio.core.runs.db import MIGRATIONS
 from studio.core.runs.store import RunStore
-from studio.engine.training.sinks import StoreSink
+from studio.engine.loop.sinks import StoreSink
 
 
 def plain(store: RunStore, run_ids, names=None) -> dict:

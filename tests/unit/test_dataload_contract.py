@@ -1,13 +1,13 @@
 """The input-pipeline sweep's contract (worker counts, limits: one sentence each) and its verdict's wording at
-the thresholds (core/data_stalls.py)."""
+the thresholds (core/maths/data_stalls.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from studio.core.contracts.dataload import DataloadRequest, parse_workers, validate
-from studio.core.data_stalls import BOTTLENECK, MINOR, gpu_line, verdict
 from studio.core.errors import ConfigError
+from studio.core.maths.data_stalls import BOTTLENECK, MINOR, gpu_line, verdict
 from studio.engine.dataload.sweep import finish
 
 

@@ -13,7 +13,7 @@ from studio.core.maths.objectives import IGNORE
 
 
 def test_token_windows_shift_targets_by_one_and_ignore_the_padding() -> None:
-    from studio.core.text.sequences import token_windows
+    from studio.core.datasets.text.sequences import token_windows
 
     x, y = token_windows([[5, 6, 7, 8, 9, 10], [3, 4], [2]], context=3)
     assert x.tolist() == [[5, 6, 7], [8, 9, 0], [3, 0, 0]]
@@ -23,7 +23,7 @@ def test_token_windows_shift_targets_by_one_and_ignore_the_padding() -> None:
 
 
 def test_character_vocabulary_keeps_case_punctuation_and_line_ends() -> None:
-    from studio.core.text.tokenizer import LINE_END, CharVocabulary, fit_vocabulary, vocabulary_for
+    from studio.core.datasets.text.tokenizer import LINE_END, CharVocabulary, fit_vocabulary, vocabulary_for
 
     vocab = fit_vocabulary("char", ["Ab, a!", "bb"], 100)
     assert isinstance(vocab, CharVocabulary) and LINE_END in vocab.index
@@ -38,7 +38,7 @@ def _cfg(data: dict, model: dict) -> RunConfig:
 
 
 def test_the_model_chooses_the_sequence_form_of_a_text_dataset() -> None:
-    from studio.core.datasets.loading import load_dataset
+    from studio.core.config.data_loading import load_dataset
 
     cfg = _cfg({"name": "fortunes", "tokenizer": "char"}, {"name": "gpt_lm", "context": 48})
     data = load_dataset(cfg.data, model=cfg.model)
@@ -104,8 +104,8 @@ def test_top_k_keeps_only_the_k_most_likely() -> None:
 
 
 def test_continue_text_with_a_transformer_reads_the_last_context_tokens() -> None:
+    from studio.core.datasets.text.tokenizer import CharVocabulary
     from studio.core.models import MODELS
-    from studio.core.text.tokenizer import CharVocabulary
     from studio.engine.tasks.generate import continue_text
 
     torch.manual_seed(0)
@@ -130,21 +130,21 @@ def test_continue_text_with_a_transformer_reads_the_last_context_tokens() -> Non
     ({"name": "fortunes"}, {"name": "vit"}, "fortunes is a text dataset"),
 ])
 def test_model_and_data_that_cannot_train_together_are_refused(data: dict, model: dict, says: str) -> None:
-    from studio.core.models.data_fit import check_model_data
+    from studio.core.config.data_fit import check_model_data
 
     with pytest.raises(ConfigError, match=says):
         check_model_data(_cfg(data, model))
 
 
 def test_a_long_context_is_fine_with_characters() -> None:
-    from studio.core.models.data_fit import check_model_data
+    from studio.core.config.data_fit import check_model_data
 
     check_model_data(_cfg({"name": "fortunes", "tokenizer": "char"}, {"name": "gpt_lm", "context": 256}))
     check_model_data(_cfg({"name": "fortunes"}, {"name": "lstm_lm"}))
 
 
 def test_summary_reports_the_non_embedding_parameters() -> None:
-    from studio.core.models.summary import summarize_config
+    from studio.core.estimates.model_summary import summarize_config
 
     out = summarize_config(_cfg({"name": "fortunes", "tokenizer": "char"},
                                 {"name": "gpt_lm", "d_model": 16, "heads": 2, "layers": 1, "context": 32}))

@@ -12,7 +12,7 @@ import zipfile
 import pytest
 
 from studio.core.datasets import cache
-from studio.core.datasets.importers import import_path
+from studio.core.datasets.importers.pipeline import import_path
 from studio.core.errors import DataError
 from tests.unit import import_fixtures as fx
 

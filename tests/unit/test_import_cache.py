@@ -9,7 +9,9 @@ from studio.core.config import RunConfig
 from studio.core.contracts.progress import Cancelled
 from studio.core.datasets import DATASETS, cache, splits
 from studio.core.datasets.imported import load_imported
-from studio.core.datasets.importers import ImportOptions, Progress, import_path
+from studio.core.datasets.importers.options import ImportOptions
+from studio.core.datasets.importers.pipeline import import_path
+from studio.core.datasets.importers.progress import Progress
 from studio.core.errors import ConfigError, DataError
 from tests.unit import import_fixtures as fx
 

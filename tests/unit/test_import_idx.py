@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from studio.core.datasets import DATASETS, cache
-from studio.core.datasets.importers import import_path
+from studio.core.datasets.importers.pipeline import import_path
 from studio.core.datasets.torchvision_catalog import check_online, ensure, load_catalog
 from studio.core.errors import DataError
 from tests.unit import import_fixtures as fx

@@ -7,8 +7,9 @@ import pytest
 from PIL import Image
 
 from studio.core.datasets import cache
-from studio.core.datasets.importers import ImportOptions, import_path
 from studio.core.datasets.importers.images import MAX_PIXELS, MAX_SIDE
+from studio.core.datasets.importers.options import ImportOptions
+from studio.core.datasets.importers.pipeline import import_path
 from studio.core.errors import DataError
 from tests.unit import import_fixtures as fx
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from studio.core.datasets import cache
-from studio.core.datasets.importers import ChoiceNeeded, ImportOptions, import_path
+from studio.core.datasets.importers.options import ChoiceNeeded, ImportOptions
+from studio.core.datasets.importers.pipeline import import_path
 from studio.core.errors import DataError
 from tests.unit import import_fixtures as fx
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from studio.core.datasets.text import labelled
 from studio.core.errors import DataError
-from studio.core.text import labelled
 from tests.conftest import last_json, run_cli
 
 ROWS = [("the compiler crashed again", "tech"), ("vote for the senator", "politics"),

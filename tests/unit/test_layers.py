@@ -30,7 +30,7 @@ def test_core_and_engine_never_import_qt():
 
 
 def test_gui_and_app_import_without_torch():
-    code = ("import sys; import studio.app, studio.gui, studio.gui.app.main_window, studio.gui.app.session;"
+    code = ("import sys; import studio.app, studio.gui, studio.gui.app.main_window, studio.gui.session.session;"
             "from studio.gui.tabs import EXTRA_TABS;"
             "[t.load() for t in EXTRA_TABS];"
             "bad = [m for m in sys.modules if m == 'torch' or m.startswith('torch.')];"

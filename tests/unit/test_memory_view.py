@@ -1,4 +1,4 @@
-"""The memory view (core/models/memory.py) and Adam with bfloat16 moments (core/optim/low_precision.py):
+"""The memory view (core/estimates/memory.py) and Adam with bfloat16 moments (core/optim/low_precision.py):
 computed beside measured, the optimizer's multiple, bf16 activations about half, bf16 state that trains."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import torch
 from studio.cli import main as cli_main
 from studio.core.config import RunConfig
 from studio.core.contracts.jobs import MemoryRow, MemoryView
-from studio.core.models.memory import format_memory, memory_of_config, optimizer_factor
+from studio.core.estimates.memory import format_memory, memory_of_config, optimizer_factor
 from studio.core.numbers.byte_size import byte_size
 from studio.core.optim import OPTIMIZERS
 from studio.core.optim.low_precision import LowPrecisionAdam

@@ -11,9 +11,9 @@ from torch import nn
 
 from studio.cli import main as cli_main
 from studio.core.errors import ConfigError, DataError
+from studio.core.estimates.model_summary import format_summary, summarize
 from studio.core.models import MODELS
 from studio.core.models.ghost_batch_norm import GhostBatchNorm1d, GhostBatchNorm2d, use_ghost_batch_norm
-from studio.core.models.summary import format_summary, summarize
 from studio.core.models.transfer import TransferNet, weights_path
 
 SHAPES = {"points": (2,), "grey28": (1, 28, 28), "colour32": (3, 32, 32), "words": (8,)}

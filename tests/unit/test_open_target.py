@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from studio.core import open_target as ot
 from studio.core.config import RunConfig
 from studio.core.errors import StudioError
+from studio.core.runs import open_target as ot
 from studio.core.runs.store import RunStore
 
 

@@ -11,12 +11,12 @@ import pytest
 import torch
 
 from studio.core.config import RunConfig, train_params
+from studio.core.config.global_batch import global_batch, global_batch_text
 from studio.core.errors import ConfigError
-from studio.core.global_batch import global_batch, global_batch_text
-from studio.engine.training.batching import accumulation_groups, steps_per_epoch
-from studio.engine.training.distributed import DistContext
-from studio.engine.training.sinks import NullSink
-from studio.engine.training.trainer import Callback
+from studio.engine.callbacks.base import Callback
+from studio.engine.loop.batching import accumulation_groups, steps_per_epoch
+from studio.engine.loop.distributed import DistContext
+from studio.engine.loop.sinks import NullSink
 from studio.engine.training.worker import build_trainer
 
 BASE = ["data.name=moons", "data.n_samples=240", "model.name=mlp", "model.widths=16", "train.epochs=2",
@@ -145,7 +145,7 @@ def test_bf16_autocasts_the_forward_and_keeps_float32_weights_and_a_finite_loss(
 def test_the_scaler_state_is_saved_and_restored(tmp_path):
     t = make(tmp_path)
     assert t.precision.scaler is None and t.precision.state_dict() == {}
-    from studio.engine.training.resume import training_state
+    from studio.engine.loop.resume import training_state
 
     assert training_state(t, [])["grad_scaler"] == {}  # fp32/bf16: nothing to keep
 

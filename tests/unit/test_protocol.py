@@ -5,7 +5,7 @@ import pytest
 from studio.core.config import RunConfig
 from studio.core.contracts import protocol
 from studio.core.runs.store import RunStore
-from studio.engine.training.sinks import MultiSink, QueueSink, StoreSink
+from studio.engine.loop.sinks import MultiSink, QueueSink, StoreSink
 
 
 def test_messages_are_versioned_and_checked():

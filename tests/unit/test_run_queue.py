@@ -122,12 +122,23 @@ def test_two_schedulers_racing_claim_each_run_exactly_once(tmp_path):
     assert queue.pending() == 0
 
 
+def _dead_pid() -> int:
+    """The pid of a process that has exited (a low fixed pid such as 11 is a live kernel thread on a fresh VM)."""
+    import subprocess
+
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
 def test_lease_one_scheduler_at_a_time(tmp_path):
     queue = RunQueue(RunStore(tmp_path))
-    assert queue.take_lease(11) and not queue.take_lease(22) and queue.lease_holder() == 11
-    assert queue.take_lease(22, now=10**12)  # a stale lease is taken over
-    assert not queue.beat(11) and queue.beat(22)
-    queue.release_lease(22)
+    first, second = _dead_pid(), _dead_pid()
+    # the holder's pid is gone, so its start time cannot be read: its beat decides (fresh now, stale later)
+    assert queue.take_lease(first) and not queue.take_lease(second) and queue.lease_holder() == first
+    assert queue.take_lease(second, now=10**12)  # a stale lease is taken over
+    assert not queue.beat(first) and queue.beat(second)
+    queue.release_lease(second)
     assert queue.lease_holder() is None
 
 

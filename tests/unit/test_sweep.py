@@ -1,10 +1,10 @@
-"""Sweep values (lists, ranges, log ranges) and the grid of configs they give (core/sweep.py)."""
+"""Sweep values (lists, ranges, log ranges) and the grid of configs they give (core/config/sweep.py)."""
 
 import pytest
 
 from studio.core.config import RunConfig
+from studio.core.config.sweep import sweep_configs, sweep_values
 from studio.core.errors import ConfigError
-from studio.core.sweep import sweep_configs, sweep_values
 
 
 def test_sweep_values_and_configs():

@@ -11,10 +11,10 @@ import pytest
 import torch
 
 from studio import cli
+from studio.core.datasets.text.reading import MAX_LINE_CHARS, read_corpus
+from studio.core.datasets.text.sequences import pad_left, prefix_pairs, unigram_perplexity
+from studio.core.datasets.text.tokenizer import OOV, PAD, Vocabulary, words
 from studio.core.errors import DataError
-from studio.core.text.reading import MAX_LINE_CHARS, read_corpus
-from studio.core.text.sequences import pad_left, prefix_pairs, unigram_perplexity
-from studio.core.text.tokenizer import OOV, PAD, Vocabulary, words
 
 LINES = [f"the man number {i} bites the dog" for i in range(12)]
 
@@ -77,7 +77,7 @@ def test_unigram_perplexity_matches_the_formula():
 
 def test_bundled_corpus_splits_by_line_and_stays_small():
     from studio.core.config import Choice
-    from studio.core.datasets.loading import load_dataset
+    from studio.core.config.data_loading import load_dataset
 
     data = load_dataset(Choice("fortunes", {"vocab_size": 500, "max_len": 8, "val_fraction": 0.1,
                                             "test_fraction": 0.1}))

@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from studio.core.config import RunConfig
-from studio.engine.training.device_data import epoch_shard
-from studio.engine.training.distributed import DistContext
-from studio.engine.training.sinks import Sink
+from studio.engine.loop.device_data import epoch_shard
+from studio.engine.loop.distributed import DistContext
+from studio.engine.loop.sinks import Sink
 from studio.engine.training.worker import build_trainer
 
 

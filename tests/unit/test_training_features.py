@@ -18,9 +18,9 @@ from studio.core.models.ghost_batch_norm import GhostBatchNorm1d
 from studio.core.models.transfer import weights_path
 from studio.engine.callbacks.regularisers import GradientClipping, GradientNoise
 from studio.engine.callbacks.stopping import EarlyStopping
-from studio.engine.training.batching import batch_slices, lr_scale, plan_batches, steps_per_epoch
-from studio.engine.training.distributed import DistContext
-from studio.engine.training.sinks import Sink
+from studio.engine.loop.batching import batch_slices, lr_scale, plan_batches, steps_per_epoch
+from studio.engine.loop.distributed import DistContext
+from studio.engine.loop.sinks import Sink
 from studio.engine.training.worker import build_trainer
 
 

@@ -51,7 +51,7 @@ class ModelSummary(TypedDict):
 
 
 class MemoryRow(TypedDict):
-    """One line of the memory view (``core/models/memory.py``): bytes computed from shapes and measured on a step."""
+    """One line of the memory view (``core/estimates/memory.py``): bytes computed from shapes and measured on a step."""
 
     item: str
     computed: int | None  # None where no formula is known
@@ -112,7 +112,7 @@ class PreviewRequest:
 
 class ImportReport(TypedDict, total=False):
     """An import's report (``core/datasets/importers/pipeline.report``; a text corpus's from
-    ``core/text/text_import.report`` has ``words`` and no classes). A value the manifest lacks is None. A
+    ``core/datasets/text/text_import.report`` has ``words`` and no classes). A value the manifest lacks is None. A
     catalog dataset found in the cache reports its whole manifest (these keys and the cache's own)."""
 
     name: str

@@ -2,7 +2,7 @@
 
 They are registry parameters of every image dataset (so the GUI's data form shows them and
 ``--set data.aug_rotation=15`` works); the loaders never see them: the engine applies them to
-each training batch on the training device (studio/engine/training/augment.py). Torch-free.
+each training batch on the training device (studio/engine/loop/augment.py). Torch-free.
 """
 
 from __future__ import annotations

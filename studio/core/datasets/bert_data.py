@@ -1,23 +1,27 @@
 """BERT's datasets (workers only: torch): masked-LM rows from a text corpus for ``bert_mlm``, and labelled text
-as [CLS]-first token rows for ``bert_classifier`` (core/text/bert_text.py says how lines become ids).
+as [CLS]-first token rows for ``bert_classifier`` (core/datasets/text/bert_text.py says how lines become ids).
 
 Lines are split into train/val/test with the fixed seed of core/datasets/text_data.py. A labelled corpus used for
 pretraining gives only its training lines' text (no labels), split with the same fractions, so the lines a
 classifier is tested on are never seen in pretraining. ``vocab_from`` tokenizes labelled text with a finished
-``bert_mlm`` run's vocabulary (rebuilt from that run's config: the same lines and cap give the same words).
+``bert_mlm`` run's vocabulary, rebuilt from ``vocab_source``: the data settings of that run, which the run's loader
+reads from the store (``core/runs/lineage.py``; the same lines and cap give the same words). A dataset never
+opens the run store itself.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import torch
 
 from studio.core.datasets.arrays import ArrayData
+from studio.core.datasets.text import bert_text
+from studio.core.datasets.text.labelled import is_labelled, labelled_lines
+from studio.core.datasets.text.store import corpus_lines
+from studio.core.datasets.text.tokenizer import Vocabulary
 from studio.core.errors import ConfigError
-from studio.core.text import bert_text
-from studio.core.text.labelled import is_labelled, labelled_lines
-from studio.core.text.store import corpus_lines
-from studio.core.text.tokenizer import Vocabulary
 
 SPLIT_SEED = 0  # core/datasets/text_data.py's
 MLM_DATASET = "masked_lm"
@@ -61,19 +65,9 @@ def load_masked_lm(name: str, seed: int = 0, corpus: str = "fortune_sources", vo
     })
 
 
-def run_vocabulary(run_id: str) -> Vocabulary:
-    """The vocabulary a finished ``bert_mlm`` run was trained with (its dataset rebuilt from its config)."""
-    from studio.core.models.bert_checks import pretraining_run
-
-    cfg = pretraining_run(run_id).run_config
-    p = {"corpus": "fortune_sources", "vocab_size": 2000, "val_fraction": 0.1, "test_fraction": 0.1,
-         **cfg.data.params}
-    return mlm_vocabulary(p["corpus"], int(p["vocab_size"]), float(p["val_fraction"]), float(p["test_fraction"]))
-
-
 def load_labelled_text(name: str, seed: int = 0, vocab_size: int = 2000, max_len: int = 32, vocab_from: str = "",
-                       label_fraction: float = 1.0, val_fraction: float = 0.1,
-                       test_fraction: float = 0.1) -> ArrayData:
+                       label_fraction: float = 1.0, val_fraction: float = 0.1, test_fraction: float = 0.1,
+                       vocab_source: dict[str, Any] | None = None) -> ArrayData:
     """Labelled lines as [CLS]-first id rows (N, max_len + 1) and class ids; the vocabulary is fitted on the
     training lines, or is the ``vocab_from`` pretraining run's. ``label_fraction`` < 1 keeps the labels of only
     that share of the training lines (the first of the fixed shuffle: the same lines in every run), the setting
@@ -83,7 +77,10 @@ def load_labelled_text(name: str, seed: int = 0, vocab_size: int = 2000, max_len
     train, val, test = split_indices(len(data.lines), val_fraction, test_fraction)
     train = train[:max(round(len(train) * label_fraction), 1)]
     if vocab_from:
-        vocab = run_vocabulary(vocab_from)
+        if vocab_source is None:
+            raise ConfigError(f"data.vocab_from names run {vocab_from}, whose vocabulary is read by the run's loader "
+                              "(core/runs/lineage.load_run_data), not by the dataset")
+        vocab = mlm_vocabulary(**vocab_source)
     else:
         vocab = bert_text.fit_vocabulary([data.lines[i] for i in train], vocab_size)
     x = torch.from_numpy(bert_text.encode_rows(vocab, data.lines, max_len))

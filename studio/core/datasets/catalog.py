@@ -13,7 +13,7 @@ from studio.core.datasets import cache
 from studio.core.datasets.augment_params import AUGMENT_PARAMS
 from studio.core.datasets.known import KNOWN
 from studio.core.datasets.splits import DEFAULT_TEST, DEFAULT_VAL
-from studio.core.text.store import describe as describe_text
+from studio.core.datasets.text.store import describe as describe_text
 
 SPLIT_PARAMS = (  # cached datasets (imported and catalog) split by these, not by train.val_fraction
     Param("val_fraction", "float", DEFAULT_VAL, "share held out for validation when the source has no validation "
@@ -101,7 +101,7 @@ def refresh_imported() -> list[str]:
         DATASETS.remove(name)
         notes = "; ".join(m.get("notes") or [])
         if m.get("kind") == "labelled_text":
-            from studio.core.text.labelled import describe as describe_labelled
+            from studio.core.datasets.text.labelled import describe as describe_labelled
 
             DATASETS.add(Entry(name, describe_labelled(m), LABELLED_PARAMS, builder=LABELLED_BUILDER,
                                info=f"Imported from {m.get('source', '?')}." + (f" {notes}." if notes else ""),

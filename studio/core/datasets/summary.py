@@ -54,12 +54,12 @@ def summarise(name: str, params: dict[str, Any] | None = None, val_fraction: flo
     train.val_fraction (used by datasets outside the cache)."""
     params = params or {}
     manifest = cache.manifest(name)
-    from studio.core.text import store as text_store
+    from studio.core.datasets.text import store as text_store
 
     if name == text_store.BUNDLED or (manifest or {}).get("kind") == text_store.KIND:
         lines = text_store.corpus_lines(name)
         return DatasetSummary(name, False, text_store.preview(name, lines=lines), lines=lines)
-    from studio.core.text import labelled
+    from studio.core.datasets.text import labelled
 
     if name == "masked_lm" or labelled.is_labelled(name):
         text, data = labelled.preview(name, params)

@@ -15,10 +15,10 @@ import numpy as np
 import torch
 
 from studio.core.datasets.arrays import ArrayData
+from studio.core.datasets.text.sequences import prefix_pairs, token_windows, unigram_perplexity
+from studio.core.datasets.text.store import corpus_lines
+from studio.core.datasets.text.tokenizer import LINE_END, fit_vocabulary
 from studio.core.maths.objectives import IGNORE
-from studio.core.text.sequences import prefix_pairs, token_windows, unigram_perplexity
-from studio.core.text.store import corpus_lines
-from studio.core.text.tokenizer import LINE_END, fit_vocabulary
 
 SPLIT_SEED = 0
 

@@ -177,7 +177,8 @@ def download(name: str, progress: Any = None) -> ImportReport:
 
 def ensure(name: str, progress: Any = None) -> ImportReport:
     """The cache manifest of catalog dataset ``name``: cached, from local files, or downloaded."""
-    from studio.core.datasets.importers import ImportOptions, import_path
+    from studio.core.datasets.importers.options import ImportOptions
+    from studio.core.datasets.importers.pipeline import import_path
 
     _known(name)
     found = cache.manifest(name)

@@ -15,8 +15,8 @@ import torch
 from torch import nn
 
 from studio.core.config import Choice
+from studio.core.config.data_loading import load_dataset
 from studio.core.datasets.catalog import DATASETS
-from studio.core.datasets.loading import load_dataset
 from studio.core.errors import DataError
 from studio.core.maths.augment import Augmenter
 from studio.core.maths.normalise import normalise, stats

@@ -1,5 +1,5 @@
 """Random affine image augmentation as one batch operation: the one implementation the trainer
-(``engine/training/augment.py``), the augmentation preview and the teaching demos (``core/demos``) share.
+(``engine/loop/augment.py``), the augmentation preview and the teaching demos (``core/demos``) share.
 
 One random affine transform per image — rotation, zoom, width/height shift, flips — built as a
 batch of 2×3 matrices and applied with ``affine_grid`` + ``grid_sample`` to the whole batch at once

@@ -101,19 +101,16 @@ def encoder_weights(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     return out
 
 
-def load_encoder(net: BertClassifier, run_id: str) -> None:
-    """Copy a finished bert_mlm run's encoder into ``net`` (one sentence when it cannot)."""
-    from studio.core.contracts import layout
+def load_encoder(net: BertClassifier, path: str, run_id: str) -> None:
+    """Copy the encoder of a finished bert_mlm run (its final weights at ``path``) into ``net``; one sentence when
+    it cannot."""
     from studio.core.errors import ConfigError
-    from studio.core.models.bert_checks import pretraining_run
 
-    info = pretraining_run(run_id)
-    path = layout.final_path(info.dir)
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
         net.encoder.load_state_dict(encoder_weights(state["model"]))
     except (RuntimeError, KeyError, TypeError) as err:
-        raise ConfigError(f"the encoder of pretraining run {info.id} does not fit this bert_classifier (another "
+        raise ConfigError(f"the encoder of pretraining run {run_id} does not fit this bert_classifier (another "
                           f"vocabulary or shape: {str(err).splitlines()[0][:160]})") from None
 
 
@@ -134,13 +131,18 @@ def build_bert_mlm(input_shape: tuple[int, ...], num_classes: int, layers: int =
 
 def build_bert_classifier(input_shape: tuple[int, ...], num_classes: int, layers: int = 2, heads: int = 4,
                           d_model: int = 128, context: int = 64, dropout: float = 0.1, init_from: str = "",
-                          vocab_size: int = 2000, frozen_epochs: int = 0, base_lr_factor: float = 1.0) -> nn.Module:
-    """From scratch, or the encoder of the bert_mlm run ``init_from``. ``vocab_size``: the embedding's rows; the
-    worker passes the dataset's vocabulary size (``catalog.builder_extras``)."""
+                          vocab_size: int = 2000, frozen_epochs: int = 0, base_lr_factor: float = 1.0,
+                          init_weights: str = "") -> nn.Module:
+    """From scratch, or fine-tuning the encoder of the bert_mlm run ``init_from``: its weights are copied in from
+    ``init_weights`` (the parent's final checkpoint, which the run's start resolves: ``core/runs/lineage.py``); built
+    without them (a resume, an evaluation, a summary) the weights come from the run's own checkpoint instead.
+    ``vocab_size``: the embedding's rows; the worker passes the dataset's vocabulary size
+    (``catalog.builder_extras``)."""
     _check_input(input_shape)
     if not init_from:
         return BertClassifier(vocab_size, num_classes, context, d_model, layers, heads, dropout)
     net = BertClassifier(vocab_size, num_classes, context, d_model, layers, heads, dropout, frozen_epochs,
                          base_lr_factor)
-    load_encoder(net, init_from)
+    if init_weights:
+        load_encoder(net, init_weights, init_from)
     return net

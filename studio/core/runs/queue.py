@@ -180,7 +180,7 @@ class RunQueue:
     def add(self, config: RunConfig, name: str = "") -> RunInfo:
         """Create the run (status queued) and put it at the end of the queue; a config whose model cannot train on
         its data is refused here, in one sentence, not when the scheduler starts it."""
-        from studio.core.models.data_fit import check_model_data
+        from studio.core.config.data_fit import check_model_data
 
         config.validate()
         check_model_data(config)

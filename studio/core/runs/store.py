@@ -576,7 +576,7 @@ def check_tag(tag: str) -> str:
     return word
 
 
-# --- what a folder is (the GUI's open_path and core/open_target.py ask) ----------------------------------
+# --- what a folder is (the GUI's open_path and core/runs/open_target.py ask) ----------------------------------
 is_run_dir = layout.is_run_dir  # a run's own folder: it holds the run's config.toml
 
 

@@ -24,7 +24,8 @@ import torch
 
 from studio.core.contracts import layout
 from studio.core.models.transformer import attention_layers, attention_recorder
-from studio.engine.training.trainer import Callback, Trainer
+from studio.engine.callbacks.base import Callback
+from studio.engine.loop.trainer import Trainer
 
 PROBES = 4  # validation inputs whose maps every snapshot keeps
 MAX_PARAMS = 5_000_000  # above this only the probe maps are kept (10 MB of float16 weights per snapshot is enough)
@@ -86,7 +87,7 @@ class AttentionSnapshots(Callback):
             self.save(t)
 
     def save(self, t: Trainer) -> None:
-        from studio.engine.training.checkpoints import atomic_save
+        from studio.engine.loop.checkpoints import atomic_save
 
         assert self.probe_in is not None and self.probe_x is not None
         maps = [m.half().cpu() for m in probe_maps(t.net, self.probe_in)]

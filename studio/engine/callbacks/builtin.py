@@ -12,8 +12,9 @@ from studio.core.contracts import layout, protocol
 from studio.core.errors import Diverged
 from studio.core.models.transformer import non_embedding_parameters
 from studio.core.vocab import Metric
-from studio.engine.training.distributed import agree
-from studio.engine.training.trainer import Callback, Trainer
+from studio.engine.callbacks.base import Callback
+from studio.engine.loop.distributed import agree
+from studio.engine.loop.trainer import Trainer
 
 
 def perplexity(loss: float) -> float:
@@ -114,7 +115,7 @@ class Checkpointer(Callback):
     """Saves the run's state at the start (step 0), every N epochs, on request, and at the end.
 
     Files are written atomically and load with ``weights_only=True``; only the newest ``keep`` step
-    files are kept (engine/training/checkpoints.py). Every rank calls ``save`` (the RNG states are gathered);
+    files are kept (engine/loop/checkpoints.py). Every rank calls ``save`` (the RNG states are gathered);
     rank 0 writes.
     """
 
@@ -130,8 +131,8 @@ class Checkpointer(Callback):
         return self.period > 0 and time.monotonic() - self.last_saved >= self.period
 
     def save(self, t: Trainer, name: str | None = None, rng: Any = None) -> Path | None:
-        from studio.engine.training.checkpoints import atomic_save, prune
-        from studio.engine.training.resume import training_state
+        from studio.engine.loop.checkpoints import atomic_save, prune
+        from studio.engine.loop.resume import training_state
 
         rng = rng if rng is not None else t.capture_rng()
         self.last_saved = time.monotonic()

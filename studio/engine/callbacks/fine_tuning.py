@@ -6,8 +6,9 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
 from studio.core.contracts import protocol
-from studio.engine.training.distributed import DistContext
-from studio.engine.training.trainer import Callback, Trainer
+from studio.engine.callbacks.base import Callback
+from studio.engine.loop.distributed import DistContext
+from studio.engine.loop.trainer import Trainer
 
 
 def wrap_model(net: nn.Module, ctx: DistContext) -> nn.Module:

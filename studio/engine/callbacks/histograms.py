@@ -17,7 +17,8 @@ from typing import Any
 import torch
 
 from studio.core.runs import histograms
-from studio.engine.training.trainer import Callback, Trainer
+from studio.engine.callbacks.base import Callback
+from studio.engine.loop.trainer import Trainer
 
 
 def summarise(values: torch.Tensor, bins: int = histograms.BINS) -> torch.Tensor:

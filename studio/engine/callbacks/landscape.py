@@ -21,7 +21,8 @@ from studio.core.landscape.io import Landscape
 from studio.core.landscape.surface import default_grid, surface_2d
 from studio.core.maths.objectives import losses_of
 from studio.core.vocab import LandscapeKind, Metric
-from studio.engine.training.trainer import Callback, Trainer
+from studio.engine.callbacks.base import Callback
+from studio.engine.loop.trainer import Trainer
 
 SNAPSHOT_RESOLUTION = 21
 SNAPSHOT_SAMPLES = 1000

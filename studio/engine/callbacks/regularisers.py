@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import torch
 
-from studio.engine.training.trainer import Callback, Trainer
+from studio.engine.callbacks.base import Callback
+from studio.engine.loop.trainer import Trainer
 
 
 class GradientClipping(Callback):

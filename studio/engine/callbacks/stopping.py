@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 
-from studio.engine.training.trainer import Callback, Trainer
+from studio.engine.callbacks.base import Callback
+from studio.engine.loop.trainer import Trainer
 
 
 class EarlyStopping(Callback):

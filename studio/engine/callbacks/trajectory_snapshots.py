@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.contracts import layout
-from studio.engine.training.trainer import Callback, Trainer
+from studio.engine.callbacks.base import Callback
+from studio.engine.loop.trainer import Trainer
 
 MAX_SNAPSHOTS = 10  # epoch ends kept besides the start: enough points for a PCA path
 MAX_PARAMS = 30_000_000  # above this the snapshots would cost more than they teach
@@ -40,7 +41,7 @@ class TrajectorySnapshots(Callback):
         self.enabled = epochs >= 2
 
     def _save(self, t: Trainer) -> None:
-        from studio.engine.training.checkpoints import atomic_save
+        from studio.engine.loop.checkpoints import atomic_save
 
         if not t.ctx.is_main:
             return

@@ -130,7 +130,7 @@ def sweep(plan: dict[str, Any]) -> dict[str, Any]:
     from studio.core.maths.normalise import stats
     from studio.core.models import MODELS
     from studio.engine.dataload.files_dataset import ImageFiles
-    from studio.engine.training.device_data import DeviceData
+    from studio.engine.loop.device_data import DeviceData
 
     req = DataloadRequest(**{**plan["request"], "size": tuple(plan["request"]["size"]) if plan["request"]["size"]
                              else None})

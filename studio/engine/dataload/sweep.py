@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from studio.core.contracts.dataload import ConfigRow, DataloadRequest, DataloadResult, validate
-from studio.core.data_stalls import gpu_line, verdict
 from studio.core.errors import ConfigError, RunFailed
+from studio.core.maths.data_stalls import gpu_line, verdict
 from studio.engine.dataload.source import geometry_of, resolve
 
 Report = Callable[[float, str], None]

@@ -18,14 +18,14 @@ MODULES = (
     "numpy",
     "studio.engine.training.worker",  # training ranks: trainer, models, optimizers, datasets
     "studio.engine.tasks.landscape",
-    "studio.engine.training.augment",
+    "studio.engine.loop.augment",
     "studio.core.demos.race",
     "studio.core.demos.linear_neuron",
     "studio.core.demos.playground",
     "studio.core.demos.large_batch",
     "studio.core.demos.noise_scale",
     "studio.core.demos.regularisation",
-    "studio.core.models.summary",
+    "studio.core.estimates.model_summary",
     "studio.core.datasets.importers",
 )
 

@@ -22,11 +22,11 @@ from torch import nn
 from studio.core.contracts import layout
 from studio.core.contracts.attention import EMBEDDING_WORDS, AttentionFrame, AttentionRequest, AttentionResult
 from studio.core.contracts.layout import CheckpointRef
+from studio.core.datasets.text.bert_text import CLS, MASK
+from studio.core.datasets.text.tokenizer import OOV, PAD, words
 from studio.core.errors import ConfigError
 from studio.core.maths.attention import pca_2d, rollout
 from studio.core.models.transformer import attention_layers, attention_recorder
-from studio.core.text.bert_text import CLS, MASK
-from studio.core.text.tokenizer import OOV, PAD, words
 
 
 def attention_steps(run_dir: str | Path) -> list[CheckpointRef]:
@@ -151,7 +151,7 @@ class Replay:
 
     # --- the maps -----------------------------------------------------------------------------------------
     def _load(self, ref: CheckpointRef) -> dict[str, Any]:
-        from studio.engine.training.checkpoints import load_checkpoint
+        from studio.engine.loop.checkpoints import load_checkpoint
 
         return load_checkpoint(ref.path)
 
@@ -179,7 +179,7 @@ class Replay:
         return maps, vectors
 
     def frame(self, ref: CheckpointRef) -> AttentionFrame:
-        from studio.engine.training.checkpoints import load_weights_into
+        from studio.engine.loop.checkpoints import load_weights_into
 
         record = self._load(ref)
         maps: list[np.ndarray] | None = None

@@ -35,12 +35,13 @@ def run(request: ImportRequest | FetchRequest | PreviewRequest, progress: Any = 
 
         return ensure(request.name, progress)
     if isinstance(request, PreviewRequest):
-        from studio.engine.training.augment import preview  # imports torch
+        from studio.engine.loop.augment import preview  # imports torch
 
         if progress is not None:
             progress.stage("loading the dataset")
         return preview(request.name, request.params, request.count, request.seed)
-    from studio.core.datasets.importers import ImportOptions, import_path
+    from studio.core.datasets.importers.options import ImportOptions
+    from studio.core.datasets.importers.pipeline import import_path
 
     fields: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in request.options.items()}
     opts = ImportOptions(**fields)

@@ -57,8 +57,8 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: RankOpt
     import torch.distributed as dist
     from torch import nn
 
-    from studio.core.datasets.loading import load_dataset
     from studio.core.maths.objectives import task_for
+    from studio.core.runs.lineage import load_run_data
     from studio.engine.training.worker import build_model, build_optimizer, device_splits
 
     mode, device_kind = options["mode"], options["device"]
@@ -73,7 +73,7 @@ def rank_main(rank: int, world: int, port: int, cfg: RunConfig, options: RankOpt
     if world > 1 and mode == "ddp":
         dist.init_process_group("nccl" if device_kind == "cuda" else "gloo", init_method=f"tcp://127.0.0.1:{port}",
                                 rank=rank, world_size=world)
-    data = load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model)
+    data = load_run_data(cfg)
     train, val, _ = device_splits(data, cfg, device)
     net: nn.Module = build_model(cfg, data, device)
     if mode == "ddp" and world > 1:

@@ -19,9 +19,9 @@ from typing import Any
 import torch
 
 from studio.core.contracts.generate import MAX_TOP_K, MAX_WORDS, GenerateRequest, GenerateResult
+from studio.core.datasets.text.sequences import pad_left
+from studio.core.datasets.text.tokenizer import LINE_END, OOV, PAD, Vocabulary, vocabulary_for
 from studio.core.errors import ConfigError
-from studio.core.text.sequences import pad_left
-from studio.core.text.tokenizer import LINE_END, OOV, PAD, Vocabulary, vocabulary_for
 
 
 def check_request(n_words: int, temperature: float, top_k: int = 0) -> None:

@@ -12,9 +12,9 @@ from studio.engine.jobs.process_job import TaskJob, task_job
 
 def run(request: SummaryRequest, progress: Any = None) -> SummaryWithMemory:
     """The background task (``engine/tasks.SUMMARY``): the model summary of a config (``RunConfig.to_dict``) with
-    its memory view (one training step measured: core/models/memory.py)."""
+    its memory view (one training step measured: core/estimates/memory.py)."""
     from studio.core.config import RunConfig
-    from studio.core.models.summary import summarize_config
+    from studio.core.estimates.model_summary import summarize_config
 
     if progress is not None:
         progress(0.1, "building the model")

@@ -1,5 +1,5 @@
 """``python -m studio.engine.training.agent …``: torchrun (``torch.distributed.run``, the same options) for
-the Slurm script that ``studio export-config --torchrun`` writes (core/slurm.py). The difference: a SIGTERM
+the Slurm script that ``studio export-config --torchrun`` writes (core/config/slurm.py). The difference: a SIGTERM
 or SIGINT to the agent (Slurm's signal before the time limit, ``scancel --signal=TERM``) is the normal way
 a cluster run stops: torchrun passes it to its ranks and waits for them (each stops with a checkpoint), then
 this says so in one line and exits 128+signal, instead of torchrun's ``SignalException`` traceback."""

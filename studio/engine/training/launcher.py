@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.config import RunConfig
+from studio.core.config.data_fit import check_model_data
 from studio.core.contracts import protocol
 from studio.core.contracts.progress import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, EtaEstimator
 from studio.core.contracts.protocol import Received
@@ -23,8 +24,7 @@ from studio.core.contracts.runs import RunSummary
 from studio.core.errors import ConfigError, RunFailed, StudioError
 from studio.core.host import threads as thread_policy
 from studio.core.host.procs import free_port
-from studio.core.models.bert_checks import check_bert_config
-from studio.core.models.data_fit import check_model_data
+from studio.core.runs.lineage import check_bert_config
 from studio.core.runs.run_lock import RunLock
 from studio.core.runs.settings_diff import CPU_THREADS_KEY
 from studio.core.runs.store import RunInfo, RunStore

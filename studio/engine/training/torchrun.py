@@ -63,7 +63,7 @@ def run_id_from_env(given: str | None) -> str | None:
 def _plan_channel() -> Any:
     """torchrun's own key-value store (the agent's, a prefix per restart attempt; training/distributed.py), or None
     where the agent does not serve one: then every rank reads the run store itself."""
-    from studio.engine.training.distributed import elastic_store
+    from studio.engine.loop.distributed import elastic_store
 
     return elastic_store()
 

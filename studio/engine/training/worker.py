@@ -17,7 +17,6 @@ import torch
 from studio.core.config import RunConfig
 from studio.core.contracts import protocol
 from studio.core.datasets.arrays import ArrayData
-from studio.core.datasets.loading import load_dataset
 from studio.core.errors import ConfigError, DataError, StoreError, StudioError
 from studio.core.host import devices
 from studio.core.host import threads as thread_policy
@@ -27,8 +26,10 @@ from studio.core.models import MODELS
 from studio.core.models.catalog import builder_extras
 from studio.core.models.ghost_batch_norm import use_ghost_batch_norm
 from studio.core.optim import OPTIMIZERS, SCHEDULES
+from studio.core.runs.lineage import load_run_data, start_weights
 from studio.core.runs.store import RunStore
 from studio.engine.callbacks.attention_snapshots import attention_callbacks
+from studio.engine.callbacks.base import Callback
 from studio.engine.callbacks.builtin import Checkpointer, Control, Evaluator, MetricReporter
 from studio.engine.callbacks.fine_tuning import TwoStageFineTune, wrap_model
 from studio.engine.callbacks.histograms import histogram_callbacks
@@ -37,13 +38,13 @@ from studio.engine.callbacks.regularisers import GradientClipping, GradientNoise
 from studio.engine.callbacks.stopping import ConvergenceCheck, EarlyStopping
 from studio.engine.callbacks.trajectory_snapshots import snapshot_callbacks
 from studio.engine.jobs.exit import exit_without_finalising
-from studio.engine.training import distributed
-from studio.engine.training.batching import lr_scale, plan_batches, steps_per_epoch
-from studio.engine.training.device_data import DeviceData
+from studio.engine.loop import distributed
+from studio.engine.loop.batching import lr_scale, plan_batches, steps_per_epoch
+from studio.engine.loop.device_data import DeviceData
+from studio.engine.loop.sinks import MultiSink, NullSink, QueueSink, Sink, StoreSink
+from studio.engine.loop.trainer import Trainer
 from studio.engine.training.rank_spec import RankSpec
 from studio.engine.training.rank_watch import Beats, RankGuard, is_peer_loss
-from studio.engine.training.sinks import MultiSink, NullSink, QueueSink, Sink, StoreSink
-from studio.engine.training.trainer import Callback, Trainer
 
 
 def pick_device(cfg: RunConfig, rank: int) -> torch.device:
@@ -57,11 +58,11 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
                   control_queue: Any, data: ArrayData | None = None, guard: Any = None, beats: Any = None,
                   resume_from: str | None = None) -> Trainer:
     """Everything a run needs, from its config (``data`` replaces loading the config's dataset); with
-    ``resume_from``, the state of that checkpoint (engine/training/resume.py)."""
+    ``resume_from``, the state of that checkpoint (engine/loop/resume.py)."""
     torch.manual_seed(cfg.train.seed)
-    data = data if data is not None else load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model)
+    data = data if data is not None else load_run_data(cfg)
     train, val, test = device_splits(data, cfg, ctx.device)
-    net = build_model(cfg, data, ctx.device)
+    net = build_model(cfg, data, ctx.device, start_weights(cfg) if resume_from is None else {})
     entry = OPTIMIZERS.get(cfg.optimizer.name)
     if "closure" in entry.tags and ctx.distributed:
         raise ConfigError(f"optimizer {entry.name} runs in one process; set hardware.processes=1")
@@ -78,8 +79,8 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
     trainer = Trainer(wrap_model(net, ctx), net, optimizer, scheduler, train, val, test, cfg, ctx, sink, run_id,
                       callbacks, task=task_for(data.meta, cfg.train.label_smoothing), batches=batches)
     if resume_from:
-        from studio.engine.training.checkpoints import load_checkpoint
-        from studio.engine.training.resume import restore
+        from studio.engine.loop.checkpoints import load_checkpoint
+        from studio.engine.loop.resume import restore
 
         restore(trainer, load_checkpoint(resume_from), resume_from)
     return trainer
@@ -96,12 +97,15 @@ def device_splits(data: ArrayData, cfg: RunConfig, device: torch.device) -> tupl
                  for x, y in ((x_tr, y_tr), (x_val, y_val), (data.x_test, data.y_test)))
 
 
-def build_model(cfg: RunConfig, data: ArrayData, device: torch.device) -> torch.nn.Module:
+def build_model(cfg: RunConfig, data: ArrayData, device: torch.device,
+                weights: dict[str, str] | None = None) -> torch.nn.Module:
+    """The config's model for ``data`` on ``device``; ``weights``: what its builder starts from at a run's first
+    start (a pretraining run's encoder: ``core/runs/lineage.start_weights``)."""
     if data.meta.get("task") == "next_word" and "text" not in MODELS.get(cfg.model.name).tags:
         raise ConfigError(f"{cfg.data.name} is a text dataset: choose a next-word model (lstm_lm, gru_lm or gpt_lm), "
                           f"not {cfg.model.name}")
     net = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
-                       **cfg.model.params, **builder_extras(cfg.model.name, data.meta))
+                       **cfg.model.params, **builder_extras(cfg.model.name, data.meta), **(weights or {}))
     if cfg.train.ghost_batch:
         use_ghost_batch_norm(net, cfg.train.ghost_batch)
     return net.to(device)

@@ -1,2 +1,3 @@
-"""The application shell: main window (composition only), session, bridge, actions, status bar, theme,
-settings, single instance, message wording, following the store, and the one job binding."""
+"""The roof of the GUI: the window shell (main window, navigation, status bar), its actions and menus, dialogs
+(cluster script, help), remembered settings, the single-instance hand-off and start-up. It composes the views
+below it; nothing below imports it."""

@@ -34,7 +34,7 @@ def metrics_csv(parent: QWidget) -> str:
 
 
 def train_anyway(parent: QWidget, warnings: list[str]) -> bool:
-    """Model and data do not fit together (core/fit_check.py): train anyway? Cancel is the default."""
+    """Model and data do not fit together (core/config/fit_check.py): train anyway? Cancel is the default."""
     box = QMessageBox(QMessageBox.Icon.Warning, "Train anyway?", "\n\n".join(warnings),
                       QMessageBox.StandardButton.Cancel, parent)
     box.addButton("Train anyway", QMessageBox.ButtonRole.AcceptRole)

@@ -2,7 +2,7 @@
 
 Also the desktop habits: menus and shortcuts (declared in actions.py), the status bar (status_bar.py),
 ``open_path`` (``studio PATH``, File > Open run…, a drop, a second launch handing over a path; what the path is,
-core/open_target.py decides), remembered geometry/choices/recent files/theme (settings_store.py), light and
+core/runs/open_target.py decides), remembered geometry/choices/recent files/theme (settings_store.py), light and
 dark themes (theme.py), presentation mode (F11). It composes and reacts: the file dialogs and questions are
 dialogs.py, what it reads of the run store comes through the Session, and ``run_gui`` (the application and the
 single-instance hand-off) is start.py.
@@ -34,20 +34,21 @@ from PySide6.QtWidgets import (
 )
 
 from studio import __version__
-from studio.core import open_target
 from studio.core.errors import StudioError
 from studio.core.host.paths import resource
+from studio.core.runs import open_target
 from studio.core.vocab import JobState
-from studio.gui.app import dialogs, theme
+from studio.gui.app import dialogs
 from studio.gui.app.actions import MENUS, build_actions
-from studio.gui.app.messages import run_progress
 from studio.gui.app.navigation import Navigation
-from studio.gui.app.session import Session
 from studio.gui.app.settings import SettingsStore
 from studio.gui.app.status_bar import StatusBar
 from studio.gui.panels.hardware import BackendProbe
 from studio.gui.panels.run_list import RunList
 from studio.gui.panels.settings_panels import SettingsPanels
+from studio.gui.session import theme
+from studio.gui.session.messages import run_progress
+from studio.gui.session.session import Session
 from studio.gui.tabs import EXTRA_TABS, GROUPS, TabSpec, find, grouped
 from studio.gui.widgets import wheel_guard
 
@@ -123,7 +124,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         # Asked before closing during a run; tests replace it.
         self.confirm_close: Callable[[], bool] = lambda: dialogs.stop_and_quit(self)
-        # Asked before training when model and data do not fit (core/fit_check.py); tests replace it.
+        # Asked before training when model and data do not fit (core/config/fit_check.py); tests replace it.
         self.confirm_warnings: Callable[[list[str]], bool] = lambda w: dialogs.train_anyway(self, w)
         self._last_progress: dict | None = None  # the run's last progress report (the ETA line while paused)
 
@@ -580,8 +581,8 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def cluster_dialog(self) -> QDialog:
-        """Run on a cluster…: the current settings as a Slurm + torchrun job (gui/widgets/cluster_dialog.py)."""
-        from studio.gui.widgets.cluster_dialog import ClusterDialog
+        """Run on a cluster…: the current settings as a Slurm + torchrun job (gui/app/cluster_dialog.py)."""
+        from studio.gui.app.cluster_dialog import ClusterDialog
 
         dialog = ClusterDialog(self.session, self)
         dialog.setModal(False)
@@ -671,7 +672,7 @@ class MainWindow(QMainWindow):
             self.show_error("Documentation", f"The documentation ({path.name} and docs/) is not installed with "
                                               "this copy.")
             return False
-        from studio.gui.widgets.help_window import show_help
+        from studio.gui.app.help_window import show_help
 
         # a window of Studio's own: works where no program opens .md files (issue 22)
         self.help_window = show_help(self, path, getattr(self, "help_window", None))

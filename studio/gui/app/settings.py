@@ -78,7 +78,7 @@ class SettingsStore:
         """Pick the remembered entries in ``session`` (skipping ones that no longer exist, e.g. a deleted
         imported dataset, and values that no longer validate); returns the sections restored."""
         from studio.core.errors import StudioError
-        from studio.gui.app.session import registry_for
+        from studio.gui.session.session import registry_for
 
         restored = []
         for section, (name, params) in self.last_choices().items():

@@ -12,10 +12,10 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from studio.core.errors import StudioError
-from studio.gui.app import theme
 from studio.gui.app.main_window import MainWindow, app_icon
-from studio.gui.app.session import Session
 from studio.gui.app.settings import SettingsStore
+from studio.gui.session import theme
+from studio.gui.session.session import Session
 
 
 def run_gui(argv: list[str]) -> int:

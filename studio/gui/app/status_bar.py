@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QStatusBar, QToolButton, QWidget
 
-from studio.gui.app.messages import sentence
+from studio.gui.session.messages import sentence
 from studio.gui.widgets.elided_label import ElidedLabel
 
 

@@ -33,11 +33,11 @@ from PySide6.QtWidgets import (
 from studio.core.checks.catalog import checks_for_demo
 from studio.core.demos.catalog import DEMOS, EXPLANATIONS
 from studio.core.errors import StudioError
-from studio.gui.app.job_binding import JobBinding
 from studio.gui.demos import style
-from studio.gui.demos.check_panel import CheckPanel
 from studio.gui.demos.player import Player
 from studio.gui.plots.empty_hint import EmptyHint
+from studio.gui.session.job_binding import JobBinding
+from studio.gui.widgets.check_panel import CheckPanel
 from studio.gui.widgets.forms import param_widget
 
 RERUN_DELAY_MS = 400

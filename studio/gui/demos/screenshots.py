@@ -21,8 +21,8 @@ def take(out_dir: Path, names: list[str] | None = None, size: tuple[int, int] = 
 
     from studio.core.vocab import JobState
     from studio.engine.jobs import backend
-    from studio.gui.app.session import Session
     from studio.gui.demos.lab import VIEWS, TeachingLab
+    from studio.gui.session.session import Session
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -8,9 +8,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
-from studio.gui.app import theme
 from studio.gui.plots.axes import plain_numbers
 from studio.gui.plots.palette import OKABE_ITO
+from studio.gui.session import theme
 
 # line width, marker size, title size, axis label size, tick point size
 NORMAL = (2.0, 8, "11pt", "10pt", 9)

@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGroupBox, QLabel, QPushButton, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
 from studio.core.config import train_params
-from studio.gui.app.session import registry_for
 from studio.gui.panels.hardware import HardwarePanel
+from studio.gui.session.session import registry_for
 from studio.gui.widgets.forms import PlainForm, RegistryForm
 
 BASIC_TRAIN = ("epochs", "batch_size", "val_fraction", "seed")  # the rest sits under "Advanced settings"
@@ -24,7 +24,7 @@ class SettingsPanels(QScrollArea):
         self.setWidgetResizable(True)
         inner = QWidget()
         layout = QVBoxLayout(inner)
-        # what does not fit together (core/fit_check.py), said before Train is pressed
+        # what does not fit together (core/config/fit_check.py), said before Train is pressed
         self.warnings = QLabel("")
         self.warnings.setObjectName("fit_warnings")
         self.warnings.setWordWrap(True)
@@ -63,7 +63,7 @@ class SettingsPanels(QScrollArea):
         training_layout = QVBoxLayout(training)
         training_layout.setContentsMargins(0, 0, 0, 0)
         training_layout.addWidget(self.train_form)
-        self.global_batch = QLabel("")  # batch × k × ranks = G (core/global_batch.py)
+        self.global_batch = QLabel("")  # batch × k × ranks = G (core/config/global_batch.py)
         self.global_batch.setObjectName("global_batch")
         self.global_batch.setWordWrap(True)
         self.global_batch.setToolTip("Samples per optimizer step over all processes: the batch each process takes "
@@ -90,7 +90,7 @@ class SettingsPanels(QScrollArea):
     def check_fit(self) -> list[str]:
         """Show what does not fit between model, data and batch size; hide [train]'s validation share when the
         dataset has its own (one "val fraction", not two)."""
-        from studio.core.fit_check import fit_warnings
+        from studio.core.config.fit_check import fit_warnings
 
         config = self.session.config
         own_split = "val_fraction" in config.data.params
@@ -105,7 +105,7 @@ class SettingsPanels(QScrollArea):
         return found
 
     def show_global_batch(self) -> str:
-        from studio.core.global_batch import global_batch
+        from studio.core.config.global_batch import global_batch
 
         per_rank, k, ranks, total = global_batch(self.session.config)
         text = f"global batch: {per_rank} × {k} × {ranks} = {total}  (batch × accumulate × processes)"

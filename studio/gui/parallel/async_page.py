@@ -132,7 +132,7 @@ class AsyncPage(JobPage):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setMinimumHeight(130)
 
-        from studio.gui.demos.check_panel import CheckPanel
+        from studio.gui.widgets.check_panel import CheckPanel
 
         self.check = CHECKS.get(CHECK_NAME)
         self.check_panel = CheckPanel(self, [self.check]) if self.check else None

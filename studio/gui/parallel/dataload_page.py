@@ -34,10 +34,10 @@ from PySide6.QtWidgets import (
 
 from studio.core.checks.catalog import CHECKS
 from studio.core.contracts.dataload import DataloadRequest, validate
-from studio.gui.demos.check_panel import CheckPanel
 from studio.gui.parallel.job_page import JobPage
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
+from studio.gui.widgets.check_panel import CheckPanel
 
 CHECK_NAME = "mohan_data_stalls"
 CLAIM = ("Claim: when every item is decoded from an image file, the training step spends much of its time "

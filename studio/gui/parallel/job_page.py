@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QWidget
 
 from studio.core.errors import StudioError
-from studio.gui.app.job_binding import JobBinding
+from studio.gui.session.job_binding import JobBinding
 
 
 class JobPage(QWidget):

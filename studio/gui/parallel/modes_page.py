@@ -24,12 +24,12 @@ from PySide6.QtWidgets import (
 from studio.core.checks.catalog import CHECKS
 from studio.core.contracts import tasks
 from studio.core.errors import ConfigError
-from studio.gui.app.job_binding import JobBinding
-from studio.gui.demos.check_panel import CheckPanel
 from studio.gui.parallel.modes_form import ModesForm
 from studio.gui.parallel.modes_plots import ModesPlots
 from studio.gui.parallel.modes_table import ModesTable
 from studio.gui.parallel.modes_timeline import ModesTimeline
+from studio.gui.session.job_binding import JobBinding
+from studio.gui.widgets.check_panel import CheckPanel
 from studio.gui.widgets.paper_check import verdict_html
 
 CLAIM = ("<b>The claim.</b> Splitting the <i>data</i> keeps every rank busy: each holds the whole model and trains "

@@ -31,10 +31,10 @@ from PySide6.QtWidgets import (
 from studio.core.contracts.schedule import ScheduleRequest
 from studio.core.errors import ConfigError
 from studio.core.scheduling.policies import LABELS, NAMES
-from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.gantt import Bar, GanttPlot
 from studio.gui.plots.palette import run_colour
+from studio.gui.session.job_binding import JobBinding
 
 CHECK_NAME = "gu_tiresias_las"
 CLAIM = ("<b>Claim.</b> Serving the job with the least GPU-time received so far (LAS, as Tiresias does) lets short "
@@ -160,7 +160,7 @@ class SchedulePage(QWidget):
         self.empty = [EmptyHint(self.jct, "Press Run: mean and 95th-percentile JCT for each policy"),
                       EmptyHint(self.gantt, "Press Run: each policy's jobs on the GPUs over time")]
         from studio.core.checks.catalog import get_check
-        from studio.gui.demos.check_panel import CheckPanel
+        from studio.gui.widgets.check_panel import CheckPanel
 
         self.side_scroll = QScrollArea()  # the CheckPanel scrolls its result into view here
         self.side_scroll.setWidgetResizable(True)

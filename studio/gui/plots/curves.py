@@ -33,12 +33,12 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.vocab import Metric
-from studio.gui.app.theme import curve_colour
 from studio.gui.plots.axes import plain_numbers
 from studio.gui.plots.curve_data import Job, Prepared, Series, prepare, x_values
 from studio.gui.plots.curve_loader import CurveLoader
 from studio.gui.plots.log_axis import LogAxis
 from studio.gui.plots.palette import run_colour
+from studio.gui.session.theme import curve_colour
 from studio.gui.widgets.forms import TidySpinBox
 
 # plot title, y-axis label (with its unit), then (metric name, line label, dashed?, per-epoch symbols?)

@@ -9,8 +9,8 @@ import math
 import pyqtgraph as pg
 
 from studio.core.runs.compare import Axis
-from studio.gui.app import theme
 from studio.gui.plots.empty_hint import EmptyHint
+from studio.gui.session import theme
 
 NO_VALUE = "#9a9a9a"  # a run without the metric
 HINT = "Select two or more runs in the Training tab's run list: each becomes a line across the settings that differ"

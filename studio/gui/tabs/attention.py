@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from studio.core.contracts import layout
 from studio.core.contracts.attention import AttentionRequest
 from studio.core.errors import StudioError
-from studio.gui.app.job_binding import JobBinding
+from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips
 
 COLOURS = "viridis"

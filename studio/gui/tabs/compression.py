@@ -40,9 +40,9 @@ from studio.core.contracts.compression import (
     list_compressed,
     load_sweep,
 )
-from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
+from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.forms import TidySpinBox
 
 HINT = "Select a finished classification run in the Training tab's run list to compress it."

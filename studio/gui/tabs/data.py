@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.errors import StudioError
-from studio.gui.app.job_binding import JobBinding
+from studio.gui.session.job_binding import JobBinding
 
 if TYPE_CHECKING:
     from studio.core.datasets.summary import DatasetSummary

@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.contracts.scaling import ScaleRequest
-from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
+from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.forms import TidySpinBox
 
 EXPLAIN = ("Each configuration trains the current config for the same steps at the same global batch (split over "

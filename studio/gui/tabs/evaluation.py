@@ -37,7 +37,6 @@ from studio.core.contracts.evaluation import EvaluationRequest, EvaluationResult
 from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
 from studio.core.maths.evaluation import load_saved
 from studio.core.vocab import JobState, Split
-from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.evaluation_views import (
     ConfusionView,
     MistakeGallery,
@@ -45,6 +44,7 @@ from studio.gui.plots.evaluation_views import (
     fill_per_class,
     per_class_table,
 )
+from studio.gui.session.job_binding import JobBinding
 from studio.gui.tabs.landscape import checkpoint_choices
 from studio.gui.widgets.predict_panel import PredictPanel
 from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips

@@ -37,8 +37,8 @@ from studio.core.contracts import layout
 from studio.core.contracts.landscape import LandscapeRequest, SharpnessRequest
 from studio.core.landscape import io
 from studio.core.vocab import SPLITS, JobKind, LandscapeKind, Metric
-from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.landscape_view import LandscapeView
+from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.forms import TidySpinBox
 from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips
 

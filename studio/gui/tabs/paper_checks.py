@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.checks.catalog import CHECKS
 from studio.core.contracts.checks import CheckRequest
-from studio.gui.app.job_binding import JobBinding
+from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.paper_check import FAIL_COLOUR, PASS_COLOUR, ours_summary, outcome_html
 
 COLUMNS = ("Check", "Claim", "Paper", "Verdict", "Ours", "Seconds")

@@ -157,8 +157,8 @@ class QueueTab(QWidget):
 
     def sweep_points(self) -> list[tuple[Any, str]]:
         """The configs the form describes (raises StudioError with a message for a person)."""
+        from studio.core.config.sweep import sweep_configs, sweep_values
         from studio.core.errors import ConfigError
-        from studio.core.sweep import sweep_configs, sweep_values
 
         axes: dict[str, list[Any]] = {}
         for i in range(2 if self.second.isChecked() else 1):

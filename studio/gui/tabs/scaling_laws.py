@@ -28,10 +28,10 @@ from studio.core.errors import ConfigError
 from studio.core.maths.scaling_fit import AGAINST
 from studio.core.runs.names import run_names
 from studio.core.vocab import Metric
-from studio.gui.app.job_binding import JobBinding
 from studio.gui.plots.axes import plain_numbers
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
+from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.forms import TidySpinBox
 
 HINT = ("Select one or more runs in the Training tab's run list. Against steps or samples each run gets its own "
@@ -146,7 +146,7 @@ class ScalingLawsTab(QWidget):
         self.fit_button.setEnabled(bool(session.selected_runs()))
 
     def _size_sweep_row(self) -> QHBoxLayout:
-        """Queue a sweep of the model's size (the queue's sweep, ``core/sweep.py``), for a fit against size."""
+        """Queue a sweep of the model's size (the queue's sweep, ``core/config/sweep.py``), for a fit against size."""
         self.size_key = QComboBox()
         self.size_key.setObjectName("size_sweep_key")
         self.size_key.setEditable(True)
@@ -196,8 +196,8 @@ class ScalingLawsTab(QWidget):
     def queue_sizes(self) -> list[str]:
         """Queue one run per value of the size setting; the ids queued (none, with the reason shown, if the
         values do not make valid configs)."""
+        from studio.core.config.sweep import sweep_configs, sweep_values
         from studio.core.errors import StudioError
-        from studio.core.sweep import sweep_configs, sweep_values
 
         key, text = self.size_key.currentText().strip(), self.size_values.text().strip()
         try:

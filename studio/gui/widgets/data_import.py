@@ -14,8 +14,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QInputDialog, QProgressDialog, QWidget
 
-from studio.gui.app.job_binding import JobBinding
-from studio.gui.app.messages import count
+from studio.gui.session.job_binding import JobBinding
+from studio.gui.session.messages import count
 
 OPTION_LABELS = {"label_column": "Which column holds the labels?", "x_key": "Which array holds the images?",
                  "y_key": "Which array holds the labels?"}
@@ -140,13 +140,13 @@ class ImportController(QObject):
         cached = " (already imported)" if report.get("cached") else ""
         skips = int(report.get("skipped") or 0)
         details = skipped_details(report)
-        if report.get("kind") == "text":  # a text corpus (core/text/store.py)
+        if report.get("kind") == "text":  # a text corpus (core/datasets/text/store.py)
             skipped = f"; {count(skips, 'line')} skipped" if skips else ""
             self.session.notice.emit(f"Text {name}: {report['num_samples']:,} lines for next-word models"
                                      f"{cached}{skipped}", details)
             self.imported.emit(report)
             return
-        if report.get("kind") == "labelled_text":  # labelled text for bert_classifier (core/text/labelled.py)
+        if report.get("kind") == "labelled_text":  # labelled text for bert_classifier (core/datasets/text/labelled.py)
             skipped = f"; {count(skips, 'row')} skipped" if skips else ""
             self.session.notice.emit(f"Labelled text {name}: {report['num_samples']:,} lines in "
                                      f"{report['num_classes']} classes for bert_classifier{cached}{skipped}", details)

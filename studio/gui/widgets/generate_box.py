@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.contracts.generate import GenerateRequest
 from studio.core.errors import StudioError
-from studio.gui.app.job_binding import JobBinding
+from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.forms import TidySpinBox
 
 

@@ -1,6 +1,6 @@
 """The model summary dialog: layers, output shapes, parameters and FLOPs of the configured model, and its memory
 view: parameters, gradients, optimizer state and one micro-batch's activations, computed and measured side by side
-(``core/models/memory.py``), for the configured optimizer, precision and accumulation.
+(``core/estimates/memory.py``), for the configured optimizer, precision and accumulation.
 
 Building the model needs torch, so the dialog asks the Session for a model-summary job
 (``engine/tasks/summary.py``) and fills its table when the answer comes; the window never waits.
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.config import RunConfig
 from studio.core.numbers.byte_size import byte_size
-from studio.gui.app.job_binding import JobBinding
+from studio.gui.session.job_binding import JobBinding
 
 COLUMNS = ("Layer", "Type", "Output shape", "Parameters", "FLOPs / sample")
 MEMORY_COLUMNS = ("Memory", "Computed", "Measured", "How measured")

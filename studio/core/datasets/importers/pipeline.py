@@ -95,7 +95,7 @@ def import_path(path: str | Path, options: ImportOptions | None = None,
     notes, cached."""
     options = options or ImportOptions()
     prog = import_progress(progress)
-    from studio.core.text import labelled, text_import
+    from studio.core.datasets.text import labelled, text_import
 
     if labelled.columns(path, options.text_column, options.label_column):  # text + label columns: classification
         return labelled.import_labelled(path, options, prog, builtin_names())

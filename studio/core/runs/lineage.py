@@ -1,6 +1,10 @@
-"""What a ``bert_classifier`` run needs from its pretraining run, checked before any process starts (torch-free:
-the launcher and the GUI call it): a finished ``bert_mlm`` run with a final checkpoint, the same encoder shape,
-and the labelled text tokenized with that run's vocabulary (``data.vocab_from``, filled in when left empty)."""
+"""Runs built on other runs: a ``bert_classifier`` fine-tuned from a ``bert_mlm`` pretraining run.
+
+What such a run needs from its pretraining run is checked before any process starts (torch-free: the launcher and
+the GUI call it): a finished ``bert_mlm`` run with a final checkpoint, the same encoder shape, and the labelled text
+tokenized with that run's vocabulary (``data.vocab_from``, filled in when left empty). The parent is read here and
+only here: the datasets and models below take what they need from it as values (the vocabulary's settings, the
+encoder's weights file), so no registry entry opens the run store."""
 
 from __future__ import annotations
 
@@ -42,7 +46,7 @@ def _params(name: str, params: dict[str, Any]) -> dict[str, Any]:
 def check_bert_config(cfg: RunConfig, store: Any = None) -> None:
     """Refuse a BERT config that cannot work, one sentence each; fills ``data.vocab_from`` from
     ``model.init_from`` when it is empty."""
-    from studio.core.text.labelled import is_labelled
+    from studio.core.datasets.text.labelled import is_labelled
 
     name = cfg.model.name
     if name not in (MLM, CLASSIFIER):
@@ -78,3 +82,32 @@ def check_bert_config(cfg: RunConfig, store: Any = None) -> None:
     elif vocab_from not in (init, info.id):
         raise ConfigError(f"data.vocab_from is {vocab_from} but model.init_from is {init}: the labelled text must "
                           f"be tokenized with the pretraining run's vocabulary; set data.vocab_from={info.id}")
+
+
+def vocab_source(run_id: str, store: Any = None) -> dict[str, Any]:
+    """The data settings a finished ``bert_mlm`` run fitted its vocabulary with (``bert_data.mlm_vocabulary``'s
+    arguments): the same lines and cap give the same words."""
+    cfg = pretraining_run(run_id, store).run_config
+    p = {"corpus": "fortune_sources", "vocab_size": 2000, "val_fraction": 0.1, "test_fraction": 0.1,
+         **cfg.data.params}
+    return {"corpus": p["corpus"], "vocab_size": int(p["vocab_size"]), "val_fraction": float(p["val_fraction"]),
+            "test_fraction": float(p["test_fraction"])}
+
+
+def load_run_data(cfg: RunConfig, store: Any = None) -> Any:
+    """The ArrayData a run trains on: its dataset in the form its model reads, tokenized with its pretraining
+    run's vocabulary when ``data.vocab_from`` names one (workers only: imports torch)."""
+    from studio.core.config.data_loading import load_dataset
+
+    vocab_from = str(cfg.data.params.get("vocab_from") or "")
+    extra = {"vocab_source": vocab_source(vocab_from, store)} if vocab_from else {}
+    return load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model, **extra)
+
+
+def start_weights(cfg: RunConfig, store: Any = None) -> dict[str, str]:
+    """What the model's builder takes at a run's first start (not at a resume: the run's own checkpoint then
+    holds every weight): the pretraining run's final checkpoint for a ``bert_classifier`` with ``init_from``."""
+    from studio.core.contracts import layout
+
+    init = str(cfg.model.params.get("init_from") or "") if cfg.model.name == CLASSIFIER else ""
+    return {"init_weights": str(layout.final_path(pretraining_run(init, store).dir))} if init else {}

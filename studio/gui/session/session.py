@@ -28,8 +28,8 @@ from studio.core.errors import StudioError
 from studio.core.runs.store import RunStore
 from studio.core.vocab import JobKind
 from studio.engine.jobs.process_job import task_job
-from studio.gui.app.bridge import Bridge
-from studio.gui.app.store_follow import StoreFollower
+from studio.gui.session.bridge import Bridge
+from studio.gui.session.store_follow import StoreFollower
 
 SECTION_REGISTRIES = {"data": "DATASETS", "model": "MODELS", "optimizer": "OPTIMIZERS", "schedule": "SCHEDULES"}
 

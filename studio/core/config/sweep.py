@@ -17,7 +17,7 @@ from studio.core.errors import ConfigError
 def sweep_values(spec: str) -> list[Any]:
     """Values of one swept setting: ``0.01,0.1,1`` (a list), ``16:64:16`` (start:stop:step, stop included)
     or ``1e-4:1e-1:log4`` (4 log-spaced values from start to stop)."""
-    from studio.core.config import _parse_scalar
+    from studio.core.config.run_config import _parse_scalar
 
     text = spec.strip()
     if ":" not in text:
@@ -83,8 +83,8 @@ def _toml_value(value: Any) -> str:
 
 def sweep_configs(base: RunConfig, axes: dict[str, list[Any]]) -> list[tuple[RunConfig, str]]:
     """A validated config and a name for every point of the sweep (a bad value fails before anything is queued:
-    the config's own rules and whether its model can train on its data, ``core/models/data_fit.py``)."""
-    from studio.core.models.data_fit import check_model_data
+    the config's own rules and whether its model can train on its data, ``core/config/data_fit.py``)."""
+    from studio.core.config.data_fit import check_model_data
 
     out = []
     for point in sweep_grid(axes):

@@ -51,7 +51,7 @@ class TrainConfig:
     attention_every: int = 50  # steps between attention snapshots of Transformers (attention/); 0: off
     keep_checkpoints: int = 3  # keep the last N step checkpoints (final.pt and step 0 are always kept); 0: keep all
     stall_timeout: int = 600  # seconds without progress (not paused) before a stalled rank fails the run; 0: off
-    # mixed precision and gradient accumulation (engine/training/precision.py, trainer.py)
+    # mixed precision and gradient accumulation (engine/loop/precision.py, trainer.py)
     precision: str = "fp32"  # fp32 | bf16 | fp16 (fp16: CUDA only, with a gradient scaler)
     accumulate_steps: int = 1  # micro-batches per optimizer step
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import torch
 
 from studio.core.maths.normalise import normalise, pixel_scale
-from studio.engine.training.distributed import DistContext
+from studio.engine.loop.distributed import DistContext
 
 
 class DeviceData:

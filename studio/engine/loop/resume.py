@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.engine.training.checkpoints import load_weights_into, resume_position, set_rng_state
-from studio.engine.training.trainer import Trainer
+from studio.engine.loop.checkpoints import load_weights_into, resume_position, set_rng_state
+from studio.engine.loop.trainer import Trainer
 
 
 def training_state(t: Trainer, rng: list[dict[str, Any]]) -> dict[str, Any]:

@@ -157,13 +157,13 @@ def measure_step(model: nn.Module, optimizer: torch.optim.Optimizer, x: torch.Te
 def memory_of_config(cfg: RunConfig, data: Any = None) -> MemoryView:
     """The memory view of ``cfg``'s training: its model, optimizer, per-process micro-batch, precision and
     device (``hardware.device``; the CPU when CUDA is not there), one real step measured beside the formulas."""
-    from studio.core.datasets.loading import load_dataset
     from studio.core.maths.objectives import task_for
     from studio.core.models.catalog import MODELS
     from studio.core.optim import OPTIMIZERS
+    from studio.core.runs.lineage import load_run_data
 
     torch.manual_seed(cfg.train.seed)
-    data = data if data is not None else load_dataset(cfg.data, seed=cfg.train.seed)
+    data = data if data is not None else load_run_data(cfg)
     device = torch.device("cuda" if cfg.hardware.device == "cuda" and torch.cuda.is_available() else "cpu")
     precision = cfg.train.precision if device.type == "cuda" or cfg.train.precision != "fp16" else "fp32"
     model = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,

@@ -13,7 +13,7 @@ import torch
 from studio.core.contracts.jobs import PreviewResult
 from studio.core.datasets.augment_params import is_active, split_params
 from studio.core.maths.augment import PADDING, Augmenter
-from studio.engine.training.device_data import DeviceData
+from studio.engine.loop.device_data import DeviceData
 
 __all__ = ["PADDING", "Augmenter", "attach", "preview"]
 
@@ -37,7 +37,7 @@ def preview(name: str, params: dict[str, Any], count: int = 16, seed: int = 0) -
     """``count`` training images of dataset ``name`` before and after augmentation, as uint8
     numpy arrays (N, C, H, W) for display (run in a background process: imports torch)."""
     from studio.core.config import Choice
-    from studio.core.datasets.loading import load_dataset
+    from studio.core.config.data_loading import load_dataset
     from studio.core.maths.normalise import stats
 
     data = load_dataset(Choice(name, dict(params)), seed)

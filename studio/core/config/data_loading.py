@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from studio.core.contracts.registry import Choice
 from studio.core.datasets.arrays import ArrayData
 from studio.core.datasets.augment_params import split_params
 from studio.core.datasets.catalog import DATASETS
 
 
-def load_dataset(choice: Choice, seed: int = 0, model: Choice | None = None) -> ArrayData:
+def load_dataset(choice: Choice, seed: int = 0, model: Choice | None = None, **extra: Any) -> ArrayData:
     """Build the dataset named by ``choice`` with its parameters (augmentation ones are the engine's). With the
     run's ``model``: a text dataset in the form that model trains on (shifted token windows for a model tagged
-    ``sequence``, such as gpt_lm; ``core/models/catalog.sequence_context``)."""
-    extra = {}
+    ``sequence``, such as gpt_lm; ``core/models/catalog.sequence_context``). ``extra``: values the builder takes
+    from outside the config (``core/runs/lineage.load_run_data``: a pretraining run's vocabulary settings)."""
     if model is not None and "text" in DATASETS.get(choice.name).tags:
         from studio.core.models.catalog import sequence_context
 

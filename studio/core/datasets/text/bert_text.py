@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from studio.core.text.tokenizer import OOV, PAD, Vocabulary
+from studio.core.datasets.text.tokenizer import OOV, PAD, Vocabulary
 
 CLS, MASK = "[CLS]", "[MASK]"
 SPECIAL = (PAD, OOV, CLS, MASK)  # ids 0..3; words start at FIRST_WORD

@@ -54,7 +54,7 @@ def columns(path: str | Path, text_column: str | None = None,
     """(text index, label index) when ``path`` is a CSV of labelled text, else None; a label column named but
     missing beside a text column is one DataError."""
     from studio.core.datasets.importers.csv_table import LABEL_NAMES
-    from studio.core.text.reading import TEXT_COLUMNS
+    from studio.core.datasets.text.reading import TEXT_COLUMNS
 
     p = Path(path)
     if p.suffix.lower() != ".csv" or not p.is_file():
@@ -71,7 +71,7 @@ def columns(path: str | Path, text_column: str | None = None,
 def read_labelled(path: str | Path, text_column: str | None = None, label_column: str | None = None) -> LabelledLines:
     """The (line, label) rows of a labelled-text CSV; rows with an empty text or label are skipped and counted."""
     from studio.core.datasets.importers.result import encode_labels
-    from studio.core.text.reading import MAX_LINE_CHARS
+    from studio.core.datasets.text.reading import MAX_LINE_CHARS
 
     path = Path(path).expanduser()
     found = columns(path, text_column, label_column)

@@ -1,11 +1,11 @@
 """The training loop. Features (metrics, control, checkpoints, evaluation) are callbacks.
 
 Speed tricks, each visible here:
-- the dataset is one tensor on the device and a batch is an index gather (engine/training/device_data.py);
+- the dataset is one tensor on the device and a batch is an index gather (engine/loop/device_data.py);
 - loss and accuracy accumulate on the device; callbacks read them every ``metric_interval`` steps,
   the loop's only host syncs;
 - ``zero_grad(set_to_none=True)``; evaluation under ``torch.inference_mode``;
-- mixed precision: ``train.precision`` autocasts forward + loss (engine/training/precision.py; fp16 scales the loss);
+- mixed precision: ``train.precision`` autocasts forward + loss (engine/loop/precision.py; fp16 scales the loss);
 - gradient accumulation: ``train.accumulate_steps`` = k micro-batches per optimizer step, each loss divided by the
   micro-batches of its step, DDP's all-reduce skipped (``no_sync``) on all but the last. ``step``, the schedule,
   metrics, callbacks' ``on_step_end`` and checkpoints count optimizer steps, so a resume starts at a step boundary.
@@ -17,7 +17,7 @@ import contextlib
 import math
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 from torch import nn
@@ -26,20 +26,21 @@ from studio.core.config import RunConfig
 from studio.core.contracts.protocol import Message
 from studio.core.contracts.runs import RunSummary
 from studio.core.maths.objectives import Classification, Regression
-from studio.engine.training.augment import attach as attach_augmentation
-from studio.engine.training.batching import accumulation_groups, batch_slices, plan_batches, steps_per_epoch
-from studio.engine.training.device_data import DeviceData, epoch_shard
-from studio.engine.training.distributed import DistContext, all_reduce_sum
-from studio.engine.training.precision import Precision
-from studio.engine.training.sinks import Sink
+from studio.engine.loop.augment import attach as attach_augmentation
+from studio.engine.loop.batching import accumulation_groups, batch_slices, plan_batches, steps_per_epoch
+from studio.engine.loop.device_data import DeviceData, epoch_shard
+from studio.engine.loop.distributed import DistContext, all_reduce_sum
+from studio.engine.loop.precision import Precision
+from studio.engine.loop.sinks import Sink
 
 
-class Callback:
-    """Hooks the loop calls; override the ones you need."""
+class LoopHooks(Protocol):
+    """What the loop calls on each of its callbacks (``engine/callbacks/base.Callback`` has every hook as a no-op:
+    a callback overrides the ones it needs)."""
 
     def on_train_start(self, trainer: Trainer) -> None: ...
     def on_epoch_start(self, trainer: Trainer) -> None: ...
-    def on_after_backward(self, trainer: Trainer) -> None: ...  # gradients ready, before the optimizer step
+    def on_after_backward(self, trainer: Trainer) -> None: ...
     def on_step_end(self, trainer: Trainer) -> None: ...
     def on_epoch_end(self, trainer: Trainer) -> None: ...
     def on_train_end(self, trainer: Trainer) -> None: ...
@@ -48,16 +49,16 @@ class Callback:
 class Trainer:
     def __init__(self, model: nn.Module, net: nn.Module, optimizer: torch.optim.Optimizer,
                  scheduler: Any, train: DeviceData, val: DeviceData, test: DeviceData, cfg: RunConfig,
-                 ctx: DistContext, sink: Sink, run_id: str, callbacks: list[Callback],
+                 ctx: DistContext, sink: Sink, run_id: str, callbacks: list[LoopHooks],
                  task: Classification | Regression | None = None, batches: list[int] | None = None) -> None:
         self.model, self.net = model, net  # net: the plain module (model may be its DDP wrapper)
         self.optimizer, self.scheduler = optimizer, scheduler
         self.train_data, self.val_data, self.test_data = train, val, test
-        attach_augmentation(cfg.data.params, train, val, test)  # batch-wise, on the device (engine/training/augment.py)
+        attach_augmentation(cfg.data.params, train, val, test)  # batch-wise, on the device (engine/loop/augment.py)
         self.cfg, self.ctx, self.sink, self.run_id = cfg, ctx, sink, run_id
         self.callbacks = callbacks
         self.task = task or Classification()
-        # per-rank batch size of each epoch (the config's batch is global; see engine/training/batching.py)
+        # per-rank batch size of each epoch (the config's batch is global; see engine/loop/batching.py)
         self.batches = batches or plan_batches(len(train), cfg.train, ctx.world_size)
         self.batch = self.batches[0]
         self.accumulate = max(1, cfg.train.accumulate_steps)  # micro-batches per optimizer step
@@ -67,7 +68,7 @@ class Trainer:
         self.step = 0
         self.epoch = 0
         self.epochs_done = 0
-        # where the loop starts (a resumed run: engine/training/resume.py) and how far into the epoch it is
+        # where the loop starts (a resumed run: engine/loop/resume.py) and how far into the epoch it is
         self.start_epoch = 0
         self.skip_batches = 0
         self.batch_in_epoch = 0
@@ -205,8 +206,8 @@ class Trainer:
         return self.summary
 
     def capture_rng(self) -> Any:
-        """Every rank's RNG states and running loss sums (a collective; see engine/training/checkpoints.py)."""
-        from studio.engine.training.checkpoints import gather_rng
+        """Every rank's RNG states and running loss sums (a collective; see engine/loop/checkpoints.py)."""
+        from studio.engine.loop.checkpoints import gather_rng
 
         return gather_rng(self.ctx, {"epoch_sums": self.epoch_sums, "window": self.window})
 

@@ -44,8 +44,8 @@ def check_model_data(cfg: RunConfig) -> None:
 
 @lru_cache(maxsize=8)
 def _longest(name: str, stamp: object) -> int:
-    from studio.core.text.store import corpus_lines
-    from studio.core.text.tokenizer import words
+    from studio.core.datasets.text.store import corpus_lines
+    from studio.core.datasets.text.tokenizer import words
 
     return max((len(words(s)) for s in corpus_lines(name)), default=0)
 

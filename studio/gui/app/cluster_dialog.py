@@ -1,7 +1,7 @@
 """Run on a cluster…: the settings in the window as a ready-to-submit Slurm job (``studio export-config
 --torchrun`` in a dialog). Nodes, GPUs or CPU ranks a node, time limit and partition in a form; the batch
 script shown as it will be written; Save writes ``config.toml`` and ``run.sbatch`` into a folder
-(core/slurm.py, docs/user-guide/clusters.md)."""
+(core/config/slurm.py, docs/user-guide/clusters.md)."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.config.slurm import ClusterSpec, batch_script, cluster_config, run_id_for, write_cluster_job
 from studio.core.errors import StudioError
 from studio.core.host.paths import studio_home
-from studio.core.slurm import ClusterSpec, batch_script, cluster_config, run_id_for, write_cluster_job
 from studio.gui.widgets import wheel_guard
 
 PREVIEW_FOLDER = Path("/path/to/folder")  # the script shown before Save knows where it goes

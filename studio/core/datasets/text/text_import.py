@@ -1,6 +1,6 @@
 """Importing a text corpus (a .txt, one line per sample, or a CSV text column) into the dataset cache.
 
-Above the registry: a new corpus may not take a built-in dataset's name. Stored as core/text/store.py says.
+Above the registry: a new corpus may not take a built-in dataset's name. Stored as core/datasets/text/store.py says.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any, cast
 from studio.core.contracts.jobs import ImportReport
 from studio.core.datasets import cache
 from studio.core.datasets.catalog import builtin_names
+from studio.core.datasets.text.reading import read_corpus
+from studio.core.datasets.text.store import KIND, VERSION
 from studio.core.errors import DataError
-from studio.core.text.reading import read_corpus
-from studio.core.text.store import KIND, VERSION
 
 
 def import_text(path: str | Path, options: Any, progress: Any) -> ImportReport:
@@ -79,7 +79,7 @@ def is_text_source(path: str | Path, options: Any) -> bool:
         return True
     import csv
 
-    from studio.core.text.reading import TEXT_COLUMNS
+    from studio.core.datasets.text.reading import TEXT_COLUMNS
 
     try:
         with p.open(encoding="utf-8", errors="replace", newline="") as f:

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QPushButton, QV
 
 from studio.core.checks.base import PaperCheck
 from studio.core.contracts.checks import CheckRequest
-from studio.gui.app.job_binding import JobBinding
+from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.paper_check import outcome_html
 
 IDLE_TEXT, RUNNING_TEXT = "Paper check", "Stop check"
