@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QDesktopServices, QTextCursor, QTextDocument
 
+from studio.gui.app.help_window import HelpWindow, NavItem, read_guide
 from studio.gui.app.main_window import documentation_path
-from studio.gui.widgets.help_window import HelpWindow, NavItem, read_guide
 
 
 def open_help(qtbot, window, monkeypatch) -> HelpWindow:
