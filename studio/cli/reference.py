@@ -100,13 +100,13 @@ def usage(parser: argparse.ArgumentParser) -> str:
     for action in parser._actions:
         if not action.option_strings or not _shown(action) or isinstance(action, argparse._HelpAction):
             continue
-        group = grouped.get(id(action))
-        if group is not None:
-            if id(group) in done:
+        exclusive = grouped.get(id(action))
+        if exclusive is not None:
+            if id(exclusive) in done:
                 continue
-            done.add(id(group))
-            inner = " | ".join(_usage_part(a) for a in group._group_actions if _shown(a))
-            parts.append(f"({inner})" if group.required else f"[{inner}]")
+            done.add(id(exclusive))
+            inner = " | ".join(_usage_part(a) for a in exclusive._group_actions if _shown(a))
+            parts.append(f"({inner})" if exclusive.required else f"[{inner}]")
         else:
             parts.append(_usage_part(action) if action.required else f"[{_usage_part(action)}]")
     for action in parser._actions:

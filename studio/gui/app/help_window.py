@@ -119,8 +119,9 @@ def _page_title(path: Path) -> str:
 class GuideBrowser(QTextBrowser):
     """A QTextBrowser whose images fit its width (the screenshots are 1280 px wide)."""
 
-    def loadResource(self, kind: int, name: QUrl) -> Any:  # noqa: N802 - Qt's name
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:  # noqa: N802 - Qt's name
         if kind == QTextDocument.ResourceType.ImageResource.value:
+            name = QUrl(name) if isinstance(name, str) else name
             url = self.source().resolved(name) if name.isRelative() else name
             image = QImage(url.toLocalFile()) if url.isLocalFile() else QImage()
             if not image.isNull():
