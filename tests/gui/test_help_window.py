@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QDesktopServices, QTextCursor, QTextDocument
+from PySide6.QtCore import QPoint, Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QImage, QTextCursor, QTextDocument
 
 from studio.gui.app.help_window import HelpWindow, NavItem, read_guide
 from studio.gui.app.main_window import documentation_path
@@ -89,11 +89,14 @@ def test_the_pages_images_show_within_the_window(qtbot, window, monkeypatch):
     help_window = open_help(qtbot, window, monkeypatch)
     names = images(help_window)
     assert names, "the home page has its screenshot"
+    page_width = help_window.browser.viewport().width()
     for name in names:
-        image = help_window.browser.document().resource(QTextDocument.ResourceType.ImageResource,
-                                                        help_window.browser.source().resolved(name))
+        url = help_window.browser.source().resolved(QUrl(name))
+        image = help_window.browser.document().resource(QTextDocument.ResourceType.ImageResource, url)
         assert image is not None and not image.isNull(), name
-        assert image.width() <= max(320, help_window.browser.viewport().width()), (name, image.width())
+        full = QImage(url.toLocalFile()).width()
+        assert full > page_width  # a 1280-px screenshot: it must be scaled down to the page, not cut or tiny
+        assert page_width - 40 <= image.width() <= page_width, (name, image.width(), page_width)
 
 
 def test_clicking_a_page_in_the_contents_shows_it(qtbot, window, monkeypatch):

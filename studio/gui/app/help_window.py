@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
+CONTENTS_WIDTH = 270  # the contents' pixels: the longest title ("The Teaching lab and paper checks") fits
 
 
 @dataclass
@@ -161,7 +162,6 @@ class HelpWindow(QDialog):
         splitter.addWidget(self.contents)
         splitter.addWidget(self.browser)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([230, 670])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(splitter, 1)
@@ -172,6 +172,8 @@ class HelpWindow(QDialog):
         self.contents.expandAll()
         self.contents.currentItemChanged.connect(self._item_chosen)
         self.browser.sourceChanged.connect(self._source_changed)
+        self.resize(self.sizeHint())  # before the first page: its screenshots are scaled to the page's width
+        splitter.setSizes([CONTENTS_WIDTH, self.width() - CONTENTS_WIDTH])
         pages = self.guide.pages()
         if pages:
             self.show_file(self.guide.docs_dir / pages[0].path)
@@ -238,7 +240,6 @@ def show_help(parent: QWidget, config: Path, window: HelpWindow | None = None) -
     the front, or a new one)."""
     if window is None:
         window = HelpWindow(config, parent)
-        window.resize(window.sizeHint())
     window.show()
     window.raise_()
     window.activateWindow()
