@@ -146,3 +146,33 @@ def test_state_keys_are_the_names_checkpoints_on_disk_already_use():
     assert stateful == {"EarlyStopping": "EarlyStopping", "ConvergenceCheck": "ConvergenceCheck",
                         "GradientNoise": "GradientNoise"}
     assert ConvergenceCheck.state_key == "ConvergenceCheck"
+
+
+class Counter(Callback):
+    stage = "observe"
+    state_key = "counter-a"
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def state_dict(self) -> dict[str, int]:
+        return {"n": self.n}
+
+    def load_state_dict(self, state: dict[str, int]) -> None:
+        self.n = state["n"]
+
+
+def test_a_checkpoint_keeps_a_callbacks_state_under_its_state_key(tmp_path):
+    from studio.engine.loop.resume import restore, training_state
+
+    cfg = RunConfig().with_overrides([*BASE, "train.early_stop_patience=2"])
+    saved = build_trainer(cfg, DistContext(), NullSink(), "test", str(tmp_path), None)
+    counter = Counter()
+    counter.n = 7
+    saved.callbacks.append(counter)
+    state = training_state(saved, rng=[])
+    assert state["callbacks"] == {"EarlyStopping": {"best": float("inf"), "waited": 0}, "counter-a": {"n": 7}}
+    fresh = build_trainer(cfg, DistContext(), NullSink(), "test", str(tmp_path), None)
+    fresh.callbacks.append(Counter())
+    restore(fresh, {"model": saved.net.state_dict(), "resume": state})
+    assert fresh.callbacks[-1].n == 7
