@@ -101,3 +101,17 @@ def test_the_command_line_prints_one_json_object(studio_home):
                            "callbacks"}
     assert recipe["callbacks"][0]["name"] == "Control" and recipe["callbacks"][-1]["name"] == "Checkpointer"
     assert not (studio_home / "runs").exists() or not any((studio_home / "runs").iterdir())
+
+
+def test_explaining_a_resume_shows_the_continuation_and_leaves_the_run_as_it_was(capsys, studio_home):
+    from studio.core.contracts import layout
+
+    store = RunStore(studio_home)
+    run = store.create_run(RunConfig().with_overrides(SMALL), "stopped run")
+    store.set_status(run.id, "stopped", "stopped by the user")
+    layout.checkpoints_dir(run.dir).mkdir(parents=True, exist_ok=True)
+    (layout.checkpoints_dir(run.dir) / layout.step_name(10)).write_bytes(b"")  # planning reads its name only
+    assert main(["train", "--explain", "--json", "--resume", run.id, "--set", "train.epochs=7"]) == 0
+    assert json.loads(capsys.readouterr().out)["train"]["epochs"] == 7
+    after = RunStore(studio_home).get(run.id)
+    assert (after.status, after.message, after.run_config.train.epochs) == ("stopped", "stopped by the user", 3)
