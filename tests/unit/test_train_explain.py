@@ -83,6 +83,9 @@ def test_a_catalog_dataset_not_on_this_machine_is_sized_from_the_catalog_not_dow
     expected = training_samples(RunConfig().with_overrides(["data.name=mnist"]))
     assert recipe["steps"]["exact"] is False and recipe["steps"]["train_samples"] == expected
     assert recipe["steps"]["total"] == 2 * recipe["steps"]["per_epoch"] and "parameters" not in recipe["model"]
+    transfer = explain_json(capsys, "data.name=mnist", "model.name=transfer", "model.frozen_epochs=2")
+    does = {cb["name"]: cb["does"] for cb in transfer["callbacks"]}  # a model with frozen epochs, not built here
+    assert "start of epoch 3" in does["TwoStageFineTune"]
 
 
 @pytest.mark.parametrize("sets", [["model.name=nope"], ["data.name=moons", "model.name=cnn"],
