@@ -56,7 +56,7 @@ class Trainer:
         self.train_data, self.val_data, self.test_data = train, val, test
         attach_augmentation(cfg.data.params, train, val, test)  # batch-wise, on the device (engine/loop/augment.py)
         self.cfg, self.ctx, self.sink, self.run_id = cfg, ctx, sink, run_id
-        self.callbacks = callbacks
+        self.callbacks = list(callbacks)  # in the order given (engine/callbacks/assemble.py sorts a run's)
         self.task = task or Classification()
         # per-rank batch size of each epoch (the config's batch is global; see engine/loop/batching.py)
         self.batches = batches or plan_batches(len(train), cfg.train, ctx.world_size)
