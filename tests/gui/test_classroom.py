@@ -155,7 +155,7 @@ def test_first_live_point_is_drawn(qtbot, window):
 
 
 def test_lr_axis_labels_decades_without_piling_up():
-    from studio.gui.plots.curves import LogAxis
+    from studio.gui.plots.log_axis import LogAxis
 
     axis = LogAxis("left")
     axis.setLogMode(False, True)

@@ -1,4 +1,4 @@
-"""The arrows of DESIGN.md: core/engine never import Qt; the GUI does not import torch at start-up."""
+"""The arrows of docs/developer/layers.md: core/engine never import Qt; the GUI does not import torch at start-up."""
 
 import ast
 import subprocess
