@@ -107,12 +107,12 @@ def test_curves_stay_responsive_with_50_long_runs(qtbot, tmp_path):
     qtbot.addWidget(view)
     view.resize(1280, 800)
     view.show()
-    qtbot.wait(200)
+    qtbot.wait(200)  # idle before the first measurement
     beat = Heartbeat()
     rows = []
 
     def measure(what: str, act) -> None:
-        qtbot.wait(50)
+        qtbot.wait(50)  # idle before each measurement
         beat.reset()
         t0, cpu0 = time.perf_counter(), time.thread_time()
         with qtbot.waitSignal(view.curves_drawn, timeout=120_000):

@@ -244,7 +244,7 @@ def test_regularisation_right_column_fits_a_narrow_view(qtbot):
                                              "val_acc": 0.8} for n in names}} for e in range(31)]
     view.player.set_count(31)
     view.show_frame(30)
-    qtbot.wait(50)
+    qtbot.wait(50)  # Qt lays out and paints on the next turns of its event loop
     needed = view.graphics.ci.layout.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
     assert needed <= view.graphics.width(), (needed, view.graphics.width())  # long titles no longer widen it
     assert view.panels[3].title.startswith("augmentation: gap")

@@ -12,12 +12,7 @@ import studio.engine.callbacks as callbacks_package
 from studio.core.config import RunConfig
 from studio.engine.callbacks.assemble import CallbackDeclarationError, assemble
 from studio.engine.callbacks.base import STAGES, Callback
-from studio.engine.callbacks.builtin import Evaluator
-from studio.engine.callbacks.regularisers import GradientClipping, GradientNoise
-from studio.engine.callbacks.stopping import ConvergenceCheck, EarlyStopping
-from studio.engine.loop.distributed import DistContext
 from studio.engine.loop.sinks import NullSink
-from studio.engine.training.worker import build_callbacks, build_trainer
 
 BASE = ["data.name=moons", "data.n_samples=200", "model.name=mlp", "model.widths=16", "train.epochs=4",
         "train.batch_size=32"]
@@ -51,6 +46,9 @@ def names(callbacks: list) -> list[str]:
 
 @pytest.mark.parametrize("case", sorted(SETS))
 def test_a_runs_callbacks_keep_the_order_they_had_before_they_declared_it(case, tmp_path):
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_trainer
+
     cfg = RunConfig().with_overrides([*BASE, *SETS[case]])
     run_dir = "" if case == "no_run_dir" else str(tmp_path)
     trainer = build_trainer(cfg, DistContext(), NullSink(), "test", run_dir, None)
@@ -58,12 +56,18 @@ def test_a_runs_callbacks_keep_the_order_they_had_before_they_declared_it(case, 
 
 
 def test_a_fine_tuned_run_keeps_its_order_too(tmp_path):
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_callbacks
+
     cfg = RunConfig().with_overrides([*BASE, *ALL_ON])
     built = build_callbacks(cfg, DistContext(), str(tmp_path), tolerance=1e-6, fine_tune_epochs=1)
     assert names(built) == BEFORE["fine_tune"]
 
 
 def test_the_order_comes_from_the_declarations_not_from_the_order_given(tmp_path):
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_callbacks
+
     cfg = RunConfig().with_overrides([*BASE, *ALL_ON])
     ordered = build_callbacks(cfg, DistContext(), str(tmp_path), tolerance=1e-6, fine_tune_epochs=1)
     stages = list(STAGES)
@@ -92,32 +96,54 @@ class KeyWithoutState(Callback):
     state_key = "orphan"
 
 
-class EarlyReader(EarlyStopping):
-    stage = "metrics"  # before the Evaluator whose validation loss it reads
+# The cases with built-in callbacks build them when the test runs: those modules import torch.
+def two_noises() -> list[Callback]:
+    from studio.engine.callbacks.regularisers import GradientNoise
+
+    return [GradientNoise(0.1, 0), GradientNoise(0.2, 1)]
+
+
+def early_reader_before_its_evaluator() -> list[Callback]:
+    from studio.engine.callbacks.builtin import Evaluator
+    from studio.engine.callbacks.stopping import EarlyStopping
+
+    class EarlyReader(EarlyStopping):
+        stage = "metrics"  # before the Evaluator whose validation loss it reads
+
+    return [Evaluator(), EarlyReader(2)]
+
+
+def noise_before_clipping() -> list[Callback]:
+    from studio.engine.callbacks.regularisers import GradientClipping, GradientNoise
+
+    return [GradientNoise(0.1, 0), GradientClipping(1.0)]
 
 
 @pytest.mark.parametrize(("given", "words"), [
-    ([Bare()], "callback Bare declares no stage; a stage is one of control, metrics,"),
-    ([Later()], "callback Later declares the stage 'later'; a stage is one of control,"),
-    ([KeepsState()], "callback KeepsState keeps state (state_dict) but declares no state_key"),
-    ([KeyWithoutState()], "callback KeyWithoutState declares the state_key 'orphan' but has no state_dict"),
-    ([GradientNoise(0.1, 0), GradientNoise(0.2, 1)],
+    (lambda: [Bare()], "callback Bare declares no stage; a stage is one of control, metrics,"),
+    (lambda: [Later()], "callback Later declares the stage 'later'; a stage is one of control,"),
+    (lambda: [KeepsState()], "callback KeepsState keeps state (state_dict) but declares no state_key"),
+    (lambda: [KeyWithoutState()], "callback KeyWithoutState declares the state_key 'orphan' but has no state_dict"),
+    (two_noises,
      "callbacks GradientNoise and GradientNoise would both keep their checkpoint state under 'GradientNoise'"),
-    ([Evaluator(), EarlyReader(2)],
+    (early_reader_before_its_evaluator,
      "callback EarlyReader must run after Evaluator (runs_after Evaluator), but its stage 'metrics' comes before "
      "'evaluate'"),
-    ([GradientNoise(0.1, 0), GradientClipping(1.0)],
+    (noise_before_clipping,
      "callback GradientNoise must run after GradientClipping (runs_after GradientClipping), but both are in the "
      "stage 'regularise' and it was given first"),
 ])
 def test_a_broken_declaration_fails_with_one_sentence(given, words):
     with pytest.raises(CallbackDeclarationError) as err:
-        assemble(given)
+        assemble(given())
     message = str(err.value)
     assert message.startswith(words) and "\n" not in message
 
 
 def test_a_callback_named_in_runs_after_may_be_absent():
+    from studio.engine.callbacks.regularisers import GradientNoise
+    from studio.engine.callbacks.stopping import EarlyStopping
+
     assert names(assemble([EarlyStopping(2), GradientNoise(0.1, 0)])) == ["GradientNoise", "EarlyStopping"]
 
 
@@ -142,6 +168,8 @@ def test_every_callback_of_the_engine_declares_a_known_stage():
 def test_state_keys_are_the_names_checkpoints_on_disk_already_use():
     """Checkpoints keep callbacks' state under these keys (once the class names): renaming one loses a resumed
     run's early-stopping count, convergence check or gradient-noise generator."""
+    from studio.engine.callbacks.stopping import ConvergenceCheck
+
     stateful = {cls.__name__: cls.state_key for cls in every_callback_class() if hasattr(cls, "state_dict")}
     assert stateful == {"EarlyStopping": "EarlyStopping", "ConvergenceCheck": "ConvergenceCheck",
                         "GradientNoise": "GradientNoise"}
@@ -163,7 +191,9 @@ class Counter(Callback):
 
 
 def test_a_checkpoint_keeps_a_callbacks_state_under_its_state_key(tmp_path):
+    from studio.engine.loop.distributed import DistContext
     from studio.engine.loop.resume import restore, training_state
+    from studio.engine.training.worker import build_trainer
 
     cfg = RunConfig().with_overrides([*BASE, "train.early_stop_patience=2"])
     saved = build_trainer(cfg, DistContext(), NullSink(), "test", str(tmp_path), None)

@@ -12,9 +12,7 @@ from studio.cli import main
 from studio.core.config import RunConfig
 from studio.core.config.fit_check import training_samples
 from studio.core.runs.store import RunStore
-from studio.engine.loop.distributed import DistContext
 from studio.engine.loop.sinks import NullSink
-from studio.engine.training.worker import build_trainer
 from tests.conftest import last_json, run_cli
 
 SMALL = ["data.name=moons", "data.n_samples=300", "model.name=mlp", "model.widths=16", "train.epochs=3",
@@ -30,6 +28,9 @@ def explain_json(capsys, *sets: str) -> dict:
 
 
 def test_the_recipe_is_what_the_run_would_train_with(capsys, tmp_path):
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_trainer
+
     sets = [*SMALL, "train.grad_clip=0.5", "train.early_stop_patience=2", "train.accumulate_steps=2",
             "optimizer.name=sgd", "optimizer.lr=0.2", "train.lr_scaling=true", "train.base_batch=16"]
     recipe = explain_json(capsys, *sets)
