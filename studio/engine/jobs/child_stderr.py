@@ -64,7 +64,7 @@ def capture(path: str | os.PathLike[str]) -> None:
     os.dup2(fd, 2)
     os.close(fd)
     file = os.fdopen(os.dup(2), "w", encoding="utf-8", errors="backslashreplace", closefd=True)
-    sys.stderr = _Tee(file, terminal)  # type: ignore[assignment]
+    sys.stderr = _Tee(file, terminal)
     faulthandler.enable(file=file)
 
 
