@@ -38,13 +38,14 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from studio.core.runs.store import RunStore
+    from studio.engine.port import engine
     from studio.gui.app.main_window import MainWindow
-    from studio.gui.session.session import Session
     from studio.gui.app.settings import SettingsStore
+    from studio.gui.session.session import Session
 
     app = QApplication(sys.argv[:1])
     prefs = SettingsStore(QSettings(os.path.join(os.environ["STUDIO_HOME"], "shots.ini"), QSettings.Format.IniFormat))
-    window = MainWindow(Session(RunStore()), probe_backend=False, prefs=prefs)
+    window = MainWindow(Session(RunStore(), engine=engine()), probe_backend=False, prefs=prefs)
     window.resize(1280, 800)
     window.show()
     ids = seed_runs(window.session.store)

@@ -193,11 +193,11 @@ def main(argv: list[str]) -> int:
     from studio.gui.app.main_window import MainWindow
     from studio.gui.app.settings import SettingsStore
     from studio.gui.session import theme
-    from studio.gui.session.session import Session
+    from tests.gui.conftest import new_session
 
     prefs = SettingsStore()
     theme.apply(prefs.theme, app)
-    window = MainWindow(Session(), prefs=prefs)
+    window = MainWindow(new_session(), prefs=prefs)
     window.resize(1280, 800)
     window.show()
     probe = Probe(app, window, runs, k, interactions, t0)

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QApplication, QComboBox, QSpinBox, QWidget
 
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
+from tests.gui.conftest import new_session
 
 
 def xdotool(*args: str | int) -> None:
@@ -68,7 +68,7 @@ def shoot(window: QWidget, shots: Path | None, name: str) -> None:
 def open_window(size: str) -> tuple[QApplication, MainWindow]:
     app = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(app, QApplication)
-    window = MainWindow(Session(RunStore()), probe_backend=False)
+    window = MainWindow(new_session(RunStore()), probe_backend=False)
     window.apply_theme(os.environ.get("STUDIO_THEME", "light"), save=False)
     window.confirm_close = lambda: True
     width, height = map(int, size.split("x"))

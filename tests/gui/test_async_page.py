@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QLin
 from studio.core.checks.catalog import get_check
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
+from tests.gui.conftest import new_session
 
 
 def _curve(losses: list[float], rate: float) -> list[dict]:
@@ -39,7 +39,7 @@ def fake_result() -> dict:
 
 @pytest.fixture
 def page(qtbot, studio_home):
-    session = Session(RunStore(studio_home))
+    session = new_session(RunStore(studio_home))
     win = MainWindow(session, probe_backend=False)
     win.confirm_close = lambda: True
     qtbot.addWidget(win)

@@ -8,8 +8,8 @@ from studio.core.config import RunConfig
 from studio.core.runs.queue import RunQueue
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
 from tests.conftest import TINY_CONFIG, wait_for
+from tests.gui.conftest import new_session
 
 
 def column(table, title: str) -> int:
@@ -18,7 +18,7 @@ def column(table, title: str) -> int:
 
 def test_compare_tab_table_parallel_coordinates_and_diff(qtbot, queued_runs):
     home, _, store, ids = queued_runs
-    session = Session(RunStore(home))
+    session = new_session(RunStore(home))
     win = MainWindow(session, probe_backend=False)
     qtbot.addWidget(win)
     win.show()

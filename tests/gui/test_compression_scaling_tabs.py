@@ -10,11 +10,11 @@ import pytest
 from studio.core.config import RunConfig
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
+from tests.gui.conftest import new_session
 
 
 def open_tab(qtbot, home, title: str):
-    session = Session(RunStore(home))
+    session = new_session(RunStore(home))
     win = MainWindow(session, probe_backend=False)
     win.confirm_close = lambda: True
     qtbot.addWidget(win)

@@ -12,8 +12,8 @@ import pytest
 from studio.core.runs.store import RunStore
 from studio.engine.jobs import backend
 from studio.gui.demos.lab import VIEWS, TeachingLab
-from studio.gui.session.session import Session
 from studio.gui.tabs import find
+from tests.gui.conftest import new_session
 
 # small settings: the point is the plumbing, the numbers are tested in tests/unit/test_demos_*.py
 SMALL = {
@@ -41,7 +41,7 @@ def warm():
 
 @pytest.fixture
 def session(qtbot):
-    s = Session(RunStore())
+    s = new_session(RunStore())
     yield s
     s.shutdown(wait_s=5)
     assert multiprocessing.active_children() == []

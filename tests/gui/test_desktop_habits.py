@@ -33,8 +33,8 @@ from studio.gui.app.main_window import MainWindow
 from studio.gui.app.settings import MAX_RECENT, SettingsStore
 from studio.gui.app.single_instance import InstanceServer, send_to_running, server_name
 from studio.gui.session import theme
-from studio.gui.session.session import Session
 from studio.gui.tabs import EXTRA_TABS, TabSpec
+from tests.gui.conftest import new_session
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def prefs(tmp_path):
 
 
 def make_window(qtbot, prefs: SettingsStore, store: RunStore | None = None) -> MainWindow:
-    win = MainWindow(Session(store or RunStore()), probe_backend=False, prefs=prefs)
+    win = MainWindow(new_session(store or RunStore()), probe_backend=False, prefs=prefs)
     win.confirm_close = lambda: True
     qtbot.addWidget(win)
     return win

@@ -11,8 +11,8 @@ from PySide6.QtGui import QImage
 from studio.core.runs.store import RunStore
 from studio.core.vocab import JobKind
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
 from studio.gui.widgets.activations_view import HINT, ActivationsView, map_mosaic, vector_strip
+from tests.gui.conftest import new_session
 from tests.unit.eval_run import shared_run
 
 
@@ -58,7 +58,7 @@ def test_a_conv_result_is_drawn_as_map_grids_and_strips(qtbot):
 
 def test_predict_then_show_layer_activations_in_the_evaluation_tab(qtbot, tmp_path):
     home, run_dir = shared_run()
-    session = Session(RunStore(home))
+    session = new_session(RunStore(home))
     win = MainWindow(session, probe_backend=False)
     win.confirm_close = lambda: True
     qtbot.addWidget(win)

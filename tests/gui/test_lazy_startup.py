@@ -15,10 +15,11 @@ sys.addaudithook(lambda event, args: reads.append(str(args[0])) if event == "ope
                  and str(args[0]).endswith((".npz", "-ubyte", "-ubyte.gz")) else None)
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
+from studio.engine.port import engine  # as studio/app.py: the engine's port is part of start-up
 from studio.gui.app.main_window import MainWindow
 from studio.gui.session.session import Session
 from studio.gui.tabs import EXTRA_TABS
-win = MainWindow(Session(), probe_backend=False)
+win = MainWindow(Session(engine=engine()), probe_backend=False)
 win.show()
 plots_at_show = "pyqtgraph" in sys.modules  # the curves (pyqtgraph) come just after the window shows
 import time
@@ -64,9 +65,9 @@ def test_a_window_closed_before_its_curves_are_built_leaves_no_timer_behind(qtbo
     """The curves' timer (CURVES_AFTER_MS) dies with the window: deleting a just-shown window raises nothing later."""
     from studio.core.runs.store import RunStore
     from studio.gui.app.main_window import CURVES_AFTER_MS, MainWindow
-    from studio.gui.session.session import Session
+    from tests.gui.conftest import new_session
 
-    session = Session(RunStore())
+    session = new_session(RunStore())
     win = MainWindow(session, probe_backend=False)
     win.show()
     assert win._curves is None
@@ -78,9 +79,9 @@ def test_a_window_closed_before_its_curves_are_built_leaves_no_timer_behind(qtbo
 def test_the_curves_build_by_themselves_after_the_window_shows(qtbot):
     from studio.core.runs.store import RunStore
     from studio.gui.app.main_window import MainWindow
-    from studio.gui.session.session import Session
+    from tests.gui.conftest import new_session
 
-    session = Session(RunStore())
+    session = new_session(RunStore())
     win = MainWindow(session, probe_backend=False)
     qtbot.addWidget(win)
     win.show()

@@ -9,8 +9,8 @@ from PySide6.QtWidgets import QApplication, QLabel
 from studio.core.runs.store import RunStore
 from studio.gui.app import main_window as main_window_module
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
 from studio.gui.tabs import EXTRA_TABS, GROUPS, TabSpec, grouped
+from tests.gui.conftest import new_session
 
 
 def page_ids(window: MainWindow) -> list[str]:
@@ -50,7 +50,7 @@ def test_a_new_tab_spec_gets_its_button_without_code(qtbot, monkeypatch):
     extra = (*EXTRA_TABS, TabSpec("histograms", "Histograms", "studio.gui.tabs.queue:QueueTab"),
              TabSpec("odd", "Odd one", "studio.gui.tabs.queue:QueueTab", group="Elsewhere"))
     monkeypatch.setattr(main_window_module, "EXTRA_TABS", extra)
-    session = Session(RunStore())
+    session = new_session(RunStore())
     window = MainWindow(session, probe_backend=False)
     qtbot.addWidget(window)
     try:

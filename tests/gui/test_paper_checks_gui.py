@@ -12,10 +12,10 @@ from studio.core.checks.catalog import CHECKS, checks_for_demo
 from studio.core.runs.store import RunStore
 from studio.engine.jobs import backend
 from studio.gui.demos.lab import VIEWS, TeachingLab
-from studio.gui.session.session import Session
 from studio.gui.tabs import find
 from studio.gui.tabs.paper_checks import OURS, VERDICT, PaperChecksTab
 from studio.gui.widgets.check_panel import IDLE_TEXT, RUNNING_TEXT
+from tests.gui.conftest import new_session
 
 CHEAP = "quadratic_gd_newton"
 
@@ -29,7 +29,7 @@ def warm():
 
 @pytest.fixture
 def session(qtbot):
-    s = Session(RunStore())
+    s = new_session(RunStore())
     yield s
     s.shutdown(wait_s=5)
     assert multiprocessing.active_children() == []

@@ -12,17 +12,15 @@ import pytest
 from PySide6.QtCore import QObject, Signal
 
 from studio.core.checks.base import PaperCheck
+from studio.core.contracts import tasks
 from studio.core.contracts.parallel import ParallelRequest
-from studio.core.contracts.tasks import Task
-from studio.core.vocab import JobKind
+from studio.core.contracts.tasks import Task, task_for
 from studio.gui.parallel import modes_page
 from studio.gui.parallel.modes_page import ModesPage
 from studio.gui.parallel.modes_table import COLUMNS
 from studio.gui.parallel.modes_timeline import KIND_COLOURS
 from studio.gui.tabs.parallel_lab import PAGES
 from tests.gui.parallel_result import make_result
-
-TASK = Task("studio.engine.tasks.parallel:run", "parallel modes", JobKind.TASK)
 
 
 class FakeHandle(QObject):
@@ -48,14 +46,13 @@ class FakeHandle(QObject):
 @pytest.fixture
 def page(qtbot, monkeypatch):
     """The page with a task to run and a Session that records what it was asked to start."""
-    monkeypatch.setattr(modes_page, "parallel_task", lambda: TASK)
     started: list[tuple[Task, Any, FakeHandle]] = []
 
-    def start_task(task: Task, request: Any) -> FakeHandle:
-        started.append((task, request, FakeHandle()))
+    def start(request: Any) -> FakeHandle:
+        started.append((task_for(request), request, FakeHandle()))
         return started[-1][2]
 
-    view = ModesPage(SimpleNamespace(start_task=start_task))
+    view = ModesPage(SimpleNamespace(start=start))
     view.started = started
     qtbot.addWidget(view)
     view.resize(1024, 640)
@@ -149,7 +146,7 @@ def test_run_hands_the_session_the_request_of_the_form(page):
     page.run_button.click()
     assert len(page.started) == 1
     task, request, handle = page.started[0]
-    assert task is TASK
+    assert task is tasks.PARALLEL
     assert request == ParallelRequest(modes=("single", "model", "pipeline-gpipe", "pipeline-1f1b"), ranks=3,
                                       microbatches=(2, 4, 8), widths=(256, 256, 128), batch_size=128, steps=40)
     assert not page.run_button.isEnabled() and page.cancel_button.isEnabled()
@@ -192,13 +189,6 @@ def test_a_failed_job_shows_its_sentence_not_a_traceback(page):
     assert page.table.rowCount() == 11  # what was shown before stays
 
 
-def test_without_the_engine_task_run_is_off_and_says_why(qtbot, monkeypatch):
-    monkeypatch.setattr(modes_page, "parallel_task", lambda: None)
-    view = ModesPage(SimpleNamespace())
-    qtbot.addWidget(view)
-    assert not view.run_button.isEnabled() and "not installed" in view.status.text()
-
-
 def test_the_paper_check_button_is_there_only_with_its_checks(qtbot, monkeypatch):
     check = PaperCheck(name="huang_gpipe_bubble", claim="The bubble is (p−1)/(m+p−1).", paper="Huang et al. 2019",
                        paper_setup="-", our_setup="-", runner="x:y")
@@ -208,7 +198,7 @@ def test_the_paper_check_button_is_there_only_with_its_checks(qtbot, monkeypatch
     assert without.check_panel is None
     monkeypatch.setattr(modes_page, "CHECKS", {"huang_gpipe_bubble": check, "other": check})
     handles: list[FakeHandle] = []
-    with_check = ModesPage(SimpleNamespace(start_check=lambda request: handles.append(FakeHandle()) or handles[-1]))
+    with_check = ModesPage(SimpleNamespace(start=lambda request: handles.append(FakeHandle()) or handles[-1]))
     qtbot.addWidget(with_check)
     panel = with_check.check_panel
     assert panel is not None and panel.checks == [check] and panel.run_button.parent() is not None
@@ -221,9 +211,9 @@ def test_the_paper_check_button_is_there_only_with_its_checks(qtbot, monkeypatch
 def test_the_training_settings_show_only_beside_the_data_parallel_page(qtbot, tmp_path):
     from studio.core.runs.store import RunStore
     from studio.gui.app.main_window import MainWindow
-    from studio.gui.session.session import Session
+    from tests.gui.conftest import new_session
 
-    win = MainWindow(Session(RunStore(tmp_path)), probe_backend=False)
+    win = MainWindow(new_session(RunStore(tmp_path)), probe_backend=False)
     win.confirm_close = lambda: True
     qtbot.addWidget(win)
     win.show()

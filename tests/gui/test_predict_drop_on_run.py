@@ -10,7 +10,7 @@ from PySide6.QtGui import QDropEvent
 
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
+from tests.gui.conftest import new_session
 from tests.unit.eval_run import shared_run
 
 
@@ -23,7 +23,7 @@ def drop_at(tree, point, paths) -> None:
 
 def test_images_dropped_on_a_run_row_are_classified_with_that_run(qtbot, tmp_path):
     home, run_dir = shared_run()
-    session = Session(RunStore(home))
+    session = new_session(RunStore(home))
     win = MainWindow(session, probe_backend=False)
     win.confirm_close = lambda: True
     qtbot.addWidget(win)

@@ -119,12 +119,12 @@ def test_scaling_plot_names_runs_keeps_the_legend_off_the_lines_and_hints_when_e
     from studio.core.config import RunConfig
     from studio.core.maths.scaling_fit import fit_power_law
     from studio.core.runs.store import RunStore
-    from studio.gui.session.session import Session
     from studio.gui.tabs.scaling_laws import ScalingLawsTab
+    from tests.gui.conftest import new_session
 
     store = RunStore(tmp_path)
     runs = [store.create_run(RunConfig().with_overrides([f"optimizer.lr={lr}"])) for lr in (0.01, 0.1)]
-    session = Session(store)
+    session = new_session(store)
     request.addfinalizer(lambda: session.shutdown(wait_s=10))
     tab = ScalingLawsTab(session)
     qtbot.addWidget(tab)

@@ -7,15 +7,15 @@ import pytest
 
 from studio.core.runs.store import RunStore
 from studio.gui.parallel.schedule_page import SchedulePage, time_unit
-from studio.gui.session.session import Session
 from studio.gui.tabs.parallel_lab import PAGES, ParallelLab
+from tests.gui.conftest import new_session
 from tests.unit.schedule_store import finished_store
 
 
 @pytest.fixture()
 def page(qtbot, studio_home):
     finished_store(studio_home)
-    session = Session(RunStore(studio_home))
+    session = new_session(RunStore(studio_home))
     lab = ParallelLab(session)
     qtbot.addWidget(lab)
     lab.resize(1280, 800)

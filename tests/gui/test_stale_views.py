@@ -11,8 +11,8 @@ from studio.core.contracts import layout
 from studio.core.landscape import io
 from studio.core.runs.store import RunStore
 from studio.core.vocab import LandscapeKind
-from studio.gui.session.session import Session
 from studio.gui.tabs.landscape import LandscapeTab
+from tests.gui.conftest import new_session
 
 
 def fake_run(store: RunStore, name: str, loss_scale: float | None) -> str:
@@ -33,7 +33,7 @@ def fake_run(store: RunStore, name: str, loss_scale: float | None) -> str:
 def landscape_tab(qtbot, studio_home):
     store = RunStore()
     runs = {"a": fake_run(store, "a", 1.0), "b": fake_run(store, "b", 100.0), "c": fake_run(store, "c", None)}
-    session = Session(store)
+    session = new_session(store)
     widget = LandscapeTab(session)
     qtbot.addWidget(widget)
     widget.show()

@@ -86,9 +86,9 @@ def test_every_field_of_the_window_its_tabs_demos_and_dialogs_is_guarded(qtbot, 
     from studio.gui.app.cluster_dialog import ClusterDialog
     from studio.gui.app.main_window import MainWindow
     from studio.gui.demos.lab import VIEWS
-    from studio.gui.session.session import Session
+    from tests.gui.conftest import new_session
 
-    session = Session(RunStore(tmp_path))
+    session = new_session(RunStore(tmp_path))
     try:
         window = MainWindow(session, probe_backend=False)
         qtbot.addWidget(window)

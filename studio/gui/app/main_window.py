@@ -696,10 +696,8 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(CURVES_AFTER_MS, self, self._build_curves)
         if getattr(self, "_probe_pending", False):
             self._probe_pending = False
-            from studio.engine.jobs import backend
-
             # the warm back end: a server imports torch now, so the first job forks instead of importing it
-            QTimer.singleShot(0, backend.start_warm)
+            QTimer.singleShot(0, self.session.warm_up)
             if self.probe is not None:  # always: the probe is pending only when there is one
                 QTimer.singleShot(50, self.probe.start_probe)
 

@@ -1,5 +1,6 @@
 """Starting the GUI: the QApplication, the single-instance hand-off (a second ``studio PATH`` gives its paths to
-the window already open), the theme, the Session and the main window (``studio/app.py`` calls :func:`run_gui`)."""
+the window already open), the theme, the Session and the main window (``studio/app.py`` calls :func:`run_gui` with
+the engine: the GUI imports no engine module)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import cast
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from studio.core.contracts.engine_port import EnginePort
 from studio.core.errors import StudioError
 from studio.gui.app.main_window import MainWindow, app_icon
 from studio.gui.app.settings import SettingsStore
@@ -18,8 +20,9 @@ from studio.gui.session import theme
 from studio.gui.session.session import Session
 
 
-def run_gui(argv: list[str]) -> int:
-    """Open the main window (``studio [PATH ...]``); with a Studio already open, hand PATHs to it and exit."""
+def run_gui(argv: list[str], engine: EnginePort) -> int:
+    """Open the main window (``studio [PATH ...]``) on ``engine``; with a Studio already open, hand PATHs to it and
+    exit."""
     from studio.gui.app.single_instance import InstanceServer, send_to_running
 
     started = time.perf_counter()
@@ -41,7 +44,7 @@ def run_gui(argv: list[str]) -> int:
     prefs = SettingsStore()
     theme.apply(prefs.theme, app)
     try:
-        session = Session()
+        session = Session(engine=engine)
     except StudioError as err:  # an unusable run store (read-only, a folder, a full disk): say so, don't crash
         from PySide6.QtWidgets import QMessageBox
 

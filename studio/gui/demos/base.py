@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.checks.catalog import checks_for_demo
+from studio.core.contracts.jobs import DemoRequest
 from studio.core.demos.catalog import DEMOS, EXPLANATIONS
 from studio.core.errors import StudioError
 from studio.gui.demos import style
@@ -255,10 +256,7 @@ class DemoView(QWidget):
         self.set_caption("")
         self.clear_data()
         self.player.reset()
-        if self.live:
-            self.binding.start(self.session.start_demo(self.demo, self.params, live=True))
-        else:
-            self.binding.start(self.session.start_demo(self.demo, self.params))
+        self.binding.start(self.session.start(DemoRequest(self.demo, dict(self.params), live=self.live)))
         self.progress.setValue(0)
         self.show_status("Computing…")
         self.stop_button.setEnabled(True)

@@ -49,14 +49,12 @@ class JobPage(QWidget):
         except StudioError as err:
             self.show_status(str(err), error=True)
             return
-        from studio.core.contracts import tasks
-
         self.error = None
         self.bar.setValue(0)
         self.show_status(self.STARTING)
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.job.start(self.session.start_task(getattr(tasks, self.TASK), request))
+        self.job.start(self.session.start(request))
 
     def _progress(self, fraction: float, text: str) -> None:
         self.bar.setValue(int(fraction * 100))

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.checks.catalog import CHECKS
-from studio.core.contracts import tasks
 from studio.core.errors import ConfigError
 from studio.gui.parallel.modes_form import ModesForm
 from studio.gui.parallel.modes_plots import ModesPlots
@@ -38,14 +37,6 @@ CLAIM = ("<b>The claim.</b> Splitting the <i>data</i> keeps every rank busy: eac
          "the bubble (p−1)/(M+p−1) for p stages and M micro-batches. Every mode trains the same network on the "
          "same samples, so the loss curves coincide.")
 CHECK_NAMES = ("huang_gpipe_bubble", "model_parallel_slower")
-NO_TASK = "The engine of this page is not installed in this build: nothing can be measured yet."
-
-
-def parallel_task() -> Any:
-    """The background task that measures the modes (``engine/tasks.PARALLEL``), or None before it exists."""
-    return getattr(tasks, "PARALLEL", None)
-
-
 class ModesPage(QWidget):
     """Form and buttons on the left; the timeline above the numbers and plots on the right."""
 
@@ -87,10 +78,6 @@ class ModesPage(QWidget):
         self.verdicts.setTextFormat(Qt.TextFormat.RichText)
         if self.check_panel is not None:
             self.check_panel.binding.done.connect(lambda _outcomes: self.show_verdicts())
-        if parallel_task() is None:
-            self.run_button.setEnabled(False)
-            self.run_button.setToolTip(NO_TASK)
-            self.status.setText(NO_TASK)
 
         side = QWidget()
         side_layout = QVBoxLayout(side)
@@ -170,10 +157,6 @@ class ModesPage(QWidget):
         """Read the form and start the measurement; a form that cannot be a request is refused in one sentence."""
         if self.job.running:
             return
-        task = parallel_task()
-        if task is None:
-            self.show_status(NO_TASK, error=True)
-            return
         try:
             request = self.form.request()
         except ConfigError as err:
@@ -186,14 +169,14 @@ class ModesPage(QWidget):
         self.show_status("Starting the ranks…")
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.job.start(self.session.start_task(task, request))
+        self.job.start(self.session.start(request))
 
     def _progress(self, fraction: float, text: str) -> None:
         self.bar.setValue(int(fraction * 100))
         self.show_status(text)
 
     def _finish(self, text: str, error: bool = False) -> None:
-        self.run_button.setEnabled(parallel_task() is not None)
+        self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.show_status(text, error)
 

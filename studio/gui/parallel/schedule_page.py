@@ -257,14 +257,12 @@ class SchedulePage(QWidget):
         except ConfigError as err:
             self._on_failed(str(err))
             return
-        from studio.core.contracts import tasks
-
         self.error = None
         self.bar.setValue(0)
         self.status.setText("Replaying…")
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.job.start(self.session.start_task(tasks.SCHEDULE, request))
+        self.job.start(self.session.start(request))
 
     def _progress(self, fraction: float, text: str) -> None:
         self.bar.setValue(int(fraction * 100))

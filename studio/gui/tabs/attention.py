@@ -253,8 +253,6 @@ class AttentionTab(QWidget, RunPicker):
 
     def compute(self) -> None:
         """Start the job computing the maps of the chosen input at every snapshot (replaces one in progress)."""
-        from studio.core.contracts import tasks
-
         try:
             request = self.request()
             if request is None:
@@ -264,7 +262,7 @@ class AttentionTab(QWidget, RunPicker):
             self.info.setText(str(err))
             return
         self.binding.cancel()
-        self.binding.start(self.session.start_task(tasks.ATTENTION, request))
+        self.binding.start(self.session.start(request))
         self.show_button.setText("Cancel")
         self.info.setText("computing the maps…")
 

@@ -251,7 +251,7 @@ class CompressionTab(QWidget):
         self._task, self.error = task, None
         self.bar.setValue(0)
         self.status.setText("Starting…")
-        self.job.start(self.session.start_compression(request))
+        self.job.start(self.session.start(request))
         self._enable()
 
     def _on_progress(self, fraction: float, text: str) -> None:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.contracts.jobs import PreviewRequest
 from studio.core.errors import StudioError
 from studio.gui.session.job_binding import JobBinding
 
@@ -317,8 +318,8 @@ class DataPreview(QWidget):
         data = self.session.config.data
         self.augment_status.setText("Augmenting a batch in the background…")
         self.augment_button.setEnabled(False)
-        self.preview_binding.start(self.session.start_preview(data.name, dict(data.params), PREVIEW_COUNT,
-                                                      self.session.config.train.seed))
+        self.preview_binding.start(self.session.start(PreviewRequest(data.name, dict(data.params), PREVIEW_COUNT,
+                                                                     self.session.config.train.seed)))
 
     def _preview_done(self, result: dict[str, Any]) -> None:
         active = [k for k, v in self.session.config.data.params.items() if k.startswith("aug_") and v

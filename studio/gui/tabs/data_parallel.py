@@ -130,7 +130,7 @@ class DataParallelTab(QWidget):
         self.status.setText("Starting the processes…")
         self.measure_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.job.start(self.session.start_scaling(ScaleRequest(self.session.config.to_dict(),
+        self.job.start(self.session.start(ScaleRequest(self.session.config.to_dict(),
                                                                 self.processes.text().strip() or "1",
                                                                 self.steps.value(), self.target.value())))
 

@@ -267,9 +267,8 @@ class EvaluationTab(RunPicker, QWidget):
     def busy(self) -> bool:
         return self.binding.running
 
-    def _start(self, start: Callable[[Any], Any], request: Any, on_result: Callable[[Any], None],
-               line: QLabel | None = None) -> bool:
-        """``start(request)`` (a Session method) unless a job is in progress; ``on_result`` gets its result.
+    def _start(self, request: Any, on_result: Callable[[Any], None], line: QLabel | None = None) -> bool:
+        """Start ``request`` through the Session unless a job is in progress; ``on_result`` gets its result.
         The job reports on ``line`` (the header by default; a prediction on the Predict page's own line, so the
         header stays about the evaluation)."""
         if self.busy:
@@ -277,7 +276,7 @@ class EvaluationTab(RunPicker, QWidget):
             return False
         self._on_result = on_result
         self._line = line
-        self.binding.start(start(request))
+        self.binding.start(self.session.start(request))
         self.progress.setValue(0)
         (line or self.status).setText(f"Starting the {self.binding.label}…")
         self._set_busy(True)
@@ -289,7 +288,7 @@ class EvaluationTab(RunPicker, QWidget):
             self.session.error.emit("Evaluation", "Pick a finished run with saved checkpoints first (train one).")
             return False
         request = EvaluationRequest(str(run_dir), self.split_box.currentData(), self.checkpoint_box.currentData())
-        return self._start(self.session.start_evaluation, request, lambda result: self.show_result(result["path"]))
+        return self._start(request, lambda result: self.show_result(result["path"]))
 
     def predict(self, paths: list[str], top_k: int = 3) -> bool:
         run_dir = self.run_dir()
@@ -298,8 +297,7 @@ class EvaluationTab(RunPicker, QWidget):
             return False
         request = PredictRequest(str(run_dir), tuple(paths), top_k, self.checkpoint_box.currentData())
         self.predict_panel.status.setText("Classifying…")
-        return self._start(self.session.start_predict, request, self.predict_panel.show_predictions,
-                           line=self.predict_panel.status)
+        return self._start(request, self.predict_panel.show_predictions, line=self.predict_panel.status)
 
     def show_activations(self, path: str) -> bool:
         """Every layer's output for the image at ``path`` under the chosen run (Predict's layer activations)."""
@@ -308,7 +306,7 @@ class EvaluationTab(RunPicker, QWidget):
             self.session.error.emit("Layer activations", "Pick a finished run with saved checkpoints first.")
             return False
         request = ActivationsRequest(str(run_dir), path, self.checkpoint_box.currentData())
-        return self._start(self.session.start_activations, request, self.predict_panel.show_activations)
+        return self._start(request, self.predict_panel.show_activations)
 
     def predict_on(self, run_id: str, paths: list[str]) -> bool:
         """Classify ``paths`` with run ``run_id`` (files dropped on its row in the run list): the run becomes the
@@ -347,7 +345,7 @@ class EvaluationTab(RunPicker, QWidget):
             request = TensorBoardExportRequest(str(self.session.store.home), run_id, str(path))
         else:
             request = ModelExportRequest(str(self.run_dir()), str(path), what, self.checkpoint_box.currentData())
-        return self._start(self.session.start_export, request, self._export_done)
+        return self._start(request, self._export_done)
 
     def _export_done(self, result: dict[str, Any]) -> None:
         if "bytes" in result:

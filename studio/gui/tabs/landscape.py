@@ -3,7 +3,8 @@ data; compute in a background process (progress, cancel); see a heat map with is
 optimizer's path, a 3-D surface and 1-D curves; export PNG and the raw grid (.npz). Also the run's
 sharpness (top Hessian eigenvalues, trace, ε-sharpness) and its logged ``sharpness/top_eig`` curve.
 
-Torch-free: the computation runs in ``studio.engine.tasks.landscape_job`` (a process forked from the warm back end).
+Torch-free: the computation is a background job the Session starts (``LandscapeJobRequest``,
+``SharpnessJobRequest``: ``core/contracts/landscape.py``), a process forked from the warm back end.
 """
 
 from __future__ import annotations
@@ -34,7 +35,12 @@ from PySide6.QtWidgets import (
 
 from studio.core.contracts import landscape as contract
 from studio.core.contracts import layout
-from studio.core.contracts.landscape import LandscapeRequest, SharpnessRequest
+from studio.core.contracts.landscape import (
+    LandscapeJobRequest,
+    LandscapeRequest,
+    SharpnessJobRequest,
+    SharpnessRequest,
+)
 from studio.core.landscape import io
 from studio.core.vocab import SPLITS, JobKind, LandscapeKind, Metric
 from studio.gui.plots.landscape_view import LandscapeView
@@ -367,14 +373,16 @@ class LandscapeTab(RunPicker, QWidget):
     def compute_sharpness(self) -> None:
         self._start(JobKind.SHARPNESS, self.sharpness_request())
 
-    def _start(self, task: str, options: LandscapeRequest | SharpnessRequest) -> None:
+    def _start(self, task: str, request: LandscapeRequest | SharpnessRequest) -> None:
         if self.busy:
             return
         run_dir = self.run_dir()
         if run_dir is None:
             self.session.error.emit("Landscape", "Pick a run with saved checkpoints first (train one).")
             return
-        self.binding.start(self.session.start_landscape(task, str(run_dir), options))
+        job = (LandscapeJobRequest(str(run_dir), request) if isinstance(request, LandscapeRequest)
+               else SharpnessJobRequest(str(run_dir), request))
+        self.binding.start(self.session.start(job))
         self.progress.setValue(0)
         self.status.setText(f"Starting the {task} computation…")
         self._set_busy(True)
@@ -392,7 +400,7 @@ class LandscapeTab(RunPicker, QWidget):
         if self.job.finished:
             return
         self.progress.setValue(int(fraction * 1000))
-        self.status.setText(f"{self.job.job.task}: {text}")
+        self.status.setText(f"{self.job.kind}: {text}")
 
     def _frame(self, data: dict[str, Any]) -> None:
         """A 2-D or trajectory landscape in the making: the coarse preview, then the grid as its rows are refined."""
@@ -420,7 +428,7 @@ class LandscapeTab(RunPicker, QWidget):
             self._failed("")
             return
         self.progress.setValue(1000)
-        if self.job.job.task == JobKind.LANDSCAPE:
+        if self.job.kind == JobKind.LANDSCAPE:
             self.open_result(result["path"])
             self._refresh_saved()
         else:
@@ -433,7 +441,7 @@ class LandscapeTab(RunPicker, QWidget):
     def _failed(self, message: str) -> None:
         self._set_busy(False)
         self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog
-        self.session.error.emit("Landscape", message or f"the {self.job.job.task} computation failed")
+        self.session.error.emit("Landscape", message or f"the {self.job.kind} computation failed")
 
     def shutdown(self) -> None:
         self.binding.cancel()

@@ -2,8 +2,8 @@
 seconds — with "Run selected" and "Run all", and a detail pane with the paper's set-up, ours and each measure.
 
 Built from CHECKS, so a new check module appears here by itself. Each check runs as its own background job
-through the Session (``Session.start_check``), one after the other, so a row fills in as soon as its check ends;
-Stop cancels the one running and drops the rest. Torch-free at import.
+through the Session (``Session.start(CheckRequest(...))``), one after the other, so a row fills in as soon as its
+check ends; Stop cancels the one running and drops the rest. Torch-free at import.
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ class PaperChecksTab(QWidget):
             return
         self.running_name = self.pending.pop(0)
         self._set_row(self.running_name, "running", "", "")
-        self.binding.start(self.session.start_check(CheckRequest((self.running_name,))))
+        self.binding.start(self.session.start(CheckRequest((self.running_name,))))
         self.progress.setValue(0)
 
     def _progress(self, fraction: float, text: str) -> None:

@@ -220,7 +220,7 @@ class ScalingLawsTab(QWidget):
         self.error = None
         self.summary.setText("fitting…")
         self.fit_button.setEnabled(False)
-        self.job.start(self.session.start_fit(FitRequest(tuple(runs), self.against.currentText(),
+        self.job.start(self.session.start(FitRequest(tuple(runs), self.against.currentText(),
                                                          self.loss_box.currentText(), self.extrapolate.value(),
                                                          str(self.session.store.home))))
 

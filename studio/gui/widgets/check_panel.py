@@ -86,7 +86,7 @@ class CheckPanel(QWidget):
         self.outcomes = []
         self._render()
         request = CheckRequest(tuple(c.name for c in self.checks))
-        self.binding.start(self.view.session.start_check(request))
+        self.binding.start(self.view.session.start(request))
         self.run_button.setText(RUNNING_TEXT)
         self._show("Checking against the paper…")
 
