@@ -54,20 +54,20 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     shots = []
     for name in ("light", "dark"):
-        window.apply_theme(name, save=False)
+        window.themes.apply(name, save=False)
         for _ in range(10):
             app.processEvents()
         path = OUT / f"window-{name}.png"
         window.grab().save(str(path))
         shots.append(path)
-    window.toggle_presentation(True)
+    window.presentation.toggle(True)
     for _ in range(10):
         app.processEvents()
     print(f"presentation: full screen {window.isFullScreen()}, {window.width()}×{window.height()}")
     window.grab().save(str(OUT / "presentation-dark.png"))
     shots.append(OUT / "presentation-dark.png")
-    window.toggle_presentation(False)
-    window.confirm_close = lambda: True
+    window.presentation.toggle(False)
+    window.shell.confirm_close = lambda: True
     window.close()
     print("\n".join(str(p) for p in shots))
     sys.stdout.flush()

@@ -24,8 +24,8 @@ def window(qtbot):
     """A shown main window that closes without asking; its runs are stopped afterwards."""
     session = new_session(RunStore())
     win = MainWindow(session, probe_backend=False)
-    win.confirm_close = lambda: True
-    win.confirm_warnings = lambda warnings: True  # tiny test datasets are warned about; train anyway
+    win.shell.confirm_close = lambda: True
+    win.shell.confirm_warnings = lambda warnings: True  # tiny test datasets are warned about; train anyway
     qtbot.addWidget(win)
     win.show()
     yield win

@@ -35,7 +35,7 @@ def click(widget: Any) -> None:
 
 
 def drive(window: Any, shots: Path | None) -> dict[str, Any]:
-    lab = window.tab("teaching_lab")
+    lab = window.pages.tab("teaching_lab")
     window.tabs.setCurrentWidget(lab)
     settle(300)
     view = lab.open("playground")

@@ -41,10 +41,10 @@ def fake_result() -> dict:
 def page(qtbot, studio_home):
     session = new_session(RunStore(studio_home))
     win = MainWindow(session, probe_backend=False)
-    win.confirm_close = lambda: True
+    win.shell.confirm_close = lambda: True
     qtbot.addWidget(win)
     win.show()
-    lab = win.tab("Parallelism lab")
+    lab = win.pages.tab("Parallelism lab")
     win.tabs.setCurrentWidget(lab)
     yield lab.page("async")
     session.shutdown(wait_s=10)
@@ -134,4 +134,4 @@ def test_cancel_ends_every_process_of_the_study(qtbot, page):
     qtbot.waitUntil(lambda: not page.panel.busy, timeout=30_000)
     qtbot.waitUntil(lambda: not _alive(family), timeout=15_000)
     assert page.panel.status.text() == "Cancelled." and page.panel.run_button.isEnabled()
-    assert page.error is None  # a cancel is not a failure
+    assert page.panel.error is None  # a cancel is not a failure

@@ -38,7 +38,7 @@ RESULT = {
 
 @pytest.fixture
 def page(window):
-    lab = window.tab("parallel_lab")
+    lab = window.pages.tab("parallel_lab")
     window.tabs.setCurrentWidget(lab)
     return lab.page("dataload")
 
@@ -96,8 +96,8 @@ def test_a_real_tiny_run_fills_the_page(qtbot, page, tmp_path):
     page.steps.setValue(4)
     page.panel.run_button.click()
     assert not page.panel.run_button.isEnabled() and page.panel.cancel_button.isEnabled()
-    qtbot.waitUntil(lambda: page.result is not None or page.error is not None, timeout=120_000)
-    assert page.error is None
+    qtbot.waitUntil(lambda: page.result is not None or page.panel.error is not None, timeout=120_000)
+    assert page.panel.error is None
     assert page.table.rowCount() == 2 and page.table.item(1, 0).text() == "device-resident"
     assert "of each step for data" in page.verdict.text()
     panel = page.panel
@@ -114,7 +114,7 @@ def test_cancel_stops_the_run(qtbot, page, tmp_path):
     page.panel.cancel_button.click()
     qtbot.waitUntil(lambda: not page.panel.busy, timeout=60_000)
     assert page.panel.status.text() == "Cancelled." and page.panel.run_button.isEnabled() and page.result is None
-    assert page.error is None  # a cancel is not a failure
+    assert page.panel.error is None  # a cancel is not a failure
 
 
 def test_the_verdict_puts_its_first_clause_large_and_the_fixes_below():

@@ -6,19 +6,20 @@ from __future__ import annotations
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 
-from studio.gui.app.main_window import documentation_path
+from studio.gui.app import commands
+from studio.gui.app.commands import documentation_path
 
 
 def test_f1_shows_the_readme_without_any_md_handler(qtbot, window, monkeypatch):
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: False)  # no program opens .md files here
     window.docs_action.trigger()
-    help_window = window.help_window
+    help_window = window.shell.help_window
     qtbot.waitUntil(help_window.isVisible)
     text = help_window.browser.toPlainText()
     assert text.startswith("Studio") and "Set-up" in text and "```" not in text  # rendered, not raw Markdown
-    assert window.last_error is None
+    assert window.status.last_error is None
     window.docs_action.trigger()  # F1 again: the same window, brought to the front
-    assert window.help_window is help_window
+    assert window.shell.help_window is help_window
 
     docs = documentation_path().parent / "docs" / "clusters.md"
     help_window.browser.setSource(QUrl.fromLocalFile(str(docs)))  # as a click on a link to docs/clusters.md
@@ -28,8 +29,6 @@ def test_f1_shows_the_readme_without_any_md_handler(qtbot, window, monkeypatch):
 
 
 def test_a_missing_readme_is_said_in_words(window, monkeypatch, tmp_path):
-    from studio.gui.app import main_window as mw
-
-    monkeypatch.setattr(mw, "documentation_path", lambda: tmp_path / "README.md")
-    assert window.open_documentation() is False
-    assert window.last_error is not None and "not installed" in window.last_error[1]
+    monkeypatch.setattr(commands, "documentation_path", lambda: tmp_path / "README.md")
+    assert commands.open_documentation(window.shell) is False
+    assert window.status.last_error is not None and "not installed" in window.status.last_error[1]

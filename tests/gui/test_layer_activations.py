@@ -60,14 +60,14 @@ def test_predict_then_show_layer_activations_in_the_evaluation_tab(qtbot, tmp_pa
     home, run_dir = shared_run()
     session = new_session(RunStore(home))
     win = MainWindow(session, probe_backend=False)
-    win.confirm_close = lambda: True
+    win.shell.confirm_close = lambda: True
     qtbot.addWidget(win)
     win.show()
     try:
         from studio.core.datasets.bundled import load_fashion_mnist_small
 
         Image.fromarray(load_fashion_mnist_small().x_test[0, 0].numpy()).save(tmp_path / "boot.png")
-        evaluation = win.tab("Evaluation")
+        evaluation = win.pages.tab("Evaluation")
         assert evaluation.select_run(run_dir.name)
         panel = evaluation.predict_panel
         assert not panel.activations_button.isEnabled()

@@ -186,7 +186,7 @@ def test_a_failed_job_shows_its_sentence_not_a_traceback(page):
                          "Traceback (most recent call last):\n  File ...")
     assert page.panel.status.text() == ("Failed: 4 ranks cannot split a model of 3 layers into stages: use at most "
                                         "3 ranks")
-    assert page.error.startswith("4 ranks")
+    assert page.panel.error.startswith("4 ranks")
     assert page.panel.run_button.isEnabled() and not page.panel.cancel_button.isEnabled()
     assert page.table.rowCount() == 11  # what was shown before stays
 
@@ -216,10 +216,10 @@ def test_the_training_settings_show_only_beside_the_data_parallel_page(qtbot, tm
     from tests.gui.conftest import new_session
 
     win = MainWindow(new_session(RunStore(tmp_path)), probe_backend=False)
-    win.confirm_close = lambda: True
+    win.shell.confirm_close = lambda: True
     qtbot.addWidget(win)
     win.show()
-    lab = win.tab("parallel_lab")
+    lab = win.pages.tab("parallel_lab")
     win.tabs.setCurrentWidget(lab)
     assert lab.pages.currentIndex() == 0 and not win.settings.isVisible()  # the modes page has its own form
     lab.page("data_parallel")

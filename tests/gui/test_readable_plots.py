@@ -181,7 +181,7 @@ def test_a_cut_run_name_is_whole_in_the_tooltip(qtbot):
 def test_a_demo_before_its_first_frame_shows_a_hint_not_axes(qtbot, window):
     from studio.gui.plots.empty_hint import plot_items
 
-    lab = window.tab("teaching_lab")
+    lab = window.pages.tab("teaching_lab")
     window.tabs.setCurrentWidget(lab)
     view = lab.open("optimizer_race")
     plots = plot_items(view.graphics)

@@ -34,7 +34,7 @@ from tests.gui.test_layout_fit import misplaced_controls, stray_legends
 app = QApplication([])
 session = new_session(RunStore())
 window = MainWindow(session, probe_backend=False)
-window.confirm_close = lambda: True
+window.shell.confirm_close = lambda: True
 window.move(0, 0)
 window.show()
 window.showMaximized()  # the whole 1024×768 screen, as on a projector

@@ -34,8 +34,8 @@ def test_run_replays_the_finished_runs_and_draws_every_policy(qtbot, page):
     page.policy_boxes["srtf"].setChecked(True)
     page.arrivals.setCurrentIndex(page.arrivals.findData("together"))
     page.run()
-    qtbot.waitUntil(lambda: page.result is not None or page.error is not None, timeout=60_000)
-    assert page.error is None, page.error
+    qtbot.waitUntil(lambda: page.result is not None or page.panel.error is not None, timeout=60_000)
+    assert page.panel.error is None, page.panel.error
     assert [page.table.item(i, 0).text() for i in range(page.table.rowCount())] == [
         "FIFO", "SJF", "SRTF", "LAS (Tiresias)"]
     assert "4 jobs on 2 GPUs" in page.panel.status.text()
@@ -63,7 +63,7 @@ def test_bad_input_is_one_sentence_on_the_page(qtbot, page):
     page.policy_boxes["fifo"].setChecked(True)
     page.gpus.setValue(1)  # the 'wide' run used 2 processes
     page.run()
-    qtbot.waitUntil(lambda: page.error is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: page.panel.error is not None, timeout=60_000)
     assert "needs 2 GPUs but the cluster has only 1" in page.panel.status.text()
     page.gpus.setValue(2)
     page.filter.setText("no-such-run")

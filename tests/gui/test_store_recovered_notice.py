@@ -21,7 +21,7 @@ def test_status_bar_says_the_store_was_rebuilt(qtbot):
 
     session = new_session(RunStore(home))
     win = MainWindow(session, probe_backend=False)
-    win.confirm_close = lambda: True
+    win.shell.confirm_close = lambda: True
     qtbot.addWidget(win)
     win.show()
     try:

@@ -92,10 +92,10 @@ def test_every_field_of_the_window_its_tabs_demos_and_dialogs_is_guarded(qtbot, 
     try:
         window = MainWindow(session, probe_backend=False)
         qtbot.addWidget(window)
-        _ = window.curves
+        _ = window.curves_pane.curves
         for i in range(window.tabs.count()):
-            window._built_tab(i)
-        lab = window.tab("teaching_lab")
+            window.pages.built_tab(i)
+        lab = window.pages.tab("teaching_lab")
         for name in VIEWS:
             lab.open(name)
         dialog = ClusterDialog(session, window)

@@ -14,7 +14,9 @@ from PySide6.QtWidgets import QApplication
 
 from studio.core.contracts.engine_port import EnginePort
 from studio.core.errors import StudioError
-from studio.gui.app.main_window import MainWindow, app_icon
+from studio.gui.app import commands
+from studio.gui.app.commands import app_icon
+from studio.gui.app.main_window import MainWindow
 from studio.gui.app.settings import SettingsStore
 from studio.gui.session import theme
 from studio.gui.session.session import Session
@@ -52,11 +54,11 @@ def run_gui(argv: list[str], engine: EnginePort) -> int:
         print(f"studio: error: {err}", file=sys.stderr)
         return err.exit_code
     window = MainWindow(session, prefs=prefs)
-    server.received.connect(window.open_paths)
-    app.styleHints().colorSchemeChanged.connect(window.follow_system_theme)
+    server.received.connect(lambda paths: commands.open_paths(window.shell, paths))
+    app.styleHints().colorSchemeChanged.connect(window.themes.follow_system)
     window.show()
     for path in paths:
-        QTimer.singleShot(0, lambda p=path: window.open_path(p))
+        QTimer.singleShot(0, lambda p=path: commands.open_path(window.shell, p))
     if os.environ.get("STUDIO_STARTUP_REPORT"):  # tests/benchmarks/bench_startup.py and the bundle smoke test
         def report() -> None:
             print(f"studio: window shown {time.perf_counter() - started:.3f} s after run_gui; "
@@ -64,7 +66,7 @@ def run_gui(argv: list[str], engine: EnginePort) -> int:
             QTimer.singleShot(0, report_curves)
 
         def report_curves() -> None:
-            assert window.curves is not None  # built now if the timer has not yet
+            assert window.curves_pane.curves is not None  # built now if the timer has not yet
             print(f"studio: curves shown {time.perf_counter() - started:.3f} s after run_gui; "
                   f"torch imported: {'torch' in sys.modules}", flush=True)
             if os.environ["STUDIO_STARTUP_REPORT"] == "quit":

@@ -62,12 +62,10 @@ class AsyncPage(QWidget):
         super().__init__(parent)
         self.session = session
         self.result: dict[str, Any] | None = None
-        self.error: str | None = None  # the last failure's reason
         self.panel = JobPanel("Run", words=Words(idle="Press Run: the processes start in a few seconds.",
                                                  starting="Starting the parameter server and the workers…"))
         self.panel.run_clicked.connect(self.run)
         self.panel.done.connect(self.show_result)
-        self.panel.failed.connect(lambda message: setattr(self, "error", message))
 
         self.claim = QLabel(CLAIM)
         self.claim.setWordWrap(True)
@@ -222,8 +220,7 @@ class AsyncPage(QWidget):
     # --- the job -------------------------------------------------------------------------------------------------
     def run(self) -> None:
         """Start the form's request; a form that is not one is refused in one sentence on the status line."""
-        if self.panel.submit(self.session, self.request) is not None:
-            self.error = None
+        self.panel.submit(self.session, self.request)
 
     def show_status(self, text: str, error: bool = False) -> None:
         """A line on the page's status line (the CheckPanel's view writes here too)."""

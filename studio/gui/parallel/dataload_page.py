@@ -56,13 +56,11 @@ class DataloadPage(QWidget):
         super().__init__(parent)
         self.session = session
         self.result: dict[str, Any] | None = None
-        self.error: str | None = None  # the last failure's reason
         self.panel = JobPanel("Run", arrange="inline", words=Words(
             idle="Pick a folder of images (or the current dataset) and press Run.",
             starting="Starting the measurement…"))
         self.panel.run_clicked.connect(self.run)
         self.panel.done.connect(self.show_result)
-        self.panel.failed.connect(lambda message: setattr(self, "error", message))
 
         self.source = QComboBox()
         self.source.setObjectName("dataload_source")
@@ -199,8 +197,7 @@ class DataloadPage(QWidget):
     # --- the job -------------------------------------------------------------------------------
     def run(self) -> None:
         """Start the form's request; a form that is not one is refused in one sentence on the status line."""
-        if self.panel.submit(self.session, self.request) is not None:
-            self.error = None
+        self.panel.submit(self.session, self.request)
 
     # --- the CheckPanel's view -----------------------------------------------------------------
     def set_params(self, _values: dict[str, Any]) -> None:

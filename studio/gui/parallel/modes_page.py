@@ -41,13 +41,11 @@ class ModesPage(QWidget):
         super().__init__(parent)
         self.session = session
         self.result: dict[str, Any] | None = None
-        self.error: str | None = None
         self.submitted: Any = None  # the last request handed to the Session
         self.panel = JobPanel("Run", words=Words(idle="Choose the modes and press Run.", starting="Starting the ranks…",
                                                  refused="Not started: {message}"))
         self.panel.run_clicked.connect(self.run)
         self.panel.done.connect(self.show_result)
-        self.panel.failed.connect(self._failed)
 
         self.claim = QLabel(CLAIM)
         self.claim.setObjectName("parallel_claim")
@@ -137,15 +135,11 @@ class ModesPage(QWidget):
     # --- the job -----------------------------------------------------------------------------------
     def run(self) -> None:
         """Read the form and start the measurement; a form that cannot be a request is refused in one sentence."""
-        if self.panel.submit(self.session, self._request) is not None:
-            self.error = None
+        self.panel.submit(self.session, self._request)
 
     def _request(self) -> Any:
         self.submitted = self.form.request()  # the last request handed to the Session
         return self.submitted
-
-    def _failed(self, message: str) -> None:
-        self.error = message.strip().split("\n")[0]  # the job's sentence; never a traceback on the page
 
     def show_result(self, result: dict[str, Any]) -> None:
         """Fill the timeline, the table and the plots from a ``ParallelResult``."""

@@ -65,13 +65,11 @@ class SchedulePage(QWidget):
         super().__init__(parent)
         self.session = session
         self.result: dict[str, Any] | None = None
-        self.error: str | None = None
         self.panel = JobPanel("Run", words=Words(
             idle="Press Run to replay your finished runs on the simulated cluster.", starting="Replaying…",
             failed="{first_line}"))
         self.panel.run_clicked.connect(self.run)
         self.panel.done.connect(self.show_result)
-        self.panel.failed.connect(lambda message: setattr(self, "error", message))
         self._build_controls()
         self._build_views()
 
@@ -239,8 +237,7 @@ class SchedulePage(QWidget):
 
     def run(self) -> None:
         """Replay the runs the controls describe; controls that are not a request are refused in one sentence."""
-        if self.panel.submit(self.session, self.request) is not None:
-            self.error = None
+        self.panel.submit(self.session, self.request)
 
     # --- showing -------------------------------------------------------------------------------
     def show_result(self, result: dict[str, Any]) -> None:

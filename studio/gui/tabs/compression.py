@@ -92,11 +92,9 @@ class CompressionTab(QWidget):
         self.run_dir: Path | None = None
         self.last: dict[str, Any] | None = None
         self.sweep: SweepResult | None = None
-        self.error: str | None = None
         self.panel = JobPanel("Compress", words=Words(starting="Starting…"))  # the compression or the sweep
         self.panel.run_clicked.connect(self.compress)
         self.panel.done.connect(self._on_done)
-        self.panel.failed.connect(lambda message: setattr(self, "error", message))
 
         self.title = QLabel(HINT)
         self.title.setObjectName("compress_title")
@@ -236,7 +234,6 @@ class CompressionTab(QWidget):
     def _start(self, request: CompressRequest | SweepRequest) -> None:
         if self.panel.busy:
             return
-        self.error = None
         self.panel.start(self.session.start(request))
 
     def _on_done(self, result: dict[str, Any]) -> None:

@@ -43,11 +43,9 @@ class DataParallelTab(QWidget):
         super().__init__(parent)
         self.session = session
         self.result: dict[str, Any] | None = None
-        self.error: str | None = None
         self.panel = JobPanel("Measure", words=Words(idle=EXPLAIN, starting="Starting the processes…"))
         self.panel.run_clicked.connect(self.measure)
         self.panel.done.connect(self._on_done)
-        self.panel.failed.connect(lambda message: setattr(self, "error", message))
 
         self.processes = QLineEdit("1,2")
         self.processes.setObjectName("scale_processes")
@@ -116,7 +114,6 @@ class DataParallelTab(QWidget):
     def measure(self) -> None:
         if self.panel.busy:
             return
-        self.error = None
         self.panel.start(self.session.start(ScaleRequest(self.session.config.to_dict(),
                                                          self.processes.text().strip() or "1",
                                                          self.steps.value(), self.target.value())))

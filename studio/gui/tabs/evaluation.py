@@ -72,7 +72,7 @@ class EvaluationTab(RunPicker, QWidget):
         self.panel.progress.connect(self._progress)
         self.panel.done.connect(self._done)
         self.panel.failed.connect(self._failed)
-        self.panel.cancelled.connect(lambda: self._line is not None and self._line.setText("Cancelled."))
+        self.panel.cancelled.connect(self._cancelled)
         self.panel.busy_changed.connect(self._set_busy)
         self._on_result: Callable[[Any], None] = lambda _result: None
         self._line: QLabel | None = None  # where the job in progress reports (the header, or Predict's own line)
@@ -383,6 +383,10 @@ class EvaluationTab(RunPicker, QWidget):
         if self._line is None:
             self.panel.show_status(self.summary_text() or f"The {self.panel.label} is done.")  # the evaluation stays
         self._on_result(result)
+
+    def _cancelled(self) -> None:
+        if self._line is not None:  # a prediction's own line (the header's is the panel's)
+            self._line.setText("Cancelled.")
 
     def _failed(self, message: str) -> None:
         label = self.panel.label

@@ -81,12 +81,10 @@ class ScalingLawsTab(QWidget):
         self.session = session
         self.result: dict[str, Any] | None = None
         self.names: dict[str, str] = {}  # run id → the run list's name, for the legend and the summary
-        self.error: str | None = None
         # Fit (Cancel while it runs: one button, in the row of its settings), the bar and the summary line
         self.panel = JobPanel("Fit", toggle=True, words=Words(idle=HINT, starting="fitting…", failed="{message}"))
         self.panel.run_clicked.connect(self.fit)
         self.panel.done.connect(self._on_done)
-        self.panel.failed.connect(lambda message: setattr(self, "error", message))
 
         self.against = QComboBox()
         self.against.setObjectName("fit_against")
@@ -204,8 +202,7 @@ class ScalingLawsTab(QWidget):
                 raise ConfigError(f"give the values of {key or 'the size setting'}, e.g. 32, 64, 128, 256")
             points = sweep_configs(self.session.config, {key: sweep_values(text)})
         except StudioError as err:
-            self.error = str(err)
-            self.panel.show_status(self.error, error=True)
+            self.panel.show_status(str(err), error=True)
             return []
         ids = self.session.enqueue(points)
         if ids:
@@ -217,7 +214,6 @@ class ScalingLawsTab(QWidget):
         runs = self.session.selected_runs()
         if not runs or self.panel.busy:
             return
-        self.error = None
         self.panel.start(self.session.start(FitRequest(tuple(runs), self.against.currentText(),
                                                        self.loss_box.currentText(), self.extrapolate.value(),
                                                        str(self.session.store.home))))

@@ -74,6 +74,7 @@ class JobPanel(QWidget):
         self.binding.failed.connect(self._failed)
         self.binding.cancelled.connect(self._cancelled)
         self.binding.ended.connect(self._ended)
+        self.error: str | None = None  # why the last job failed (None: it did not, or a new one started)
         self._runnable = True
         self._busy = False
         self._busy_buttons: list[QWidget] = []  # off while a job runs
@@ -155,6 +156,7 @@ class JobPanel(QWidget):
         if self.replaces:
             self.binding.cancel()
         self.binding.start(handle)
+        self.error = None
         self.bar.setValue(0)
         if text is not None:
             self.show_status(text)
@@ -212,6 +214,7 @@ class JobPanel(QWidget):
         self.done.emit(result)
 
     def _failed(self, message: str) -> None:
+        self.error = message
         self.bar.setValue(0)
         self._tell(self.words.failed, error=True, message=message, first_line=message.strip().split("\n")[0])
         self._sync()
