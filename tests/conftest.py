@@ -27,6 +27,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.timeout(max(limits)))
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """``@pytest.mark.cuda(devices=N, reason=...)`` skips where torch sees fewer than N CUDA devices. Asked when
+    the test is about to run, not as a ``skipif`` at import, so that collecting the tests never imports torch."""
+    marker = item.get_closest_marker("cuda")
+    if marker is None:
+        return
+    import torch
+
+    devices = marker.kwargs.get("devices", 1)
+    if not torch.cuda.is_available() or torch.cuda.device_count() < devices:
+        pytest.skip(marker.kwargs["reason"])
+
+
 @pytest.fixture(autouse=True)
 def studio_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "studio_home"

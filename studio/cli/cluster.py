@@ -1,5 +1,5 @@
 """``studio export-config``: a run's config (from the store, or a file) as ``config.toml``, and with
-``--torchrun`` a ready-to-submit Slurm batch script beside it (core/config/slurm.py; docs/clusters.md).
+``--torchrun`` a ready-to-submit Slurm batch script beside it (core/config/slurm.py; docs/user-guide/clusters.md).
 
 With ``--json`` the last line on stdout is one JSON object: ``config``, ``script`` (or null), ``run_id``,
 ``nodes``, ``ranks_per_node``, ``world_size``.

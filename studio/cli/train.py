@@ -3,6 +3,8 @@
 With ``--json`` the last line on stdout is one JSON object: ``run_id, status, epochs, steps, train_loss,
 val_loss, val_acc, test_acc, world_size, device, seconds, run_dir`` (and ``error`` when the run failed).
 Exit codes: 0 finished or stopped by the user, 2 a user-fixable error, 3 a run that failed.
+
+``--explain`` prints the run's resolved recipe instead (engine/training/recipe.py) and trains nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     from studio.core.runs.store import RunStore
     from studio.engine.training.launcher import launch
 
+    if args.explain:
+        return _explain(args)
     store = RunStore()
     plan = None
     if args.resume:
@@ -87,6 +91,27 @@ def cmd_train(args: argparse.Namespace) -> int:
     return job.exit_code
 
 
+def _explain(args: argparse.Namespace) -> int:
+    """The recipe of the run these arguments would start (``--resume``: its continuation); nothing is created."""
+    from studio.engine.training.recipe import explain, recipe_text
+
+    if args.resume:
+        from studio.core.runs.store import RunStore
+        from studio.engine.training.resume_plan import plan_resume
+
+        if args.config:
+            raise ConfigError("--resume continues a run with its own config; drop --config")
+        cfg = plan_resume(RunStore(), args.resume, args.set).config
+    else:
+        cfg = load_config(args)
+    recipe = explain(cfg)
+    if args.json:
+        emit_json(recipe)
+    else:
+        print(recipe_text(recipe))
+    return 0
+
+
 def _format_summary(r: TrainReport) -> str:
     def num(key: str) -> str:
         v = r.get(key)
@@ -103,5 +128,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     train.add_argument("--name", help="a name for the run")
     train.add_argument("--resume", metavar="RUN", help="continue a stopped, interrupted or finished run from its "
                        "last checkpoint (same run; --set train.epochs=N extends it)")
+    train.add_argument("--explain", action="store_true",
+                       help="print the run's resolved recipe and exit without training or creating a run: each "
+                            "config section's values that are on, the hardware and thread policy, the global batch, "
+                            "steps per epoch and in all, and the callbacks in the order they run (--json: as one "
+                            "JSON object)")
     add_output_args(train, quiet=True)
     train.set_defaults(func=cmd_train)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
 
@@ -15,10 +14,12 @@ def cpu_hog(on: bool = True) -> Iterator[None]:
     if not on:
         yield
         return
-    proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    time.sleep(0.5)  # it is running before the measurement starts
+    proc = subprocess.Popen([sys.executable, "-c", "print('spinning', flush=True)\nwhile True: pass"],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline() == "spinning\n"  # it runs before the measurement
     try:
         yield
     finally:
         proc.kill()
         proc.wait()
+        proc.stdout.close()

@@ -14,7 +14,7 @@ the "points served" column says how many it sent, against the points Studio drew
 
 Run: ``nice -n 5 python -m pytest tests/benchmarks/test_big_store_scale.py -m benchmark -s`` (or
 ``python tests/benchmarks/test_big_store_scale.py``); ``STUDIO_BENCH_TENSORBOARD=0`` leaves TensorBoard out (its
-figures do not change when Studio does). docs/benchmarks.md, "Big run store", has figures.
+figures do not change when Studio does). docs/developer/benchmarks.md, "Big run store", has figures.
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ import pytest
 
 from studio.core.config import RunConfig
 from studio.core.runs.store import RunStore
-from studio.engine.tasks.compression import compress_run
 from studio.engine.training.launcher import launch
 
 VARIANTS = ({"prune_amount": 0.5}, {"quantize": "int8"}, {"prune_amount": 0.5, "quantize": "int8"},
@@ -23,6 +22,8 @@ VARIANTS = ({"prune_amount": 0.5}, {"quantize": "int8"}, {"prune_amount": 0.5, "
 
 @pytest.mark.benchmark
 def test_compression_latency_before_and_after(tmp_path):
+    from studio.engine.tasks.compression import compress_run
+
     job = launch(RunConfig(), RunStore(tmp_path))
     assert job.wait(timeout=900) == "finished", job.errors
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

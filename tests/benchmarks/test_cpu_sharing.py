@@ -76,7 +76,8 @@ WAITS = {"spin-wait": {"STUDIO_BUSY_CORES": "0"}, "PASSIVE": {"OMP_WAIT_POLICY":
 @pytest.mark.benchmark
 def test_passive_wait_against_spin_wait() -> None:
     """What PASSIVE costs (or saves) on the default run, both with every core's threads: the measurement that
-    decides between one warm server for every policy and one PASSIVE server for all (docs/architecture.md)."""
+    decides between one warm server for every policy and one PASSIVE server for all (docs/developer/jobs.md,
+    "The warm back end")."""
     times: dict[tuple[str, str], list[float]] = {}
     for load in ("idle", "1 CPU hog"):
         with cpu_hog(load != "idle"):

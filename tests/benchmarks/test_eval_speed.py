@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from studio.engine.tasks.evaluation import evaluate_run
-from studio.engine.tasks.export import export_model
 from tests.conftest import run_cli
 
 pytestmark = pytest.mark.benchmark
 
 
 def test_eval_time_and_export_sizes_of_the_default_run(tmp_path: Path):
+    from studio.engine.tasks.evaluation import evaluate_run
+    from studio.engine.tasks.export import export_model
+
     proc = run_cli("train", "--json", "--quiet", timeout=900)
     assert proc.returncode == 0, proc.stderr
     run = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -14,20 +14,17 @@ from __future__ import annotations
 import math
 import os
 import time
+from typing import TYPE_CHECKING
 
 import pytest
-import torch
-from torch.nn import functional
 
 from studio.core.config import RunConfig
-from studio.core.config.data_loading import load_dataset
-from studio.core.maths.objectives import IGNORE
 from studio.core.models import MODELS
 from studio.engine.callbacks.base import Callback
-from studio.engine.loop.distributed import DistContext
 from studio.engine.loop.sinks import NullSink
-from studio.engine.loop.trainer import Trainer
-from studio.engine.training.worker import build_trainer
+
+if TYPE_CHECKING:
+    from studio.engine.loop.trainer import Trainer
 
 pytestmark = pytest.mark.benchmark
 
@@ -43,6 +40,12 @@ def _config(sets: list[str]) -> RunConfig:
 def plain_loop(cfg: RunConfig) -> tuple[float, float]:
     """The textbook loop over the same windows with the same model, Adam and loss, validating after each epoch
     as Studio does: (tokens per wall second, tokens per CPU second)."""
+    import torch
+    from torch.nn import functional
+
+    from studio.core.config.data_loading import load_dataset
+    from studio.core.maths.objectives import IGNORE
+
     data = load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model)
     torch.manual_seed(cfg.train.seed)
     model = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
@@ -84,6 +87,9 @@ class Clock(Callback):
 
 
 def studio_loop(cfg: RunConfig, folder: str) -> tuple[float, float]:
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_trainer
+
     trainer = build_trainer(cfg, DistContext(), NullSink(), "bench", folder, None)
     clock = Clock()
     trainer.callbacks.append(clock)  # after the Evaluator: the epoch's validation counts
@@ -93,6 +99,8 @@ def studio_loop(cfg: RunConfig, folder: str) -> tuple[float, float]:
 
 
 def test_gpt_tokens_per_second_vs_plain_loop(tmp_path):
+    import torch
+
     torch.set_num_threads(2)
     cfg = _config(SPEED)
     plain, studio = [], []
@@ -141,6 +149,12 @@ RUNS = {  # name → overrides (the corpus's own vocabulary and validation lines
 
 
 def test_perplexity_at_equal_training_time(tmp_path):
+    import torch
+
+    from studio.core.config.data_loading import load_dataset
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_trainer
+
     torch.set_num_threads(1)  # one thread: CPU time is compute time (no spinning worker threads on a busy CPU)
     seconds = float(os.environ.get("STUDIO_BENCH_SECONDS", 60))
     rows = []

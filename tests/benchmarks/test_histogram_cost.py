@@ -9,15 +9,17 @@ from __future__ import annotations
 import time
 
 import pytest
-import torch
 
 from studio.core.config import RunConfig
 from studio.core.models import MODELS
-from studio.engine.callbacks.histograms import records_of
 
 
 @pytest.mark.benchmark
 def test_a_histogram_record_against_a_training_step():
+    import torch
+
+    from studio.engine.callbacks.histograms import records_of
+
     torch.set_num_threads(1)
     cfg = RunConfig()
     net = MODELS.build(cfg.model.name, input_shape=(1, 28, 28), num_classes=10, **cfg.model.params)

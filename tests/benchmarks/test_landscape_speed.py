@@ -10,22 +10,27 @@ from __future__ import annotations
 
 import platform
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
-import torch
 
 from studio.core.config import Choice
-from studio.core.config.data_loading import load_dataset
-from studio.core.landscape.directions import normalized_directions, parameters_of
-from studio.core.landscape.surface import evaluate_fast, evaluate_sequential, grid_coefficients
-from studio.core.maths.normalise import stats
-from studio.core.models.builders import build_mlp
+
+if TYPE_CHECKING:
+    import torch
 
 RESOLUTION, SAMPLES, BLOCKS = 41, 2000, 6
 
 
 def _setup(device: torch.device):
+    import torch
+
+    from studio.core.config.data_loading import load_dataset
+    from studio.core.landscape.directions import normalized_directions, parameters_of
+    from studio.core.maths.normalise import stats
+    from studio.core.models.builders import build_mlp
+
     data = load_dataset(Choice("fashion_mnist_small"))
     x = data.x_train[:SAMPLES]
     mean, std = stats(data.x_train)
@@ -38,11 +43,15 @@ def _setup(device: torch.device):
 
 
 def _sync(device: torch.device) -> None:
+    import torch
+
     if device.type == "cuda":
         torch.cuda.synchronize()
 
 
 def _race(device: torch.device, evaluators: dict) -> dict[str, tuple[float, np.ndarray]]:
+    from studio.core.landscape.surface import grid_coefficients
+
     model, w, dirs, x, y = _setup(device)
     grid = np.linspace(-1, 1, RESOLUTION)
     for fn in evaluators.values():  # warm-up (vmap tracing, kernels, caches) on a few points
@@ -62,6 +71,8 @@ def _race(device: torch.device, evaluators: dict) -> dict[str, tuple[float, np.n
 
 
 def _report(device: torch.device, results: dict) -> None:
+    import torch
+
     points = RESOLUTION * RESOLUTION
     base = results["sequential"][0]
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"{platform.processor() or 'CPU'}"
@@ -75,6 +86,10 @@ def _report(device: torch.device, results: dict) -> None:
 
 @pytest.mark.benchmark
 def test_fast_grid_against_the_sequential_reference_cpu():
+    import torch
+
+    from studio.core.landscape.surface import evaluate_fast, evaluate_sequential
+
     device = torch.device("cpu")
     results = _race(device, {
         "sequential": evaluate_sequential,
@@ -87,8 +102,12 @@ def test_fast_grid_against_the_sequential_reference_cpu():
 
 
 @pytest.mark.benchmark
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
+@pytest.mark.cuda(reason="no CUDA GPU")
 def test_fast_grid_against_the_sequential_reference_gpu():
+    import torch
+
+    from studio.core.landscape.surface import evaluate_fast, evaluate_sequential
+
     device = torch.device("cuda")
     results = _race(device, {
         "sequential": evaluate_sequential,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 
 import pytest
-import torch
 
 from studio.core.config import RunConfig
 from studio.core.models import MODELS
@@ -23,6 +22,8 @@ NAMES = ("train/loss", "train/acc", "lr", "throughput")
 
 @pytest.mark.benchmark
 def test_metric_record_against_the_training_step(tmp_path, monkeypatch):
+    import torch
+
     torch.set_num_threads(1)
     cfg = RunConfig()
     net = MODELS.build(cfg.model.name, input_shape=(1, 28, 28), num_classes=10, **cfg.model.params)

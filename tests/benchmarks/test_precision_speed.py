@@ -17,33 +17,23 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pytest
-import torch
-from torch import nn
 
-from studio.core.estimates.memory import measure_step
 from studio.core.models import MODELS
-from studio.core.models.transformer import Stack
-from studio.engine.loop.precision import Precision
+
+if TYPE_CHECKING:
+    import torch
+    from torch import nn
 
 STEPS, WARMUP = 12, 3
 
 
-class TokenTransformer(nn.Module):
-    """Embeddings → Stack → a linear head per position: a small language model for the benchmark."""
-
-    def __init__(self, vocab: int = 1000, d_model: int = 256, layers: int = 4, heads: int = 4) -> None:
-        super().__init__()
-        self.embed = nn.Embedding(vocab, d_model)
-        self.stack = Stack(d_model, layers, heads, causal=True)
-        self.head = nn.Linear(d_model, vocab)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.stack(self.embed(x))).flatten(0, 1)
-
-
 def cases(device: torch.device) -> dict[str, Callable[[], tuple[nn.Module, torch.Tensor, torch.Tensor]]]:
+    import torch
+    from torch import nn
+
     def mlp():
         net = nn.Sequential(nn.Flatten(), nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(),
                             nn.Linear(1024, 10))
@@ -54,6 +44,8 @@ def cases(device: torch.device) -> dict[str, Callable[[], tuple[nn.Module, torch
             torch.randint(0, 10, (64,))
 
     def transformer():
+        from tests.benchmarks.token_transformer import TokenTransformer
+
         return TokenTransformer(), torch.randint(0, 1000, (16, 64)), torch.randint(0, 1000, (16 * 64,))
 
     return {"mlp": mlp, "cnn": cnn, "transformer": transformer}
@@ -61,6 +53,12 @@ def cases(device: torch.device) -> dict[str, Callable[[], tuple[nn.Module, torch
 
 def step_time(build: Callable, precision: str, device: torch.device) -> tuple[float, int, int | None]:
     """(median seconds per step, activation bytes saved for backward, CUDA peak bytes or None)."""
+    import torch
+    from torch import nn
+
+    from studio.core.estimates.memory import measure_step
+    from studio.engine.loop.precision import Precision
+
     torch.manual_seed(0)
     net, x, y = build()
     net, x, y = net.to(device), x.to(device), y.to(device)
@@ -101,6 +99,8 @@ def bf16_units() -> str:
 
 
 def report(device: torch.device, precisions: tuple[str, ...]) -> dict[str, dict[str, float]]:
+    import torch
+
     print(f"\n{device.type}: {torch.get_num_threads()} threads; bfloat16 units: "
           f"{bf16_units() if device.type == 'cpu' else torch.cuda.get_device_name(device)}")
     head = f"{'model':12}" + "".join(f"{p + ' ms':>10}" for p in precisions)
@@ -130,18 +130,24 @@ def report(device: torch.device, precisions: tuple[str, ...]) -> dict[str, dict[
 
 @pytest.mark.benchmark
 def test_bf16_against_fp32_on_the_cpu():
+    import torch
+
     ratios = report(torch.device("cpu"), ("fp32", "bf16"))
     assert set(ratios) == {"mlp", "cnn", "transformer"} and all(r["bf16"] > 0 for r in ratios.values())
 
 
 @pytest.mark.benchmark
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="the GPU variant needs CUDA")
+@pytest.mark.cuda(reason="the GPU variant needs CUDA")
 def test_bf16_and_fp16_against_fp32_on_the_gpu():
+    import torch
+
     ratios = report(torch.device("cuda"), ("fp32", "bf16", "fp16"))
     assert all(r["bf16"] > 0 and r["fp16"] > 0 for r in ratios.values())
 
 
 if __name__ == "__main__":
+    import torch
+
     report(torch.device("cpu"), ("fp32", "bf16"))
     if torch.cuda.is_available():
         report(torch.device("cuda"), ("fp32", "bf16", "fp16"))

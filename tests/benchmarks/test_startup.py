@@ -19,6 +19,8 @@ import time
 
 import pytest
 
+from tests.benchmarks.cpu_hog import cpu_hog
+
 ROUNDS = 5
 BARE_WINDOW = ("import sys; from PySide6.QtWidgets import QApplication, QMainWindow; app = QApplication(sys.argv);"
                "w = QMainWindow(); w.resize(1280, 800); w.show(); app.processEvents();"
@@ -69,13 +71,8 @@ def measure(rounds: int = ROUNDS) -> dict[str, list[float]]:
 
 def measure_under_hog(rounds: int = ROUNDS) -> dict[str, list[float]]:
     """The same, with one competing ``while True: pass`` process (ended by its pid afterwards)."""
-    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
-        time.sleep(0.5)
+    with cpu_hog():
         return measure(rounds)
-    finally:
-        hog.kill()
-        hog.wait()
 
 
 def report(times: dict[str, list[float]], label: str = "idle") -> str:

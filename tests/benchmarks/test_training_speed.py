@@ -10,15 +10,9 @@ import json
 import time
 
 import pytest
-import torch
-from torch import nn
-from torch.utils.data import DataLoader, TensorDataset
 
 from studio.core.config import RunConfig
-from studio.core.datasets.bundled import load_fashion_mnist_small
-from studio.engine.loop.distributed import DistContext
 from studio.engine.loop.sinks import NullSink
-from studio.engine.training.worker import build_trainer
 from tests.conftest import run_cli
 
 pytestmark = pytest.mark.benchmark
@@ -26,6 +20,12 @@ pytestmark = pytest.mark.benchmark
 
 def plain_loop(epochs: int = 5) -> tuple[float, float]:
     """The textbook loop: float tensors, a shuffling DataLoader, Adam, cross-entropy."""
+    import torch
+    from torch import nn
+    from torch.utils.data import DataLoader, TensorDataset
+
+    from studio.core.datasets.bundled import load_fashion_mnist_small
+
     torch.manual_seed(0)
     data = load_fashion_mnist_small()
     x = data.x_train.float().div(255).sub(0.2860).div(0.3530)
@@ -49,12 +49,17 @@ def plain_loop(epochs: int = 5) -> tuple[float, float]:
 
 
 def studio_loop() -> tuple[float, float]:
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_trainer
+
     trainer = build_trainer(RunConfig(), DistContext(), NullSink(), "bench", "/tmp/studio-bench", None)
     summary = trainer.fit()
     return summary["seconds"], summary["test_acc"]
 
 
 def test_default_run_speed():
+    import torch
+
     torch.set_num_threads(2)
     plain_s, plain_acc = plain_loop()
     studio_s, studio_acc = studio_loop()

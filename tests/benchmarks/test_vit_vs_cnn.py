@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING
 
 import pytest
-import torch
 
 from studio.core.config import RunConfig
 from studio.engine.callbacks.base import Callback
-from studio.engine.loop.distributed import DistContext
 from studio.engine.loop.sinks import NullSink
-from studio.engine.loop.trainer import Trainer
-from studio.engine.training.worker import build_trainer
+
+if TYPE_CHECKING:
+    from studio.engine.loop.trainer import Trainer
 
 BUDGET_S = float(os.environ.get("STUDIO_BENCH_SECONDS", "60"))
 
@@ -38,6 +38,11 @@ class TimeBudget(Callback):
 
 
 def train_for(model: str, seconds: float, tmp_path) -> dict[str, float]:
+    import torch
+
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_trainer
+
     cfg = RunConfig().with_overrides([f"model.name={model}", "train.epochs=1000", "train.histogram_every=0",
                                       "train.trajectory_snapshots=false", "train.attention_every=0"])
     torch.set_num_threads(1)

@@ -36,6 +36,7 @@ def xdotool(*args: str | int) -> None:
 
 
 def settle(ms: int = 250) -> None:
+    """Let real input land: xdotool's events go through the X server, with nothing in this process to wait on."""
     QTest.qWait(ms)
 
 

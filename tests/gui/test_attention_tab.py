@@ -8,7 +8,6 @@ import pytest
 
 from studio.core.contracts.attention import AttentionRequest
 from studio.core.runs.store import RunStore
-from studio.engine.tasks.attention import compute
 from studio.gui.tabs import find
 from studio.gui.tabs.attention import AttentionTab
 from tests.gui.conftest import new_session
@@ -26,6 +25,8 @@ def test_the_tab_is_registered_without_torch():
 
 def test_the_view_builds_from_a_result_and_the_slider_redraws_every_head(qtbot, tmp_path):
     """Quick: a run trained in this process, its maps computed here, handed to the view as a job would."""
+    from studio.engine.tasks.attention import compute
+
     run_dir = tmp_path / "vit-run"
     train(run_dir, TINY_VIT)  # 18 steps: snapshots at 0, 6, 12, 18
     result = compute(AttentionRequest(str(run_dir), image=1))

@@ -157,7 +157,7 @@ def test_first_live_point_is_drawn(qtbot, window):
 
 
 def test_lr_axis_labels_decades_without_piling_up():
-    from studio.gui.plots.curves import LogAxis
+    from studio.gui.plots.log_axis import LogAxis
 
     axis = LogAxis("left")
     axis.setLogMode(False, True)
@@ -246,7 +246,7 @@ def test_regularisation_right_column_fits_a_narrow_view(qtbot):
                                              "val_acc": 0.8} for n in names}} for e in range(31)]
     view.player.set_count(31)
     view.show_frame(30)
-    qtbot.wait(50)
+    qtbot.wait(50)  # Qt lays out and paints on the next turns of its event loop
     needed = view.graphics.ci.layout.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
     assert needed <= view.graphics.width(), (needed, view.graphics.width())  # long titles no longer widen it
     assert view.panels[3].title.startswith("augmentation: gap")

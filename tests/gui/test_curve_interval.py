@@ -11,7 +11,7 @@ def test_the_key_names_the_logging_interval_of_the_shown_runs(qtbot):
     qtbot.addWidget(view)
     every20 = ([20, 40, 60, 70], [1.0, 0.8, 0.7, 0.6])  # the last window cut short by the end of the run
     view.show_runs({"a": {"train/loss": every20}}, {"a": "run a"})
-    assert view.logged_every() == [20]
+    assert view.model.logged_every() == [20]
     assert "a point every 20 steps (train.metric_interval)" in view.key.text()
     view.show_runs({"a": {"train/loss": every20}, "b": {"train/loss": ([1, 2, 3], [1.0, 0.9, 0.8])}},
                    {"a": "run a", "b": "run b"})

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -14,7 +13,8 @@ from studio.core.config import RunConfig
 from studio.core.maths.decimate import minmax_decimate
 from studio.core.maths.smoothing import ema
 from studio.core.runs.store import RunStore
-from studio.gui.plots.curves import INLINE_POINTS, MAX_COLUMNS, CurvesView
+from studio.gui.plots.curve_model import INLINE_POINTS, MAX_COLUMNS
+from studio.gui.plots.curves import CurvesView
 
 BOUND = 4 * MAX_COLUMNS + 2  # most points a curve over its whole range can keep
 
@@ -52,7 +52,7 @@ def test_selected_runs_are_read_off_the_gui_thread_with_a_hint_meanwhile(qtbot, 
     assert not view.loading and not view.loading_hint.isVisibleTo(view)
     assert view.loader.worker_threads and threading.get_ident() not in view.loader.worker_threads
     assert view.point_count(run, "train/loss") == 300 and view.point_count(run, "lr") == 30
-    assert view.batch_sizes[run] == 32
+    assert view.model.batch_sizes[run] == 32
 
 
 def test_a_newer_selection_supersedes_the_older_one(qtbot, tmp_path):
@@ -69,30 +69,46 @@ def test_a_newer_selection_supersedes_the_older_one(qtbot, tmp_path):
 
 
 class SlowStore:
-    """A store whose reads take a while and are counted (the worker stops at its next check)."""
+    """A store whose reads are counted (the worker stops at its next check)."""
 
     def __init__(self, store: RunStore) -> None:
         self.store, self.reads = store, []
 
     def curves(self, run_ids, names=None):
         self.reads.extend(run_ids)
-        time.sleep(0.05)
         return self.store.curves(run_ids, names)
 
     def params(self, run_id):
         return self.store.params(run_id)
 
 
+class HeldStore(SlowStore):
+    """A store whose first read holds the worker until ``release`` is set: the test supersedes the request
+    meanwhile, at a known point of the read, whatever the machine's load."""
+
+    def __init__(self, store: RunStore) -> None:
+        super().__init__(store)
+        self.reading, self.release = threading.Event(), threading.Event()
+
+    def curves(self, run_ids, names=None):
+        self.reading.set()
+        assert self.release.wait(10), "the test never released the read"
+        return super().curves(run_ids, names)
+
+
 def test_a_superseded_read_stops_early(qtbot, tmp_path):
     store = RunStore(tmp_path)
     ids = [make_run(store, 20) for _ in range(10)]
     other = make_run(store, 30)
-    slow = SlowStore(store)
+    held = HeldStore(store)
     view = view_of(qtbot)
-    view.load_runs(slow, ids)
-    qtbot.wait(60)
-    load(qtbot, view, slow, [other])
-    assert len([r for r in slow.reads if r in ids]) < len(ids) and list(view.series) == [other]
+    view.load_runs(held, ids)
+    assert held.reading.wait(10)  # the worker is inside the first run's read
+    with qtbot.waitSignal(view.curves_drawn, timeout=10_000):
+        view.load_runs(held, [other], {other: other})  # supersedes the read under way
+        held.release.set()
+    assert [r for r in held.reads if r in ids] == ids[:1]  # it stopped at its next check: no second run read
+    assert list(view.series) == [other] and view.point_count(other, "train/loss") == 30
 
 
 def test_read_errors_land_in_the_window(qtbot, tmp_path):
@@ -115,7 +131,7 @@ def test_a_one_sample_spike_in_a_long_run_stays_on_screen(qtbot):
     view = view_of(qtbot)
     view.show_runs({"r": {"train/loss": (np.arange(1, n + 1), values)}})
     x, y = view.items[("r", "train/loss")].getData()
-    assert len(x) <= BOUND < n and view.full_count("r", "train/loss") == n
+    assert len(x) <= BOUND < n and view.model.full_count("r", "train/loss") == n
     assert y.max() == 50.0 and x[np.argmax(y)] == 12_346
     assert y.min() == values.min()
 
@@ -152,11 +168,11 @@ def test_smoothing_and_x_axes_draw_the_directly_computed_numbers(qtbot, n):
     for mode, x in [("samples", steps * 64.0), ("wall", walls - walls[0]), ("step", steps.astype(float))]:
         view.set_x_mode(mode)
         assert view.wait_drawn()
-        columns = view.drawn_columns["loss"]  # the plot's width in pixels when the request was made
+        columns = view.model.drawn_columns["loss"]  # the plot's width in pixels when the request was made
         assert np.array_equal(item.getData()[0], minmax_decimate(x, values, columns)[0]), mode
     view.set_smoothing(0.9)
     assert view.wait_drawn()
-    columns = view.drawn_columns["loss"]
+    columns = view.model.drawn_columns["loss"]
     smoothed = ema(values, 0.9)
     want_x, want_y = minmax_decimate(steps, smoothed, columns)
     x, y = item.getData()
@@ -176,7 +192,7 @@ def test_gui_items_hold_points_on_screen_not_the_run(qtbot):
         assert view.wait_drawn()
         drawn = [(key, item.getData()) for key, item in view.items.items() if item.getData()[0] is not None]
         for (_run, name), (x, _y) in drawn:
-            assert len(x) <= 4 * view.drawn_columns["loss" if name == "train/loss" else "lr"] + 2
+            assert len(x) <= 4 * view.model.drawn_columns["loss" if name == "train/loss" else "lr"] + 2
         held[n] = sum(x.nbytes + y.nbytes for _key, (x, y) in drawn)
     assert held[80_000] < 1.5 * held[20_000]  # 4× the points, about as many on screen
 
@@ -189,16 +205,16 @@ def test_live_rows_extend_a_long_run_without_losing_its_detail(qtbot, tmp_path):
     view.add_rows(run, [(20_000, "train/loss", 9.0, 0.0), (20_001, "train/loss", 7.0, 1200.0)])  # while reading
     qtbot.waitUntil(lambda: not view.loading, timeout=10_000)
     view.redraw()
-    assert view.full_count(run, "train/loss") == 20_001  # the store's 20,000 and the one new point, once
+    assert view.model.full_count(run, "train/loss") == 20_001  # the store's 20,000 and the one new point, once
     view.add_rows(run, [(20_002 + k, "train/loss", 0.5, 1200.0 + k) for k in range(100)])
     view.redraw()
     x, y = view.items[(run, "train/loss")].getData()
-    assert view.full_count(run, "train/loss") == 20_101 and x[-1] == 20_101 and len(x) <= BOUND
+    assert view.model.full_count(run, "train/loss") == 20_101 and x[-1] == 20_101 and len(x) <= BOUND
     assert y.max() == 7.0
 
 
 def test_many_runs_share_a_plots_point_budget(qtbot):
-    from studio.gui.plots.curves import PLOT_POINTS
+    from studio.gui.plots.curve_model import PLOT_POINTS
 
     steps = np.arange(1, 8001)
     view = view_of(qtbot)
@@ -213,7 +229,8 @@ def test_many_runs_share_a_plots_point_budget(qtbot):
 
 
 def test_a_big_selection_makes_its_plot_items_over_several_turns(qtbot, tmp_path):
-    from studio.gui.plots.curves import KEY_NAMES, RUNS_PER_TURN
+    from studio.gui.plots.curve_key import KEY_NAMES
+    from studio.gui.plots.curve_plots import RUNS_PER_TURN
 
     store = RunStore(tmp_path)
     ids = [make_run(store, 20) for _ in range(3 * RUNS_PER_TURN)]

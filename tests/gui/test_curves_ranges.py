@@ -4,7 +4,8 @@ a new run's first point gets its own range, and a text run's Perplexity plot goe
 import numpy as np
 import pytest
 
-from studio.gui.plots.curves import X_AXES, CurvesView
+from studio.gui.plots.curve_model import X_AXES
+from studio.gui.plots.curves import CurvesView
 
 STEPS = list(range(20, 1001, 20))
 

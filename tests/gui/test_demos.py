@@ -131,14 +131,14 @@ def test_the_playground_learns_live_and_a_changed_lr_reaches_the_running_trainin
     view.player.play_button.click()  # Pause
     qtbot.waitUntil(lambda: not view.player.playing and view.status.text().startswith("Paused"), timeout=30_000)
     paused_at = view.frames[-1]["step"]
-    qtbot.wait(500)
+    qtbot.wait(500)  # the behaviour under test: paused, no frame comes in this window
     assert view.frames[-1]["step"] == paused_at
     view.player.step_button.click()
     qtbot.waitUntil(lambda: view.frames[-1]["step"] == paused_at + 20, timeout=30_000)
     view.player.restart_button.click()  # Reset: new weights, step 0, still paused
     assert view.task.job is not job
     qtbot.waitUntil(lambda: view.frame_count() >= 1, timeout=60_000)
-    qtbot.wait(500)
+    qtbot.wait(500)  # still paused after the reset: no second frame comes in this window
     assert [f["step"] for f in view.frames] == [0] and view.marks == []
     view.stop()
     qtbot.waitUntil(lambda: not view.busy, timeout=30_000)

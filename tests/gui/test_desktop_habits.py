@@ -269,12 +269,14 @@ def test_about_names_the_versions_and_docs_open(qtbot, window, monkeypatch):
     text = window.shell.about_box.text()
     for part in ("Studio 0.", "PyTorch 9.8.7", "CUDA 12.4", "Test GPU", "Qt 6.", "PySide6 6."):
         assert part in text
-    opened = []  # the README opens in Studio's own window, not through a desktop handler for .md (issue 22)
+    opened = []  # the user guide opens in Studio's own window, not through a desktop handler for .md (issue 22)
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
     window.docs_action.trigger()
-    source = window.shell.help_window.browser.source().toLocalFile()
-    assert source.endswith("README.md") and os.path.exists(source) and opened == []
-    assert window.shell.help_window.isVisible() and "Set-up" in window.shell.help_window.browser.toPlainText()
+    help_window = window.shell.help_window
+    source = help_window.browser.source().toLocalFile()
+    assert source.endswith("docs/index.md") and os.path.exists(source) and opened == []
+    assert help_window.isVisible() and "Getting started" in help_window.page_titles()
+    assert "User guide" in help_window.browser.toPlainText()
 
 
 # --- themes ------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ def test_no_tab_makes_the_window_larger_than_1024x768(qtbot, window):
         title = window.tabs.tabText(i)
         window.pages.tab(title)
         window.tabs.setCurrentIndex(i)
-        qtbot.wait(10)
+        qtbot.wait(10)  # the tab lays out on the next turns of Qt's event loop
         need = window.minimumSizeHint()
         if need.width() > 1024 or need.height() > 768 - 40:  # 40 px for a panel or title bar
             too_big[title] = (need.width(), need.height())

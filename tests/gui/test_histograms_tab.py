@@ -44,7 +44,7 @@ def test_a_finished_run_shows_its_layers_and_draws_heat_maps(qtbot, tmp_path):
             assert view.shown.shape == (60, 5)  # value bins × recorded steps
             assert np.allclose(view.shown.sum(axis=0), 1.0)
         assert "0–16" in tab.weights.plot.getPlotItem().titleLabel.text
-        qtbot.wait(50)
+        qtbot.wait(50)  # the heat maps paint on the next turns of Qt's event loop
         assert colours(tab.weights.plot) > 40 and colours(tab.grads.plot) > 40  # a heat map, not blank axes
         tab.layer_box.setCurrentIndex(3)
         assert tab.weights.shown.shape == (60, 5) and layers[3] in tab.weights.plot.getPlotItem().titleLabel.text

@@ -18,7 +18,7 @@ def lab(qtbot):
 def test_a_view_opened_in_presentation_mode_sizes_its_columns_from_the_window(qtbot, lab):
     lab.set_presentation(True)
     view = lab.open("edge_of_stability")  # never opened before: built now, in presentation mode
-    qtbot.wait(50)
+    qtbot.wait(50)  # Qt lays out and paints on the next turns of its event loop
     side, _centre = view.splitter.sizes()
     assert side >= int(0.3 * 1920) - 10
     for button in (view.compute_button, view.check_panel.run_button):

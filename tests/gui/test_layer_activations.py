@@ -4,7 +4,6 @@ activations, and every layer's output is drawn: feature maps as a grid of images
 from __future__ import annotations
 
 import numpy as np
-import torch
 from PIL import Image
 from PySide6.QtGui import QImage
 
@@ -31,6 +30,8 @@ def test_mosaic_and_strip_shapes():
 
 
 def test_a_conv_result_is_drawn_as_map_grids_and_strips(qtbot):
+    import torch
+
     from studio.engine.tasks.activations import describe, layer_outputs
 
     net = torch.nn.Sequential(torch.nn.Conv2d(1, 6, 3, padding=1), torch.nn.ReLU(), torch.nn.Flatten(),

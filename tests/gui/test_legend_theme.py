@@ -51,7 +51,7 @@ def view(qtbot):
         panel.set_data(np.arange(10.0), np.linspace(1, 0.2, 10), np.linspace(1, 0.5, 10))
     v.empty.hide_hint()
     v.show()
-    qtbot.wait(50)
+    qtbot.wait(50)  # Qt lays out and paints on the next turns of its event loop
     yield v
     theme.apply("light", app)
 
@@ -63,7 +63,7 @@ def test_legend_labels_are_readable_after_switching_to_the_dark_theme(qtbot, vie
     assert label_contrast(view) >= 4.5  # light theme, as built
     theme.apply("dark", QApplication.instance())
     view.theme_changed()  # what MainWindow.apply_theme does after theme.apply (test below)
-    qtbot.wait(50)
+    qtbot.wait(50)  # restyled at once; Qt repaints on the next turns of its event loop
     assert label_contrast(view) >= 4.5
     fill = view.panels[0].plot.legend.brush().color()
     if mode == "presentation":  # the projector's black on white survives a theme change

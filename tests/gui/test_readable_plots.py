@@ -28,10 +28,10 @@ def test_parallel_axis_titles_do_not_overlap(qtbot, width):
     plot = ParallelCoordinates()
     qtbot.addWidget(plot)
     plot.resize(width, 360)
-    plot.show()
-    qtbot.waitExposed(plot)
+    with qtbot.waitExposed(plot):
+        plot.show()
     plot.show_axes(axes(len(NAMES)), ["a", "b", "c"], [0.1, 0.5, 0.9])
-    qtbot.wait(20)
+    qtbot.wait(20)  # Qt lays out and paints on the next turns of its event loop
     rects = title_rects(plot)
     assert len(rects) == len(NAMES)
     overlapping = [(NAMES[i], NAMES[j]) for i in range(len(rects)) for j in range(i + 1, len(rects))
@@ -46,8 +46,8 @@ def test_parallel_titles_relayout_when_the_plot_narrows(qtbot):
     plot = ParallelCoordinates()
     qtbot.addWidget(plot)
     plot.resize(1200, 360)
-    plot.show()
-    qtbot.waitExposed(plot)
+    with qtbot.waitExposed(plot):
+        plot.show()
     plot.show_axes(axes(6), ["a", "b", "c"], [0.1, 0.5, 0.9])
     wide_rows = plot.layout_titles()
     plot.resize(380, 360)
@@ -71,13 +71,13 @@ def test_confusion_matrix_labels_stay_off_the_cells(qtbot):
     view = ConfusionView()
     qtbot.addWidget(view)
     view.resize(420, 420)  # the matrix's share of a 1024×768 window
-    view.show()
-    qtbot.waitExposed(view)
+    with qtbot.waitExposed(view):
+        view.show()
     assert view.empty.shown and view.plot.getPlotItem().getAxis("left").isVisible() is False
     classes = [f"class{i}" for i in range(10)]
     counts = [[17 if i == j else 1 for j in range(10)] for i in range(10)]
     view.show_matrix(counts, classes)
-    qtbot.wait(50)
+    qtbot.wait(50)  # Qt lays out and paints on the next turns of its event loop
     assert not view.empty.shown
     left, bottom = view.plot.getAxis("left"), view.plot.getAxis("bottom")
     assert left.isVisible() and bottom.isVisible()
@@ -94,8 +94,8 @@ def test_empty_hint_hides_meaningless_axes_and_comes_back(qtbot):
     view = ReliabilityView()
     qtbot.addWidget(view)
     view.resize(400, 300)
-    view.show()
-    qtbot.waitExposed(view)
+    with qtbot.waitExposed(view):
+        view.show()
     hint = hint_of(view)
     assert isinstance(hint, EmptyHint) and hint.shown and hint.label.isVisible()
     assert hint.label.geometry() == view.rect()  # over the whole plot, centred text
@@ -129,8 +129,8 @@ def test_scaling_plot_names_runs_keeps_the_legend_off_the_lines_and_hints_when_e
     tab = ScalingLawsTab(session)
     qtbot.addWidget(tab)
     tab.resize(700, 560)
-    tab.show()
-    qtbot.waitExposed(tab)
+    with qtbot.waitExposed(tab):
+        tab.show()
     assert tab.empty.shown and not tab.plot.getPlotItem().getAxis("left").isVisible()
     fits = []
     for k, run in enumerate(runs):
@@ -145,7 +145,7 @@ def test_scaling_plot_names_runs_keeps_the_legend_off_the_lines_and_hints_when_e
                                "high": high.tolist()}})
     tab._name_runs()
     tab.draw({"against": "steps", "metric": "val/loss", "fits": fits})
-    qtbot.wait(50)
+    qtbot.wait(50)  # Qt lays out and paints on the next turns of its event loop
     assert not tab.empty.shown
     labels = [label.text for _, label in tab.legend.items]
     assert any("lr=0.01" in t for t in labels) and any("lr=0.1" in t for t in labels), labels

@@ -51,7 +51,7 @@ def test_eta_is_never_clipped_by_a_long_message(qtbot, window):
     window.session.state = "running"
     window.run_state.on_progress("r1", {"step": 1, "total_steps": 10_000, "epoch": 1, "epochs": 50})
     window.status.show_message("A very long message about something that happened " * 6)
-    qtbot.wait(50)
+    qtbot.wait(50)  # the status bar lays out on the next turns of Qt's event loop
     assert window.status.eta.width() >= window.status.eta.sizeHint().width()
     assert window.status.eta.geometry().right() <= window.statusBar().width()
     shown = window.status.message.shown_text()

@@ -52,8 +52,8 @@ def test_unfocused_fields_ignore_the_wheel_and_pass_it_on(qtbot):
 def test_a_focused_field_still_takes_the_wheel(qtbot):
     for w in map(wheel_guard.guard, fields()):
         qtbot.addWidget(w)
-        w.show()
-        qtbot.waitExposed(w)
+        with qtbot.waitExposed(w):
+            w.show()
         w.activateWindow()
         w.setFocus()
         qtbot.waitUntil(w.hasFocus)

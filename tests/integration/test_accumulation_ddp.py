@@ -5,27 +5,32 @@ from __future__ import annotations
 
 import json
 import math
+from typing import TYPE_CHECKING
 
 import pytest
-import torch
 
 from studio.core.config import RunConfig
-from studio.engine.loop import distributed
-from studio.engine.loop.distributed import DistContext
 from studio.engine.loop.sinks import NullSink
-from studio.engine.training.worker import build_trainer
+
+if TYPE_CHECKING:
+    from studio.engine.loop.distributed import DistContext
 
 BASE = ["data.name=moons", "data.n_samples=240", "model.name=mlp", "model.widths=16", "train.batch_size=16",
         "train.histogram_every=0", "train.trajectory_snapshots=false", "optimizer.name=sgd", "optimizer.lr=0.1"]
 
 
 def make(run_dir: str, *sets: str, ctx: DistContext):
+    from studio.engine.training.worker import build_trainer
+
     cfg = RunConfig().with_overrides([*BASE, *sets])
     return build_trainer(cfg, ctx, NullSink(), "t", run_dir, None)
 
 
 def _ddp_rank(rank: int, folder: str, k: int) -> None:
+    import torch
     from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+    from studio.engine.loop import distributed
 
     ctx = distributed.init(rank, 2, f"file://{folder}/rendezvous_{k}", torch.device("cpu"))
     try:

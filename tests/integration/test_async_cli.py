@@ -49,7 +49,7 @@ def _cuda() -> bool:
     return torch.cuda.is_available()
 
 
-@pytest.mark.skipif(not _cuda(), reason="no CUDA GPU here: the server on cuda:0 is written, not run")
+@pytest.mark.cuda(reason="no CUDA GPU here: the server on cuda:0 is written, not run")
 def test_parameter_server_on_cuda():
     res = run_cli("async", "--device", "cuda", "--workers", "2", "--updates", "10", "--modes", "sync,async",
                   "--json", "--quiet")

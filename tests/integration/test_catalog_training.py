@@ -13,20 +13,18 @@ import math
 import os
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
 import pytest
-import torch
 
 from studio.core.config import RunConfig
-from studio.core.config.data_loading import load_dataset
-from studio.core.datasets.arrays import ArrayData
-from studio.core.datasets.bundled import load_fashion_mnist_small
 from studio.core.models import MODELS
 from studio.core.models.catalog import builder_extras
 from studio.core.optim import OPTIMIZERS, SCHEDULES
-from studio.engine.loop.distributed import DistContext
 from studio.engine.loop.sinks import NullSink
-from studio.engine.training.worker import build_trainer
+
+if TYPE_CHECKING:
+    from studio.core.datasets.arrays import ArrayData
 
 POINTS = ["data.name=moons", "data.n_samples=200"]
 TEXT = ["data.name=fortunes", "data.vocab_size=200", "data.max_len=4", "model.embedding=8", "model.hidden=16",
@@ -55,6 +53,11 @@ IMAGE_MODELS = {"cnn", "lenet5", "resnet18", "transfer", "vit"}
 @pytest.fixture(scope="module")
 def fashion_subset() -> ArrayData:
     """64 training and 16 test images of the bundled dataset, shrunk to 14×14 so ResNet-18 takes seconds."""
+    import torch
+
+    from studio.core.datasets.arrays import ArrayData
+    from studio.core.datasets.bundled import load_fashion_mnist_small
+
     full = load_fashion_mnist_small()
 
     def shrink(x: torch.Tensor) -> torch.Tensor:
@@ -65,6 +68,9 @@ def fashion_subset() -> ArrayData:
 
 
 def train_one_epoch(tmp_path, sets: list[str], data: ArrayData | None = None):
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_trainer
+
     cfg = RunConfig().with_overrides(["train.epochs=1", "train.batch_size=32", "train.metric_interval=2", *sets])
     trainer = build_trainer(cfg, DistContext(), NullSink(), "test", str(tmp_path), None, data=data)
     summary = trainer.fit()
@@ -80,6 +86,10 @@ def test_the_loops_cover_every_registry_entry():
 
 @pytest.mark.parametrize("model", list(MODEL_RUNS))
 def test_every_model_trains_an_epoch(model, tmp_path, fashion_subset):
+    import torch
+
+    from studio.core.config.data_loading import load_dataset
+
     data = fashion_subset if model in IMAGE_MODELS else None
     cfg, _ = train_one_epoch(tmp_path, [f"model.name={model}", *MODEL_RUNS[model]], data)
     # the final checkpoint loads, weights only, into a freshly built model

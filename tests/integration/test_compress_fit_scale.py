@@ -7,7 +7,6 @@ import math
 from pathlib import Path
 
 import pytest
-import torch
 
 from studio import cli
 from studio.core.config import RunConfig
@@ -45,6 +44,8 @@ def studio(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, dict | None,
 
 
 def test_half_the_weights_pruned_keeps_accuracy_within_a_point(in_store: dict, capsys):
+    import torch
+
     code, out, err = studio(capsys, "compress", in_store["id"], "--prune", "0.5", "--json", "--quiet")
     assert code == 0, err
     before, after = out["before"], out["after"]

@@ -76,8 +76,8 @@ def test_bad_input_exits_2_with_one_sentence(args, sentence) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not __import__("torch").cuda.is_available() or __import__("torch").cuda.device_count() < 2,
-                    reason="needs 2 GPUs (one per rank, NCCL): written, not run on this machine")
+@pytest.mark.cuda(devices=2,
+                  reason="needs 2 GPUs (one per rank, NCCL): written, not run on this machine")
 def test_five_modes_on_two_gpus() -> None:
     done = studio(*QUICK, "--microbatches", "2", "--device", "cuda", "--json")
     assert done.returncode == 0, done.stderr

@@ -9,7 +9,7 @@ from tests.conftest import last_json, run_cli
 TEXT_RUN = ('[data]\nname = "fortunes"\nvocab_size = 500\nmax_len = 8\n'
             '[model]\nname = "lstm_lm"\nembedding = 32\nhidden = 64\ndropout = 0.3\n'
             '[optimizer]\nname = "adam"\nlr = 0.005\n[train]\nepochs = 5\nbatch_size = 64\n'
-            '[hardware]\nthreads = 1\n')  # one thread: steady on a busy 2-core machine (DESIGN.md, CPU sharing)
+            '[hardware]\nthreads = 1\n')  # one thread: steady on a busy 2-core machine (docs/developer/jobs.md)
 
 
 def test_lstm_beats_the_unigram_baseline_and_generates_known_words(tmp_path):

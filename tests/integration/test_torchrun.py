@@ -135,7 +135,7 @@ def test_killed_rank_is_restarted_and_the_run_continues_from_its_checkpoint(tmp_
     deadline = time.monotonic() + 120
     while not mid_run() and time.monotonic() < deadline:
         os.kill(pid, signal.SIGCONT)
-        time.sleep(0.02)
+        time.sleep(0.02)  # rank 1's short slice of running
         os.kill(pid, signal.SIGSTOP)
         time.sleep(0.05)  # rank 0 finishes writing a checkpoint it has the states for
     os.kill(pid, signal.SIGKILL)

@@ -134,7 +134,7 @@ def test_bundle_window_under_xvfb(bundle, tmp_path):
             assert trained is not None, "Ctrl+Return started no run that ended"
             assert trained.status == "finished", trained.message
             assert trained.summary["epochs"] == 2 and trained.run_config.optimizer.name == "sgd"  # the handed config
-            time.sleep(1.5)  # the curves redraw on a timer
+            time.sleep(1.5)  # the curves redraw on a timer in the bundle's process: nothing to wait on from here
         else:
             print("\n(xdotool not installed: training from the GUI not exercised)")
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)

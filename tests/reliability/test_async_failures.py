@@ -103,7 +103,7 @@ def test_killed_worker_is_named_and_no_process_is_left():
 def test_killed_hogwild_worker_is_named_and_no_process_is_left():
     proc = _start("--workers", "2", "--modes", "hogwild", "--updates", "1000000")
     victim, _ = _wait_for(proc, "spawn_main", 2)
-    time.sleep(6)
+    time.sleep(6)  # into the run: the kill lands at some moment of it, which is the test's point
     family = _descendants(proc.pid)
     os.kill(victim, signal.SIGKILL)
     code, _out, err = _finish(proc, family)

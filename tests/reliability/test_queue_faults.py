@@ -20,7 +20,7 @@ from tests.reliability.conftest import LONG, gone, semaphores
 
 def test_a_killed_lease_holder_is_seen_as_gone_at_once(tmp_path):
     queue = RunQueue(RunStore(tmp_path))
-    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # a live holder, killed below
     try:
         assert queue.take_lease(holder.pid) and queue.lease_holder() == holder.pid
         assert not queue.take_lease(os.getpid())  # alive: it keeps the queue

@@ -5,9 +5,9 @@ curves continue, a finished run can be extended; checkpoints are atomic and the 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import pytest
-import torch
 
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError, DiskFull
@@ -16,6 +16,9 @@ from studio.engine.training.launcher import launch
 from studio.engine.training.resume_plan import plan_resume
 from tests.conftest import run_cli
 
+if TYPE_CHECKING:
+    import torch
+
 # dropout and gradient noise draw random numbers every step: their RNG states must come back too
 SETTINGS = ["data.name=moons", "data.n_samples=400", "model.widths=32", "model.dropout=0.2", "train.epochs=3",
             "train.batch_size=16", "train.seed=5", "train.grad_noise=0.01", "train.metric_interval=1",
@@ -23,6 +26,8 @@ SETTINGS = ["data.name=moons", "data.n_samples=400", "model.widths=32", "model.d
 
 
 def weights(run_dir) -> dict[str, torch.Tensor]:
+    import torch
+
     return torch.load(run_dir / "checkpoints" / "final.pt", weights_only=True)["model"]
 
 
@@ -37,6 +42,8 @@ def stop_at(store: RunStore, cfg: RunConfig, step: int):
 
 @pytest.mark.parametrize("processes", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_stopped_and_resumed_equals_uninterrupted(home, processes):
+    import torch
+
     cfg = RunConfig().with_overrides([*SETTINGS, f"hardware.processes={processes}"])
     store = RunStore(home)
     whole = launch(cfg, store)
@@ -88,6 +95,8 @@ def test_extend_a_finished_run_from_the_cli(home):
 
 
 def test_atomic_save_keeps_the_previous_checkpoint_on_a_full_disk(tmp_path, monkeypatch):
+    import torch
+
     from studio.engine.loop import checkpoints
 
     path = tmp_path / "step_0000001.pt"

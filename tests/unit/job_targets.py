@@ -12,14 +12,14 @@ from studio.core.errors import DataError
 
 def count(progress, n: int = 20, pause: float = 0.02) -> dict:
     for i in range(n):
-        time.sleep(pause)
+        time.sleep(pause)  # pretend work
         progress((i + 1) / n, f"step {i + 1}/{n}")
     return {"counted": n, "pid": os.getpid()}
 
 
 def forever(progress, ignore_cancel: bool = False) -> None:
     while True:
-        time.sleep(0.02)
+        time.sleep(0.02)  # pretend work that never ends
         if ignore_cancel:  # reports without ever checking the cancel flag
             progress.fraction = 0.5
             progress.callback(progress.report())
@@ -37,7 +37,7 @@ def bug(progress) -> None:
 
 def crash(progress, how: str = "kill") -> None:
     progress(0.1, "about to crash")
-    time.sleep(0.2)
+    time.sleep(0.2)  # it dies mid-work, after a report went out
     if how == "segfault":
         import ctypes
 
@@ -82,5 +82,5 @@ def idle_spin(progress, seconds: float = 0.6) -> dict:
     before, t0 = workers_cpu(), time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         x.add_(1)
-        time.sleep(0.002)
+        time.sleep(0.002)  # the measured pattern: short bursts of work with idle gaps between
     return {"spin": (workers_cpu() - before) / (time.perf_counter() - t0), "threads": torch.get_num_threads()}

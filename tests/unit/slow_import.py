@@ -14,7 +14,7 @@ def run(progress, seconds: float = 60.0, ignore_cancel: bool = False) -> dict:
         progress.stage("decoding pretend images", 1000)
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            time.sleep(0.02)
+            time.sleep(0.02)  # pretend decoding, in slices that can be cancelled
             if ignore_cancel:
                 progress.callback(progress.report())
             else:

@@ -7,13 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 from PIL import Image
 
 from studio.core.contracts.activations import MAP_SIZE, ActivationsRequest
 from studio.core.errors import ConfigError
-from studio.engine.tasks.activations import activations, layer_outputs
-from studio.engine.tasks.predict import predict
 from tests.unit.eval_run import shared_run
 from tests.unit.landscape_runs import train_run
 
@@ -31,6 +28,11 @@ def image(tmp_path_factory) -> Path:
 
 
 def test_an_mlp_gives_the_input_image_and_a_vector_per_layer(image):
+    import torch
+
+    from studio.engine.tasks.activations import activations
+    from studio.engine.tasks.predict import predict
+
     _, run_dir = shared_run()  # mlp, widths 64
     result = activations(ActivationsRequest(str(run_dir), str(image)))
     layers = result["layers"]
@@ -47,6 +49,8 @@ def test_an_mlp_gives_the_input_image_and_a_vector_per_layer(image):
 
 
 def test_a_cnn_gives_feature_maps_for_convolutions_and_caps_them(tmp_path, image):
+    from studio.engine.tasks.activations import activations
+
     run_dir = train_run(tmp_path, TINY_CNN)
     result = activations(ActivationsRequest(str(run_dir), str(image), max_maps=4))
     by = {a["name"]: a for a in result["layers"]}
@@ -59,6 +63,10 @@ def test_a_cnn_gives_feature_maps_for_convolutions_and_caps_them(tmp_path, image
 
 
 def test_large_maps_are_pooled_down():
+    import torch
+
+    from studio.engine.tasks.activations import layer_outputs
+
     net = torch.nn.Sequential(torch.nn.Conv2d(3, 2, 1), torch.nn.Flatten(), torch.nn.Linear(2 * 96 * 96, 3))
     x = torch.randn(1, 3, 96, 96)
     _, found = layer_outputs(net, x, max_maps=8)

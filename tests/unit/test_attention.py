@@ -1,17 +1,16 @@
 """Attention while training: the snapshot callback's steps, the maps (rows sum to 1, no attention to the future in a
 causal model), typed text with unknown words, rollout on a hand-worked case, the PCA, and ``studio attention``.
 
-The text path uses a tiny causal text Transformer built here from ``Stack`` (any model with attention layers that
-takes (B, T) token ids), registered for the test's duration."""
+The text path uses a tiny causal text Transformer built from ``Stack`` (any model with attention layers that takes
+(B, T) token ids; tiny_text_transformer.py), registered for the test's duration."""
 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
-import torch
-from torch import nn
 
 from studio.cli import main as cli_main
 from studio.core.config import RunConfig
@@ -21,33 +20,18 @@ from studio.core.contracts.registry import Entry
 from studio.core.errors import ConfigError
 from studio.core.maths.attention import pca_2d, rollout
 from studio.core.models import MODELS
-from studio.core.models.transformer import Stack
-from studio.engine.callbacks import attention_snapshots
-from studio.engine.loop.distributed import DistContext
 from studio.engine.loop.sinks import NullSink
-from studio.engine.tasks.attention import compute, encode_text, is_char_vocabulary
-from studio.engine.training.worker import build_trainer
+
+if TYPE_CHECKING:
+    from torch import nn
 
 TEXT = ["data.name=fortunes", "data.vocab_size=200", "data.max_len=6", "train.batch_size=256",
         "train.epochs=1", "train.metric_interval=2", "train.histogram_every=0", "train.trajectory_snapshots=false"]
 
 
-class TinyTextTransformer(nn.Module):
-    """Token + position embeddings, a causal ``Stack``, the next token's scores from the last position."""
-
-    def __init__(self, input_shape: tuple[int, ...], num_classes: int, d_model: int = 16, layers: int = 2,
-                 heads: int = 2) -> None:
-        super().__init__()
-        self.tokens = nn.Embedding(num_classes, d_model)
-        self.pos = nn.Parameter(torch.zeros(1, input_shape[0], d_model))
-        self.stack = Stack(d_model, layers, heads, causal=True)
-        self.head = nn.Linear(d_model, num_classes)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.stack(self.tokens(x) + self.pos[:, : x.shape[1]])[:, -1])
-
-
 def build_tiny(input_shape: tuple[int, ...], num_classes: int, **params) -> nn.Module:
+    from tests.unit.tiny_text_transformer import TinyTextTransformer
+
     return TinyTextTransformer(tuple(input_shape), num_classes, **params)
 
 
@@ -60,6 +44,9 @@ def tiny_text_model():
 
 
 def train(run_dir, sets: list[str]):
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_trainer
+
     cfg = RunConfig().with_overrides(sets)
     run_dir.mkdir(exist_ok=True)
     cfg.save(layout.config_path(run_dir))
@@ -76,6 +63,10 @@ def text_run(tmp_path_factory, tiny_text_model):
 
 
 def test_snapshots_are_written_at_the_start_every_n_steps_and_at_the_end(text_run):
+    import torch
+
+    from studio.engine.callbacks import attention_snapshots
+
     run_dir, trainer = text_run
     total = trainer.step
     assert total > 3 and total % 3  # the end is not a multiple: it gets its own snapshot
@@ -88,6 +79,8 @@ def test_snapshots_are_written_at_the_start_every_n_steps_and_at_the_end(text_ru
 
 
 def test_models_without_attention_keep_no_snapshots(tmp_path):
+    from studio.engine.tasks.attention import compute
+
     run_dir = tmp_path / "mlp-run"
     train(run_dir, ["data.name=moons", "data.n_samples=200", "model.name=mlp", "model.widths=8", "train.epochs=1",
                     "train.batch_size=32", "train.attention_every=1", "train.histogram_every=0"])
@@ -97,6 +90,8 @@ def test_models_without_attention_keep_no_snapshots(tmp_path):
 
 
 def test_past_the_limit_every_other_snapshot_goes_and_the_interval_doubles(tmp_path, monkeypatch):
+    from studio.engine.callbacks import attention_snapshots
+
     monkeypatch.setattr(attention_snapshots, "MAX_FILES", 4)
     folder = layout.attention_dir(tmp_path)
     folder.mkdir()
@@ -108,6 +103,8 @@ def test_past_the_limit_every_other_snapshot_goes_and_the_interval_doubles(tmp_p
 
 
 def test_typed_text_maps_rows_sum_to_one_and_never_look_ahead(text_run):
+    from studio.engine.tasks.attention import compute
+
     run_dir, trainer = text_run
     out = compute(AttentionRequest(str(run_dir), text="the zzyzx of"))
     assert out["tokens"] == ["the", "<oov>", "of"] and out["oov"] == ["zzyzx"] and out["causal"]
@@ -123,6 +120,10 @@ def test_typed_text_maps_rows_sum_to_one_and_never_look_ahead(text_run):
 
 
 def test_the_probe_maps_are_read_from_the_snapshots(text_run):
+    import torch
+
+    from studio.engine.tasks.attention import compute
+
     run_dir, _ = text_run
     out = compute(AttentionRequest(str(run_dir), probe=1, step=3))
     saved = torch.load(layout.attention_path(run_dir, 3), weights_only=True)["maps"]
@@ -131,6 +132,8 @@ def test_the_probe_maps_are_read_from_the_snapshots(text_run):
 
 
 def test_character_vocabularies_tokenise_by_character():
+    from studio.engine.tasks.attention import encode_text, is_char_vocabulary
+
     chars = ["<pad>", "<oov>", "a", "b", " "]
     assert is_char_vocabulary(chars) and not is_char_vocabulary(["<pad>", "<oov>", "ab", "b"])
     assert encode_text("ab c", chars) == ([2, 3, 4, 1], ["a", "b", " ", "<oov>"], ["c"])

@@ -3,35 +3,48 @@
 from __future__ import annotations
 
 import pytest
-import torch
 
 from studio.core.datasets.importers.pipeline import import_path
-from studio.engine.loop.augment import Augmenter, attach, preview
-from studio.engine.loop.device_data import DeviceData
 from tests.unit import import_fixtures as fx
 
-ZERO = torch.zeros(1, 1, 1, 1)
-ONE = torch.ones(1, 1, 1, 1)
+
+def unit_stats():
+    """A mean of 0 and a deviation of 1, shaped like the data's per-channel statistics."""
+    import torch
+
+    return torch.zeros(1, 1, 1, 1), torch.ones(1, 1, 1, 1)
 
 
 def test_no_transform_is_the_identity():
+    import torch
+
+    from studio.engine.loop.augment import Augmenter
+
     x = torch.randn(5, 3, 9, 13)
-    out = Augmenter({}, ZERO, ONE)(x)
+    out = Augmenter({}, *unit_stats())(x)
     assert torch.allclose(out, x, atol=1e-5)
 
 
 def test_flips_mirror_each_image_or_leave_it():
+    import torch
+
+    from studio.engine.loop.augment import Augmenter
+
     x = torch.randn(64, 1, 6, 8)
-    out = Augmenter({"aug_hflip": True}, ZERO, ONE, torch.Generator().manual_seed(0))(x)
+    out = Augmenter({"aug_hflip": True}, *unit_stats(), torch.Generator().manual_seed(0))(x)
     flipped = torch.tensor([torch.allclose(o, xi.flip(-1), atol=1e-5) for o, xi in zip(out, x, strict=True)])
     same = torch.tensor([torch.allclose(o, xi, atol=1e-5) for o, xi in zip(out, x, strict=True)])
     assert bool((flipped | same).all()) and 10 < int(flipped.sum()) < 54
-    out = Augmenter({"aug_vflip": True}, ZERO, ONE, torch.Generator().manual_seed(1))(x)
+    out = Augmenter({"aug_vflip": True}, *unit_stats(), torch.Generator().manual_seed(1))(x)
     assert any(torch.allclose(o, xi.flip(-2), atol=1e-5) for o, xi in zip(out, x, strict=True))
 
 
 def test_rotation_is_a_true_rotation_in_pixel_space_on_wide_images():
-    aug = Augmenter({"aug_rotation": 40}, ZERO, ONE, torch.Generator().manual_seed(0))
+    import torch
+
+    from studio.engine.loop.augment import Augmenter
+
+    aug = Augmenter({"aug_rotation": 40}, *unit_stats(), torch.Generator().manual_seed(0))
     h, w = 10, 30
     theta = aug.matrices(200, h, w, torch.device("cpu"))
     d = torch.diag(torch.tensor([w / 2, h / 2]))
@@ -43,7 +56,11 @@ def test_rotation_is_a_true_rotation_in_pixel_space_on_wide_images():
 
 
 def test_shift_and_zoom_ranges():
-    aug = Augmenter({"aug_width_shift": 0.1, "aug_height_shift": 0.2, "aug_zoom": 0.3}, ZERO, ONE,
+    import torch
+
+    from studio.engine.loop.augment import Augmenter
+
+    aug = Augmenter({"aug_width_shift": 0.1, "aug_height_shift": 0.2, "aug_zoom": 0.3}, *unit_stats(),
                     torch.Generator().manual_seed(0))
     theta = aug.matrices(500, 8, 8, torch.device("cpu"))
     assert theta[:, 0, 2].abs().max() <= 0.2 and theta[:, 0, 2].abs().max() > 0.15
@@ -53,6 +70,10 @@ def test_shift_and_zoom_ranges():
 
 @pytest.mark.parametrize("fill", ["nearest", "constant", "reflect"])
 def test_fill_modes(fill):
+    import torch
+
+    from studio.engine.loop.augment import Augmenter
+
     mean, std = torch.full((1, 1, 1, 1), 0.5), torch.full((1, 1, 1, 1), 0.25)
     x = torch.full((4, 1, 8, 8), 2.0)  # a bright image in normalised units
     out = Augmenter({"aug_width_shift": 0.5, "aug_fill": fill}, mean, std, torch.Generator().manual_seed(3))(x)
@@ -65,6 +86,11 @@ def test_fill_modes(fill):
 
 
 def test_attach_augments_training_only_and_centres_every_split():
+    import torch
+
+    from studio.engine.loop.augment import attach
+    from studio.engine.loop.device_data import DeviceData
+
     x = torch.randint(0, 255, (20, 1, 6, 6), dtype=torch.uint8)
     y = torch.arange(20) % 2
     mean, std = torch.full((1, 1, 1, 1), 0.4), torch.full((1, 1, 1, 1), 0.3)
@@ -87,6 +113,8 @@ class _Single:
 
 
 def test_preview_shows_the_batch_before_and_after(tmp_path):
+    from studio.engine.loop.augment import preview
+
     import_path(fx.image_folder(tmp_path / "pets", per_class=6))
     result = preview("pets", {"aug_rotation": 30.0, "aug_hflip": True}, count=8, seed=0)
     assert result["before"].shape == result["after"].shape == (8, 3, 20, 24)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
 from studio.core.config import RunConfig
 from studio.core.datasets.text import bert_text
@@ -43,6 +42,8 @@ def test_vocabulary_and_rows_put_cls_first_and_pad_with_zero():
 
 
 def test_masked_lm_dataset_never_trains_on_the_classifiers_test_lines():
+    import torch
+
     from studio.core.datasets.bert_data import load_labelled_text, load_masked_lm
 
     mlm = load_masked_lm("masked_lm", seed=3, copies=2, max_len=16)
@@ -61,6 +62,8 @@ def test_masked_lm_dataset_never_trains_on_the_classifiers_test_lines():
 
 
 def test_the_cls_vector_ignores_padding_and_the_head_is_tied():
+    import torch
+
     from studio.core.models.bert import build_bert_classifier, build_bert_mlm
 
     torch.manual_seed(0)
@@ -76,6 +79,8 @@ def test_the_cls_vector_ignores_padding_and_the_head_is_tied():
 
 
 def _finished_mlm_run(store, d_model: int = 16, status: str = "finished"):
+    import torch
+
     from studio.core.contracts import layout
     from studio.core.models.bert import build_bert_mlm
 
@@ -97,6 +102,8 @@ def _classifier(**model) -> RunConfig:
 
 
 def test_the_classifier_starts_from_the_pretraining_runs_encoder():
+    import torch
+
     from studio.core.models.bert import build_bert_classifier
     from studio.core.runs.lineage import check_bert_config, start_weights
     from studio.core.runs.store import RunStore

@@ -16,11 +16,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torchvision.datasets as tvd
 
 from studio.core.contracts.progress import Cancelled
 from studio.core.datasets import cache
-from studio.core.datasets.imported import load_imported
 from studio.core.datasets.importers.pipeline import import_path
 from studio.core.datasets.importers.progress import Progress
 from studio.core.datasets.torchvision_catalog import ensure
@@ -59,6 +57,8 @@ def _md5(path: Path) -> str:
 def mnist_server(server, monkeypatch) -> tuple[str, Path]:
     """The local server holding a small MNIST in IDX (60 train + 20 test 8×8 images, 4 classes);
     torchvision's MNIST class downloads from it and checks the served files' checksums."""
+    import torchvision.datasets as tvd
+
     url, folder = server
     fx.idx_folder(folder)
     monkeypatch.delenv("STUDIO_OFFLINE", raising=False)
@@ -73,6 +73,8 @@ def _progress_log() -> tuple[Progress, list[tuple[int, int, str]]]:
 
 
 def test_a_catalog_dataset_is_downloaded_converted_and_cached(mnist_server):
+    from studio.core.datasets.imported import load_imported
+
     _, folder = mnist_server
     progress, log = _progress_log()
     report = ensure("mnist", progress)
@@ -95,6 +97,8 @@ def test_a_catalog_dataset_is_downloaded_converted_and_cached(mnist_server):
 
 
 def test_a_corrupted_download_is_refused_and_nothing_is_saved(mnist_server, monkeypatch):
+    import torchvision.datasets as tvd
+
     url, folder = mnist_server
     monkeypatch.setattr(tvd.MNIST, "resources", [(IDX_FILES[0], "0" * 32)] + tvd.MNIST.resources[1:])
     with pytest.raises(DataError) as info:
@@ -135,6 +139,8 @@ def _svhn_mat(path: Path, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_svhn_is_downloaded_with_its_labels_and_layout(server, monkeypatch):
+    import torchvision.datasets as tvd
+
     url, folder = server
     x_train, _ = _svhn_mat(folder / "train_32x32.mat", 30, 0)
     _svhn_mat(folder / "test_32x32.mat", 12, 1)
@@ -175,6 +181,8 @@ def test_a_broken_svhn_file_is_named(tmp_path):
 def test_cifar10_archive_is_downloaded_unpacked_and_cached(server, tmp_path, monkeypatch):
     import pickle
     import tarfile
+
+    import torchvision.datasets as tvd
 
     url, folder = server
     batches = tmp_path / "cifar-10-batches-py"

@@ -1,14 +1,14 @@
 """Coarse-to-fine 2-D surfaces: a preview first, refined rows after, and the same grid as without a preview."""
 
 import numpy as np
-import torch
-from torch import nn
-
-from studio.core.landscape import coarse_fine, surface
-from studio.core.landscape.directions import normalized_directions
 
 
 def _setup():
+    import torch
+    from torch import nn
+
+    from studio.core.landscape.directions import normalized_directions
+
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
     center = {k: v.detach().clone() for k, v in model.named_parameters()}
@@ -18,6 +18,8 @@ def _setup():
 
 
 def test_preview_then_rows_and_the_same_grid_as_without_a_preview():
+    from studio.core.landscape import coarse_fine, surface
+
     model, center, d1, d2, x, y = _setup()
     xs = surface.default_grid(21)
     ys = np.linspace(-0.8, 0.8, 17)  # not square: rows are ys
@@ -42,6 +44,8 @@ def test_preview_then_rows_and_the_same_grid_as_without_a_preview():
 
 
 def test_upsample_is_exact_for_a_bilinear_surface():
+    from studio.core.landscape import coarse_fine
+
     xs_c, ys_c = np.linspace(-1, 1, 3), np.linspace(-2, 2, 5)
     f = lambda a, b: 1 + 2 * a - 3 * b + 0.5 * a * b  # noqa: E731
     coarse = f(*np.meshgrid(xs_c, ys_c))
@@ -50,11 +54,15 @@ def test_upsample_is_exact_for_a_bilinear_surface():
 
 
 def test_preview_indices_keep_both_ends():
+    from studio.core.landscape import coarse_fine
+
     assert list(coarse_fine.preview_indices(41, 11)) == list(range(0, 41, 4))
     assert list(coarse_fine.preview_indices(3, 11)) == [0, 1, 2]
 
 
 def test_a_preview_on_fewer_samples_is_those_samples_grid_and_the_full_grid_stays_exact():
+    from studio.core.landscape import coarse_fine, surface
+
     model, center, d1, d2, x, y = _setup()
     xs = ys = surface.default_grid(9)
     plain = surface.surface_2d(model, center, d1, d2, x, y, xs, ys)

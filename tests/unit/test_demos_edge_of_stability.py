@@ -2,20 +2,24 @@
 
 import numpy as np
 import pytest
-import torch
-from torch import nn
 
-from studio.core.demos import edge_of_stability as eos
 from studio.core.errors import ConfigError
 
 
 def test_the_threshold_is_2_over_eta_and_2_plus_2_beta_over_eta_with_momentum():
+    from studio.core.demos import edge_of_stability as eos
+
     assert eos.threshold(0.05) == pytest.approx(40.0)
     assert eos.threshold(0.095, 0.9) == pytest.approx(40.0)
     assert eos.threshold(0.1, 0.5) == pytest.approx(30.0)
 
 
 def test_sharpness_is_the_top_eigenvalue_of_the_full_hessian():
+    import torch
+    from torch import nn
+
+    from studio.core.demos import edge_of_stability as eos
+
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
     x, y = torch.randn(20, 3), torch.randint(0, 2, (20,))
@@ -36,6 +40,10 @@ def test_sharpness_is_the_top_eigenvalue_of_the_full_hessian():
 
 
 def test_standardise_centres_and_scales_each_feature():
+    import torch
+
+    from studio.core.demos import edge_of_stability as eos
+
     x = torch.randn(500, 1, 2, 3) * torch.arange(1, 7).reshape(1, 1, 2, 3) + 5
     x[:, 0, 0, 0] = 2.0  # a constant feature: centred to 0, not divided by 0
     z = eos.standardise(x).reshape(500, -1)
@@ -45,6 +53,8 @@ def test_standardise_centres_and_scales_each_feature():
 
 
 def test_phases_find_the_arrival_the_edge_and_the_falling_loss():
+    from studio.core.demos import edge_of_stability as eos
+
     steps = list(range(0, 110, 10))
     sharp = [20, 24, 28, 33, 37, 41, 42, 39, 41, 43, 40]  # threshold 40: reached at step 40 (37 ≥ 36)
     losses = list(np.linspace(1.0, 0.5, 101))
@@ -59,6 +69,8 @@ def test_phases_find_the_arrival_the_edge_and_the_falling_loss():
 
 
 def test_a_short_run_sends_a_frame_per_measurement_with_every_steps_loss():
+    from studio.core.demos import edge_of_stability as eos
+
     frames = []
     result = eos.run(dataset="fashion_mnist_small", n_samples=200, widths="16", steps=40, sharpness_every=10,
                      lr=0.05, momentum=0.9, lanczos_iters=10, threads=1, emit=frames.append)
@@ -75,5 +87,7 @@ def test_a_short_run_sends_a_frame_per_measurement_with_every_steps_loss():
 
 
 def test_momentum_out_of_range_is_refused():
+    from studio.core.demos import edge_of_stability as eos
+
     with pytest.raises(ConfigError):
         eos.run(momentum=1.0, steps=1)

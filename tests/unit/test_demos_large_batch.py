@@ -6,10 +6,10 @@ batch 1000 (see the closing note of issue 6 for the full default sweep).
 
 import numpy as np
 
-from studio.core.demos import large_batch
-
 
 def test_largest_batch_has_a_larger_top_eigenvalue_than_the_smallest():
+    from studio.core.demos import large_batch
+
     runs, frames = [], []
     result = large_batch.run(dataset="fashion_mnist_small", batch_sizes="16,1000", epochs=20, train_samples=2000,
                              test_samples=500, hessian_samples=500, widths="128", optimizer="adam", lr=1e-3,
@@ -27,6 +27,8 @@ def test_largest_batch_has_a_larger_top_eigenvalue_than_the_smallest():
 
 
 def test_linear_scaling_and_warmup():
+    from studio.core.demos import large_batch
+
     assert large_batch.lr_for(256, 0.1, True, 64) == 0.4
     assert large_batch.lr_for(256, 0.1, False, 64) == 0.1
     common = dict(dataset="moons", batch_sizes="8,64", epochs=1, train_samples=256, test_samples=64,
@@ -46,6 +48,8 @@ def test_linear_scaling_and_warmup():
 def test_each_batch_size_trains_until_it_fits_and_its_curve_arrives_while_it_trains():
     """``until_train_acc``: a run stops at the first evaluation with that training accuracy (the epochs are the
     cap); every evaluation sends the curve so far, before the run's own frame; Keskar's ε-sharpness is measured."""
+    from studio.core.demos import large_batch
+
     frames = []
     result = large_batch.run(dataset="moons", batch_sizes="8,64", epochs=40, until_train_acc=0.9, train_samples=256,
                              test_samples=128, hessian_samples=64, widths="16", lr=0.01, evals=40,

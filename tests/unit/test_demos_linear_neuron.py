@@ -1,18 +1,20 @@
 """The linear neuron: the contour, the convergence check, SGD's noise against the batch size."""
 
 import numpy as np
-import torch
-
-from studio.core.datasets.noisy_line import make_line
-from studio.core.demos import linear_neuron as ln
 
 
 def _line(seed: int = 0):
+    import torch
+
+    from studio.core.datasets.noisy_line import make_line
+
     x, y = make_line(200, 2.0, -1.0, 0.3, torch.Generator().manual_seed(seed))
     return x.double().flatten(), y.double().flatten()
 
 
 def test_sgd_path_variance_grows_as_the_batch_shrinks():
+    from studio.core.demos import linear_neuron as ln
+
     x, y = _line()
     center = ln.least_squares(x.numpy(), y.numpy())
     variances = []
@@ -24,6 +26,8 @@ def test_sgd_path_variance_grows_as_the_batch_shrinks():
 
 
 def test_full_batch_gd_stops_by_the_convergence_check_near_least_squares():
+    from studio.core.demos import linear_neuron as ln
+
     result = ln.run(steps=500, tolerance=1e-8)
     s = result["summary"]
     assert s["gd"]["converged_at"] is not None and s["gd"]["converged_at"] < 500
@@ -35,6 +39,8 @@ def test_full_batch_gd_stops_by_the_convergence_check_near_least_squares():
 
 
 def test_loss_grid_is_the_mean_squared_error():
+    from studio.core.demos import linear_neuron as ln
+
     x, y = _line()
     xn, yn = x.numpy(), y.numpy()
     ws, bs = np.array([-1.0, 0.5, 2.0]), np.array([0.0, -1.0])

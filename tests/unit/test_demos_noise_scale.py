@@ -3,11 +3,12 @@
 import numpy as np
 import pytest
 
-from studio.core.demos import noise_scale
 from studio.core.errors import ConfigError
 
 
 def test_b_simple_recovers_a_known_noise_scale_from_synthetic_gradients():
+    from studio.core.demos import noise_scale
+
     rng = np.random.default_rng(0)
     dim = 400
     g = np.full(dim, 0.25)
@@ -26,6 +27,8 @@ def test_b_simple_recovers_a_known_noise_scale_from_synthetic_gradients():
 
 
 def test_unbiased_estimates_invert_the_expected_norms():
+    from studio.core.demos import noise_scale
+
     g2, trace, bs, bb = 3.0, 60.0, 4, 64
     got = noise_scale.unbiased_estimates(g2 + trace / bs, g2 + trace / bb, bs, bb)
     assert got == pytest.approx((g2, trace))
@@ -36,6 +39,8 @@ def test_unbiased_estimates_invert_the_expected_norms():
 def test_chunk_gradients_average_to_the_batch_gradient():
     import torch
     from torch import nn
+
+    from studio.core.demos import noise_scale
 
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2))
@@ -49,6 +54,8 @@ def test_chunk_gradients_average_to_the_batch_gradient():
 
 
 def test_training_run_reports_a_positive_noise_scale():
+    from studio.core.demos import noise_scale
+
     result = noise_scale.run(dataset="moons", batch_size=64, small_batch=8, epochs=2, widths="16", frame_every=1,
                              threads=1)
     curve = result["curves"]["b_simple"]

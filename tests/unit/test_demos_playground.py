@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from studio.core.demos import playground
-
 
 def test_decision_boundary_of_a_trained_mlp_classifies_held_out_moons():
+    from studio.core.demos import playground
+
     result = playground.run(dataset="moons", noise=0.1, n_samples=400, steps=600, frame_every=100, resolution=80)
     frames = result["frames"]
     assert [f["step"] for f in frames] == [0, 100, 200, 300, 400, 500, 600]
@@ -17,6 +17,8 @@ def test_decision_boundary_of_a_trained_mlp_classifies_held_out_moons():
 
 
 def test_grid_orientation_rows_are_y_columns_are_x():
+    from studio.core.demos import playground
+
     xs, ys = np.linspace(0, 1, 5), np.linspace(10, 12, 3)
     p = np.zeros((3, 5))
     p[2, 0] = 1.0  # top-left: y = 12, x = 0
@@ -25,5 +27,7 @@ def test_grid_orientation_rows_are_y_columns_are_x():
 
 
 def test_train_ratio_splits_the_points():
+    from studio.core.demos import playground
+
     xtr, ytr, xte, yte = playground.make_split("xor", 200, 0.1, 0.7, seed=1)
     assert len(xtr) == 140 and len(xte) == 60 and xtr.shape[1] == 2

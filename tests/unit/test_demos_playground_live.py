@@ -6,10 +6,8 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
-import torch
 
 from studio.core.contracts.progress import Cancelled
-from studio.core.demos import mlp_surgery, playground
 from studio.core.demos.catalog import DEMOS
 from studio.core.demos.live import LiveLoop
 
@@ -17,6 +15,8 @@ SMALL = {"dataset": "moons", "n_samples": 200, "resolution": 16, "frame_every": 
 
 
 def state(**params):
+    from studio.core.demos import playground
+
     values = DEMOS.resolve("playground", {**SMALL, **params}, "demo")
     return playground.Playground(values)
 
@@ -26,6 +26,8 @@ def weights(s):
 
 
 def test_after_lr_zero_the_weights_stop_changing():
+    import torch
+
     s = state()
     s.train(20)
     before = weights(s)
@@ -42,6 +44,8 @@ def test_after_lr_zero_the_weights_stop_changing():
 
 
 def test_adding_a_neuron_grows_the_width_and_the_loss_goes_on_from_where_it_was():
+    import torch
+
     s = state()
     initial = s.frame()["train_loss"]
     s.train(300)
@@ -72,6 +76,8 @@ def test_a_new_relu_layer_starts_as_the_identity_and_a_removed_one_changes_the_d
 
 
 def test_activation_and_dropout_keep_the_weights():
+    import torch
+
     s = state()
     s.train(50)
     kept = weights(s)
@@ -82,6 +88,8 @@ def test_activation_and_dropout_keep_the_weights():
 
 
 def test_noise_draws_the_same_points_with_new_noise_and_keeps_the_weights():
+    import torch
+
     s = state(noise=0.0)
     x0 = s.xtr.clone()
     kept = weights(s)
@@ -104,6 +112,8 @@ class Script:
 
 
 def test_the_live_run_applies_changes_pauses_and_steps(monkeypatch):
+    from studio.core.demos import playground
+
     monkeypatch.setattr(playground, "LiveLoop", partial(LiveLoop, fps=0))  # unpaced: one command list per turn
     frames = []
     values = DEMOS.resolve("playground", SMALL, "demo")
@@ -125,11 +135,17 @@ def test_a_change_while_paused_is_drawn_without_training():
 
 
 def test_the_fixed_run_is_unchanged_without_controls():
+    from studio.core.demos import playground
+
     result = playground.run(**DEMOS.resolve("playground", {**SMALL, "steps": 30}, "demo"))
     assert [f["step"] for f in result["frames"]] == [0, 10, 20, 30]
 
 
 def test_resize_carries_adams_state_padded():
+    import torch
+
+    from studio.core.demos import mlp_surgery
+
     layer_a, layer_b = torch.nn.Linear(2, 3), torch.nn.Linear(3, 2)
     model = mlp_surgery.assemble([layer_a, layer_b], "tanh", 0.0)
     opt = torch.optim.Adam(model.parameters(), lr=0.1)

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from studio.core.demos import race
 from studio.core.demos.common import parse_optimizer_specs
 from studio.core.demos.functions import NAMES, get_function
 from studio.core.errors import ConfigError
@@ -11,6 +10,8 @@ from studio.core.errors import ConfigError
 
 def test_gd_converges_below_and_diverges_above_two_over_lambda_max():
     # f = ½(x²/κ + y²): λ_max = 1, so the limit is η = 2
+    from studio.core.demos import race
+
     result = race.run(function="quadratic", condition=10.0, optimizers="gd(lr=1.9); gd(lr=2.1)", steps=300)
     outcome = result["summary"]["optimizers"]
     assert isinstance(outcome["gd(lr=1.9)"]["steps_to_tol"], int)
@@ -22,6 +23,8 @@ def test_gd_converges_below_and_diverges_above_two_over_lambda_max():
 
 
 def test_gd_rate_on_the_steep_axis_is_one_minus_eta_lambda():
+    from studio.core.demos import race
+
     fn = get_function("quadratic", 10.0)
     racer = race.run_racer(fn, "gd", {"lr": "0.5"}, 5, (0.0, 1.0), 1e-6)
     # along y (λ = 1) each step multiplies the coordinate by 1 − 0.5·1
@@ -29,6 +32,8 @@ def test_gd_rate_on_the_steep_axis_is_one_minus_eta_lambda():
 
 
 def test_newton_arrives_in_one_step():
+    from studio.core.demos import race
+
     for condition in (1.0, 10.0, 1000.0):
         result = race.run(function="quadratic", condition=condition, optimizers="newton", steps=3)
         assert result["summary"]["optimizers"]["newton"]["steps_to_tol"] == 1
@@ -36,6 +41,8 @@ def test_newton_arrives_in_one_step():
 
 
 def test_every_function_runs_its_preset_and_its_minimum_is_where_it_says():
+    from studio.core.demos import race
+
     for name in NAMES:
         fn = get_function(name)
         for point in fn.minima:
@@ -47,6 +54,8 @@ def test_every_function_runs_its_preset_and_its_minimum_is_where_it_says():
 
 
 def test_momentum_overshoots_the_minimum_and_settles():
+    from studio.core.demos import race
+
     fn = get_function("quadratic", 10.0)
     racer = race.run_racer(fn, "momentum", {"lr": "0.3", "momentum": "0.8"}, 300, fn.start, 1e-6)
     x = racer["path"][:, 0]  # starts at x < 0: crossing zero is an overshoot
@@ -55,6 +64,8 @@ def test_momentum_overshoots_the_minimum_and_settles():
 
 
 def test_optimizer_specs_are_parsed_and_bad_ones_refused():
+    from studio.core.demos import race
+
     assert parse_optimizer_specs("gd(lr=1.9); adam ( lr = 0.1 , beta1=0.8 );newton") == [
         ("gd", {"lr": "1.9"}), ("adam", {"lr": "0.1", "beta1": "0.8"}), ("newton", {})]
     with pytest.raises(ConfigError):
@@ -79,6 +90,7 @@ def test_an_added_optimizer_takes_the_preset_setting_or_the_catalog_learning_rat
 
 def test_every_catalog_optimizer_added_to_the_race_runs():
     """What the GUI's Add menu writes is a line-up the race accepts, for every optimizer in the catalog."""
+    from studio.core.demos import race
     from studio.core.demos.race_presets import add_to_line_up
     from studio.core.optim.catalog import OPTIMIZERS
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from studio.core.demos import race
 from studio.core.demos.live import LiveLoop
 
 
@@ -19,6 +18,8 @@ class Script:
 
 
 def test_an_lr_change_mid_race_acts_from_the_next_step(monkeypatch):
+    from studio.core.demos import race
+
     monkeypatch.setattr(race, "LiveLoop", lambda controls, fps: LiveLoop(controls, fps=0))  # one read a frame
     frames = []
     script = Script([[], [], [], [], [], [("set", {"lr_scale": {"0": 0.0, "1": 2.0}})]])

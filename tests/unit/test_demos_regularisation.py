@@ -2,11 +2,12 @@
 
 import pytest
 
-from studio.core.demos import regularisation
 from studio.core.errors import ConfigError
 
 
 def test_the_unregularised_model_overfits_and_augmentation_narrows_the_gap():
+    from studio.core.demos import regularisation
+
     frames = []
     result = regularisation.run(variants="none,augmentation", train_samples=300, val_samples=300, epochs=20,
                                 batch_size=32, widths="128", threads=1, emit=frames.append)
@@ -20,5 +21,7 @@ def test_the_unregularised_model_overfits_and_augmentation_narrows_the_gap():
 
 
 def test_unknown_variant_is_refused():
+    from studio.core.demos import regularisation
+
     with pytest.raises(ConfigError, match="variants"):
         regularisation.run(variants="none,magic", epochs=1)

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError
-from studio.core.maths.objectives import IGNORE
 
 
 def test_token_windows_shift_targets_by_one_and_ignore_the_padding() -> None:
     from studio.core.datasets.text.sequences import token_windows
+    from studio.core.maths.objectives import IGNORE
 
     x, y = token_windows([[5, 6, 7, 8, 9, 10], [3, 4], [2]], context=3)
     assert x.tolist() == [[5, 6, 7], [8, 9, 0], [3, 0, 0]]
@@ -38,6 +37,8 @@ def _cfg(data: dict, model: dict) -> RunConfig:
 
 
 def test_the_model_chooses_the_sequence_form_of_a_text_dataset() -> None:
+    import torch
+
     from studio.core.config.data_loading import load_dataset
 
     cfg = _cfg({"name": "fortunes", "tokenizer": "char"}, {"name": "gpt_lm", "context": 48})
@@ -56,6 +57,8 @@ def test_the_model_chooses_the_sequence_form_of_a_text_dataset() -> None:
 
 
 def test_gpt_is_causal_predicts_every_position_and_ties_its_weights() -> None:
+    import torch
+
     from studio.core.models import MODELS
     from studio.core.models.transformer import non_embedding_parameters
 
@@ -80,7 +83,9 @@ def test_gpt_is_causal_predicts_every_position_and_ties_its_weights() -> None:
 
 
 def test_token_losses_for_landscapes_are_per_token() -> None:
-    from studio.core.maths.objectives import losses_of, task_for
+    import torch
+
+    from studio.core.maths.objectives import IGNORE, losses_of, task_for
 
     task = task_for({"task": "tokens"})
     out = torch.randn(4, 6, 9)
@@ -94,6 +99,8 @@ def test_token_losses_for_landscapes_are_per_token() -> None:
 
 
 def test_top_k_keeps_only_the_k_most_likely() -> None:
+    import torch
+
     from studio.engine.tasks.generate import check_request, keep_top_k
 
     logits = torch.tensor([0.5, 3.0, -1.0, 2.0])
@@ -104,6 +111,8 @@ def test_top_k_keeps_only_the_k_most_likely() -> None:
 
 
 def test_continue_text_with_a_transformer_reads_the_last_context_tokens() -> None:
+    import torch
+
     from studio.core.datasets.text.tokenizer import CharVocabulary
     from studio.core.models import MODELS
     from studio.engine.tasks.generate import continue_text
@@ -158,8 +167,10 @@ def test_summary_reports_the_non_embedding_parameters() -> None:
 def test_hessian_vector_products_pass_through_attention() -> None:
     """Sharpness needs second derivatives, which the fused attention kernels lack: H·v matches finite
     differences of the gradient."""
+    import torch
+
     from studio.core.landscape.curvature import LossFunction
-    from studio.core.maths.objectives import token_cross_entropy_sum
+    from studio.core.maths.objectives import IGNORE, token_cross_entropy_sum
     from studio.core.models import MODELS
 
     torch.manual_seed(0)

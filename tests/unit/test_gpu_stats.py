@@ -4,10 +4,10 @@ real: without nvidia-ml-py or a driver, :func:`open_nvml` returns a sentence ins
 
 from __future__ import annotations
 
-import time
 from types import SimpleNamespace
 
 from studio.core.host.gpu_stats import MB, Nvml, Sampler, format_sample, open_nvml
+from tests.conftest import wait_for
 
 
 class FakeNvml:
@@ -60,7 +60,7 @@ def test_sampler_averages_utilisation_and_keeps_the_peak_memory():
     reader = open_nvml(FakeNvml(utils=(20, 60)))
     assert isinstance(reader, Nvml)
     sampler = Sampler(reader, every_s=0.01).start()
-    time.sleep(0.1)
+    wait_for(lambda: len(sampler._utils) >= 3, 10, "three samples")
     util, memory = sampler.stop()
     assert util == 40.0 and memory == 3072.0
 

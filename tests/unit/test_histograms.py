@@ -7,12 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from studio.core.config import RunConfig
 from studio.core.contracts import layout
 from studio.core.runs import histograms
-from studio.engine.callbacks.histograms import HistogramRecorder, histogram_callbacks, records_of, summarise
 from tests.unit.landscape_runs import train_run
 
 TINY_CNN = ["data.name=fashion_mnist_small", "model.name=cnn", "model.filters=4,4", "model.dense=16",
@@ -20,6 +18,10 @@ TINY_CNN = ["data.name=fashion_mnist_small", "model.name=cnn", "model.filters=4,
 
 
 def test_summarise_bins_every_value_between_min_and_max():
+    import torch
+
+    from studio.engine.callbacks.histograms import summarise
+
     values = torch.tensor([0.0, 1.0, 1.0, 2.0, 3.0])
     row = summarise(values, bins=3).tolist()
     assert row[:5] == [0.0, 3.0, 5.0, 7.0, 15.0]
@@ -29,6 +31,10 @@ def test_summarise_bins_every_value_between_min_and_max():
 
 
 def test_records_cover_every_trainable_tensor_with_its_gradient():
+    import torch
+
+    from studio.engine.callbacks.histograms import records_of
+
     net = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
     net[0].bias.requires_grad_(False)
     net(torch.randn(5, 3)).sum().backward()
@@ -95,6 +101,8 @@ def test_a_step_recorded_again_after_a_resume_keeps_its_later_record():
 
 
 def test_the_recorder_is_on_by_default_and_off_at_zero():
+    from studio.engine.callbacks.histograms import HistogramRecorder, histogram_callbacks
+
     assert [type(c) for c in histogram_callbacks(RunConfig(), "/tmp/run")] == [HistogramRecorder]
     assert RunConfig().train.histogram_every == 100
     assert histogram_callbacks(RunConfig().with_overrides(["train.histogram_every=0"]), "/tmp/run") == []

@@ -8,7 +8,6 @@ import pytest
 from studio.core.config import RunConfig
 from studio.core.contracts.progress import Cancelled
 from studio.core.datasets import DATASETS, cache, splits
-from studio.core.datasets.imported import load_imported
 from studio.core.datasets.importers.options import ImportOptions
 from studio.core.datasets.importers.pipeline import import_path
 from studio.core.datasets.importers.progress import Progress
@@ -106,6 +105,8 @@ def test_splits_are_stratified_seeded_and_70_20_10():
 
 
 def test_load_imported_gives_tensors_with_the_reported_splits(tmp_path):
+    from studio.core.datasets.imported import load_imported
+
     report = import_path(fx.image_folder(tmp_path / "pets", per_class=10))
     data = load_imported("pets", seed=0)
     assert (len(data.y_train), len(data.y_val), len(data.y_test)) == tuple(report["splits"].values())

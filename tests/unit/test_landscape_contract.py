@@ -16,7 +16,6 @@ from studio.core.contracts.landscape import (
     SharpnessRequest,
 )
 from studio.core.errors import ConfigError
-from studio.engine.tasks.landscape import compute_landscape, compute_sharpness
 from studio.engine.tasks.landscape_job import LandscapeJob
 
 BAD_LANDSCAPES = [
@@ -39,6 +38,8 @@ def _cli(capsys, *argv: str) -> tuple[int, str]:
 
 @pytest.mark.parametrize(("fields", "argv", "word"), BAD_LANDSCAPES)
 def test_a_landscape_outside_the_limits_fails_the_same_way_everywhere(capsys, tmp_path, fields, argv, word):
+    from studio.engine.tasks.landscape import compute_landscape
+
     with pytest.raises(ConfigError) as request_err:
         LandscapeRequest(**fields).validate()
     message = str(request_err.value)
@@ -52,6 +53,8 @@ def test_a_landscape_outside_the_limits_fails_the_same_way_everywhere(capsys, tm
 
 @pytest.mark.parametrize(("fields", "argv", "word"), BAD_SHARPNESS)
 def test_a_sharpness_outside_the_limits_fails_the_same_way_everywhere(capsys, tmp_path, fields, argv, word):
+    from studio.engine.tasks.landscape import compute_sharpness
+
     with pytest.raises(ConfigError) as request_err:
         SharpnessRequest(**fields).validate()
     message = str(request_err.value)

@@ -3,18 +3,18 @@
 import math
 
 import pytest
-import torch
-from torch import nn
-from torch.func import functional_call
-
-from studio.core.landscape import curvature
-from studio.core.landscape.directions import flatten, parameters_of, unflatten
-from studio.core.maths.objectives import mse_sum
 
 
 @pytest.fixture(scope="module")
 def tiny():
     """A 3-6-3 tanh network trained a little on 64 points, its loss function and its full Hessian."""
+    import torch
+    from torch import nn
+    from torch.func import functional_call
+
+    from studio.core.landscape import curvature
+    from studio.core.landscape.directions import flatten, parameters_of, unflatten
+
     torch.manual_seed(0)
     net = nn.Sequential(nn.Linear(3, 6), nn.Tanh(), nn.Linear(6, 3))
     x, y = torch.randn(64, 3), torch.randint(0, 3, (64,))
@@ -33,12 +33,18 @@ def tiny():
 
 
 def test_hessian_vector_products_match_the_full_hessian(tiny):
+    import torch
+
     loss, hessian = tiny
     v = torch.randn(loss.dim, generator=torch.Generator().manual_seed(1))
     torch.testing.assert_close(loss.matvec(v).double(), hessian @ v.double(), rtol=1e-4, atol=1e-5)
 
 
 def test_top_eigenvalues_match_eigvalsh_within_one_percent(tiny):
+    import torch
+
+    from studio.core.landscape import curvature
+
     loss, hessian = tiny
     exact = torch.linalg.eigvalsh(hessian).flip(0)  # largest first
     assert exact[0] > abs(exact[-1])  # near a minimum: the dominant eigenvalue is the top one
@@ -50,6 +56,8 @@ def test_top_eigenvalues_match_eigvalsh_within_one_percent(tiny):
 
 
 def test_hutchinson_trace_within_five_percent(tiny):
+    from studio.core.landscape import curvature
+
     loss, hessian = tiny
     trace, stderr = curvature.hutchinson_trace(loss.matvec, loss.dim, samples=1000, matmat=loss.matmat, block=250)
     exact = float(hessian.trace())
@@ -60,6 +68,10 @@ def test_hutchinson_trace_within_five_percent(tiny):
 
 
 def test_power_iteration_finds_the_top_eigenvalue_when_a_negative_one_dominates():
+    import torch
+
+    from studio.core.landscape import curvature
+
     q, _ = torch.linalg.qr(torch.randn(6, 6, generator=torch.Generator().manual_seed(0), dtype=torch.float64))
     a = q @ torch.diag(torch.tensor([-5.0, 2.0, 1.0, 0.5, -1.0, 0.1], dtype=torch.float64)) @ q.T
     assert curvature.power_iteration(lambda v: a @ v, 6, k=1, shift=False)[0] == pytest.approx(-5.0, rel=1e-3)
@@ -69,6 +81,13 @@ def test_power_iteration_finds_the_top_eigenvalue_when_a_negative_one_dominates(
 
 def test_eps_sharpness_of_a_quadratic_reaches_the_box_corner():
     """f(θ) = (1/d) Σ s_i² θ_i² at θ = 0: the box is |z_i| ≤ ε and its maximum ε²·Σs_i²/d sits at any corner."""
+    import torch
+    from torch import nn
+
+    from studio.core.landscape import curvature
+    from studio.core.landscape.directions import parameters_of
+    from studio.core.maths.objectives import mse_sum
+
     d, eps = 8, 0.01
     scales = torch.linspace(0.5, 3.0, d)
     model = nn.Linear(d, 1, bias=False)

@@ -1,19 +1,24 @@
 """Filter-normalised directions (Li et al. 2018): every filter has its weight filter's norm."""
 
-import torch
-from torch import nn
 
-from studio.core.landscape.directions import filter_normalize, normalized_directions, parameters_of, random_direction
-from studio.core.models.builders import build_cnn
 
 
 def _models():
+    import torch
+    from torch import nn
+
+    from studio.core.models.builders import build_cnn
+
     torch.manual_seed(0)
     yield nn.Sequential(nn.Flatten(), nn.Linear(12, 7), nn.ReLU(), nn.Linear(7, 3))
     yield build_cnn((1, 12, 12), 4, filters=[5, 6, 3], dense=8)
 
 
 def test_every_filter_has_the_norm_of_its_weight_filter():
+    import torch
+
+    from studio.core.landscape.directions import normalized_directions, parameters_of
+
     for model in _models():
         weights = parameters_of(model)
         d1, d2 = normalized_directions(weights, 2, seed=3)
@@ -35,6 +40,11 @@ def test_every_filter_has_the_norm_of_its_weight_filter():
 
 
 def test_bias_and_batch_norm_can_be_included():
+    import torch
+
+    from studio.core.landscape.directions import filter_normalize, parameters_of, random_direction
+    from studio.core.models.builders import build_cnn
+
     model = build_cnn((1, 12, 12), 4, filters=[5, 6, 3], dense=8)
     weights = parameters_of(model)
     d = filter_normalize(random_direction(weights, torch.Generator().manual_seed(0)), weights, include_bias_bn=True)
@@ -45,6 +55,10 @@ def test_bias_and_batch_norm_can_be_included():
 
 
 def test_directions_are_seeded():
+    import torch
+
+    from studio.core.landscape.directions import normalized_directions, parameters_of
+
     weights = parameters_of(next(_models()))
     a, b = normalized_directions(weights, 1, seed=5)[0], normalized_directions(weights, 1, seed=5)[0]
     c = normalized_directions(weights, 1, seed=6)[0]

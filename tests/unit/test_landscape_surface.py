@@ -2,28 +2,21 @@
 
 import numpy as np
 import pytest
-import torch
-from torch import nn
 
 from studio.core.landscape import io
-from studio.core.landscape.directions import normalized_directions, parameters_of
-from studio.core.landscape.surface import (
-    evaluate_fast,
-    evaluate_sequential,
-    grid_coefficients,
-    interpolate_1d,
-    surface_2d,
-)
-from studio.core.maths.objectives import mse_sum
 from studio.core.models import MODELS
-from studio.core.models.builders import build_cnn, build_mlp
-from studio.engine.replay import RunData, final_checkpoint, load_checkpoint
-from studio.engine.tasks import landscape as compute
 from tests.unit.landscape_runs import SMALL, train_run
 
 
 def test_grid_of_a_quadratic_loss_is_the_analytic_surface():
     """Least squares: L(w) = mean((Xw − y)²) is exactly quadratic in w, so L(w₀ + a·d₁ + b·d₂) is known."""
+    import torch
+    from torch import nn
+
+    from studio.core.landscape.directions import normalized_directions, parameters_of
+    from studio.core.landscape.surface import surface_2d
+    from studio.core.maths.objectives import mse_sum
+
     gen = torch.Generator().manual_seed(0)
     n, dim = 64, 6
     x = torch.randn(n, dim, generator=gen)
@@ -47,6 +40,12 @@ def test_grid_of_a_quadratic_loss_is_the_analytic_surface():
 
 @pytest.mark.parametrize("kind", ["mlp", "mlp_bn", "cnn"])
 def test_vmap_grid_equals_the_sequential_grid(kind):
+    import torch
+
+    from studio.core.landscape.directions import normalized_directions, parameters_of
+    from studio.core.landscape.surface import evaluate_fast, evaluate_sequential, grid_coefficients
+    from studio.core.models.builders import build_cnn, build_mlp
+
     torch.manual_seed(0)
     model = {"mlp": lambda: build_mlp((1, 8, 8), 5, widths=[32, 16]),
              "mlp_bn": lambda: build_mlp((1, 8, 8), 5, widths=[32, 16], batch_norm=True),
@@ -72,6 +71,12 @@ def test_vmap_grid_equals_the_sequential_grid(kind):
 @pytest.mark.parametrize("affine", [True, False])
 def test_bf16_autocast_grid_is_close_to_the_fp32_grid(affine):
     """The GPU's default path (bf16 autocast) run on the CPU: same grid to bf16 precision, really in bf16."""
+    import torch
+
+    from studio.core.landscape.directions import normalized_directions, parameters_of
+    from studio.core.landscape.surface import evaluate_fast, evaluate_sequential, grid_coefficients
+    from studio.core.models.builders import build_mlp
+
     torch.manual_seed(0)
     model = build_mlp((1, 8, 8), 5, widths=[64, 32]).eval()
     x, y = torch.randn(300, 1, 8, 8), torch.randint(0, 5, (300,))
@@ -87,6 +92,13 @@ def test_bf16_autocast_grid_is_close_to_the_fp32_grid(affine):
 
 
 def test_interpolation_ends_are_the_two_weight_sets():
+    import torch
+    from torch import nn
+
+    from studio.core.landscape.directions import parameters_of
+    from studio.core.landscape.surface import interpolate_1d
+    from studio.core.models.builders import build_mlp
+
     torch.manual_seed(0)
     a, b = build_mlp((4,), 3, widths=[8]), build_mlp((4,), 3, widths=[8])
     x, y = torch.randn(50, 4), torch.randint(0, 3, (50,))
@@ -107,6 +119,12 @@ def bn_run(tmp_path_factory):
 
 
 def test_centre_of_the_grid_is_the_checkpoint_loss(bn_run):
+    import torch
+    from torch import nn
+
+    from studio.engine.replay import RunData, final_checkpoint, load_checkpoint
+    from studio.engine.tasks import landscape as compute
+
     result, path = compute.compute_landscape(bn_run, "2d", resolution=5, samples=300, split="train")
     # the checkpoint's loss on the same data, computed independently of the landscape code
     data = RunData(bn_run, "cpu")
@@ -128,6 +146,7 @@ def test_centre_of_the_grid_is_the_checkpoint_loss(bn_run):
 def test_centre_on_the_whole_test_split_is_the_run_test_loss(bn_run):
     """The trainer's own evaluation (eval mode, full test split) reported test_loss at the end."""
     from studio.core.runs.store import RunStore
+    from studio.engine.tasks import landscape as compute
 
     result, _ = compute.compute_landscape(bn_run, "2d", resolution=3, samples=0, split="test", save=False)
     summary = RunStore(bn_run.parents[1]).get(bn_run.name).summary
@@ -135,6 +154,8 @@ def test_centre_on_the_whole_test_split_is_the_run_test_loss(bn_run):
 
 
 def test_one_d_and_trajectory_of_a_run(bn_run):
+    from studio.engine.tasks import landscape as compute
+
     line, _ = compute.compute_landscape(bn_run, "1d", resolution=5, samples=200, save=False)
     assert set(line.values) == {"train/loss", "train/acc", "test/loss", "test/acc"}
     assert line.x[0] == -0.5 and line.x[-1] == 1.5

@@ -2,14 +2,13 @@
 
 import numpy as np
 import pytest
-import torch
 
 from studio.core.errors import DataError
-from studio.core.landscape.directions import flatten
-from studio.core.landscape.trajectory import path_range, pca_plane
 
 
 def _plane_path():
+    import torch
+
     gen = torch.Generator().manual_seed(0)
     final = {"w": torch.randn(5, 4, generator=gen), "b": torch.randn(5, generator=gen)}
     u, v = torch.linalg.qr(torch.randn(20, 2, generator=gen))[0].T  # orthonormal in the weight matrix space
@@ -22,6 +21,11 @@ def _plane_path():
 
 
 def test_path_in_a_plane_is_recovered_up_to_rotation():
+    import torch
+
+    from studio.core.landscape.directions import flatten
+    from studio.core.landscape.trajectory import pca_plane
+
     final, ckpts, coords = _plane_path()
     plane = pca_plane(ckpts, final)
     assert plane.centered and plane.path.shape == (5, 2)
@@ -38,18 +42,26 @@ def test_path_in_a_plane_is_recovered_up_to_rotation():
 
 
 def test_including_biases_changes_the_plane():
+    import torch
+
+    from studio.core.landscape.trajectory import pca_plane
+
     final, ckpts, _ = _plane_path()
     with_bias = pca_plane(ckpts, final, include_bias_bn=True)
     assert torch.count_nonzero(with_bias.directions[0]["b"]) > 0
 
 
 def test_too_few_checkpoints_is_a_clear_error():
+    from studio.core.landscape.trajectory import pca_plane
+
     final, ckpts, _ = _plane_path()
     with pytest.raises(DataError, match="checkpoint_every"):
         pca_plane([ckpts[0], final], final)
 
 
 def test_range_holds_the_path_and_the_origin():
+    from studio.core.landscape.trajectory import path_range
+
     path = np.array([[2.0, 1.0], [1.0, 0.5], [0.0, 0.0]])
     (x0, x1), (y0, y1) = path_range(path)
     assert x0 < 0 < 2 < x1 and y0 < 0 < 1 < y1

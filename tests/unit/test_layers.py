@@ -1,5 +1,5 @@
-"""The arrows of DESIGN.md: core/engine never import Qt; the GUI does not import torch at start-up, nor any engine
-module at all (it gets the engine through ``core/contracts/engine_port.py`` from ``studio/app.py``)."""
+"""The arrows of docs/developer/layers.md: core/engine never import Qt; the GUI does not import torch at start-up,
+nor any engine module at all (it gets the engine through ``core/contracts/engine_port.py`` from ``studio/app.py``)."""
 
 import ast
 import subprocess

@@ -6,25 +6,26 @@ from __future__ import annotations
 import json
 
 import pytest
-import torch
 
 from studio.cli import main as cli_main
 from studio.core.config import RunConfig
 from studio.core.contracts.jobs import MemoryRow, MemoryView
-from studio.core.estimates.memory import format_memory, memory_of_config, optimizer_factor
 from studio.core.numbers.byte_size import byte_size
 from studio.core.optim import OPTIMIZERS
-from studio.core.optim.low_precision import LowPrecisionAdam
 
 CNN = ["model.name=cnn", "train.batch_size=32"]
 
 
 def rows(*sets: str) -> dict:
+    from studio.core.estimates.memory import memory_of_config
+
     view = memory_of_config(RunConfig().with_overrides(list(sets)))
     return {r["item"].split(" (")[0].split(" per ")[0]: r for r in view["rows"]} | {"_view": view}
 
 
 def test_parameters_gradients_and_adam_state_computed_equal_measured():
+    from studio.core.estimates.memory import format_memory
+
     r = rows(*CNN)
     params = r["parameters"]["computed"]
     assert params == r["parameters"]["measured"] == r["gradients"]["measured"] > 0
@@ -38,6 +39,8 @@ def test_parameters_gradients_and_adam_state_computed_equal_measured():
 
 
 def test_sgd_momentum_is_one_times_and_bf16_moments_halve_adam():
+    from studio.core.estimates.memory import optimizer_factor
+
     assert rows("optimizer.name=sgd", "optimizer.momentum=0.9")["optimizer state"]["measured"] == \
         rows()["parameters"]["computed"]
     both = rows("optimizer.state_dtype=bf16_both")
@@ -58,6 +61,10 @@ def test_bf16_activations_are_about_half_and_accumulation_keeps_one_micro_batch(
 
 
 def test_adam_with_bf16_moments_keeps_bf16_state_and_trains():
+    import torch
+
+    from studio.core.optim.low_precision import LowPrecisionAdam
+
     torch.manual_seed(0)
     x = torch.randn(256, 8)
     y = x @ torch.randn(8, 1)
@@ -77,6 +84,10 @@ def test_adam_with_bf16_moments_keeps_bf16_state_and_trains():
 
 
 def test_with_fp32_state_it_is_torch_adam():
+    import torch
+
+    from studio.core.optim.low_precision import LowPrecisionAdam
+
     torch.manual_seed(0)
     a, b = torch.nn.Linear(6, 2), torch.nn.Linear(6, 2)
     b.load_state_dict(a.state_dict())

@@ -4,17 +4,16 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import pytest
-import torch
-from torch import nn
 
 from studio.cli import main as cli_main
 from studio.core.errors import ConfigError, DataError
-from studio.core.estimates.model_summary import format_summary, summarize
 from studio.core.models import MODELS
-from studio.core.models.ghost_batch_norm import GhostBatchNorm1d, GhostBatchNorm2d, use_ghost_batch_norm
-from studio.core.models.transfer import TransferNet, weights_path
+
+if TYPE_CHECKING:
+    from torch import nn
 
 SHAPES = {"points": (2,), "grey28": (1, 28, 28), "colour32": (3, 32, 32), "words": (8,)}
 CASES = [  # (model, params, input kind)
@@ -45,6 +44,8 @@ def test_every_model_is_tested_and_explains_itself():
 
 @pytest.mark.parametrize("name,values,kind", CASES, ids=[f"{c[0]}-{c[2]}" for c in CASES])
 def test_models_map_a_batch_to_one_score_per_class(name, values, kind):
+    import torch
+
     model = build(name, SHAPES[kind], 7, **values)
     x = torch.randint(0, 7, (3, *SHAPES[kind])) if kind == "words" else torch.randn(3, *SHAPES[kind])  # word ids
     out = model(x)
@@ -56,6 +57,8 @@ def test_models_map_a_batch_to_one_score_per_class(name, values, kind):
 
 @pytest.mark.parametrize("name,values,kind", PER_POSITION, ids=[c[0] for c in PER_POSITION])
 def test_token_models_score_every_position(name, values, kind):
+    import torch
+
     model = build(name, SHAPES[kind], 7, **values)
     out = model(torch.randint(0, 7, (3, *SHAPES[kind])))
     assert out.shape == (3, SHAPES[kind][0], 7)
@@ -64,6 +67,8 @@ def test_token_models_score_every_position(name, values, kind):
 
 
 def test_linear_neuron_is_w_dot_x_plus_b():
+    import torch
+
     model = build("linear_neuron", (1,), 1)
     assert n_params(model) == 2
     with torch.no_grad():
@@ -88,6 +93,8 @@ def test_lenet5_has_the_classic_parameter_count():
 
 
 def test_mlp_depth_activation_batch_norm_and_dropout():
+    from torch import nn
+
     model = build("mlp", (4,), 3, widths=[8, 8, 8], activation="gelu", batch_norm=True, dropout=0.5)
     kinds = [type(m) for m in model]
     assert kinds.count(nn.Linear) == 4 and kinds.count(nn.GELU) == 3
@@ -95,6 +102,10 @@ def test_mlp_depth_activation_batch_norm_and_dropout():
 
 
 def test_resnet18_small_image_stem():
+    from torch import nn
+
+    from studio.core.estimates.model_summary import summarize
+
     small = build("resnet18", (3, 32, 32))
     assert small.conv1.kernel_size == (3, 3) and small.conv1.stride == (1, 1)
     assert isinstance(small.maxpool, nn.Identity)
@@ -112,6 +123,8 @@ ARCH = "shufflenet_v2_x0_5"  # small (1.4 M parameters) with batch norm and a li
 
 
 def test_transfer_without_cached_weights_says_what_to_download_and_where(tmp_path, monkeypatch):
+    from studio.core.models.transfer import weights_path
+
     monkeypatch.setenv("TORCH_HOME", str(tmp_path))
     path, url = weights_path(ARCH)
     assert path.parent == tmp_path / "hub" / "checkpoints"
@@ -132,7 +145,10 @@ def test_transfer_rejects_unknown_or_headless_models():
 @pytest.fixture()
 def cached_weights(tmp_path, monkeypatch):
     """A stand-in for the ImageNet weights in a private torch hub cache (Studio never downloads)."""
+    import torch
     import torchvision
+
+    from studio.core.models.transfer import weights_path
 
     monkeypatch.setenv("TORCH_HOME", str(tmp_path))
     torch.manual_seed(1)
@@ -144,6 +160,11 @@ def cached_weights(tmp_path, monkeypatch):
 
 
 def test_transfer_loads_cached_weights_and_freezes_the_base(cached_weights):
+    import torch
+    from torch import nn
+
+    from studio.core.models.transfer import TransferNet
+
     model = build("transfer", (1, 28, 28), 5, arch=ARCH, frozen_epochs=2, base_lr_factor=0.01)
     assert isinstance(model, TransferNet) and model.base_frozen
     assert torch.equal(model.net.conv1[0].weight, cached_weights["conv1.0.weight"])  # the cached weights
@@ -164,6 +185,11 @@ def test_transfer_loads_cached_weights_and_freezes_the_base(cached_weights):
 
 # --- Ghost Batch Norm -----------------------------------------------------------------------------------
 def test_ghost_batch_norm_normalises_each_virtual_batch():
+    import torch
+    from torch import nn
+
+    from studio.core.models.ghost_batch_norm import GhostBatchNorm1d, GhostBatchNorm2d, use_ghost_batch_norm
+
     torch.manual_seed(0)
     model = nn.Sequential(nn.Conv2d(1, 3, 3), nn.BatchNorm2d(3), nn.Flatten(), nn.Linear(3 * 4 * 4, 6),
                           nn.BatchNorm1d(6))
@@ -187,6 +213,8 @@ def test_ghost_batch_norm_normalises_each_virtual_batch():
 
 # --- summary and CLI ------------------------------------------------------------------------------------
 def test_summary_counts_parameters_shapes_and_flops():
+    from studio.core.estimates.model_summary import format_summary, summarize
+
     s = summarize(build("lenet5", (1, 28, 28)), (1, 28, 28))
     assert s["total_params"] == s["trainable_params"] == 61_706
     assert sum(layer["params"] for layer in s["layers"]) == 61_706
@@ -201,6 +229,8 @@ def test_summary_counts_parameters_shapes_and_flops():
 
 
 def test_summary_reports_frozen_parameters(cached_weights):
+    from studio.core.estimates.model_summary import format_summary, summarize
+
     model = build("transfer", (3, 32, 32), 4, arch=ARCH)
     s = summarize(model, (3, 32, 32))
     assert s["trainable_params"] == 1024 * 4 + 4 < s["total_params"]

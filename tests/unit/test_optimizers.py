@@ -3,35 +3,49 @@ the two momentum forms, Newton's one step, the GD stability limit, LAMB/LARS tru
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import TYPE_CHECKING
 
 import pytest
-import torch
 
 from studio.core.errors import ConfigError
 from studio.core.optim import OPTIMIZERS
 
-F64 = torch.float64
-A = torch.tensor([[3.0, 0.5, 0.0], [0.5, 2.0, 0.3], [0.0, 0.3, 1.0]], dtype=F64)
-B = torch.tensor([1.0, -2.0, 0.5], dtype=F64)
-W0 = torch.tensor([1.0, -1.0, 2.0], dtype=F64)
+if TYPE_CHECKING:
+    import torch
+
+
+@functools.cache
+def problem() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(A, b, w0): the quadratic F(w) = ½wᵀAw − bᵀw that every reference runs on, and where its weights start, in
+    double precision (built on first use, so that collecting these tests does not import torch)."""
+    import torch
+
+    f64 = torch.float64
+    return (torch.tensor([[3.0, 0.5, 0.0], [0.5, 2.0, 0.3], [0.0, 0.3, 1.0]], dtype=f64),
+            torch.tensor([1.0, -2.0, 0.5], dtype=f64), torch.tensor([1.0, -1.0, 2.0], dtype=f64))
 
 
 @pytest.fixture(autouse=True)
 def double_precision():
     """The references are exact formulas: compare in double precision (restored after each test)."""
+    import torch
+
     old = torch.get_default_dtype()
-    torch.set_default_dtype(F64)
+    torch.set_default_dtype(torch.float64)
     yield
     torch.set_default_dtype(old)
 
 
 def quadratic(w: torch.Tensor) -> torch.Tensor:
     """F(w) = ½wᵀAw − bᵀw, gradient Aw − b, Hessian A."""
+    A, B, _ = problem()
     return 0.5 * w @ A @ w - B @ w
 
 
 def grad(w: torch.Tensor) -> torch.Tensor:
+    A, B, _ = problem()
     return A @ w - B
 
 
@@ -39,9 +53,9 @@ def build(name: str, params, **values):
     return OPTIMIZERS.build(name, params=params, **OPTIMIZERS.resolve(name, values, "optimizer"))
 
 
-def run(name: str, steps: int = 3, loss=quadratic, w0: torch.Tensor = W0, **values) -> list[torch.Tensor]:
-    """The weights after each of ``steps`` optimizer steps on ``loss``."""
-    w = w0.clone().requires_grad_(True)
+def run(name: str, steps: int = 3, loss=quadratic, w0: torch.Tensor | None = None, **values) -> list[torch.Tensor]:
+    """The weights after each of ``steps`` optimizer steps on ``loss`` (from ``problem()``'s w0 by default)."""
+    w = (problem()[2] if w0 is None else w0).clone().requires_grad_(True)
     opt = build(name, [w], **values)
     out = []
     for _ in range(steps):
@@ -54,6 +68,9 @@ def run(name: str, steps: int = 3, loss=quadratic, w0: torch.Tensor = W0, **valu
 
 # --- hand-written references: (w, steps, settings) → weights after each step --------------------------
 def ref_sgd(lr, momentum=0.0, nesterov=False, weight_decay=0.0, inside=False, steps=3):
+    import torch
+
+    W0 = problem()[2]
     w, v, out = W0.clone(), torch.zeros(3), []
     for _ in range(steps):
         g = grad(w) + weight_decay * w
@@ -68,6 +85,9 @@ def ref_sgd(lr, momentum=0.0, nesterov=False, weight_decay=0.0, inside=False, st
 
 
 def ref_adagrad(lr, eps=1e-10, initial_accumulator=0.0, weight_decay=0.0):
+    import torch
+
+    W0 = problem()[2]
     w, s, out = W0.clone(), torch.full((3,), initial_accumulator), []
     for _ in range(3):
         g = grad(w) + weight_decay * w
@@ -78,6 +98,9 @@ def ref_adagrad(lr, eps=1e-10, initial_accumulator=0.0, weight_decay=0.0):
 
 
 def ref_rmsprop(lr, alpha=0.99, eps=1e-8, momentum=0.0, centered=False, weight_decay=0.0):
+    import torch
+
+    W0 = problem()[2]
     w, v, gbar, buf, out = W0.clone(), torch.zeros(3), torch.zeros(3), torch.zeros(3), []
     for _ in range(3):
         g = grad(w) + weight_decay * w
@@ -94,6 +117,9 @@ def ref_rmsprop(lr, alpha=0.99, eps=1e-8, momentum=0.0, centered=False, weight_d
 
 
 def ref_adam(lr, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0, decoupled=False, amsgrad=False):
+    import torch
+
+    W0 = problem()[2]
     w, m, v, vmax, out = W0.clone(), torch.zeros(3), torch.zeros(3), torch.zeros(3), []
     for t in range(1, 4):
         g = grad(w) + (0.0 if decoupled else weight_decay) * w
@@ -109,6 +135,9 @@ def ref_adam(lr, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0, decoupled=F
 
 
 def ref_nadam(lr, beta1=0.9, beta2=0.999, eps=1e-8, momentum_decay=4e-3, weight_decay=0.0):
+    import torch
+
+    W0 = problem()[2]
     w, m, v, mu_product, out = W0.clone(), torch.zeros(3), torch.zeros(3), 1.0, []
     for t in range(1, 4):
         g = grad(w) + weight_decay * w
@@ -125,6 +154,9 @@ def ref_nadam(lr, beta1=0.9, beta2=0.999, eps=1e-8, momentum_decay=4e-3, weight_
 
 
 def ref_lamb(lr, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
+    import torch
+
+    W0 = problem()[2]
     w, m, v, out = W0.clone(), torch.zeros(3), torch.zeros(3), []
     for t in range(1, 4):
         g = grad(w)
@@ -137,6 +169,9 @@ def ref_lamb(lr, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
 
 
 def ref_lars(lr, momentum=0.9, weight_decay=0.0, trust_coefficient=0.02):
+    import torch
+
+    W0 = problem()[2]
     w, v, out = W0.clone(), torch.zeros(3), []
     for _ in range(3):
         g = grad(w)
@@ -148,6 +183,7 @@ def ref_lars(lr, momentum=0.9, weight_decay=0.0, trust_coefficient=0.02):
 
 
 def ref_lookahead_sgd(lr, k, alpha):
+    W0 = problem()[2]
     w, slow, out = W0.clone(), W0.clone(), []
     for t in range(1, 4):
         w = w - lr * grad(w)
@@ -159,6 +195,9 @@ def ref_lookahead_sgd(lr, k, alpha):
 
 
 def ref_newton(lr=1.0, damping=0.0):
+    import torch
+
+    A, _, W0 = problem()
     w, out = W0.clone(), []
     for _ in range(3):
         w = w - lr * torch.linalg.solve(A + damping * torch.eye(3), grad(w))
@@ -206,6 +245,9 @@ def test_every_registered_optimizer_has_a_reference():
                          [(n, v, r) for n, cases in CASES.items() for v, r in cases],
                          ids=[f"{n}-{i}" for n, cases in CASES.items() for i in range(len(cases))])
 def test_first_three_steps_match_the_reference(name, values, reference):
+    import torch
+
+    W0 = problem()[2]
     got, want = run(name, **values), reference()
     for step, (g, w) in enumerate(zip(got, want, strict=True), start=1):
         assert torch.allclose(g, w, atol=1e-6, rtol=0), f"{name} step {step}: {g.tolist()} != {w.tolist()}"
@@ -221,6 +263,7 @@ def test_every_entry_explains_itself():
 
 # --- the two momentum forms ----------------------------------------------------------------------------
 def _momentum_path(name: str, lr_change_at: int | None, steps: int = 6) -> list[torch.Tensor]:
+    W0 = problem()[2]
     w = W0.clone().requires_grad_(True)
     opt = build(name, [w], lr=0.1, momentum=0.9)
     out = []
@@ -235,11 +278,15 @@ def _momentum_path(name: str, lr_change_at: int | None, steps: int = 6) -> list[
 
 
 def test_momentum_forms_agree_at_constant_lr():
+    import torch
+
     for a, b in zip(_momentum_path("momentum", None), _momentum_path("momentum_lr_inside", None), strict=True):
         assert torch.allclose(a, b, atol=1e-12)
 
 
 def test_momentum_forms_differ_after_an_lr_change():
+    import torch
+
     outside, inside = _momentum_path("momentum", 3), _momentum_path("momentum_lr_inside", 3)
     for a, b in zip(outside[:3], inside[:3], strict=True):
         assert torch.allclose(a, b, atol=1e-12)
@@ -252,14 +299,17 @@ def test_momentum_forms_differ_after_an_lr_change():
 
 
 # --- Newton and gradient descent on F(w) = ½wᵀDw ---------------------------------------------------------
-D = torch.tensor([1.0, 4.0, 10.0], dtype=F64)
-
-
 def diag_quadratic(w: torch.Tensor) -> torch.Tensor:
+    import torch
+
+    D = torch.tensor([1.0, 4.0, 10.0], dtype=torch.float64)
     return 0.5 * (D * w * w).sum()
 
 
 def test_newton_reaches_the_minimum_in_one_step():
+    import torch
+
+    A, B, _ = problem()
     w0 = torch.tensor([3.0, -2.0, 5.0])
     (w1,) = run("newton", steps=1, loss=diag_quadratic, w0=w0)
     assert torch.allclose(w1, torch.zeros(3), atol=1e-12)
@@ -269,6 +319,8 @@ def test_newton_reaches_the_minimum_in_one_step():
 
 @pytest.mark.parametrize("lr,converges", [(0.9 * 2 / 10, True), (1.1 * 2 / 10, False)])
 def test_gradient_descent_converges_iff_lr_below_two_over_max_curvature(lr, converges):
+    import torch
+
     w = run("gd", steps=300, loss=diag_quadratic, w0=torch.ones(3), lr=lr)[-1]
     if converges:
         assert w.norm() < 1e-6
@@ -277,6 +329,8 @@ def test_gradient_descent_converges_iff_lr_below_two_over_max_curvature(lr, conv
 
 
 def test_newton_refuses_large_models():
+    import torch
+
     layer = torch.nn.Linear(100, 30)
     with pytest.raises(ConfigError, match="max_params"):
         build("newton", layer.parameters())
@@ -284,6 +338,7 @@ def test_newton_refuses_large_models():
 
 
 def test_newton_needs_a_closure():
+    W0 = problem()[2]
     w = W0.clone().requires_grad_(True)
     with pytest.raises(RuntimeError, match="closure"):
         build("newton", [w]).step()
@@ -291,6 +346,8 @@ def test_newton_needs_a_closure():
 
 # --- trust ratios ---------------------------------------------------------------------------------------
 def _two_tensors(grad_scale: float):
+    import torch
+
     small = torch.tensor([0.1, -0.2, 0.05], requires_grad=True)
     big = torch.tensor([[3.0, -4.0], [1.0, 2.0]], requires_grad=True)
     targets = (torch.tensor([1.0, 1.0, 1.0]), torch.tensor([[0.0, 1.0], [2.0, -1.0]]))
@@ -300,6 +357,8 @@ def _two_tensors(grad_scale: float):
 
 
 def test_lamb_trust_ratio_is_weight_norm_over_update_norm():
+    import torch
+
     small, big = _two_tensors(1.0)
     before = [p.detach().clone() for p in (small, big)]
     grads = [p.grad.clone() for p in (small, big)]
@@ -315,6 +374,8 @@ def test_lamb_trust_ratio_is_weight_norm_over_update_norm():
 
 
 def test_lars_trust_ratio_matches_the_formula_and_ignores_gradient_scale():
+    import torch
+
     steps = []
     for scale in (1.0, 1000.0):
         small, big = _two_tensors(scale)
@@ -332,6 +393,8 @@ def test_lars_trust_ratio_matches_the_formula_and_ignores_gradient_scale():
 
 
 def test_lars_formula_with_weight_decay():
+    import torch
+
     small, big = _two_tensors(1.0)
     w, g = big.detach().clone(), big.grad.clone()
     opt = build("lars", [small, big], lr=0.5, weight_decay=0.1, trust_coefficient=0.02)
@@ -341,6 +404,9 @@ def test_lars_formula_with_weight_decay():
 
 # --- Lookahead ------------------------------------------------------------------------------------------
 def test_lookahead_slow_weights_are_the_ema_of_the_fast_weights_at_each_sync():
+    import torch
+
+    W0 = problem()[2]
     k, alpha = 3, 0.4
     w = W0.clone().requires_grad_(True)
     opt = build("lookahead", [w], inner="momentum", lr=0.05, k=k, alpha=alpha, inner_options="momentum=0.5")
@@ -366,6 +432,9 @@ def test_lookahead_slow_weights_are_the_ema_of_the_fast_weights_at_each_sync():
 
 
 def test_lookahead_checks_its_inner_options_and_round_trips_its_state(tmp_path):
+    import torch
+
+    W0 = problem()[2]
     w = W0.clone().requires_grad_(True)
     with pytest.raises(ConfigError, match="momentum"):
         build("lookahead", [w], inner="adam", inner_options="momentum=0.9")

@@ -4,8 +4,6 @@ request's checks (one sentence each, before any process starts), the timeline's 
 from __future__ import annotations
 
 import pytest
-import torch
-from torch import nn
 
 from studio.core.contracts.parallel import ParallelRequest
 from studio.core.errors import ConfigError
@@ -42,6 +40,8 @@ def test_more_ranks_than_layers_is_one_sentence() -> None:
 
 
 def test_stages_share_the_networks_layers_and_compose_to_it() -> None:
+    import torch
+
     net = build_mlp(20, (8, 8), 3, seed=0)
     stages = stage_modules(net, [1, 2])
     x = torch.randn(5, 20)
@@ -50,26 +50,27 @@ def test_stages_share_the_networks_layers_and_compose_to_it() -> None:
     assert sum(p.numel() for s in stages for p in s.parameters()) == sum(p.numel() for p in net.parameters())
 
 
-class Residual(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.fc1, self.fc2 = nn.Linear(4, 4), nn.Linear(4, 4)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.fc2(self.fc1(x)) + x
-
-
-class Branch(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.a, self.b, self.c = nn.Linear(4, 4), nn.Linear(4, 4), nn.Linear(8, 2)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = self.a(x)
-        return self.c(torch.cat([h, self.b(h)], dim=1))
-
-
 def test_a_chain_passes_and_a_model_that_is_not_one_is_named() -> None:
+    import torch
+    from torch import nn
+
+    class Residual(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc1, self.fc2 = nn.Linear(4, 4), nn.Linear(4, 4)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.fc2(self.fc1(x)) + x
+
+    class Branch(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a, self.b, self.c = nn.Linear(4, 4), nn.Linear(4, 4), nn.Linear(8, 2)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            h = self.a(x)
+            return self.c(torch.cat([h, self.b(h)], dim=1))
+
     assert chain_blocks(build_mlp(20, (8,), 3, seed=0), "mlp") == ["0", "1", "2"]
     with pytest.raises(ConfigError, match=r"model 'resnet-ish' cannot be split into stages: .*not a chain"):
         chain_blocks(Residual(), "resnet-ish")
@@ -117,6 +118,8 @@ def test_timeline_gaps_are_idle_and_busy_counts_compute() -> None:
 
 
 def test_activation_meter_counts_saved_tensors_once_and_frees_them_after_backward() -> None:
+    import torch
+
     net = build_mlp(10, (6,), 2, seed=0)
     meter = ActivationMeter(list(net.parameters()))
     x = torch.randn(4, 10)

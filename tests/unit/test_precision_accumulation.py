@@ -6,18 +6,19 @@ ranks). Runs go through the worker's ``build_trainer`` in-process."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import pytest
-import torch
 
 from studio.core.config import RunConfig, train_params
 from studio.core.config.global_batch import global_batch, global_batch_text
 from studio.core.errors import ConfigError
 from studio.engine.callbacks.base import Callback
 from studio.engine.loop.batching import accumulation_groups, steps_per_epoch
-from studio.engine.loop.distributed import DistContext
 from studio.engine.loop.sinks import NullSink
-from studio.engine.training.worker import build_trainer
+
+if TYPE_CHECKING:
+    from studio.engine.loop.distributed import DistContext
 
 BASE = ["data.name=moons", "data.n_samples=240", "model.name=mlp", "model.widths=16", "train.epochs=2",
         "train.batch_size=16", "train.metric_interval=1", "train.histogram_every=0",
@@ -25,6 +26,9 @@ BASE = ["data.name=moons", "data.n_samples=240", "model.name=mlp", "model.widths
 
 
 def make(tmp_path, *sets: str, resume_from: str | None = None, ctx: DistContext | None = None):
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_trainer
+
     cfg = RunConfig().with_overrides([*BASE, *sets])
     return build_trainer(cfg, ctx or DistContext(), NullSink(), "t", str(tmp_path), None, resume_from=resume_from)
 
@@ -66,6 +70,8 @@ def test_accumulation_groups_and_steps_per_epoch_count_optimizer_steps():
 
 class GradTap(Callback):
     def __init__(self) -> None:
+        import torch
+
         self.grads: list[list[torch.Tensor]] = []
 
     def on_after_backward(self, t) -> None:
@@ -73,6 +79,8 @@ class GradTap(Callback):
 
 
 def test_the_gradient_of_k_micro_batches_equals_one_batch_of_k_times_b(tmp_path):
+    import torch
+
     t = make(tmp_path, "train.accumulate_steps=4")
     tap = GradTap()
     t.callbacks.insert(0, tap)
@@ -107,6 +115,8 @@ class StopAt(Callback):
 
 
 def test_resume_mid_epoch_continues_from_a_step_boundary_as_if_never_stopped(tmp_path):
+    import torch
+
     whole = make(tmp_path / "whole", "train.accumulate_steps=3", "train.epochs=1")
     whole.fit()
     part = make(tmp_path / "part", "train.accumulate_steps=3", "train.epochs=1")
@@ -125,14 +135,20 @@ def test_resume_mid_epoch_continues_from_a_step_boundary_as_if_never_stopped(tmp
 # --- precision --------------------------------------------------------------------------------------------
 class DtypeTap(Callback):
     def __init__(self) -> None:
+        import torch
+
         self.dtypes: set[torch.dtype] = set()
 
     def on_train_start(self, t) -> None:
+        import torch
+
         first = next(m for m in t.net.modules() if isinstance(m, torch.nn.Linear))
         first.register_forward_hook(lambda _m, _i, out: self.dtypes.add(out.dtype))
 
 
 def test_bf16_autocasts_the_forward_and_keeps_float32_weights_and_a_finite_loss(tmp_path):
+    import torch
+
     t = make(tmp_path, "train.precision=bf16", "optimizer.name=adam", "optimizer.lr=0.01")
     tap = DtypeTap()
     t.callbacks.insert(0, tap)
@@ -150,8 +166,10 @@ def test_the_scaler_state_is_saved_and_restored(tmp_path):
     assert training_state(t, [])["grad_scaler"] == {}  # fp32/bf16: nothing to keep
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="fp16 with a gradient scaler needs CUDA")
+@pytest.mark.cuda(reason="fp16 with a gradient scaler needs CUDA")
 def test_fp16_on_cuda_trains_with_a_scaler_and_a_resume_keeps_its_scale(tmp_path):
+    import torch
+
     t = make(tmp_path, "train.precision=fp16", "hardware.device=cuda", "train.epochs=1")
     t.fit()
     scale = t.precision.scaler.get_scale()

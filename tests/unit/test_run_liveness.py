@@ -9,8 +9,7 @@ import time
 
 from studio.core.config import RunConfig
 from studio.core.runs.store import STALE_S, RunStore
-from studio.engine.training.worker import StoreHeartbeat
-from tests.conftest import TINY_CONFIG
+from tests.conftest import TINY_CONFIG, wait_for
 
 
 def running(store: RunStore, heartbeat_age: float) -> str:
@@ -20,6 +19,11 @@ def running(store: RunStore, heartbeat_age: float) -> str:
     with store._db:  # no recorded pids (a torchrun rank 0 records none): only the heartbeat tells
         store._db.execute("UPDATE runs SET heartbeat=?, updated=? WHERE id=?", (then, then, run.id))
     return run.id
+
+
+def recorded_beat(store: RunStore, run_id: str) -> float:
+    """The heartbeat as recorded, read without judging the run (a read of a silent run settles it interrupted)."""
+    return store._db.execute("SELECT heartbeat FROM runs WHERE id=?", (run_id,)).fetchone()[0]
 
 
 def test_a_silent_run_is_interrupted_within_a_minute_and_a_beating_one_is_running(tmp_path):
@@ -33,13 +37,15 @@ def test_a_silent_run_is_interrupted_within_a_minute_and_a_beating_one_is_runnin
 
 
 def test_the_heartbeat_thread_beats_while_the_trainer_is_busy_and_stops(tmp_path):
+    from studio.engine.training.worker import StoreHeartbeat
+
     store = RunStore(tmp_path)
     run_id = running(store, 3600)
     beat = StoreHeartbeat(store, run_id, every=0.05).start()
-    try:
-        time.sleep(0.3)  # the main thread does nothing (a long step): the thread beats anyway
+    try:  # the main thread only waits (a long step): the thread beats anyway
+        wait_for(lambda: time.time() - recorded_beat(store, run_id) < 1, 10, "a first beat")
         first = RunStore(tmp_path).get(run_id)
-        time.sleep(0.3)
+        wait_for(lambda: recorded_beat(store, run_id) > first.heartbeat, 10, "a later beat")
         second = RunStore(tmp_path).get(run_id)
     finally:
         beat.stop()
@@ -47,5 +53,5 @@ def test_the_heartbeat_thread_beats_while_the_trainer_is_busy_and_stops(tmp_path
     assert second.heartbeat > first.heartbeat
     assert not beat._thread.is_alive()
     stopped_at = RunStore(tmp_path).get(run_id).heartbeat
-    time.sleep(0.2)
+    time.sleep(0.2)  # four beat intervals with no beat: the behaviour under test, not a wait for something
     assert RunStore(tmp_path).get(run_id).heartbeat == stopped_at  # no beat after stop()

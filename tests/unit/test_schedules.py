@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import pytest
-import torch
 
 from studio.core.optim import SCHEDULES
 
@@ -20,6 +19,8 @@ def factors(name: str, total: int = T, spe: int = SPE, **values) -> list[float]:
 
 def torch_lrs(make, total: int = T) -> list[float]:
     """The learning rates a torch scheduler gives for base rate 1, one value per optimizer step."""
+    import torch
+
     opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
     sched = make(opt)
     out = []
@@ -57,6 +58,8 @@ def test_schedule_matches_its_formula(name):
 
 
 def test_step_exponential_and_cosine_agree_with_torch_schedulers():
+    import torch
+
     sched = torch.optim.lr_scheduler
     # torch's StepLR/ExponentialLR count epochs: call them once per epoch and hold the value over its steps
     step_epochs = torch_lrs(lambda o: sched.StepLR(o, step_size=3, gamma=0.5), total=T // SPE)
@@ -70,6 +73,8 @@ def test_step_exponential_and_cosine_agree_with_torch_schedulers():
 @pytest.mark.parametrize("total", [10, 37, 200])
 @pytest.mark.parametrize("pct,div,final", [(0.3, 25.0, 1e4), (0.5, 10.0, 100.0)])
 def test_one_cycle_matches_torch(total, pct, div, final):
+    import torch
+
     want = torch_lrs(lambda o: torch.optim.lr_scheduler.OneCycleLR(
         o, max_lr=1.0, total_steps=total, pct_start=pct, div_factor=div, final_div_factor=final,
         cycle_momentum=False), total=total)
@@ -96,6 +101,8 @@ def test_cosine_warmup_then_decays_over_the_rest_of_the_run():
 
 
 def test_lambda_lr_applies_the_factor_at_each_optimizer_step():
+    import torch
+
     f = SCHEDULES.build("step", total_steps=T, steps_per_epoch=SPE, step_epochs=1, gamma=0.1)
     opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.5)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, f)

@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import pytest
-import torch
 
 from studio import cli
 from studio.core.datasets.text.reading import MAX_LINE_CHARS, read_corpus
@@ -76,6 +75,8 @@ def test_unigram_perplexity_matches_the_formula():
 
 
 def test_bundled_corpus_splits_by_line_and_stays_small():
+    import torch
+
     from studio.core.config import Choice
     from studio.core.config.data_loading import load_dataset
 
@@ -105,6 +106,8 @@ def test_studio_data_import_text_and_its_registry_entry(tmp_path, capsys):
 
 @pytest.mark.parametrize("name", ["lstm_lm", "gru_lm"])
 def test_next_word_models_give_one_score_per_word(name):
+    import torch
+
     from studio.core.models import MODELS
 
     net = MODELS.build(name, input_shape=(6,), num_classes=50, embedding=8, hidden=12, layers=2, dropout=0.1)

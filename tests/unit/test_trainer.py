@@ -4,13 +4,9 @@ import math
 import queue
 
 import pytest
-import torch
 
 from studio.core.config import RunConfig
-from studio.engine.loop.device_data import epoch_shard
-from studio.engine.loop.distributed import DistContext
 from studio.engine.loop.sinks import Sink
-from studio.engine.training.worker import build_trainer
 
 
 class ListSink(Sink):
@@ -22,6 +18,9 @@ class ListSink(Sink):
 
 
 def make(overrides, tmp_path, control=None):
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_trainer
+
     cfg = RunConfig().with_overrides(["data.name=moons", "data.n_samples=400", "model.widths=16",
                                       "train.batch_size=32", "train.metric_interval=5", *overrides])
     sink = ListSink()
@@ -30,6 +29,11 @@ def make(overrides, tmp_path, control=None):
 
 
 def test_epoch_shards_partition_every_index_like_distributed_sampler():
+    import torch
+
+    from studio.engine.loop.device_data import epoch_shard
+    from studio.engine.loop.distributed import DistContext
+
     n, world = 103, 4
     shards = [epoch_shard(n, epoch=2, seed=7, ctx=DistContext(rank=r, world_size=world)) for r in range(world)]
     assert len({len(s) for s in shards}) == 1  # every rank takes the same number of steps
@@ -39,6 +43,8 @@ def test_epoch_shards_partition_every_index_like_distributed_sampler():
 
 
 def test_training_learns_and_reports(tmp_path):
+    import torch
+
     trainer, sink = make(["train.epochs=15", "optimizer.lr=0.01"], tmp_path)
     summary = trainer.fit()
     assert summary["steps"] == trainer.total_steps == 15 * 12  # 360 train points / 32

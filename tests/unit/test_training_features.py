@@ -8,20 +8,11 @@ import math
 from types import SimpleNamespace
 
 import pytest
-import torch
-from torch import nn
 
 from studio.core.config import RunConfig
 from studio.core.errors import Diverged
-from studio.core.maths.objectives import Classification, Regression, task_for
-from studio.core.models.ghost_batch_norm import GhostBatchNorm1d
-from studio.core.models.transfer import weights_path
-from studio.engine.callbacks.regularisers import GradientClipping, GradientNoise
-from studio.engine.callbacks.stopping import EarlyStopping
 from studio.engine.loop.batching import batch_slices, lr_scale, plan_batches, steps_per_epoch
-from studio.engine.loop.distributed import DistContext
 from studio.engine.loop.sinks import Sink
-from studio.engine.training.worker import build_trainer
 
 
 class ListSink(Sink):
@@ -38,6 +29,9 @@ BASE = ["data.name=moons", "data.n_samples=200", "model.name=mlp", "model.widths
 
 def train(tmp_path, *sets: str, fit: bool = True):
     """Build (and fit) a run from ``--set`` style overrides on the small moons dataset, in this process."""
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_trainer
+
     renamed = {s.split(".")[0] for s in sets if s.split("=")[0].endswith(".name")}
     base = [s for s in BASE if s.split(".")[0] not in renamed]  # a new entry starts from its own defaults
     cfg = RunConfig().with_overrides([*base, *sets])
@@ -54,6 +48,10 @@ def metric(messages: list[dict], name: str) -> list[float]:
 
 # --- tasks ----------------------------------------------------------------------------------------------
 def test_label_smoothing_mixes_the_target_with_the_uniform_distribution():
+    import torch
+
+    from studio.core.maths.objectives import Classification, Regression, task_for
+
     logits, y = torch.randn(5, 4), torch.tensor([0, 1, 2, 3, 0])
     log_p = logits.log_softmax(1)
     want = (0.9 * -log_p[torch.arange(5), y] + 0.1 * -log_p.mean(1)).mean()
@@ -72,6 +70,11 @@ def test_regression_fits_the_noisy_line(tmp_path):
 
 # --- gradient regularisers ------------------------------------------------------------------------------
 def test_gradient_clipping_bounds_the_global_norm():
+    import torch
+    from torch import nn
+
+    from studio.engine.callbacks.regularisers import GradientClipping
+
     net = nn.Linear(4, 3)
     (net(torch.randn(8, 4)) * 100).sum().backward()
     before = torch.cat([p.grad.flatten() for p in net.parameters()])
@@ -82,6 +85,12 @@ def test_gradient_clipping_bounds_the_global_norm():
 
 
 def test_gradient_noise_is_annealed_and_identical_on_every_rank():
+    import torch
+    from torch import nn
+
+    from studio.engine.callbacks.regularisers import GradientNoise
+    from studio.engine.loop.distributed import DistContext
+
     t = SimpleNamespace(ctx=DistContext(), step=0)
     noise = [GradientNoise(0.3, seed=5), GradientNoise(0.3, seed=5)]
     nets = [nn.Linear(200, 100), nn.Linear(200, 100)]
@@ -106,6 +115,8 @@ def test_clipping_and_noise_run_inside_training(tmp_path):
 
 # --- stopping rules -------------------------------------------------------------------------------------
 def test_early_stopping_waits_patience_epochs_without_min_delta_improvement():
+    from studio.engine.callbacks.stopping import EarlyStopping
+
     stops = []
     t = SimpleNamespace(summary={}, epoch=0, request_stop=stops.append)
     rule = EarlyStopping(patience=2, min_delta=0.05)
@@ -162,6 +173,8 @@ def test_linear_scaling_rule_scales_the_learning_rate(tmp_path):
 
 
 def test_ghost_batch_norm_is_used_in_a_run(tmp_path):
+    from studio.core.models.ghost_batch_norm import GhostBatchNorm1d
+
     t, _ = train(tmp_path, "model.batch_norm=true", "train.ghost_batch=8", fit=False)
     assert any(isinstance(m, GhostBatchNorm1d) and m.virtual_batch == 8 for m in t.net.modules())
     t.fit()
@@ -176,6 +189,8 @@ def test_label_smoothing_reaches_the_trainer(tmp_path):
 # --- two-stage fine-tuning -----------------------------------------------------------------------------
 @pytest.fixture()
 def tiny_images():
+    import torch
+
     from studio.core.datasets.arrays import ArrayData
 
     gen = torch.Generator().manual_seed(0)
@@ -185,7 +200,12 @@ def tiny_images():
 
 
 def test_two_stage_fine_tuning(tmp_path, monkeypatch, tiny_images):
+    import torch
     import torchvision
+
+    from studio.core.models.transfer import weights_path
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_trainer
 
     arch = "shufflenet_v2_x0_5"
     monkeypatch.setenv("TORCH_HOME", str(tmp_path))
@@ -224,6 +244,8 @@ def test_a_divergent_run_names_the_step_and_learning_rate(tmp_path):
 
 def test_newton_refuses_several_processes(tmp_path):
     from studio.core.errors import ConfigError
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.training.worker import build_trainer
 
     cfg = RunConfig().with_overrides(["data.name=moons", "model.name=linear", "optimizer.name=newton"])
     with pytest.raises(ConfigError, match="one process"):

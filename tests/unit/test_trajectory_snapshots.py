@@ -3,15 +3,12 @@ train.checkpoint_every needed), and the trajectory uses them."""
 
 from __future__ import annotations
 
-import torch
-
-from studio.engine.callbacks.trajectory_snapshots import MAX_SNAPSHOTS, snapshot_epochs
-from studio.engine.replay import list_checkpoints, list_snapshots, load_checkpoint
-from studio.engine.tasks.landscape import compute_landscape
 from tests.unit.landscape_runs import train_run
 
 
 def test_snapshot_epochs_are_evenly_spaced_and_leave_the_last_to_final():
+    from studio.engine.callbacks.trajectory_snapshots import MAX_SNAPSHOTS, snapshot_epochs
+
     assert snapshot_epochs(1) == set()
     assert snapshot_epochs(5) == {1, 2, 3, 4}
     many = snapshot_epochs(100)
@@ -19,6 +16,11 @@ def test_snapshot_epochs_are_evenly_spaced_and_leave_the_last_to_final():
 
 
 def test_a_run_with_default_checkpointing_gives_a_trajectory(tmp_path):
+    import torch
+
+    from studio.engine.replay import list_checkpoints, list_snapshots, load_checkpoint
+    from studio.engine.tasks.landscape import compute_landscape
+
     run_dir = train_run(tmp_path, ["data.name=moons", "data.n_samples=400", "model.widths=16,16",
                                    "train.batch_size=32", "train.epochs=3", "optimizer.lr=0.01"])
     assert [r.step for r in list_checkpoints(run_dir)] in ([0, 36], [36])  # start (unless pruned) and end only

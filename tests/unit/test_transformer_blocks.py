@@ -1,14 +1,16 @@
 """The shared Transformer blocks: the recorded (explicit softmax) path equals SDPA's, masks hold."""
 
 import pytest
-import torch
 
 from studio.core.errors import ConfigError
-from studio.core.models.transformer import Stack, attention_recorder, check_heads, non_embedding_parameters
 
 
 @pytest.mark.parametrize("causal", [False, True])
 def test_recorded_attention_equals_sdpa_and_respects_masks(causal: bool) -> None:
+    import torch
+
+    from studio.core.models.transformer import Stack, attention_recorder
+
     torch.manual_seed(0)
     stack = Stack(32, 2, 4, causal=causal).eval()
     x = torch.randn(3, 7, 32)
@@ -28,16 +30,24 @@ def test_recorded_attention_equals_sdpa_and_respects_masks(causal: bool) -> None
 
 
 def test_heads_must_divide_d_model() -> None:
+    from studio.core.models.transformer import check_heads
+
     with pytest.raises(ConfigError, match="heads \\(4\\) must divide d_model \\(30\\)"):
         check_heads(30, 4)
 
 
 def test_non_embedding_parameters_skips_embeddings() -> None:
+    import torch
+
+    from studio.core.models.transformer import non_embedding_parameters
+
     model = torch.nn.Sequential(torch.nn.Embedding(100, 8), torch.nn.Linear(8, 8))
     assert non_embedding_parameters(model) == 8 * 8 + 8
 
 
 def test_token_prediction_counts_only_the_chosen_positions() -> None:
+    import torch
+
     from studio.core.maths.objectives import IGNORE, task_for
 
     task = task_for({"task": "tokens"})

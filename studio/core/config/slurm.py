@@ -7,7 +7,7 @@ again) continues the same run from its last checkpoint (engine/training/torchrun
 SIGTERM to the script S seconds before the time limit; it passes it on to the job step through Slurm
 (``scancel --signal=TERM JOB.0``: every node's torchrun agent and ranks; a SIGTERM to ``srun`` itself would make
 it kill its tasks at once), the ranks stop together with a checkpoint, then it requeues the job. The agent is
-torchrun behind engine/training/agent.py, which ends quietly on that signal. docs/clusters.md explains it.
+torchrun behind engine/training/agent.py, which ends quietly on that signal. docs/user-guide/clusters.md explains it.
 """
 
 from __future__ import annotations

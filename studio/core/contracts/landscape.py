@@ -33,7 +33,7 @@ DEFAULT_RESOLUTION = 41  # 41 × 41 in Li et al. 2018
 SAMPLES_MIN = 0
 SAMPLES_MAX = 1_000_000
 DEFAULT_SAMPLES = 2000
-PREVIEW_SAMPLES = 500  # the coarse preview's samples: its shape in ~¼ of the time of 2,000 (docs/benchmarks.md)
+PREVIEW_SAMPLES = 500  # the coarse preview's samples: its shape in ~¼ the time of 2,000 (docs/developer/benchmarks.md)
 # 2-D: the grid covers [-span, span]² in units of the filter-normalised directions (1 in Li et al.).
 SPAN_MIN = 0.01
 SPAN_MAX = 100.0

@@ -3,7 +3,7 @@ idle OpenMP threads spin.
 
 A desktop app shares the machine. Torch's OpenMP threads spin-wait between parallel regions; on a core
 another program holds, a spinning thread steals the time the working thread needs, and a run slowed
-~3× more than the CPU it lost (measured, docs/benchmarks.md). The policy, decided when a job starts:
+~3× more than the CPU it lost (measured, docs/developer/benchmarks.md). The policy, decided when a job starts:
 
 - keep ``spare`` cores for the GUI (the Session asks for one) and split the rest among the job's
   processes (at least one thread each);
@@ -106,7 +106,7 @@ def plan(requested: int = 0, processes: int = 1, spare: int = 0, busy: float | N
     if busy is None:
         env = os.environ.get("STUDIO_BUSY_CORES")  # tests and benchmarks pin the situation
         busy = float(env) if env else busy_cores()
-    # Measured here (docs/benchmarks.md): giving threads up for another program's load cost more than
+    # Measured here (docs/developer/benchmarks.md): giving threads up for another program's load cost more than
     # it saved (1 thread: 2.8× slower than 2 on a shared machine), while PASSIVE waiting removed most of a
     # competing program's penalty. So the count keeps every core but the GUI's; the load picks the wait.
     threads = requested or max(1, (cores - spare) // max(1, processes))

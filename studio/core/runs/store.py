@@ -106,7 +106,7 @@ class RunStore:
 
     def __init__(self, home: str | Path | None = None, read_only: bool = False) -> None:
         """``read_only``: watch a store that others write (another machine, a cluster job): the database is
-        opened ``mode=ro`` and nothing in the store is ever changed (docs/clusters.md)."""
+        opened ``mode=ro`` and nothing in the store is ever changed (docs/user-guide/clusters.md)."""
         self.home = Path(home) if home else studio_home()
         self.runs_dir = layout.runs_dir(self.home)
         self.db_path = layout.database_path(self.home)

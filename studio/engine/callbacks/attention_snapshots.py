@@ -24,7 +24,7 @@ import torch
 
 from studio.core.contracts import layout
 from studio.core.models.transformer import attention_layers, attention_recorder
-from studio.engine.callbacks.base import Callback
+from studio.engine.callbacks.base import Callback, every
 from studio.engine.loop.trainer import Trainer
 
 PROBES = 4  # validation inputs whose maps every snapshot keeps
@@ -54,6 +54,8 @@ def probe_maps(net: torch.nn.Module, x: torch.Tensor) -> list[torch.Tensor]:
 class AttentionSnapshots(Callback):
     """Writes weights and probe attention maps every ``every`` steps (rank 0; models with attention only)."""
 
+    stage = "observe"
+
     def __init__(self, run_dir: str | Path, every: int) -> None:
         self.run_dir, self.every = Path(run_dir), every
         self.enabled = every > 0
@@ -61,6 +63,10 @@ class AttentionSnapshots(Callback):
         self.keep_weights = True
         self.probe_x: torch.Tensor | None = None  # raw, on the CPU
         self.probe_in: torch.Tensor | None = None  # normalised, on the device
+
+    def describe(self) -> str:
+        return (f"weights and probe attention maps {every(self.every, 'step')}, at the start and the end (models "
+                "with attention layers only)")
 
     def on_train_start(self, t: Trainer) -> None:
         self.enabled = self.enabled and t.ctx.is_main and bool(attention_layers(t.net))

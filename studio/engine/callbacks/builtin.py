@@ -12,7 +12,7 @@ from studio.core.contracts import layout, protocol
 from studio.core.errors import Diverged
 from studio.core.models.transformer import non_embedding_parameters
 from studio.core.vocab import Metric
-from studio.engine.callbacks.base import Callback
+from studio.engine.callbacks.base import Callback, every
 from studio.engine.loop.distributed import agree
 from studio.engine.loop.trainer import Trainer
 
@@ -25,10 +25,16 @@ def perplexity(loss: float) -> float:
 class MetricReporter(Callback):
     """Every ``interval`` steps: train loss/accuracy, learning rate and throughput; NaN check."""
 
+    stage = "metrics"
+
     def __init__(self, interval: int) -> None:
         self.interval = interval
         self.last_time = time.perf_counter()
         self.last_step = 0
+
+    def describe(self) -> str:
+        return (f"train loss/accuracy, learning rate and throughput {every(self.interval, 'step')}; a loss that is "
+                "not finite fails the run")
 
     def on_train_start(self, t: Trainer) -> None:
         self.last_time, self.last_step = time.perf_counter(), t.step
@@ -68,6 +74,11 @@ class MetricReporter(Callback):
 
 class Evaluator(Callback):
     """Validation loss/accuracy each epoch; the test split and the run's summary at the end."""
+
+    stage = "evaluate"
+
+    def describe(self) -> str:
+        return "validation loss/accuracy each epoch; the test split and the run's summary at the end"
 
     def on_epoch_end(self, t: Trainer) -> None:
         val_loss, val_acc = t.evaluate(t.val_data)
@@ -116,8 +127,11 @@ class Checkpointer(Callback):
 
     Files are written atomically and load with ``weights_only=True``; only the newest ``keep`` step
     files are kept (engine/loop/checkpoints.py). Every rank calls ``save`` (the RNG states are gathered);
-    rank 0 writes.
+    rank 0 writes. It runs last: a checkpoint holds every other callback's state as its hooks left it.
     """
+
+    stage = "checkpoint"
+    runs_after = (Callback,)  # every other callback
 
     def __init__(self, run_dir: str | Path, every_epochs: int, keep: int = 0, minutes: float = 0.0) -> None:
         self.dir = layout.checkpoints_dir(run_dir)
@@ -125,6 +139,15 @@ class Checkpointer(Callback):
         self.keep = keep
         self.period = minutes * 60
         self.last_saved = time.monotonic()
+
+    def describe(self) -> str:
+        when = ["at the start"]
+        if self.every:
+            when.append(every(self.every, "epoch"))
+        if self.period:
+            when.append(every(self.period / 60, "minute"))
+        kept = f"the newest {self.keep} step files" if self.keep else "every step file"
+        return f"checkpoints {', '.join(when)}, on request and at the end; keeps {kept} (and step 0, final.pt)"
 
     def due(self) -> bool:
         """Whether the time-based checkpoint is due (rank 0 decides; Control shares it as a command)."""
@@ -175,6 +198,8 @@ class Control(Callback):
     is a host sync, so it happens only every ``interval`` steps.
     """
 
+    stage = "control"
+
     def __init__(self, control_queue: Any, interval: int, checkpointer: Checkpointer, guard: Any = None,
                  beats: Any = None) -> None:
         self.queue = control_queue
@@ -183,6 +208,10 @@ class Control(Callback):
         self.guard = guard
         self.beats = beats
         self.reason = "stopped by the user"
+
+    def describe(self) -> str:
+        return ("stop, pause, resume and checkpoint requests, agreed by all processes "
+                f"{every(self.interval, 'step')} and at each epoch's end")
 
     def _poll(self, t: Trainer, block: float = 0.0) -> int:
         code = 0

@@ -25,8 +25,15 @@ class TwoStageFineTune(Callback):
     synchronises the parameters that were trainable when it was made.
     """
 
+    stage = "fine_tune"
+
     def __init__(self, frozen_epochs: int) -> None:
         self.frozen_epochs = frozen_epochs
+
+    def describe(self) -> str:
+        if self.frozen_epochs <= 0:
+            return "nothing to do: the model's base trains from the start (frozen_epochs 0)"
+        return f"only the new head trains until the base is unfrozen at the start of epoch {self.frozen_epochs + 1}"
 
     def on_epoch_start(self, t: Trainer) -> None:
         if t.epoch != self.frozen_epochs or not getattr(t.net, "base_frozen", False):

@@ -17,7 +17,8 @@ from typing import Any
 import torch
 
 from studio.core.runs import histograms
-from studio.engine.callbacks.base import Callback
+from studio.engine.callbacks.base import Callback, every
+from studio.engine.callbacks.regularisers import GradientClipping, GradientNoise
 from studio.engine.loop.trainer import Trainer
 
 
@@ -65,8 +66,14 @@ def records_of(net: torch.nn.Module, step: int, bins: int = histograms.BINS) -> 
 class HistogramRecorder(Callback):
     """Appends weight and gradient histograms of every parameter tensor every ``every`` steps (rank 0)."""
 
+    stage = "observe"
+    runs_after = (GradientClipping, GradientNoise)  # the gradients the optimizer steps with
+
     def __init__(self, run_dir: str | Path, every: int, bins: int = histograms.BINS) -> None:
         self.run_dir, self.every, self.bins = Path(run_dir), every, bins
+
+    def describe(self) -> str:
+        return f"weight and gradient histograms of each parameter tensor {every(self.every, 'step')} ({self.bins} bins)"
 
     def on_after_backward(self, t: Trainer) -> None:
         if t.ctx.is_main and t.step % self.every == 0:  # t.step: steps done before this one (0 first)

@@ -21,7 +21,7 @@ from studio.core.landscape.io import Landscape
 from studio.core.landscape.surface import default_grid, surface_2d
 from studio.core.maths.objectives import losses_of
 from studio.core.vocab import LandscapeKind, Metric
-from studio.engine.callbacks.base import Callback
+from studio.engine.callbacks.base import Callback, every
 from studio.engine.loop.trainer import Trainer
 
 SNAPSHOT_RESOLUTION = 21
@@ -40,11 +40,17 @@ class LandscapeSnapshot(Callback):
     """Every ``every`` epochs: the 2-D landscape around the current weights, saved under
     ``run_dir/landscapes/live_2d_epochNNNN.npz`` and announced as an ``artifact`` message."""
 
+    stage = "observe"
+
     def __init__(self, run_dir: str | Path, every: int, resolution: int = SNAPSHOT_RESOLUTION,
                  samples: int = SNAPSHOT_SAMPLES, seed: int = 0) -> None:
         self.run_dir, self.every, self.resolution = Path(run_dir), every, resolution
         self.samples, self.seed = samples, seed
         self._data: tuple[torch.Tensor, torch.Tensor] | None = None
+
+    def describe(self) -> str:
+        return (f"a {self.resolution}×{self.resolution} loss landscape around the weights "
+                f"{every(self.every, 'epoch')} ({self.samples} training samples)")
 
     def on_epoch_end(self, t: Trainer) -> None:
         if not t.ctx.is_main or (t.epoch + 1) % self.every:
@@ -80,11 +86,16 @@ class SharpnessLogger(Callback):
     at the start and every ``every`` epochs."""
 
     NAME = Metric.SHARPNESS
+    stage = "observe"
 
     def __init__(self, every: int, samples: int = SHARPNESS_SAMPLES, iters: int = SHARPNESS_ITERS,
                  seed: int = 0) -> None:
         self.every, self.samples, self.iters, self.seed = every, samples, iters, seed
         self._data: tuple[torch.Tensor, torch.Tensor] | None = None
+
+    def describe(self) -> str:
+        return (f"the top Hessian eigenvalue ({self.NAME}) at the start and {every(self.every, 'epoch')} "
+                f"({self.samples} training samples)")
 
     def top_eigenvalue(self, t: Trainer) -> float:
         if self._data is None:

@@ -15,8 +15,13 @@ from studio.engine.loop.trainer import Trainer
 class GradientClipping(Callback):
     """Rescale the gradient so its global L2 norm is at most ``max_norm`` (Pascanu et al. 2013)."""
 
+    stage = "regularise"
+
     def __init__(self, max_norm: float) -> None:
         self.max_norm = max_norm
+
+    def describe(self) -> str:
+        return f"rescales the gradient to a global L2 norm of at most {self.max_norm:g}"
 
     def on_after_backward(self, t: Trainer) -> None:
         torch.nn.utils.clip_grad_norm_([p for p in t.net.parameters() if p.grad is not None], self.max_norm)
@@ -27,11 +32,17 @@ class GradientNoise(Callback):
     (Neelakantan et al. 2015, 'Adding Gradient Noise Improves Learning for Very Deep Networks')."""
 
     gamma = 0.55
+    stage = "regularise"
+    runs_after = (GradientClipping,)  # the noise is added to the clipped gradient
+    state_key = "GradientNoise"
 
     def __init__(self, eta: float, seed: int) -> None:
         self.eta, self.seed = eta, seed
         self.generator: torch.Generator | None = None
         self._saved: torch.Tensor | None = None  # a resumed run's generator state
+
+    def describe(self) -> str:
+        return f"adds Gaussian noise to the gradient, σ² = {self.eta:g} / (1 + t)^{self.gamma}"
 
     def state_dict(self) -> dict[str, torch.Tensor]:
         return {"generator": self.generator.get_state()} if self.generator is not None else {}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from studio.engine.callbacks.base import Callback
+from studio.engine.callbacks.builtin import Evaluator
 from studio.engine.loop.trainer import Trainer
 
 
@@ -13,10 +14,18 @@ class EarlyStopping(Callback):
     """Stop when the validation loss (the training loss without a validation split) has not improved
     by more than ``min_delta`` for ``patience`` epochs (Prechelt 1998). Runs after the Evaluator."""
 
+    stage = "stop"
+    runs_after = (Evaluator,)  # it reads the epoch's validation loss from the summary
+    state_key = "EarlyStopping"
+
     def __init__(self, patience: int, min_delta: float = 0.0) -> None:
         self.patience, self.min_delta = patience, min_delta
         self.best = math.inf
         self.waited = 0
+
+    def describe(self) -> str:
+        return (f"stops when the validation loss has not improved by more than {self.min_delta:g} for "
+                f"{self.patience} epoch{'s' if self.patience != 1 else ''}")
 
     def state_dict(self) -> dict[str, float]:
         return {"best": self.best, "waited": self.waited}
@@ -39,9 +48,15 @@ class EarlyStopping(Callback):
 class ConvergenceCheck(Callback):
     """Full-batch gradient descent: stop when |F_t − F_{t−1}| < tolerance (one step per epoch)."""
 
+    stage = "stop"
+    state_key = "ConvergenceCheck"
+
     def __init__(self, tolerance: float) -> None:
         self.tolerance = tolerance
         self.previous: float | None = None
+
+    def describe(self) -> str:
+        return f"stops when the full-batch loss changes by less than {self.tolerance:g} in an epoch"
 
     def state_dict(self) -> dict[str, float | None]:
         return {"previous": self.previous}

@@ -17,6 +17,8 @@ from typing import Any
 
 from studio.core.contracts import layout
 from studio.engine.callbacks.base import Callback
+from studio.engine.callbacks.builtin import Control
+from studio.engine.callbacks.stopping import ConvergenceCheck, EarlyStopping
 from studio.engine.loop.trainer import Trainer
 
 MAX_SNAPSHOTS = 10  # epoch ends kept besides the start: enough points for a PCA path
@@ -35,10 +37,19 @@ def snapshot_epochs(epochs: int, most: int = MAX_SNAPSHOTS) -> set[int]:
 class TrajectorySnapshots(Callback):
     """Keeps float16 weight snapshots for trajectory landscapes (rank 0 writes)."""
 
+    stage = "observe"
+    runs_after = (Control, EarlyStopping, ConvergenceCheck)  # it skips the epoch a stop ends (final.pt has it)
+
     def __init__(self, run_dir: str | Path, epochs: int) -> None:
         self.dir = layout.snapshots_dir(run_dir)
         self.epochs = snapshot_epochs(epochs)
         self.enabled = epochs >= 2
+
+    def describe(self) -> str:
+        if not self.enabled:
+            return "float16 weight snapshots for trajectory landscapes (none: a run of one epoch has final.pt only)"
+        ends = ", ".join(str(e) for e in sorted(self.epochs))
+        return f"float16 weight snapshots for trajectory landscapes at the start and after epochs {ends or '-'}"
 
     def _save(self, t: Trainer) -> None:
         from studio.engine.loop.checkpoints import atomic_save

@@ -15,7 +15,7 @@ PASSIVE one (``engine/jobs/warm_passive.py`` sets the policy before torch loads)
 finished importing so the two imports do not compete for the CPU (on 2 cores: when a job first asks for
 it, see EAGER_PASSIVE_CORES). A one-thread plan starts no OpenMP
 threads, so its policy is moot and it uses the first server. Why two servers rather than PASSIVE for
-all: docs/architecture.md ("The warm back end"). Without ``start_warm()`` (the CLI, where one process
+all: docs/developer/jobs.md ("The warm back end"). Without ``start_warm()`` (the CLI, where one process
 imports torch once anyway) jobs are spawned.
 
 Torch-free: importing this module starts nothing.

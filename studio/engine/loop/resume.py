@@ -3,8 +3,9 @@
 Saved: the scheduler, the fp16 gradient scaler's state, the loop's position (epoch, batches done in it: always
 an optimizer-step boundary), the running loss sums, every rank's RNG states (dropout, augmentation), and the
 state of callbacks that keep some (``state_dict`` / ``load_state_dict``: early stopping, the convergence check,
-gradient noise). The model, the optimizer and the counters are the checkpoint's plain keys. The data order needs
-nothing: each epoch's shuffle is seeded by (seed, epoch), so skipping the batches already done gives the same order.
+gradient noise), each under the ``state_key`` it declares (engine/callbacks/base.py; checkpoints on disk use them).
+The model, the optimizer and the counters are the checkpoint's plain keys. The data order needs nothing: each
+epoch's shuffle is seeded by (seed, epoch), so skipping the batches already done gives the same order.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from studio.engine.loop.trainer import Trainer
 
 
 def training_state(t: Trainer, rng: list[dict[str, Any]]) -> dict[str, Any]:
-    callbacks = {type(cb).__name__: cb.state_dict() for cb in t.callbacks if hasattr(cb, "state_dict")}
+    callbacks = {key: cb.state_dict() for cb in t.callbacks  # type: ignore[attr-defined]  # a stateful one's
+                 if (key := state_key(cb))}
     return {
         "version": 1,
         "scheduler": t.scheduler.state_dict(),
@@ -47,14 +49,20 @@ def restore(t: Trainer, state: dict[str, Any], path: str = "the checkpoint") -> 
         t.summary.update(resume["summary"])
     saved = resume.get("callbacks") or {}
     for cb in t.callbacks:
-        if hasattr(cb, "load_state_dict") and type(cb).__name__ in saved:
-            cb.load_state_dict(saved[type(cb).__name__])
+        key = state_key(cb)
+        if key and key in saved and hasattr(cb, "load_state_dict"):
+            cb.load_state_dict(saved[key])
     t.resumed = True
     rngs = resume.get("rng") or []
     _restore_sums(t, rngs)
     if rngs:  # after the callbacks' on_train_start, which may draw random numbers in a fresh run too
         mine = rngs[t.ctx.rank] if t.ctx.rank < len(rngs) else rngs[0]
         t.restore_rng = lambda: set_rng_state(mine, t.ctx.device)
+
+
+def state_key(cb: object) -> str | None:
+    """The key a callback's checkpoint state is kept under; None for one that keeps none."""
+    return getattr(cb, "state_key", None) if hasattr(cb, "state_dict") else None
 
 
 def _restore_sums(t: Trainer, rngs: list[dict[str, Any]]) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 import torch
@@ -49,14 +49,14 @@ class LoopHooks(Protocol):
 class Trainer:
     def __init__(self, model: nn.Module, net: nn.Module, optimizer: torch.optim.Optimizer,
                  scheduler: Any, train: DeviceData, val: DeviceData, test: DeviceData, cfg: RunConfig,
-                 ctx: DistContext, sink: Sink, run_id: str, callbacks: list[LoopHooks],
+                 ctx: DistContext, sink: Sink, run_id: str, callbacks: Sequence[LoopHooks],
                  task: Classification | Regression | None = None, batches: list[int] | None = None) -> None:
         self.model, self.net = model, net  # net: the plain module (model may be its DDP wrapper)
         self.optimizer, self.scheduler = optimizer, scheduler
         self.train_data, self.val_data, self.test_data = train, val, test
         attach_augmentation(cfg.data.params, train, val, test)  # batch-wise, on the device (engine/loop/augment.py)
         self.cfg, self.ctx, self.sink, self.run_id = cfg, ctx, sink, run_id
-        self.callbacks = callbacks
+        self.callbacks = list(callbacks)  # in the order given (engine/callbacks/assemble.py sorts a run's)
         self.task = task or Classification()
         # per-rank batch size of each epoch (the config's batch is global; see engine/loop/batching.py)
         self.batches = batches or plan_batches(len(train), cfg.train, ctx.world_size)

@@ -28,6 +28,7 @@ from studio.core.models.ghost_batch_norm import use_ghost_batch_norm
 from studio.core.optim import OPTIMIZERS, SCHEDULES
 from studio.core.runs.lineage import load_run_data, start_weights
 from studio.core.runs.store import RunStore
+from studio.engine.callbacks.assemble import assemble
 from studio.engine.callbacks.attention_snapshots import attention_callbacks
 from studio.engine.callbacks.base import Callback
 from studio.engine.callbacks.builtin import Checkpointer, Control, Evaluator, MetricReporter
@@ -63,10 +64,7 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
     data = data if data is not None else load_run_data(cfg)
     train, val, test = device_splits(data, cfg, ctx.device)
     net = build_model(cfg, data, ctx.device, start_weights(cfg) if resume_from is None else {})
-    entry = OPTIMIZERS.get(cfg.optimizer.name)
-    if "closure" in entry.tags and ctx.distributed:
-        raise ConfigError(f"optimizer {entry.name} runs in one process; set hardware.processes=1")
-    full_batch = "full_batch" in entry.tags
+    full_batch = is_full_batch(cfg, ctx.world_size)
     batches = plan_batches(len(train), cfg.train, ctx.world_size, full_batch)
     k = cfg.train.accumulate_steps  # the global batch (linear scaling rule) counts every micro-batch of a step
     optimizer = build_optimizer(cfg, net, batches[0] * k * ctx.world_size, sink if ctx.is_main else None, run_id)
@@ -74,8 +72,9 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
     factor = SCHEDULES.build(cfg.schedule.name, total_steps=sum(per_epoch), steps_per_epoch=per_epoch[0],
                              **cfg.schedule.params)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
-    callbacks = build_callbacks(cfg, ctx, net, run_dir, control_queue,
-                                cfg.optimizer.params.get("tolerance", 0.0) if full_batch else 0.0, guard, beats)
+    callbacks = build_callbacks(cfg, ctx, run_dir, control_queue,
+                                cfg.optimizer.params.get("tolerance", 0.0) if full_batch else 0.0, guard, beats,
+                                frozen_epochs_of(net))
     trainer = Trainer(wrap_model(net, ctx), net, optimizer, scheduler, train, val, test, cfg, ctx, sink, run_id,
                       callbacks, task=task_for(data.meta, cfg.train.label_smoothing), batches=batches)
     if resume_from:
@@ -84,6 +83,15 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
 
         restore(trainer, load_checkpoint(resume_from), resume_from)
     return trainer
+
+
+def is_full_batch(cfg: RunConfig, world_size: int) -> bool:
+    """Whether the config's optimizer takes the whole training set in each step; ConfigError for one that runs in one
+    process only (it re-evaluates the loss: Newton) asked to run in several."""
+    entry = OPTIMIZERS.get(cfg.optimizer.name)
+    if "closure" in entry.tags and world_size > 1:
+        raise ConfigError(f"optimizer {entry.name} runs in one process; set hardware.processes=1")
+    return "full_batch" in entry.tags
 
 
 def device_splits(data: ArrayData, cfg: RunConfig, device: torch.device) -> tuple[DeviceData, DeviceData, DeviceData]:
@@ -129,23 +137,26 @@ def build_optimizer(cfg: RunConfig, net: torch.nn.Module, global_batch: int, sin
     return optimizer
 
 
-def build_callbacks(cfg: RunConfig, ctx: distributed.DistContext, net: torch.nn.Module, run_dir: str,
-                    control_queue: Any, tolerance: float, guard: Any = None, beats: Any = None) -> list[Callback]:
-    """The run's features, in the order the loop calls them."""
+def build_callbacks(cfg: RunConfig, ctx: distributed.DistContext, run_dir: str, control_queue: Any = None,
+                    tolerance: float = 0.0, guard: Any = None, beats: Any = None,
+                    fine_tune_epochs: int | None = None) -> list[Callback]:
+    """The callbacks the config switches on, in the order the loop calls them: each declares its stage and what
+    must run before it, and the assembler sorts and checks them (engine/callbacks/assemble.py). ``tolerance``: a
+    full-batch optimizer's convergence check (0: none); ``fine_tune_epochs``: a transfer model's frozen epochs
+    (:func:`frozen_epochs_of`; None: not one)."""
     tr = cfg.train
     checkpointer = Checkpointer(run_dir, tr.checkpoint_every, tr.keep_checkpoints, tr.checkpoint_minutes)
     callbacks: list[Callback] = [
         Control(control_queue, tr.metric_interval if ctx.device.type == "cuda" else 1, checkpointer, guard, beats),
-        MetricReporter(tr.metric_interval),
+        MetricReporter(tr.metric_interval), Evaluator(), checkpointer,
     ]
     if tr.grad_clip > 0:
         callbacks.append(GradientClipping(tr.grad_clip))
     if tr.grad_noise > 0:
         callbacks.append(GradientNoise(tr.grad_noise, tr.seed))
-    if hasattr(net, "freeze_base"):
-        callbacks.append(TwoStageFineTune(int(net.frozen_epochs)))  # type: ignore[arg-type]  # a TransferNet's int
-    callbacks.append(Evaluator())
-    if tr.early_stop_patience > 0:  # after the Evaluator: it reads the epoch's validation loss
+    if fine_tune_epochs is not None:
+        callbacks.append(TwoStageFineTune(fine_tune_epochs))
+    if tr.early_stop_patience > 0:
         callbacks.append(EarlyStopping(tr.early_stop_patience, tr.early_stop_min_delta))
     if tolerance > 0:
         callbacks.append(ConvergenceCheck(tolerance))
@@ -153,7 +164,13 @@ def build_callbacks(cfg: RunConfig, ctx: distributed.DistContext, net: torch.nn.
     callbacks += snapshot_callbacks(cfg, run_dir)  # weights for trajectory landscapes
     callbacks += histogram_callbacks(cfg, run_dir)  # weight/gradient histograms (engine/callbacks/histograms.py)
     callbacks += attention_callbacks(cfg, run_dir)  # Transformers' attention while training (attention_snapshots.py)
-    return [*callbacks, checkpointer]
+    return assemble(callbacks)
+
+
+def frozen_epochs_of(net: torch.nn.Module) -> int | None:
+    """A transfer-learning model's frozen epochs (it has ``freeze_base``: TwoStageFineTune unfreezes it); None
+    for any other model."""
+    return int(net.frozen_epochs) if hasattr(net, "freeze_base") else None  # type: ignore[arg-type]  # its int
 
 
 def describe_failure(err: BaseException, cfg: RunConfig | None) -> tuple[str, int]:

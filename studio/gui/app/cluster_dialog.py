@@ -1,7 +1,7 @@
 """Run on a cluster…: the settings in the window as a ready-to-submit Slurm job (``studio export-config
 --torchrun`` in a dialog). Nodes, GPUs or CPU ranks a node, time limit and partition in a form; the batch
 script shown as it will be written; Save writes ``config.toml`` and ``run.sbatch`` into a folder
-(core/config/slurm.py, docs/clusters.md)."""
+(core/config/slurm.py, docs/user-guide/clusters.md)."""
 
 from __future__ import annotations
 

@@ -37,8 +37,9 @@ def app_icon() -> QIcon:
 
 
 def documentation_path() -> Path:
-    """The README that documents Studio (beside resources/ in a checkout and inside the bundle)."""
-    return resource().parent / "README.md"
+    """The documentation site's mkdocs.yml: its nav is the user guide's contents, its docs/ folder the pages
+    (beside resources/ in a checkout and inside the bundle, packaging/studio.spec)."""
+    return resource().parent / "mkdocs.yml"
 
 
 # --- Run ----------------------------------------------------------------------------------------------------
@@ -234,8 +235,9 @@ def toggle_presentation(shell: Shell) -> None:
 
 def open_documentation(shell: Shell) -> bool:
     path = documentation_path()
-    if not path.exists():
-        shell.status.show_error("Documentation", f"The documentation ({path.name}) is not installed with this copy.")
+    if not path.exists() or not (path.parent / "docs").is_dir():
+        shell.status.show_error("Documentation", f"The documentation ({path.name} and docs/) is not installed with "
+                                                 "this copy.")
         return False
     from studio.gui.app.help_window import show_help
 

@@ -286,7 +286,7 @@ class Session(QObject):
 
     def open_store(self, home: str | None) -> bool:
         """Show the runs of another run store, read-only: a shared folder that other machines or a cluster job
-        write (docs/clusters.md); ``None``: back to this user's own store. Returns whether it opened."""
+        write (docs/user-guide/clusters.md); ``None``: back to this user's own store. Returns whether it opened."""
         if self.jobs:
             self.error.emit("Cannot switch run stores", "A run of this window is in progress; stop it first.")
             return False

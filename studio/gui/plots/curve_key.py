@@ -1,0 +1,42 @@
+"""The key above the curves, without Qt: what it says (which run has which colour, how often the train curves
+were logged, what solid and dashed mean) and that as the key label's rich text."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+KEY_NAMES = 12  # runs named in the key; the rest are counted, and named in its tooltip
+KEY_TIP = "The colour of each shown run (the run list shows the same swatch)"
+SPACE = "&nbsp;&nbsp;&nbsp;"
+
+
+@dataclass(frozen=True)
+class Key:
+    """The runs the key names (id, label) in colour order, how many more are shown, every shown run (its
+    tooltip), and the train curves' logging intervals in steps."""
+
+    named: list[tuple[str, str]]
+    more: int
+    everyone: list[tuple[str, str]]
+    every: list[int]
+
+    @property
+    def lines(self) -> str:
+        """What solid and dashed mean."""
+        every = " or ".join(str(n) for n in self.every)
+        train = (f"solid: train, a point every {every} step{'s' if every != '1' else ''} (train.metric_interval)"
+                 if every else "solid: train")
+        return f"{train} · dashed, dots: validation (per epoch)"
+
+
+def key_html(key: Key, colours: dict[str, str], size: int) -> tuple[str, str]:
+    """The key's rich text (a swatch of ``size + 4`` pt and the name per named run, then the line styles; empty
+    without runs) and its tooltip (every run's name once some are only counted)."""
+    runs = [f"<span style='color:{colours[r]}; font-size:{size + 4}pt'>■</span>&nbsp;{html.escape(label)}"
+            for r, label in key.named]
+    if key.more:  # 60 names took most of the plots' height at 1024×768: the rest on hover
+        runs.append(f"<i>… and {key.more} more (hover here for every name)</i>")
+    tip = ("<br>".join(f"<span style='color:{colours[r]}'>■</span> {html.escape(label)}" for r, label in key.everyone)
+           if key.more else KEY_TIP)
+    return SPACE.join(runs) + (f"{SPACE}<i>{key.lines}</i>" if runs else ""), tip

@@ -1,0 +1,257 @@
+"""The curves' pyqtgraph side: ``PlotGrid`` holds a plot per group of metrics and a line per run and metric (with
+the faint raw line behind a smoothed one) in the normal or presentation style, makes a big selection's lines over
+several turns of the event loop, and hands the model's prepared arrays to them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QColor, QFont
+
+from studio.gui.plots.axes import plain_numbers
+from studio.gui.plots.curve_data import Drawn
+from studio.gui.plots.curve_model import ALL_PLOTS, PLOTS, SMOOTHED, X_AXES, CurveModel, PlotView, Range, bounds, spread
+from studio.gui.plots.log_axis import LogAxis
+from studio.gui.session.theme import curve_colour
+
+RAW_ALPHA = 60  # the unsmoothed curve behind a smoothed one
+RUNS_PER_TURN = 6  # a big selection makes its runs' lines this many runs per event-loop turn (~1 ms a line)
+
+
+@dataclass(frozen=True)
+class Style:
+    """Line width, symbol size, and the title, axis label, tick and key font sizes."""
+
+    line: int
+    symbol: int
+    title: str
+    label: str
+    tick: int
+    key: int
+
+
+STYLES = {False: Style(2, 6, "11pt", "9pt", 9, 9), True: Style(4, 11, "20pt", "16pt", 15, 15)}  # presentation?
+Items = dict[tuple[str, str], pg.PlotDataItem]
+
+
+def new_plot(graphics: pg.GraphicsLayoutWidget, key: str, place: tuple[int, int, int], x_label: str, log_x: bool,
+             style: Style, on_x_range: Callable[[], None]) -> pg.PlotItem:
+    """Plot ``key`` at ``place`` (row, column, column span) of ``graphics``, with log axes that label well."""
+    row, col, colspan = place
+    title, y_label, _ = ALL_PLOTS[key]
+    axes = {"left": LogAxis("left"), "bottom": LogAxis("bottom")}
+    plot = graphics.addPlot(row=row, col=col, colspan=colspan, title=title, axisItems=axes)
+    plot.showGrid(x=True, y=True, alpha=0.25)
+    plot.setLabel("bottom", x_label)
+    plot.setLabel("left", y_label)
+    for name in ("left", "bottom"):
+        plain_numbers(plot.getAxis(name))  # "accuracy (x0.001)" with ticks 500…800 misleads
+    plot.setDownsampling(auto=False)  # the curves arrive decimated per pixel column (curve_data.prepare)
+    plot.getViewBox().sigXRangeChanged.connect(lambda *_: on_x_range())
+    if key == "lr":
+        plot.setLogMode(y=True)  # rates span decades (warm-up, decay)
+    plot.setLogMode(x=log_x)
+    style_plot(plot, key, style)
+    return plot
+
+
+def style_plot(plot: pg.PlotItem, key: str, style: Style) -> None:
+    """Title, axis label and tick font sizes."""
+    plot.setTitle(ALL_PLOTS[key][0], size=style.title)
+    for name in ("bottom", "left"):
+        axis = plot.getAxis(name)
+        axis.labelStyle["font-size"] = style.label
+        axis.setLabel(axis.labelText, **axis.labelStyle)
+        font = QFont()
+        font.setPointSize(style.tick)
+        axis.setTickFont(font)
+
+
+def add_lines(plot: pg.PlotItem, key: str, run_id: str, colour: str, width: int, style: Style,
+              items: Items, raw_items: Items) -> None:
+    """A run's lines in plot ``key``: solid train, dashed validation with dots per epoch, a faint raw line
+    (hidden until smoothing is on) behind each smoothed one."""
+    for name, _line, dashed, symbols in ALL_PLOTS[key][2]:
+        pen = pg.mkPen(colour, width=width, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
+        kwargs = ({"symbol": "o", "symbolSize": style.symbol, "symbolBrush": colour, "symbolPen": colour}
+                  if symbols else {})
+        if name in SMOOTHED:
+            faint = QColor(colour)
+            faint.setAlpha(RAW_ALPHA)
+            raw = plot.plot([], [], pen=pg.mkPen(faint, width=max(1, width // 2)), dynamicRangeLimit=None)
+            raw.setZValue(-1)
+            raw.setVisible(False)
+            raw_items[(run_id, name)] = raw
+        item = plot.plot([], [], pen=pen, dynamicRangeLimit=None, **kwargs)
+        item.setProperty("symbols", bool(symbols))
+        items[(run_id, name)] = item
+
+
+def restyle_lines(items: Items, width: int, style: Style) -> None:
+    """Line widths and symbol sizes after the style or the number of runs changed."""
+    for item in items.values():
+        if item.opts["pen"].widthF() != width:
+            pen = pg.mkPen(item.opts["pen"])
+            pen.setWidthF(width)
+            item.setPen(pen)
+        if item.opts.get("symbol") and item.opts.get("symbolSize") != style.symbol:
+            item.setSymbolSize(style.symbol)
+
+
+def draw(item: pg.PlotDataItem, faint: pg.PlotDataItem | None, d: Drawn, smoothing: bool) -> None:
+    """Hand a prepared curve to its line (a single point becomes a dot) and its raw curve to the faint line."""
+    item.setData(d.x, d.y)
+    if not item.property("symbols"):  # a single point is a dot, not an invisible line
+        item.setSymbol("o" if len(d.x) == 1 else None)
+        if len(d.x) == 1:
+            item.setSymbolBrush(item.opts["pen"].color())
+    if faint is not None:
+        faint.setVisible(smoothing)
+        if d.raw_x is not None:
+            faint.setData(d.raw_x, d.raw_y)
+        else:
+            faint.setData(d.x, d.y)
+
+
+def shown_data(plot: pg.PlotItem) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The points of the plot's visible lines, as drawn."""
+    return [(item.xData, item.yData) for item in plot.listDataItems()
+            if item.xData is not None and len(item.xData) and item.isVisible()]
+
+
+def fit(plot: pg.PlotItem, x: Range, y: Range) -> None:
+    """Show this range (never an empty one), then follow new points."""
+    plot.setRange(xRange=spread(*x), yRange=spread(*y), padding=0.02)
+    plot.enableAutoRange()
+
+
+class PlotGrid:
+    """The model's plots in a pyqtgraph layout (``graphics``) and the shown runs' lines in them (``items``, the
+    faint raw lines ``raw_items``), by (run, metric)."""
+
+    def __init__(self, model: CurveModel, parent: QObject, on_x_range: Callable[[], None]) -> None:
+        self.model = model
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.plots: dict[str, pg.PlotItem] = {}
+        self.items: Items = {}
+        self.raw_items: Items = {}
+        self.style = STYLES[False]
+        self._on_x_range = on_x_range
+        self._made: set[str] = set()  # shown runs whose lines exist
+        self._deferred: list[str] = []  # shown runs whose lines are still to be made
+        self._timer = QTimer(parent)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._make_some)
+        self.sync()
+
+    def sync(self) -> None:
+        """The model's plots: optional ones go or come (with the lines of every run made so far)."""
+        for key in [k for k in self.plots if k not in self.model.plots]:
+            self.graphics.removeItem(self.plots.pop(key))
+        for i, key in enumerate(self.model.plots):
+            if key in self.plots:
+                continue
+            place = (i // 2, i % 2, 1) if key in PLOTS else ((len(PLOTS) + 1) // 2 + i - len(PLOTS), 0, 2)
+            self.plots[key] = new_plot(self.graphics, key, place, X_AXES[self.model.x_mode], self.model.log_x,
+                                       self.style, self._on_x_range)
+            for run_id in self.model.order:
+                if run_id in self._made:
+                    self._add_lines(run_id, [key])
+
+    def reset(self, defer_after: int | None = None) -> None:
+        """No line left; the model's plots, and lines for its runs (those after ``defer_after`` in later turns of
+        the event loop: a big selection spreads that work instead of stalling the window)."""
+        self._made.clear()
+        self._deferred.clear()
+        self.items.clear()
+        self.raw_items.clear()
+        for plot in self.plots.values():
+            plot.clear()
+        self.sync()
+        for i, run_id in enumerate(self.model.order):
+            if defer_after is not None and i >= defer_after:
+                self._deferred.append(run_id)
+            else:
+                self.make(run_id)
+        if self._deferred:
+            self._timer.start()
+
+    def make(self, run_id: str) -> None:
+        """A run's lines in every plot."""
+        self._made.add(run_id)
+        self._add_lines(run_id, list(self.plots))
+
+    def flush(self) -> None:
+        """Every deferred run's lines now (curves are about to be drawn)."""
+        for run_id in self._deferred:
+            self.make(run_id)
+        self._deferred.clear()
+
+    def _make_some(self) -> None:
+        """The timer's turn: lines for the next ``RUNS_PER_TURN`` deferred runs."""
+        for run_id in self._deferred[:RUNS_PER_TURN]:
+            self.make(run_id)
+        del self._deferred[:RUNS_PER_TURN]
+        if self._deferred:
+            self._timer.start()
+
+    def _add_lines(self, run_id: str, keys: list[str]) -> None:
+        colour = curve_colour(self.model.colours()[run_id])
+        for key in keys:
+            add_lines(self.plots[key], key, run_id, colour, self.line_width(), self.style, self.items,
+                      self.raw_items)
+
+    def line_width(self) -> int:
+        """The style's line width, halved when many runs are shown (``CurveModel.thin_lines``)."""
+        return max(1, self.style.line // 2) if self.model.thin_lines else self.style.line
+
+    def set_style(self, style: Style) -> None:
+        """Restyle every plot and line."""
+        self.style = style
+        for key, plot in self.plots.items():
+            style_plot(plot, key, style)
+        self.restyle_lines()
+
+    def restyle_lines(self) -> None:
+        restyle_lines(self.items, self.line_width(), self.style)
+
+    def label_x(self) -> None:
+        """The model's x mode under every plot."""
+        for key, plot in self.plots.items():
+            plot.setLabel("bottom", X_AXES[self.model.x_mode])
+            style_plot(plot, key, self.style)
+
+    def log_x(self) -> None:
+        """The model's log x on every plot."""
+        for plot in self.plots.values():
+            plot.setLogMode(x=self.model.log_x)
+
+    def draw(self, run_id: str, name: str, d: Drawn) -> None:
+        """A prepared curve onto its line, if the run is still shown."""
+        item = self.items.get((run_id, name))
+        if item is not None and self.model.keep(run_id, name, d):
+            draw(item, self.raw_items.get((run_id, name)), d, self.model.smoothing > 0)
+
+    def views(self) -> dict[str, PlotView]:
+        """Each plot's zoomed x range (None while it follows its data) and width, for the model's requests."""
+        out = {}
+        for key, plot in self.plots.items():
+            view = plot.getViewBox()
+            lo, hi = view.viewRange()[0]
+            out[key] = PlotView(None if view.autoRangeEnabled()[0] else (float(lo), float(hi)), view.width())
+        return out
+
+    def bounds(self, key: str) -> tuple[Range, Range] | None:
+        """The x and y range (view units: log10 on a log axis) of plot ``key``'s visible lines; None if empty."""
+        plot = self.plots[key]
+        return bounds(shown_data(plot), self.model.log_x, bool(plot.getAxis("left").logMode))
+
+    def point_count(self, run_id: str, name: str) -> int:
+        """Points of a line on screen (after decimation)."""
+        item = self.items.get((run_id, name))
+        return 0 if item is None or item.xData is None else len(item.xData)
