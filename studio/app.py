@@ -12,6 +12,7 @@ import os
 import sys
 
 from studio import version_line
+from studio.core.host.child_env import immune_to_working_folder
 from studio.platform_check import gui_start_problem
 
 DESKTOP_FLAGS = ("--install-desktop", "--uninstall-desktop")
@@ -43,6 +44,7 @@ def _frozen_python(argv: list[str]) -> int | None:
 
 def main(argv: list[str] | None = None) -> int:
     multiprocessing.freeze_support()  # frozen bundles re-enter here in spawned workers
+    immune_to_working_folder()  # every process Studio starts imports this Studio, wherever it is started from
     argv = sys.argv[1:] if argv is None else argv
     if getattr(sys, "frozen", False):
         code = _frozen_python(argv)

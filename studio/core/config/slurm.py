@@ -97,6 +97,7 @@ def batch_script(spec: ClusterSpec, config_path: Path, run_id: str, studio_home:
 
 # Activate the Python environment that has Studio here (module load …, source venv/bin/activate, conda activate …).
 export STUDIO_HOME={q(studio_home)}  # the run store: on a filesystem every node shares
+export PYTHONSAFEPATH=1  # `python -m` does not put the submit folder on sys.path (a studio/ clone there shadows Studio)
 RUN_ID={q(run_id)}
 CONFIG={q(str(config_path))}
 PYTHON=${{STUDIO_PYTHON:-python}}

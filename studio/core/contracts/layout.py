@@ -16,6 +16,8 @@ its checkpoints. The one owner of these rules; pure pathlib (no torch, no Qt), s
         landscapes/<name>.npz          landscape results and sharpness_<time>.json (core/landscape/io.py)
         evaluations/<split>-<checkpoint>.json and .npz   saved evaluations (engine/tasks/evaluation.py)
         compressed/<id>/model.pt, summary.json; compressed/sweep.json   compressions (engine/tasks/compression.py)
+        logs/rank0.stderr              what each rank wrote to stderr (engine/jobs/child_stderr.py): the last lines
+                                       of a rank that died before it could report go into the run's message
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ COMPRESSED_SUMMARY: Final = "summary.json"
 SWEEP: Final = "sweep.json"
 HISTOGRAMS: Final = "histograms.jsonl"
 METRICS: Final = "metrics.csv"
+LOGS: Final = "logs"
 
 PathLike = str | Path
 
@@ -91,6 +94,11 @@ def metrics_path(run_dir: PathLike) -> Path:
     """The run's own record of every logged value (``step,name,value,wall`` lines, appended): runs.db's metric
     rows are rebuilt from it."""
     return Path(run_dir) / METRICS
+
+
+def rank_log_path(run_dir: PathLike, rank: int) -> Path:
+    """What rank ``rank`` wrote to stderr (``logs/rank0.stderr``)."""
+    return Path(run_dir) / LOGS / f"rank{rank}.stderr"
 
 
 def run_path(home: PathLike, run_id: str) -> Path:

@@ -9,6 +9,11 @@ from studio.engine.training.rank_spec import RankSpec
 
 
 def rank_main(rank: int, spec: RankSpec) -> None:
+    if spec.run_dir:  # before anything can fail: a rank that dies silently still leaves its last words
+        from studio.core.contracts import layout
+        from studio.engine.jobs import child_stderr
+
+        child_stderr.capture(layout.rank_log_path(spec.run_dir, rank))
     os.environ.update(spec.env)
     from studio.engine.training.worker import run_rank
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from studio.core.config import RunConfig
 from studio.core.config.data_fit import check_model_data
-from studio.core.contracts import protocol
+from studio.core.contracts import layout, protocol
 from studio.core.contracts.progress import ENDED, FAILED, PAUSED, QUEUED, RUNNING, STOPPED, EtaEstimator
 from studio.core.contracts.protocol import Received
 from studio.core.contracts.runs import RunSummary
@@ -28,7 +28,7 @@ from studio.core.runs.lineage import check_bert_config
 from studio.core.runs.run_lock import RunLock
 from studio.core.runs.settings_diff import CPU_THREADS_KEY
 from studio.core.runs.store import RunInfo, RunStore
-from studio.engine.jobs import backend
+from studio.engine.jobs import backend, child_stderr
 from studio.engine.jobs.process_job import ProcessJob
 from studio.engine.training import rank_watch
 from studio.engine.training.entry import rank_main
@@ -143,7 +143,16 @@ class Job(ProcessJob):
                                      self.config.train.stall_timeout)
 
     def _failure_message(self) -> str:
-        return rank_watch.first_failure(self.errors, [p.exitcode for p in self.processes], self._oom_before)
+        return rank_watch.first_failure(self.errors, [p.exitcode for p in self.processes], self._oom_before,
+                                        self._last_words)
+
+    def _last_words(self, rank: int) -> str:
+        """The last lines rank ``rank`` wrote to stderr; for a rank that died before it could open its log (its
+        first import failed), what the same import says in a fresh interpreter started as the ranks are."""
+        words = child_stderr.last_lines(layout.rank_log_path(self.run_dir, rank))
+        if words:
+            return words
+        return child_stderr.start_check(cwd=os.getcwd(), env=dict(os.environ))
 
     def _on_end(self, forced: str | None) -> None:
         """Rank 0 records the run as it goes; here the parent records what the ranks could not."""
@@ -180,7 +189,8 @@ class Job(ProcessJob):
         self.store.set_status(self.run_id, status, message)
 
     def _death_note(self) -> str:
-        return rank_watch.first_failure([], [p.exitcode for p in self.processes], self._oom_before)
+        return rank_watch.first_failure([], [p.exitcode for p in self.processes], self._oom_before,
+                                        self._last_words)
 
 
 def _semaphores(*queues: Any) -> list[str]:

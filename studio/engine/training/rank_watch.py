@@ -17,7 +17,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +107,11 @@ def describe_death(rank: int, exitcode: int, oom_before: int | None = None) -> s
     return f"training process rank {rank} exited with code {exitcode} without reporting an error"
 
 
+def with_last_words(death: str, words: str) -> str:
+    """``death`` and, below it, the last lines the rank wrote to stderr (what it died of, where it could say)."""
+    return f"{death}; its last lines on stderr:\n{words}" if words else death
+
+
 def is_peer_loss(message: Mapping[str, Any]) -> bool:
     if message.get("peer_lost"):
         return True
@@ -114,19 +119,22 @@ def is_peer_loss(message: Mapping[str, Any]) -> bool:
     return any(word in text for word in PEER_LOST)
 
 
-def first_failure(errors: list[Mapping[str, Any]], exitcodes: list[int | None], oom_before: int | None) -> str:
-    """The failure that started it: a rank's own error, else a rank that died silently (a signal), else
-    whatever a rank said (a peer lost), else a generic line."""
+def first_failure(errors: list[Mapping[str, Any]], exitcodes: list[int | None], oom_before: int | None,
+                  last_words: Callable[[int], str] | None = None) -> str:
+    """The failure that started it: a rank's own error, else a rank that died silently (a signal; with
+    ``last_words(rank)``, the last lines it wrote to stderr), else whatever a rank said (a peer lost), else a
+    generic line."""
     own = [e for e in errors if not is_peer_loss(e)]
     if own:
         return own[0]["message"]
     reported = {int(e.get("rank", -1)) for e in errors}
+    words = last_words or (lambda _rank: "")
     for rank, code in enumerate(exitcodes):
         if code not in (None, 0) and rank not in reported:
-            return describe_death(rank, code, oom_before)
+            return with_last_words(describe_death(rank, code, oom_before), words(rank))
     for rank, code in enumerate(exitcodes):
         if code is not None and code < 0:
-            return describe_death(rank, code, oom_before)
+            return with_last_words(describe_death(rank, code, oom_before), words(rank))
     if errors:
         return errors[0]["message"]
     return "the training processes ended without reporting a result"
