@@ -38,13 +38,14 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from studio.core.runs.store import RunStore
+    from studio.engine.port import engine
     from studio.gui.app.main_window import MainWindow
-    from studio.gui.session.session import Session
     from studio.gui.app.settings import SettingsStore
+    from studio.gui.session.session import Session
 
     app = QApplication(sys.argv[:1])
     prefs = SettingsStore(QSettings(os.path.join(os.environ["STUDIO_HOME"], "shots.ini"), QSettings.Format.IniFormat))
-    window = MainWindow(Session(RunStore()), probe_backend=False, prefs=prefs)
+    window = MainWindow(Session(RunStore(), engine=engine()), probe_backend=False, prefs=prefs)
     window.resize(1280, 800)
     window.show()
     ids = seed_runs(window.session.store)
@@ -53,20 +54,20 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     shots = []
     for name in ("light", "dark"):
-        window.apply_theme(name, save=False)
+        window.themes.apply(name, save=False)
         for _ in range(10):
             app.processEvents()
         path = OUT / f"window-{name}.png"
         window.grab().save(str(path))
         shots.append(path)
-    window.toggle_presentation(True)
+    window.presentation.toggle(True)
     for _ in range(10):
         app.processEvents()
     print(f"presentation: full screen {window.isFullScreen()}, {window.width()}×{window.height()}")
     window.grab().save(str(OUT / "presentation-dark.png"))
     shots.append(OUT / "presentation-dark.png")
-    window.toggle_presentation(False)
-    window.confirm_close = lambda: True
+    window.presentation.toggle(False)
+    window.shell.confirm_close = lambda: True
     window.close()
     print("\n".join(str(p) for p in shots))
     sys.stdout.flush()

@@ -66,9 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(f"studio: error: {problem}", file=sys.stderr)
         return 2
+    from studio.engine.port import engine
     from studio.gui.app.start import run_gui
 
-    return run_gui(argv)
+    return run_gui(argv, engine())  # the composition root: the GUI gets the engine, never imports it
 
 
 if __name__ == "__main__":

@@ -77,7 +77,8 @@ LANDSCAPE_KINDS: Final[tuple[str, ...]] = tuple(k.value for k in LandscapeKind) 
 
 
 class JobKind(StrEnum):
-    """What a background job does: ``TaskJob(kind=…)``, ``Session.start_job(job, kind)``, ``Session.running(kind)``."""
+    """What a background job does (its task's, ``core/contracts/tasks.py``): ``TaskJob(kind=…)``,
+    ``Session.running(kind)``."""
 
     TRAINING = "training"
     LANDSCAPE = "landscape"

@@ -11,5 +11,5 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("training",),  # a run assembled from its config, its ranks started, supervised, queued, run under torchrun
     ("replay",),  # a finished run loaded back
     ("tasks",),  # one module per background task (core/contracts/tasks.py names them)
-    ("worker", "dp_scaling"),  # the public ``python -m`` entry points
+    ("worker", "dp_scaling", "port"),  # the public ``python -m`` entry points; the GUI's port (engine_port)
 )

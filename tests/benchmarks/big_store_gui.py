@@ -126,7 +126,7 @@ class Probe:
         """Select the list's top K rows in one selection change (a shift-click)."""
         from PySide6.QtCore import QItemSelection, QItemSelectionModel
 
-        _ = self.window.curves  # built just after the window shows; at the latest now
+        _ = self.window.curves_pane.curves  # built just after the window shows; at the latest now
         tree = self.window.run_list.tree
         model = tree.model()
         selection = QItemSelection(model.index(0, 0), model.index(self.k - 1, model.columnCount() - 1))
@@ -137,13 +137,13 @@ class Probe:
         return list(self.window.session.selected_runs())
 
     def item_data(self, run_id: str, name: str) -> tuple[np.ndarray, np.ndarray] | None:
-        item = getattr(self.window.curves, "items", {}).get((run_id, name))
+        item = getattr(self.window.curves_pane.curves, "items", {}).get((run_id, name))
         if item is None or item.xData is None or not len(item.xData):
             return None
         return np.asarray(item.xData), np.asarray(item.yData)
 
     def ready(self) -> bool:
-        view = self.window.curves
+        view = self.window.curves_pane.curves
         ids = self.selected()
         return (not getattr(view, "loading", False) and len(ids) == self.k
                 and all(self.item_data(r, n) is not None for r in ids for n in DRAWN))
@@ -170,7 +170,7 @@ class Probe:
 
     def x_wall(self) -> None:
         self._snap(0)
-        box = self.window.curves.x_box
+        box = self.window.curves_pane.curves.x_box
         box.setCurrentIndex(box.findData("wall"))
 
     def x_changed(self) -> bool:
@@ -178,7 +178,7 @@ class Probe:
 
     def smooth(self) -> None:
         self._snap(1)
-        self.window.curves.smooth_box.setValue(0.6)
+        self.window.curves_pane.curves.smooth_box.setValue(0.6)
 
     def y_changed(self) -> bool:
         return self._changed(1)
@@ -193,11 +193,11 @@ def main(argv: list[str]) -> int:
     from studio.gui.app.main_window import MainWindow
     from studio.gui.app.settings import SettingsStore
     from studio.gui.session import theme
-    from studio.gui.session.session import Session
+    from tests.gui.conftest import new_session
 
     prefs = SettingsStore()
     theme.apply(prefs.theme, app)
-    window = MainWindow(Session(), prefs=prefs)
+    window = MainWindow(new_session(), prefs=prefs)
     window.resize(1280, 800)
     window.show()
     probe = Probe(app, window, runs, k, interactions, t0)

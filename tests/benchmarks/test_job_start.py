@@ -21,6 +21,7 @@ import pytest
 
 from studio.core.config import RunConfig
 from studio.core.contracts import protocol
+from studio.core.contracts.jobs import DemoRequest
 from studio.core.contracts.tasks import READY
 from studio.core.host.threads import ThreadPlan
 from studio.core.runs.store import RunStore
@@ -64,7 +65,7 @@ def first_curve_point(store: RunStore) -> float:
 
 
 def first_demo_frame() -> float:
-    return _until(demo_job("optimizer_race", {}), lambda m: m["type"] in (protocol.FRAME, protocol.RESULT))
+    return _until(demo_job(DemoRequest("optimizer_race")), lambda m: m["type"] in (protocol.FRAME, protocol.RESULT))
 
 
 CASES = {"new process, torch ready": bare_job, "same, busy plan (PASSIVE)": busy_plan_job,

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from studio.core.contracts import protocol
+from studio.core.contracts.landscape import LandscapeJobRequest, LandscapeRequest
 from studio.engine.jobs import backend
 from studio.engine.tasks.landscape_job import LandscapeJob
 from tests.benchmarks.cpu_hog import cpu_hog
@@ -51,7 +52,7 @@ def default_run() -> Path:
 
 def first_preview(run_dir: Path, extra: dict) -> tuple[float, float, float]:
     """Seconds from start() to (the child's first message, the grid's start, the preview frame)."""
-    job = LandscapeJob("landscape", run_dir, {**OPTIONS, **extra})
+    job = LandscapeJob(LandscapeJobRequest(str(run_dir), LandscapeRequest(**{**OPTIONS, **extra})))
     t0 = time.perf_counter()
     job.start()
     first = grid = 0.0

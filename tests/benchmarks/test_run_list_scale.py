@@ -80,12 +80,12 @@ def timed(qapp, action, repeat: int = 5) -> float:
 @pytest.mark.benchmark
 def test_run_list_with_a_thousand_runs(qapp, studio_home):
     from studio.gui.panels.run_list import RunList
-    from studio.gui.session.session import Session
+    from tests.gui.conftest import new_session
 
     t = time.perf_counter()
     store = make_store(studio_home, N_RUNS)
     made_s = time.perf_counter() - t
-    session = Session(store)
+    session = new_session(store)
     try:
         new = RunList(session)
         new.resize(1100, 700)

@@ -5,7 +5,7 @@ Run: ``QT_QPA_PLATFORM=offscreen python -m pytest tests/benchmarks/test_startup.
 (or ``python tests/benchmarks/test_startup.py``). The window is timed from the moment the process is started
 until it prints that the window is shown (STUDIO_STARTUP_REPORT=quit makes it print and close), so Python's
 own start-up and every import count; and until the Training tab's curves are up too (pyqtgraph is imported
-just after the window shows, main_window.CURVES_AFTER_MS).
+just after the window shows, curves_pane.CURVES_AFTER_MS).
 """
 
 from __future__ import annotations

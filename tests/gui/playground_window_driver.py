@@ -35,7 +35,7 @@ def click(widget: Any) -> None:
 
 
 def drive(window: Any, shots: Path | None) -> dict[str, Any]:
-    lab = window.tab("teaching_lab")
+    lab = window.pages.tab("teaching_lab")
     window.tabs.setCurrentWidget(lab)
     settle(300)
     view = lab.open("playground")
@@ -45,7 +45,7 @@ def drive(window: Any, shots: Path | None) -> dict[str, Any]:
     job = view.task.job.id if view.task is not None else None
     shoot(window, shots, "playground-learning")
     notes: list[dict[str, Any]] = []
-    view.binding.frame.connect(lambda f: notes.append({"step": f["step"], "notes": f["notes"],
+    view.panel.frame.connect(lambda f: notes.append({"step": f["step"], "notes": f["notes"],
                                                        "at": f.get("changed_at")}) if f.get("notes") else None)
     field = view.param_widgets["lr"]
     click(field)

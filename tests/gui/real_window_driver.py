@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QApplication, QComboBox, QSpinBox, QWidget
 
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
+from tests.gui.conftest import new_session
 
 
 def xdotool(*args: str | int) -> None:
@@ -69,9 +69,9 @@ def shoot(window: QWidget, shots: Path | None, name: str) -> None:
 def open_window(size: str) -> tuple[QApplication, MainWindow]:
     app = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(app, QApplication)
-    window = MainWindow(Session(RunStore()), probe_backend=False)
-    window.apply_theme(os.environ.get("STUDIO_THEME", "light"), save=False)
-    window.confirm_close = lambda: True
+    window = MainWindow(new_session(RunStore()), probe_backend=False)
+    window.themes.apply(os.environ.get("STUDIO_THEME", "light"), save=False)
+    window.shell.confirm_close = lambda: True
     width, height = map(int, size.split("x"))
     window.move(0, 0)
     window.resize(width, height)
@@ -140,8 +140,8 @@ def curve_data(epochs: int = 10) -> dict[str, tuple]:
 
 
 def xaxis(window: MainWindow, shots: Path | None, tag: str) -> dict[str, Any]:
-    curves = window.curves
-    window.apply_theme(os.environ.get("STUDIO_THEME", "light"), save=False)  # the plots, built after the window
+    curves = window.curves_pane.curves
+    window.themes.apply(os.environ.get("STUDIO_THEME", "light"), save=False)  # the plots, built after the window
     curves.show_runs({"r": curve_data()}, {"r": "demo run"}, {"r": 45})
     settle(300)
     colour = np.array(QColor(curves.colours()["r"]).getRgb()[:3], dtype=float)
@@ -173,8 +173,8 @@ def xaxis(window: MainWindow, shots: Path | None, tag: str) -> dict[str, Any]:
 
 def kinds(window: MainWindow, shots: Path | None, tag: str) -> dict[str, Any]:
     """A text run (with its Perplexity plot) shown, then an image run: what is on screen each time."""
-    curves = window.curves
-    window.apply_theme(os.environ.get("STUDIO_THEME", "light"), save=False)
+    curves = window.curves_pane.curves
+    window.themes.apply(os.environ.get("STUDIO_THEME", "light"), save=False)
     out: dict[str, Any] = {}
     text = {"train/loss": ([10, 20, 30], [5.0, 4.5, 4.2]), "train/perplexity": ([10, 20, 30], [150.0, 90.0, 67.0])}
     for name, data in (("text", {"t": text}), ("image", {"i": curve_data()})):

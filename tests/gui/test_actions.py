@@ -1,7 +1,10 @@
 """The window's actions come from the table in gui/app/actions.py: each is in the menu it names, shortcuts are
-unique, none is plain Esc (issue 13), and triggering one calls the window method it names."""
+unique, none is plain Esc (issue 13), and triggering one calls its command (gui/app/commands.py) with the window's
+parts."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
@@ -43,16 +46,36 @@ def test_shortcuts_are_unique_and_none_is_plain_esc(window):
     assert spec("stop").key_sequence().toString() == "Ctrl+."
 
 
-def test_triggering_an_action_calls_its_method(window, monkeypatch):
-    called: list[str] = []
+def test_every_action_calls_a_command_not_a_window_method():
+    """The window only composes: what an action does is a function of gui/app/commands.py taking the shell."""
+    import inspect
+
+    from studio.gui.app import commands
+
     for row in ACTIONS:
-        monkeypatch.setattr(window, row.method, lambda name=row.method: called.append(name))
+        assert inspect.isfunction(row.command) and row.command.__module__ == commands.__name__, row.id
+        assert getattr(commands, row.command.__name__) is row.command
+        assert list(inspect.signature(row.command).parameters) == ["shell"], row.id
+
+
+def test_triggering_an_action_calls_its_command_with_the_shell(qtbot, monkeypatch):
+    from studio.gui.app import actions
+    from studio.gui.app.main_window import MainWindow
+    from tests.gui.conftest import new_session
+
+    called: list[tuple[str, object]] = []
+    monkeypatch.setattr(actions, "ACTIONS", tuple(
+        replace(row, command=lambda shell, name=row.id: called.append((name, shell))) for row in ACTIONS))
+    session = new_session()
+    win = MainWindow(session, probe_backend=False)
+    qtbot.addWidget(win)
     for row in ACTIONS:
-        action = window.actions_by_id[row.id]
+        action = win.actions_by_id[row.id]
         action.setEnabled(True)  # Stop, Pause and "Back to my run store" wait for a run or a watched store
         action.trigger()
-        assert called[-1:] == [row.method], row.id
+        assert called[-1] == (row.id, win.shell), row.id
     assert len(called) == len(ACTIONS)
+    session.shutdown(wait_s=5)
 
 
 def test_every_action_attribute_is_declared_on_the_window_class():

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QLin
 from studio.core.checks.catalog import get_check
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
+from tests.gui.conftest import new_session
 
 
 def _curve(losses: list[float], rate: float) -> list[dict]:
@@ -39,12 +39,12 @@ def fake_result() -> dict:
 
 @pytest.fixture
 def page(qtbot, studio_home):
-    session = Session(RunStore(studio_home))
+    session = new_session(RunStore(studio_home))
     win = MainWindow(session, probe_backend=False)
-    win.confirm_close = lambda: True
+    win.shell.confirm_close = lambda: True
     qtbot.addWidget(win)
     win.show()
-    lab = win.tab("Parallelism lab")
+    lab = win.pages.tab("Parallelism lab")
     win.tabs.setCurrentWidget(lab)
     yield lab.page("async")
     session.shutdown(wait_s=10)
@@ -81,21 +81,21 @@ def test_a_result_is_drawn(page):
     assert bars[1].opts["height"][-1] == pytest.approx(1 / 20) and "≥ 19" in page.staleness.getAxis("bottom").labelText
     workers = [i for i in page.per_worker.getPlotItem().items if isinstance(i, pg.BarGraphItem)]
     assert list(workers[0].opts["height"]) == pytest.approx([1 / 3] * 3)
-    assert "delays 0, 0, 0.05 s" in page.status.text()
+    assert "delays 0, 0, 0.05 s" in page.panel.status.text()
 
 
 def test_bad_input_is_one_sentence_and_starts_nothing(page):
     page.delays.setText("0,slow")
     page.run()
-    assert "seconds per gradient" in page.status.text() and not page.job.running
+    assert "seconds per gradient" in page.panel.status.text() and not page.panel.busy
     page.delays.setText("0,0,0,0.1")
     page.run()
-    assert "4 delays given for 3 workers" in page.status.text() and not page.job.running
+    assert "4 delays given for 3 workers" in page.panel.status.text() and not page.panel.busy
     page.delays.setText("0")
     page.lr.setText("fast")
     page.run()
-    assert "learning rate is a number" in page.status.text() and not page.job.running
-    assert page.run_button.isEnabled()
+    assert "learning rate is a number" in page.panel.status.text() and not page.panel.busy
+    assert page.panel.run_button.isEnabled()
 
 
 def test_the_check_setup_goes_into_the_form(page):
@@ -112,9 +112,9 @@ def test_a_real_small_study_runs_through_the_session(qtbot, page):
     page.mode_boxes["hogwild"].setChecked(False)
     page.budget.setValue(20)
     page.run()
-    assert page.cancel_button.isEnabled()
-    qtbot.waitUntil(lambda: page.result is not None or page.job.handle.done, timeout=180_000)
-    assert page.result is not None, page.status.text()
+    assert page.panel.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: page.result is not None or page.panel.handle.done, timeout=180_000)
+    assert page.result is not None, page.panel.status.text()
     assert [r["mode"] for r in page.result["rows"]] == ["sync", "async", "async-sa"]
     assert page.table.rowCount() == 3 and page.result["rows"][0]["updates"] == 20
 
@@ -130,7 +130,8 @@ def test_cancel_ends_every_process_of_the_study(qtbot, page):
                     timeout=90_000)
     family = [p for p in _descendants(me) if "async_sgd" in _cmdline(p)]
     assert len(family) >= 4
-    page.cancel_button.click()
-    qtbot.waitUntil(lambda: page.error == "cancelled", timeout=30_000)
+    page.panel.cancel_button.click()
+    qtbot.waitUntil(lambda: not page.panel.busy, timeout=30_000)
     qtbot.waitUntil(lambda: not _alive(family), timeout=15_000)
-    assert page.status.text() == "Cancelled." and page.run_button.isEnabled()
+    assert page.panel.status.text() == "Cancelled." and page.panel.run_button.isEnabled()
+    assert page.panel.error is None  # a cancel is not a failure

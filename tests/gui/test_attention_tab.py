@@ -8,9 +8,9 @@ import pytest
 
 from studio.core.contracts.attention import AttentionRequest
 from studio.core.runs.store import RunStore
-from studio.gui.session.session import Session
 from studio.gui.tabs import find
 from studio.gui.tabs.attention import AttentionTab
+from tests.gui.conftest import new_session
 from tests.unit.landscape_runs import train_run
 from tests.unit.test_attention import train
 
@@ -30,7 +30,7 @@ def test_the_view_builds_from_a_result_and_the_slider_redraws_every_head(qtbot, 
     run_dir = tmp_path / "vit-run"
     train(run_dir, TINY_VIT)  # 18 steps: snapshots at 0, 6, 12, 18
     result = compute(AttentionRequest(str(run_dir), image=1))
-    session = Session(RunStore(tmp_path))
+    session = new_session(RunStore(tmp_path))
     try:
         tab = AttentionTab(session)
         qtbot.addWidget(tab)
@@ -53,7 +53,7 @@ def test_the_view_builds_from_a_result_and_the_slider_redraws_every_head(qtbot, 
 @pytest.mark.slow
 def test_a_vit_run_fills_the_grid_and_the_slider_replays_its_steps(qtbot, tmp_path):
     run_dir = train_run(tmp_path, TINY_VIT)  # 18 steps: snapshots at 0, 6, 12, 18
-    session = Session(RunStore(tmp_path))
+    session = new_session(RunStore(tmp_path))
     try:
         tab = AttentionTab(session)
         qtbot.addWidget(tab)

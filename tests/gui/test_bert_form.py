@@ -29,11 +29,11 @@ def test_dropping_a_labelled_csv_imports_labelled_text(qtbot, window, tmp_path):
     path.write_text("text,label\n" + "".join(f'"line {i} about {"chips" if i % 2 else "votes"}",'
                                              f'{"tech" if i % 2 else "politics"}\n' for i in range(12)))
     assert drop(window, path)
-    qtbot.waitUntil(lambda: not window._importer.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.shell.importer.busy, timeout=60_000)
     assert window.session.config.data.name == "topics"
     assert "Labelled text topics: 12 lines in 2 classes for bert_classifier" in window.status.message.text()
-    window.navigation.page_chosen.emit(window.tabs.indexOf(window.tab("Data")))
-    tab = window.tab("Data")
+    window.navigation.page_chosen.emit(window.tabs.indexOf(window.pages.tab("Data")))
+    tab = window.pages.tab("Data")
     qtbot.waitUntil(lambda: "2 classes (politics 6, tech 6)" in tab.info.text(), timeout=10_000)
     assert tab.text_view.toPlainText().splitlines()[0] == "[politics] line 0 about votes"
     assert tab.bar_heights() == [6, 6]

@@ -7,6 +7,8 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox
 
+from studio.gui.app import commands
+
 
 class FakeJob:
     """Stands in for a training job: records whether it was told to stop."""
@@ -32,7 +34,7 @@ def test_esc_in_a_dialog_or_popup_leaves_the_run_training(qtbot, window):
     job = _running(window)
     window.activateWindow()
     window.about_action.trigger()
-    box = window.about_box
+    box = window.shell.about_box
     qtbot.waitUntil(box.isVisible)
     qtbot.keyClick(box, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not box.isVisible())  # Esc closed the About box …
@@ -73,11 +75,11 @@ def test_runs_are_named_by_what_differs_and_coloured_alike_in_list_and_plots(win
     names = window.run_list.names
     assert names[sgd] == "sgd lr=0.05 · batch 256" and names[adam] == "adam lr=0.001 · batch 128"
     window.session.set_selection([sgd, adam])
-    colours = window.curves.colours()
+    colours = window.curves_pane.curves.colours()
     assert len(set(colours.values())) == 2
     assert window.run_list.colours == colours  # the run list is the plots' colour key
-    assert "sgd lr=0.05 · batch 256" in window.curves.key.text()
-    assert window.curves.plots["loss"].legend is None  # nothing on top of the data
+    assert "sgd lr=0.05 · batch 256" in window.curves_pane.curves.key.text()
+    assert window.curves_pane.curves.plots["loss"].legend is None  # nothing on top of the data
 
 
 def test_rename_notes_and_delete_from_the_run_list(window):
@@ -114,7 +116,7 @@ def test_x_axis_modes_log_x_first_point_and_raw_curve_behind_smoothing(qtbot, wi
     run = _seed(store, ["train.batch_size=64"], steps=(20, 40, 60, 80), epoch_every=40)
     window.session.runs_changed.emit()
     window.session.set_selection([run])
-    curves = window.curves
+    curves = window.curves_pane.curves
     qtbot.waitUntil(lambda: not curves.loading, timeout=5000)  # read off the GUI thread
     assert curves.stack.currentWidget() is curves.graphics
     item = curves.items[(run, "train/loss")]
@@ -141,7 +143,7 @@ def test_x_axis_modes_log_x_first_point_and_raw_curve_behind_smoothing(qtbot, wi
 
 
 def test_first_live_point_is_drawn(qtbot, window):
-    curves = window.curves
+    curves = window.curves_pane.curves
     curves.show_runs({"live": {}}, {"live": "live"})
     curves.add_rows("live", [(20, "train/loss", 1.5, 1000.0)])
     curves.redraw()
@@ -191,8 +193,8 @@ def test_model_data_mismatch_is_warned_before_training(window):
     session.set_choice("model", "linear_neuron")  # regression-only, on Fashion-MNIST
     assert window.settings.warnings.isVisibleTo(window) and "regression" in window.settings.warnings.text()
     asked = []
-    window.confirm_warnings = lambda warnings: asked.append(warnings) or False
-    assert window.train() is None and not session.jobs and asked and "classification" in asked[0][0]
+    window.shell.confirm_warnings = lambda warnings: asked.append(warnings) or False
+    assert commands.train(window.shell) is None and not session.jobs and asked and "classification" in asked[0][0]
     session.set_choice("model", "mlp")
     session.set_choice("data", "moons")
     session.set_param("data", "n_samples", 70)  # 63 training points, batch 128: one step an epoch, no curve
@@ -221,7 +223,7 @@ def test_trajectory_is_greyed_out_with_its_reason_for_a_run_without_path_points(
     (full.dir / "checkpoints" / "final.pt").write_bytes(b"")
     store.set_status(full.id, "finished")
     window.session.runs_changed.emit()
-    tab = window.tab("Landscape")
+    tab = window.pages.tab("Landscape")
     assert isinstance(tab, LandscapeTab)
     box = tab.kind_box
     index = box.findData("trajectory")

@@ -7,12 +7,13 @@ from __future__ import annotations
 import os
 import tomllib
 
+from studio.gui.app import commands
 from studio.gui.app.cluster_dialog import ClusterDialog
 
 
 def test_the_dialog_writes_the_settings_as_a_slurm_job(qtbot, window, tmp_path):
     window.session.set_param("train", "batch_size", 256)
-    dialog = window.cluster_dialog()
+    dialog = commands.cluster_dialog(window.shell)
     assert isinstance(dialog, ClusterDialog) and dialog.isVisible()
     assert "#SBATCH --nodes=1" in dialog.script.toPlainText() and dialog.save_button.isEnabled()
 
@@ -44,7 +45,7 @@ def test_the_dialog_writes_the_settings_as_a_slurm_job(qtbot, window, tmp_path):
 
 def test_a_job_too_small_for_the_batch_is_refused_before_saving(qtbot, window):
     window.session.set_param("train", "batch_size", 4)
-    dialog = window.cluster_dialog()
+    dialog = commands.cluster_dialog(window.shell)
     dialog.procs.setValue(8)  # 8 CPU ranks cannot share a batch of 4
     assert not dialog.save_button.isEnabled()
     assert "batch_size (4) must be at least hardware.processes (8)" in dialog.summary.text()

@@ -8,8 +8,9 @@ from studio.core.config import RunConfig
 from studio.core.runs.queue import RunQueue
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
+from studio.gui.app.status_bar import StatusBar
 from tests.conftest import TINY_CONFIG, wait_for
+from tests.gui.conftest import new_session
 
 
 def column(table, title: str) -> int:
@@ -18,11 +19,11 @@ def column(table, title: str) -> int:
 
 def test_compare_tab_table_parallel_coordinates_and_diff(qtbot, queued_runs):
     home, _, store, ids = queued_runs
-    session = Session(RunStore(home))
+    session = new_session(RunStore(home))
     win = MainWindow(session, probe_backend=False)
     qtbot.addWidget(win)
     win.show()
-    tab = win.tab("Compare")
+    tab = win.pages.tab("Compare")
     win.tabs.setCurrentWidget(tab)
     # Qt asks a widget it renders for its metrics: an attribute named ``metric`` (QWidget.metric) crashed it
     assert not tab.grab().isNull()
@@ -60,7 +61,7 @@ def test_compare_tab_table_parallel_coordinates_and_diff(qtbot, queued_runs):
 def test_queue_from_the_gui_survives_closing_the_window(qtbot, window, studio_home):
     session = window.session
     session.set_config(RunConfig.from_toml(TINY_CONFIG).with_overrides(["train.epochs=1"]))
-    tab = window.tab("Queue")
+    tab = window.pages.tab("Queue")
     window.tabs.setCurrentWidget(tab)
     tab.values[0].setText("0.5, 0.05")
     assert tab.preview.text().startswith("2 runs: lr=0.5, lr=0.05") and tab.sweep_button.isEnabled()
@@ -96,7 +97,7 @@ def _no_error_dialogs(monkeypatch):
     def fail(self, title, message):
         raise AssertionError(f"{title}: {message}")
 
-    monkeypatch.setattr(MainWindow, "show_error", fail)
+    monkeypatch.setattr(StatusBar, "show_error", fail)
 
 
 def test_runs_started_elsewhere_appear_and_their_curves_grow(qtbot, window):
@@ -113,13 +114,13 @@ def test_runs_started_elsewhere_appear_and_their_curves_grow(qtbot, window):
     other.set_status(run.id, "running")
     other.log_metrics(run.id, [(1, "train/loss", 1.0, 0.0), (2, "train/loss", 0.8, 0.0)])
     session.set_selection([run.id])
-    qtbot.waitUntil(lambda: not window.curves.loading, timeout=5000)  # read off the GUI thread
-    assert list(window.curves.series[run.id]["train/loss"].values) == [1.0, 0.8]  # loaded on selection
+    qtbot.waitUntil(lambda: not window.curves_pane.curves.loading, timeout=5000)  # read off the GUI thread
+    assert list(window.curves_pane.curves.series[run.id]["train/loss"].values) == [1.0, 0.8]  # loaded on selection
     other.log_metrics(run.id, [(3, "train/loss", 0.5, 0.0), (4, "train/loss", 0.4, 0.0)])
     with qtbot.waitSignal(session.metrics, timeout=3000) as got:
         follower.check()
     assert got.args[0] == run.id and [r[0] for r in got.args[1]] == [3, 4]
-    assert list(window.curves.series[run.id]["train/loss"].steps) == [1, 2, 3, 4]
+    assert list(window.curves_pane.curves.series[run.id]["train/loss"].steps) == [1, 2, 3, 4]
     other.set_status(run.id, "finished")
     follower.check()
     assert run.id not in follower._seen  # an ended run is no longer followed

@@ -10,16 +10,16 @@ import pytest
 from studio.core.config import RunConfig
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
+from tests.gui.conftest import new_session
 
 
 def open_tab(qtbot, home, title: str):
-    session = Session(RunStore(home))
+    session = new_session(RunStore(home))
     win = MainWindow(session, probe_backend=False)
-    win.confirm_close = lambda: True
+    win.shell.confirm_close = lambda: True
     qtbot.addWidget(win)
     win.show()
-    tab = win.tab(title)
+    tab = win.pages.tab(title)
     win.tabs.setCurrentWidget(tab)
     return session, tab
 
@@ -35,16 +35,16 @@ def test_compression_tab_compresses_and_sweeps_the_selected_run(qtbot, queued_ru
     tab.quantize.setCurrentText("int8")
     tab.compress()
     assert [h.kind for h in session.running("compress")] == ["compress"]  # the Session follows the job
-    qtbot.waitUntil(lambda: bool(tab.last is not None or tab.error), timeout=120_000)
-    assert tab.error is None, tab.error
+    qtbot.waitUntil(lambda: bool(tab.last is not None or tab.panel.error), timeout=120_000)
+    assert tab.panel.error is None, tab.panel.error
     assert tab.last["after"]["sparsity"] == pytest.approx(0.5, abs=0.02)  # a 16-unit MLP: per-tensor rounding
     assert tab.last["method"] == "dynamic" and tab.last["run_id"] == ids[0]
     assert tab.table.item(0, 0).text() == "test accuracy"
     assert tab.table.item(0, 2).text() == f"{tab.last['after']['test_acc']:.4f}"
     assert tab.history.rowCount() >= 1 and tab.history.item(tab.history.rowCount() - 1, 0).text() == tab.last["id"]
     tab.run_sweep()
-    qtbot.waitUntil(lambda: bool(tab.sweep is not None or tab.error), timeout=120_000)
-    assert tab.error is None, tab.error
+    qtbot.waitUntil(lambda: bool(tab.sweep is not None or tab.panel.error), timeout=120_000)
+    assert tab.panel.error is None, tab.panel.error
     assert [p["target"] for p in tab.sweep["points"]][-1] == 0.95
     assert len(tab.plot.getPlotItem().listDataItems()) == 2  # the sweep and the 1-point line
 
@@ -57,16 +57,16 @@ def test_scaling_laws_tab_fits_a_power_law_and_reports_a_bad_axis(qtbot, studio_
     session, tab = open_tab(qtbot, studio_home, "Scaling laws")
     session.set_selection([run.id])
     tab.fit()
-    qtbot.waitUntil(lambda: bool(tab.result is not None or tab.error), timeout=60_000)
-    assert tab.error is None, tab.error
+    qtbot.waitUntil(lambda: bool(tab.result is not None or tab.panel.error), timeout=60_000)
+    assert tab.panel.error is None, tab.panel.error
     fit = tab.result["fits"][0]
     assert fit["b"] == pytest.approx(0.5, rel=0.01) and fit["r2"] == pytest.approx(1.0, abs=1e-6)
     assert "r² 1.000" in tab.summary.text()
     assert len(tab.plot.getPlotItem().listDataItems()) == 3  # fit, extrapolation, data
     tab.against.setCurrentText("params")  # one run cannot fit against parameter count
     tab.fit()
-    qtbot.waitUntil(lambda: bool(tab.error is not None), timeout=60_000)
-    assert "at least 4 runs" in tab.error and "at least 4 runs" in tab.summary.text()
+    qtbot.waitUntil(lambda: bool(tab.panel.error is not None), timeout=60_000)
+    assert "at least 4 runs" in tab.panel.error and "at least 4 runs" in tab.summary.text()
 
 
 @pytest.mark.slow  # spawns 3 processes that import torch; `studio scale` itself is tested in the default run
@@ -78,8 +78,8 @@ def test_data_parallel_tab_measures_one_and_two_processes(qtbot, studio_home):
     tab.measure()
     assert tab.cancel_button.isEnabled()
     assert [h.kind for h in session.running("scale")] == ["scale"]  # the Session follows the job
-    qtbot.waitUntil(lambda: bool(tab.result is not None or tab.error), timeout=180_000)
-    assert tab.error is None, tab.error
+    qtbot.waitUntil(lambda: bool(tab.result is not None or tab.panel.error), timeout=180_000)
+    assert tab.panel.error is None, tab.panel.error
     assert tab.table.rowCount() == 2 and tab.table.item(1, 1).text() == "2"
     two = tab.result["rows"][1]
     assert math.isfinite(two["allreduce_ms"]) and tab.table.item(1, 8).text() == f"{two['allreduce_ms']:.2f}"

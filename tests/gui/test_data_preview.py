@@ -9,15 +9,15 @@ from PySide6.QtWidgets import QPushButton
 from studio.core.datasets import cache
 from studio.core.datasets.importers.pipeline import import_path
 from studio.core.runs.store import RunStore
-from studio.gui.session.session import Session
 from studio.gui.tabs.data import DataPreview
 from studio.gui.widgets.data_import import ImportController
+from tests.gui.conftest import new_session
 from tests.unit import import_fixtures as fx
 
 
 @pytest.fixture
 def session(qtbot):
-    s = Session(RunStore())
+    s = new_session(RunStore())
     yield s
     s.shutdown(wait_s=5)
 
@@ -66,7 +66,7 @@ def test_augmentation_preview_runs_in_the_background(qtbot, session, tmp_path):
     tab = DataPreview(session)
     qtbot.addWidget(tab)
     tab.augment_button.click()
-    assert tab.preview_job is not None and not tab.augment_button.isEnabled()
+    assert tab.preview_job is not None and tab.augment_button.text() == "Cancel"  # one button: it cancels now
     assert session.running("preview") == [tab.preview_job]  # the Session follows the tab's job
     qtbot.waitUntil(lambda: tab.preview_job is None, timeout=120_000)
     assert "aug_rotation" in tab.augment_status.text() and "aug_hflip" in tab.augment_status.text()
@@ -103,13 +103,15 @@ def test_an_ambiguous_csv_asks_for_the_label_column(qtbot, session, tmp_path):
     assert done[0]["classes"] == ["a", "b"] and session.config.data.name == "shapes"
 
 
-def test_cancel_from_the_progress_dialog_leaves_nothing(qtbot, session):
+def test_cancel_from_the_progress_dialog_leaves_nothing(qtbot, session, monkeypatch):
     from studio.engine.tasks.data_import import ImportJob
 
     controller = ImportController(session)
     cancelled = []
     controller.cancelled.connect(lambda: cancelled.append(True))
-    controller._start(session.start_job(ImportJob("tests.unit.slow_import:run"), "import"), "Importing a lot…")
+    # the engine makes a slow import of this request (tests/unit/slow_import.py)
+    monkeypatch.setattr(session.engine, "job", lambda task, request: ImportJob("tests.unit.slow_import:run"))
+    controller.import_path("a lot")
     qtbot.waitUntil(lambda: "decoding" in controller.dialog.labelText(), timeout=120_000)
     controller.dialog.findChild(QPushButton).click()  # the dialog's Cancel button
     qtbot.waitUntil(lambda: not controller.busy, timeout=60_000)

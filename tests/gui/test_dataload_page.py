@@ -10,6 +10,8 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtWidgets import QAbstractButton, QComboBox, QLineEdit, QSpinBox
 
+from studio.gui.session import theme
+
 RESULT = {
     "rows": [
         {"kind": "loader", "label": "0 workers", "workers": 0, "pin_memory": None, "persistent": None, "steps": 60,
@@ -36,14 +38,15 @@ RESULT = {
 
 @pytest.fixture
 def page(window):
-    lab = window.tab("parallel_lab")
+    lab = window.pages.tab("parallel_lab")
     window.tabs.setCurrentWidget(lab)
     return lab.page("dataload")
 
 
 def test_a_result_shows_the_verdict_table_and_bars(page):
     page.show_result(RESULT)
-    assert "d9413b" in page.verdict.text() and "The model waited 63 % of each step for data" in page.verdict.text()
+    assert theme.error_colour() in page.verdict.text()
+    assert "The model waited 63 % of each step for data" in page.verdict.text()
     assert page.table.rowCount() == 3 and page.table.item(1, 0).text() == "2 workers, persistent"
     assert page.table.item(0, 6).text() == "63%" and page.table.item(2, 2).text() == "2.60×"
     bars = [i for i in page.chart.getPlotItem().items if isinstance(i, pg.BarGraphItem)]
@@ -52,8 +55,8 @@ def test_a_result_shows_the_verdict_table_and_bars(page):
     assert list(waiting["height"]) == pytest.approx([630.0, 522.0, 52.0])  # stacked on the computing part
     labels = [i.toPlainText() for i in page.chart.getPlotItem().items if isinstance(i, pg.TextItem)]
     assert labels == ["63 %", "29 %", "2 %"]
-    assert "1 of 201 files could not be decoded" in page.status.text()
-    assert "pin_memory: n/a on CPU" in page.status.text()
+    assert "1 of 201 files could not be decoded" in page.panel.status.text()
+    assert "pin_memory: n/a on CPU" in page.panel.status.text()
 
 
 def test_every_control_has_a_tooltip_and_the_claim_and_check_are_there(page):
@@ -68,12 +71,12 @@ def test_every_control_has_a_tooltip_and_the_claim_and_check_are_there(page):
 def test_bad_input_is_a_sentence_and_starts_no_job(page):
     page.folder.setText("")
     page.run()
-    assert page.job.handle is None and "pick a folder of images first" in page.status.text()
+    assert page.panel.handle is None and "pick a folder of images first" in page.panel.status.text()
     page.folder.setText("/data")
     page.workers.setText("two")
     page.run()
-    assert page.job.handle is None and "whole numbers" in page.status.text()
-    assert page.run_button.isEnabled()
+    assert page.panel.handle is None and "whole numbers" in page.panel.status.text()
+    assert page.panel.run_button.isEnabled()
 
 
 def _pngs(target: Path, n: int) -> Path:
@@ -91,24 +94,27 @@ def test_a_real_tiny_run_fills_the_page(qtbot, page, tmp_path):
     page.persistent.setChecked(False)
     page.batch.setValue(8)
     page.steps.setValue(4)
-    page.run_button.click()
-    assert not page.run_button.isEnabled() and page.cancel_button.isEnabled()
-    qtbot.waitUntil(lambda: page.result is not None or page.error is not None, timeout=120_000)
-    assert page.error is None
+    page.panel.run_button.click()
+    assert not page.panel.run_button.isEnabled() and page.panel.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: page.result is not None or page.panel.error is not None, timeout=120_000)
+    assert page.panel.error is None
     assert page.table.rowCount() == 2 and page.table.item(1, 0).text() == "device-resident"
     assert "of each step for data" in page.verdict.text()
-    assert page.run_button.isEnabled() and not page.cancel_button.isEnabled() and page.bar.value() == 100
+    panel = page.panel
+    assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
+    assert panel.bar.value() == panel.bar.maximum()
 
 
 def test_cancel_stops_the_run(qtbot, page, tmp_path):
     page.folder.setText(str(_pngs(tmp_path, 30)))
     page.steps.setValue(100_000)
-    page.run_button.click()
-    qtbot.waitUntil(lambda: page.bar.value() > 0 or page.status.text().startswith(("finding", "decoding", "0 ")),
-                    timeout=60_000)
-    page.cancel_button.click()
-    qtbot.waitUntil(lambda: page.error is not None, timeout=60_000)
-    assert page.status.text() == "Cancelled." and page.run_button.isEnabled() and page.result is None
+    page.panel.run_button.click()
+    qtbot.waitUntil(lambda: page.panel.bar.value() > 0
+                    or page.panel.status.text().startswith(("finding", "decoding", "0 ")), timeout=60_000)
+    page.panel.cancel_button.click()
+    qtbot.waitUntil(lambda: not page.panel.busy, timeout=60_000)
+    assert page.panel.status.text() == "Cancelled." and page.panel.run_button.isEnabled() and page.result is None
+    assert page.panel.error is None  # a cancel is not a failure
 
 
 def test_the_verdict_puts_its_first_clause_large_and_the_fixes_below():
@@ -118,7 +124,7 @@ def test_the_verdict_puts_its_first_clause_large_and_the_fixes_below():
                         "(2 workers: 40 % waiting, 1.9× the samples/s; preloaded on the device: 1 % waiting, 8.0× "
                         "the samples/s) — the workers got at most 1.0 cores: this machine had none to spare.", True)
     head, rest = text.split("</div>", 1)
-    assert "15pt" in head and head.endswith("preload or add workers.") and "#d9413b" in head
+    assert "15pt" in head and head.endswith("preload or add workers.") and theme.error_colour() in head
     assert rest.startswith("<div>2 workers: 40 % waiting") and "none to spare." in rest
     calm = verdict_html("Data is not the bottleneck: the model waited only 4 % of each step.", False)
     assert "#2e9e44" in calm and calm.count("<div") == 1

@@ -12,8 +12,8 @@ import pytest
 from studio.core.runs.store import RunStore
 from studio.engine.jobs import backend
 from studio.gui.demos.lab import VIEWS, TeachingLab
-from studio.gui.session.session import Session
 from studio.gui.tabs import find
+from tests.gui.conftest import new_session
 
 # small settings: the point is the plumbing, the numbers are tested in tests/unit/test_demos_*.py
 SMALL = {
@@ -41,7 +41,7 @@ def warm():
 
 @pytest.fixture
 def session(qtbot):
-    s = Session(RunStore())
+    s = new_session(RunStore())
     yield s
     s.shutdown(wait_s=5)
     assert multiprocessing.active_children() == []
@@ -102,7 +102,7 @@ def test_each_demo_runs_a_few_frames_and_its_plots_hold_data(qtbot, lab, name):
 def test_the_playground_learns_live_and_a_changed_lr_reaches_the_running_training(qtbot, lab):
     view = computed(qtbot, lab, "playground")
     frames = []
-    view.binding.frame.connect(frames.append)  # what the running child sends from now on
+    view.panel.frame.connect(frames.append)  # what the running child sends from now on
     job = view.task.job
     view.param_widgets["lr"].setValue(0.001)  # the form's spin box, while it trains
     assert view.pending == {"lr": 0.001}  # debounced: sent once the form is still
@@ -199,7 +199,7 @@ def test_stop_cancels_a_long_computation(qtbot, lab):
     view = lab.open("large_batch")
     view.set_params({**SMALL["large_batch"], "epochs": 500})
     view.compute()
-    qtbot.waitUntil(lambda: view.task.state == "running" and view.progress.value() > 0, timeout=60_000)
+    qtbot.waitUntil(lambda: view.task.state == "running" and view.panel.bar.value() > 0, timeout=60_000)
     view.stop()
     qtbot.waitUntil(lambda: not view.busy, timeout=30_000)
     assert view.task.state == "stopped" and view.status.text() == "Stopped."

@@ -27,14 +27,13 @@ from PySide6.QtWidgets import (
 
 from studio.core.config import RunConfig
 from studio.core.runs.store import RunStore
-from studio.gui.app import dialogs
-from studio.gui.app import main_window as mw
+from studio.gui.app import commands, dialogs, pages
 from studio.gui.app.main_window import MainWindow
 from studio.gui.app.settings import MAX_RECENT, SettingsStore
 from studio.gui.app.single_instance import InstanceServer, send_to_running, server_name
 from studio.gui.session import theme
-from studio.gui.session.session import Session
 from studio.gui.tabs import EXTRA_TABS, TabSpec
+from tests.gui.conftest import new_session
 
 
 @pytest.fixture
@@ -44,8 +43,8 @@ def prefs(tmp_path):
 
 
 def make_window(qtbot, prefs: SettingsStore, store: RunStore | None = None) -> MainWindow:
-    win = MainWindow(Session(store or RunStore()), probe_backend=False, prefs=prefs)
-    win.confirm_close = lambda: True
+    win = MainWindow(new_session(store or RunStore()), probe_backend=False, prefs=prefs)
+    win.shell.confirm_close = lambda: True
     qtbot.addWidget(win)
     return win
 
@@ -73,7 +72,7 @@ def test_settings_round_trip_through_a_restart(qtbot, prefs):
     first.settings.forms["optimizer"].combo.setCurrentText("sgd")
     first.session.set_param("optimizer", "momentum", 0.8)
     first.settings.forms["data"].combo.setCurrentText("moons")
-    first.apply_theme("dark")
+    first.themes.apply("dark")
     first.close()
 
     second = make_window(qtbot, prefs)  # a new session: what it shows comes from the settings
@@ -84,7 +83,7 @@ def test_settings_round_trip_through_a_restart(qtbot, prefs):
     assert second.settings.forms["optimizer"].combo.currentText() == "sgd"
     assert (second.width(), second.height()) == size
     assert second.splitter.sizes() == main_sizes and second.training_splitter.sizes() == training_sizes
-    assert second.theme_actions["dark"].isChecked() and theme.current() == "dark"
+    assert second.themes.actions["dark"].isChecked() and theme.current() == "dark"
     second.close()
     theme.apply("light")
 
@@ -135,7 +134,7 @@ def test_studio_path_in_a_second_process_reaches_the_open_window(qtbot, window, 
     config.save(tmp_path / "handed.toml")
     server = InstanceServer()  # the name comes from the user and STUDIO_HOME, as in run_gui
     assert server.name == server_name() and server.listen()
-    server.received.connect(window.open_paths)
+    server.received.connect(lambda paths: commands.open_paths(window.shell, paths))
     env = dict(os.environ, STUDIO_HOME=str(studio_home), QT_QPA_PLATFORM="offscreen")
     proc = subprocess.Popen([sys.executable, "-m", "studio", str(tmp_path / "handed.toml")], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -174,16 +173,16 @@ def test_menus_hold_the_actions_with_their_shortcuts(window):
 
 
 def test_f11_key_toggles_presentation_mode(qtbot, window):
-    curves = window.curves
+    curves = window.curves_pane.curves
     curves.add_run("r1", "r1")
     qtbot.keyClick(window, Qt.Key.Key_F11)
-    assert window.presentation and window.isFullScreen() and window.presentation_action.isChecked()
+    assert window.presentation.on and window.isFullScreen() and window.presentation_action.isChecked()
     assert window.settings.isHidden()  # advanced controls out of the way
     assert curves.presentation and curves.items[("r1", "train/loss")].opts["pen"].widthF() == 4
     assert curves.plots["loss"].titleLabel.opts["size"] == "20pt"
     assert curves.key.font().pointSize() == 15 and "r1" in curves.key.text()  # the key outside the plots
     qtbot.keyClick(window, Qt.Key.Key_F11)
-    assert not window.presentation and not window.isFullScreen() and not window.settings.isHidden()
+    assert not window.presentation.on and not window.isFullScreen() and not window.settings.isHidden()
     assert curves.items[("r1", "train/loss")].opts["pen"].widthF() == 2
 
 
@@ -198,12 +197,12 @@ def test_presentation_reaches_every_tab_that_supports_it(qtbot, prefs, monkeypat
             seen.append(on)
 
     sys.modules[__name__].ProjectorTab = ProjectorTab
-    monkeypatch.setattr(mw, "EXTRA_TABS", (TabSpec("projector", "Projector", f"{__name__}:ProjectorTab"),))
+    monkeypatch.setattr(pages, "EXTRA_TABS", (TabSpec("projector", "Projector", f"{__name__}:ProjectorTab"),))
     win = make_window(qtbot, prefs)
     win.show()
     win.presentation_action.trigger()
     assert seen == []  # not shown yet, so not built: it learns the mode when it is built
-    win.tab("Projector")
+    win.pages.tab("Projector")
     win.presentation_action.trigger()
     assert seen == [True, False]
 
@@ -212,11 +211,12 @@ def test_open_a_run_directory_loads_its_config_and_selects_it(qtbot, window, tmp
     store = window.session.store
     run = store.create_run(RunConfig().with_overrides(["model.name=cnn", "train.epochs=3"]))
     (run.dir / "checkpoints").mkdir(exist_ok=True)
-    assert window.open_path(str(run.dir)) == "run"
+    assert commands.open_path(window.shell, str(run.dir)) == "run"
     assert window.session.config.model.name == "cnn" and window.session.selected_runs() == [run.id]
     assert window.settings.forms["model"].combo.currentText() == "cnn"
     window.session.set_selection([])
-    assert window.open_path(str(run.dir / "config.toml")) == "run"  # File > Open run… picks the config.toml
+    # File > Open run… picks the config.toml
+    assert commands.open_path(window.shell, str(run.dir / "config.toml")) == "run"
     assert window.session.selected_runs() == [run.id]
     assert window.prefs.recent_files()[0] == str(run.dir / "config.toml")
 
@@ -232,15 +232,15 @@ def test_open_run_menu_loads_a_config_file(qtbot, window, tmp_path, monkeypatch)
 
 def test_open_path_of_data_imports_and_bad_paths_say_why(qtbot, window, tmp_path, monkeypatch):
     imported: list[str] = []
-    monkeypatch.setattr(window, "import_path", imported.append)
+    monkeypatch.setattr(commands, "import_path", lambda _shell, path: imported.append(path))
     (tmp_path / "table.csv").write_text("x,label\n1,a\n")
-    assert window.open_path(str(tmp_path / "table.csv")) == "import"
+    assert commands.open_path(window.shell, str(tmp_path / "table.csv")) == "import"
     assert imported == [str(tmp_path / "table.csv")]
-    assert window.open_path(str(tmp_path / "nowhere")) == "missing"
-    assert "does not exist" in window.last_error[1]
+    assert commands.open_path(window.shell, str(tmp_path / "nowhere")) == "missing"
+    assert "does not exist" in window.status.last_error[1]
     (tmp_path / "broken.toml").write_text("[optimizer\n")
-    assert window.open_path(str(tmp_path / "broken.toml")) == "missing"
-    assert "TOML" in window.last_error[1]
+    assert commands.open_path(window.shell, str(tmp_path / "broken.toml")) == "missing"
+    assert "TOML" in window.status.last_error[1]
 
 
 def test_export_writes_the_selected_runs_metrics(qtbot, window, tmp_path, monkeypatch):
@@ -251,7 +251,7 @@ def test_export_writes_the_selected_runs_metrics(qtbot, window, tmp_path, monkey
         store.log_metrics(run.id, [(s, "train/loss", k / s, 0.0) for s in range(1, 4)] + [(3, "val/acc", 0.5, 0.0)])
         ids.append(run.id)
     window.export_action.trigger()
-    assert "Select one or more runs" in window.last_error[1]  # nothing selected yet
+    assert "Select one or more runs" in window.status.last_error[1]  # nothing selected yet
     window.session.set_selection(ids)
     out = tmp_path / "metrics.csv"
     monkeypatch.setattr(dialogs.QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
@@ -263,19 +263,20 @@ def test_export_writes_the_selected_runs_metrics(qtbot, window, tmp_path, monkey
 
 
 def test_about_names_the_versions_and_docs_open(qtbot, window, monkeypatch):
-    window._backend_ready({"torch": "9.8.7", "cuda": "12.4", "cpus": 2, "gpus": ["Test GPU"]})
+    commands.backend_ready(window.shell, {"torch": "9.8.7", "cuda": "12.4", "cpus": 2, "gpus": ["Test GPU"]})
     assert "back end is ready" in window.status.message.text()
     window.about_action.trigger()
-    text = window.about_box.text()
+    text = window.shell.about_box.text()
     for part in ("Studio 0.", "PyTorch 9.8.7", "CUDA 12.4", "Test GPU", "Qt 6.", "PySide6 6."):
         assert part in text
     opened = []  # the user guide opens in Studio's own window, not through a desktop handler for .md (issue 22)
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
     window.docs_action.trigger()
-    source = window.help_window.browser.source().toLocalFile()
+    help_window = window.shell.help_window
+    source = help_window.browser.source().toLocalFile()
     assert source.endswith("docs/index.md") and os.path.exists(source) and opened == []
-    assert window.help_window.isVisible() and "Getting started" in window.help_window.page_titles()
-    assert "User guide" in window.help_window.browser.toPlainText()
+    assert help_window.isVisible() and "Getting started" in help_window.page_titles()
+    assert "User guide" in help_window.browser.toPlainText()
 
 
 # --- themes ------------------------------------------------------------------------------------
@@ -290,12 +291,12 @@ def contrast(a: QColor, b: QColor) -> float:
 
 
 def test_theme_switch_restyles_window_and_plots(qtbot, window):
-    curves = window.curves
+    curves = window.curves_pane.curves
     for i in range(8):  # the eighth Okabe–Ito colour is black
         curves.add_run(f"r{i}", f"r{i}")
     ink = curves.items[("r7", "train/loss")]
     axis = curves.plots["loss"].getAxis("left")
-    window.theme_actions["dark"].trigger()
+    window.themes.actions["dark"].trigger()
     pal = QApplication.instance().palette()
     assert pal.color(QPalette.ColorRole.Window).lightness() < 80
     assert curves.graphics.backgroundBrush().color().lightness() < 60
@@ -306,7 +307,7 @@ def test_theme_switch_restyles_window_and_plots(qtbot, window):
     curves.clear()
     curves.show_runs({f"x{i}": {} for i in range(8)})
     assert curves.items[("x7", "train/loss")].opts["pen"].color().name() == theme.INK_ON_DARK
-    window.theme_actions["light"].trigger()
+    window.themes.actions["light"].trigger()
     assert QApplication.instance().palette().color(QPalette.ColorRole.Window).lightness() > 200
     assert curves.graphics.backgroundBrush().color().lightness() > 240
     assert curves.items[("x7", "train/loss")].opts["pen"].color().name() == theme.INK_ON_LIGHT
@@ -335,10 +336,10 @@ def test_theme_text_and_plot_colours_are_readable(name):
 
 def test_system_theme_follows_the_desktop(qtbot, window, monkeypatch):
     monkeypatch.setattr(theme, "system_prefers_dark", lambda app=None: True)
-    window.theme_actions["system"].trigger()
+    window.themes.actions["system"].trigger()
     assert theme.current() == "dark" and window.prefs.theme == "system"
     monkeypatch.setattr(theme, "system_prefers_dark", lambda app=None: False)
-    window.follow_system_theme()  # what the desktop's colorSchemeChanged signal calls
+    window.themes.follow_system()  # what the desktop's colorSchemeChanged signal calls
     assert theme.current() == "light"
 
 
@@ -349,7 +350,7 @@ CONTROLS = (QAbstractButton, QComboBox, QAbstractSpinBox, QLineEdit, QSlider, QA
 def test_every_control_has_a_tooltip(window):
     missing = []
     for spec in EXTRA_TABS:  # tabs are built on first view: build them all to see every control
-        window.tab(spec.id)
+        window.pages.tab(spec.id)
     for w in window.findChildren(QWidget):
         if not isinstance(w, CONTROLS) or w.objectName().startswith("qt_"):  # every tab, extra ones too
             continue

@@ -29,7 +29,7 @@ def test_drop_a_folder_then_train_one_epoch(qtbot, window, tmp_path):
     root = fx.image_folder(tmp_path / "dropped_pets", per_class=12)
     fx.corrupt_files(root / "cat")
     assert drop(window, root)
-    importer = window._importer
+    importer = window.shell.importer
     qtbot.waitUntil(lambda: not importer.busy, timeout=90_000)
     session = window.session
     assert session.config.data.name == "dropped_pets"
@@ -40,7 +40,7 @@ def test_drop_a_folder_then_train_one_epoch(qtbot, window, tmp_path):
     assert window.status.details_button.isVisibleTo(window)  # which files, and why: behind Details…
     assert window.status.details.count("\n") == 2 and "zz_truncated.png" in window.status.details
 
-    tab = window.tab("Data")
+    tab = window.pages.tab("Data")
     assert tab.bar_heights() == [12, 12, 12]
     # 70/20/10 per class of 12: test round(1.2) = 1, validation round(11 · 0.2/0.9) = 2, train 9
     assert "train 27 · validation 6 · test 3" in tab.info.text()
@@ -52,7 +52,7 @@ def test_drop_a_folder_then_train_one_epoch(qtbot, window, tmp_path):
     session.run_ended.connect(lambda run_id, status, message: ended.append(status))
     window.train_action.trigger()
     qtbot.waitUntil(lambda: bool(ended), timeout=120_000)
-    assert ended == ["finished"], window.last_error
+    assert ended == ["finished"], window.status.last_error
     run = session.store.list()[0]
     assert 'name = "dropped_pets"' in run.config
     assert run.summary.get("epochs") == 1 and run.summary.get("test_acc") is not None
@@ -61,8 +61,8 @@ def test_drop_a_folder_then_train_one_epoch(qtbot, window, tmp_path):
 def test_dropping_something_bad_shows_the_message(qtbot, window, tmp_path):
     (tmp_path / "empty").mkdir()
     drop(window, tmp_path / "empty")
-    qtbot.waitUntil(lambda: not window._importer.busy, timeout=60_000)
-    assert window.last_error is not None
-    title, message = window.last_error
+    qtbot.waitUntil(lambda: not window.shell.importer.busy, timeout=60_000)
+    assert window.status.last_error is not None
+    title, message = window.status.last_error
     assert title == "Import failed" and "is empty" in message
     assert window.session.config.data.name == "fashion_mnist_small"

@@ -12,8 +12,8 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from studio.core.runs.store import RunStore
-from studio.gui.session.session import Session
 from studio.gui.tabs.evaluation import EvaluationTab
+from tests.gui.conftest import new_session
 from tests.unit.eval_run import shared_run
 
 
@@ -21,7 +21,7 @@ from tests.unit.eval_run import shared_run
 def tab(qtbot):
     home, run_dir = shared_run()  # shared with tests/integration/test_eval_predict_export.py
     shutil.rmtree(run_dir / "evaluations", ignore_errors=True)  # start with nothing evaluated
-    session = Session(RunStore(home))
+    session = new_session(RunStore(home))
     widget = EvaluationTab(session)
     qtbot.addWidget(widget)
     widget.resize(1000, 650)

@@ -8,7 +8,7 @@ def test_no_tab_makes_the_window_larger_than_1024x768(qtbot, window):
     too_big = {}
     for i in range(window.tabs.count()):
         title = window.tabs.tabText(i)
-        window.tab(title)
+        window.pages.tab(title)
         window.tabs.setCurrentIndex(i)
         qtbot.wait(10)  # the tab lays out on the next turns of Qt's event loop
         need = window.minimumSizeHint()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from studio.gui.app import commands
+
 
 def _gpt(session, **params) -> None:
     session.set_choice("data", "fortunes")
@@ -22,8 +24,8 @@ def test_heads_not_dividing_d_model_is_refused_in_one_sentence(window) -> None:
     form.combo.setCurrentIndex(form.combo.findText("gpt_lm"))  # as a person picks it
     assert session.config.model.name == "gpt_lm" and len(form._param_rows) == 6  # one row per registry parameter
     _gpt(session, d_model=30, heads=4)
-    assert window.train() is None
-    title, text = window.last_error
+    assert commands.train(window.shell) is None
+    title, text = window.status.last_error
     assert "heads (4) must divide d_model (30)" in text and not session.store.list()
 
 
@@ -36,7 +38,7 @@ def test_character_gpt_trains_and_generates_with_top_k(qtbot, window) -> None:
     window.train_action.trigger()
     qtbot.waitUntil(lambda: bool(ended), timeout=120_000)
     run_id, status = ended[0]
-    assert status == "finished", window.last_error
+    assert status == "finished", window.status.last_error
 
     box = window.generate_box
     session.set_selection([run_id])
@@ -48,7 +50,7 @@ def test_character_gpt_trains_and_generates_with_top_k(qtbot, window) -> None:
     box.button.click()
     qtbot.waitUntil(lambda: not box.busy, timeout=60_000)
     result = box.result
-    assert result is not None, window.last_error
+    assert result is not None, window.status.last_error
     assert result["top_k"] == 3 and result["tokenizer"] == "char" and len(result["words"]) == 30
     assert result["text"] == "The " + "".join(result["words"])
     assert "top-3" in box.output.text()

@@ -11,14 +11,15 @@ import pytest
 from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QImage, QTextCursor, QTextDocument
 
+from studio.gui.app import commands
+from studio.gui.app.commands import documentation_path
 from studio.gui.app.help_window import HelpWindow, NavItem, read_guide
-from studio.gui.app.main_window import documentation_path
 
 
 def open_help(qtbot, window, monkeypatch) -> HelpWindow:
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: False)  # no program opens .md files here
     window.docs_action.trigger()
-    help_window = window.help_window
+    help_window = window.shell.help_window
     qtbot.waitUntil(help_window.isVisible)
     return help_window
 
@@ -80,9 +81,9 @@ def test_f1_shows_the_guide_with_its_contents_without_any_md_handler(qtbot, wind
     assert shown(help_window) == "index.md" and current_entry(help_window) == "Home"
     text = help_window.browser.toPlainText()
     assert text.startswith("Studio") and "User guide" in text and "](" not in text  # rendered, not raw Markdown
-    assert window.last_error is None
+    assert window.status.last_error is None
     window.docs_action.trigger()  # F1 again: the same window, brought to the front
-    assert window.help_window is help_window
+    assert window.shell.help_window is help_window
 
 
 def test_the_pages_images_show_within_the_window(qtbot, window, monkeypatch):
@@ -127,11 +128,9 @@ def test_a_link_to_another_page_opens_it_and_back_returns(qtbot, window, monkeyp
 
 
 def test_a_missing_guide_is_said_in_words(window, monkeypatch, tmp_path):
-    from studio.gui.app import main_window as mw
-
-    monkeypatch.setattr(mw, "documentation_path", lambda: tmp_path / "mkdocs.yml")
-    assert window.open_documentation() is False
-    assert window.last_error is not None and "not installed" in window.last_error[1]
+    monkeypatch.setattr(commands, "documentation_path", lambda: tmp_path / "mkdocs.yml")
+    assert commands.open_documentation(window.shell) is False
+    assert window.status.last_error is not None and "not installed" in window.status.last_error[1]
 
 
 # --- the contents: mkdocs.yml's nav, read without YAML ---------------------------------------------------------

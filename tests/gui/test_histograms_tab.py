@@ -8,9 +8,9 @@ from PySide6.QtGui import QImage
 
 from studio.core.runs import histograms
 from studio.core.runs.store import RunStore
-from studio.gui.session.session import Session
 from studio.gui.tabs import find
 from studio.gui.tabs.histograms import HistogramsTab
+from tests.gui.conftest import new_session
 from tests.unit.landscape_runs import train_run
 
 TINY = ["data.name=fashion_mnist_small", "model.widths=16", "train.epochs=1", "train.batch_size=500",
@@ -30,7 +30,7 @@ def test_the_tab_is_registered_without_torch():
 
 def test_a_finished_run_shows_its_layers_and_draws_heat_maps(qtbot, tmp_path):
     run_dir = train_run(tmp_path, TINY)  # 18 steps: histograms before steps 0, 4, 8, 12, 16
-    session = Session(RunStore(tmp_path))
+    session = new_session(RunStore(tmp_path))
     try:
         tab = HistogramsTab(session)
         qtbot.addWidget(tab)
@@ -65,7 +65,7 @@ def test_a_finished_run_shows_its_layers_and_draws_heat_maps(qtbot, tmp_path):
 
 
 def test_without_histograms_the_tab_shows_a_hint(qtbot, tmp_path):
-    session = Session(RunStore(tmp_path))
+    session = new_session(RunStore(tmp_path))
     try:
         tab = HistogramsTab(session)
         qtbot.addWidget(tab)

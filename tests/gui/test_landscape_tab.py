@@ -9,15 +9,15 @@ import pytest
 
 from studio.core.landscape import io
 from studio.core.runs.store import RunStore
-from studio.gui.session.session import Session
 from studio.gui.tabs.landscape import LandscapeTab
+from tests.gui.conftest import new_session
 from tests.unit.landscape_runs import SMALL, train_run
 
 
 @pytest.fixture
 def tab(qtbot, studio_home):
     run_dir = train_run(studio_home, SMALL)
-    session = Session(RunStore())
+    session = new_session(RunStore())
     widget = LandscapeTab(session)
     qtbot.addWidget(widget)
     widget.resize(1000, 650)
@@ -97,7 +97,7 @@ def test_cancel_and_errors(qtbot, tab):
 
 def test_sharpness_button_and_the_logged_curve(qtbot, studio_home):
     run_dir = train_run(studio_home, SMALL + ["train.sharpness_every=1"])
-    session = Session(RunStore())
+    session = new_session(RunStore())
     widget = LandscapeTab(session)
     qtbot.addWidget(widget)
     widget.select_run(run_dir.name)
@@ -113,7 +113,7 @@ def test_sharpness_button_and_the_logged_curve(qtbot, studio_home):
 def test_live_snapshots_appear_while_training(qtbot, studio_home):
     from studio.core.config import RunConfig
 
-    session = Session(RunStore())
+    session = new_session(RunStore())
     widget = LandscapeTab(session)
     qtbot.addWidget(widget)
     session.config = RunConfig().with_overrides(SMALL + ["train.landscape_every=1", "train.epochs=4"])

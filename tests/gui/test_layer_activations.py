@@ -10,8 +10,8 @@ from PySide6.QtGui import QImage
 from studio.core.runs.store import RunStore
 from studio.core.vocab import JobKind
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
 from studio.gui.widgets.activations_view import HINT, ActivationsView, map_mosaic, vector_strip
+from tests.gui.conftest import new_session
 from tests.unit.eval_run import shared_run
 
 
@@ -59,16 +59,16 @@ def test_a_conv_result_is_drawn_as_map_grids_and_strips(qtbot):
 
 def test_predict_then_show_layer_activations_in_the_evaluation_tab(qtbot, tmp_path):
     home, run_dir = shared_run()
-    session = Session(RunStore(home))
+    session = new_session(RunStore(home))
     win = MainWindow(session, probe_backend=False)
-    win.confirm_close = lambda: True
+    win.shell.confirm_close = lambda: True
     qtbot.addWidget(win)
     win.show()
     try:
         from studio.core.datasets.bundled import load_fashion_mnist_small
 
         Image.fromarray(load_fashion_mnist_small().x_test[0, 0].numpy()).save(tmp_path / "boot.png")
-        evaluation = win.tab("Evaluation")
+        evaluation = win.pages.tab("Evaluation")
         assert evaluation.select_run(run_dir.name)
         panel = evaluation.predict_panel
         assert not panel.activations_button.isEnabled()

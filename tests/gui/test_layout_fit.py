@@ -77,8 +77,8 @@ def not_blank(window: QWidget) -> bool:
 
 
 def set_mode(window, mode: str, size: tuple[int, int]) -> None:
-    window.apply_theme("dark" if mode == "dark" else "light", save=False)
-    window.toggle_presentation(mode == "presentation")
+    window.themes.apply("dark" if mode == "dark" else "light", save=False)
+    window.presentation.toggle(mode == "presentation")
     window.showNormal()  # full screen of this size: the offscreen screen has its own size
     window.resize(*size)
     settle(window)
@@ -103,12 +103,12 @@ def test_every_tab_and_demo_fits_the_window(qtbot, window, size):
                     tab.open(name)
                     settle(window)
                     problems += [f"{where} {name}: {p}" for p in misplaced_controls(window) + stray_legends(window)]
-    window.toggle_presentation(False)
+    window.presentation.toggle(False)
     assert problems == []
 
 
 def test_race_key_stays_outside_the_contour_at_1024x768(qtbot, window):
-    lab = window.tab("Teaching lab")
+    lab = window.pages.tab("Teaching lab")
     window.tabs.setCurrentWidget(lab)
     view = lab.open("optimizer_race")
     try:
@@ -126,7 +126,7 @@ def test_race_key_stays_outside_the_contour_at_1024x768(qtbot, window):
             assert not key.intersects(contour), (mode, key, contour)
             assert stray_legends(window) == [] and misplaced_controls(window) == []
             assert view.map.getViewBox().state["aspectLocked"]  # ellipses stay ellipses
-        window.toggle_presentation(False)
+        window.presentation.toggle(False)
     finally:
         view.stop()
 

@@ -5,7 +5,7 @@ the first time it is shown."""
 import subprocess
 import sys
 
-from studio.gui.app.main_window import TabPlaceholder
+from studio.gui.app.pages import TabPlaceholder
 from studio.gui.tabs import EXTRA_TABS
 
 PROBE = r"""
@@ -15,15 +15,16 @@ sys.addaudithook(lambda event, args: reads.append(str(args[0])) if event == "ope
                  and str(args[0]).endswith((".npz", "-ubyte", "-ubyte.gz")) else None)
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
+from studio.engine.port import engine  # as studio/app.py: the engine's port is part of start-up
 from studio.gui.app.main_window import MainWindow
 from studio.gui.session.session import Session
 from studio.gui.tabs import EXTRA_TABS
-win = MainWindow(Session(), probe_backend=False)
+win = MainWindow(Session(engine=engine()), probe_backend=False)
 win.show()
 plots_at_show = "pyqtgraph" in sys.modules  # the curves (pyqtgraph) come just after the window shows
 import time
 deadline = time.monotonic() + 60
-while win._curves is None and time.monotonic() < deadline:
+while win.curves_pane.view is None and time.monotonic() < deadline:
     app.processEvents()
     time.sleep(0.01)
 import pyqtgraph as pg
@@ -31,9 +32,9 @@ from studio.gui.session import theme
 coloured = pg.getConfigOption("background") == theme.PLOT_COLOURS[theme._current].background
 heavy = [m for m in sys.modules if m.split(".")[0] == "torch" or m.startswith("cuda.bindings")]
 tabs = [t.target.split(":")[0] for t in EXTRA_TABS if t.target.split(":")[0] in sys.modules]
-print(heavy, tabs, reads, plots_at_show, win._curves, coloured, flush=True)
+print(heavy, tabs, reads, plots_at_show, win.curves_pane.view, coloured, flush=True)
 import os
-ok = not heavy and not tabs and not reads and not plots_at_show and win._curves is not None and coloured
+ok = not heavy and not tabs and not reads and not plots_at_show and win.curves_pane.view is not None and coloured
 os._exit(0 if ok else 1)  # skip teardown: the session's threads are live
 """
 
@@ -52,10 +53,10 @@ def test_a_tab_is_built_on_first_view_and_keeps_its_place(window):
     window.tabs.setCurrentIndex(data_index)
     built = window.tabs.widget(data_index)
     assert type(built).__name__ == "DataPreview" and window.tabs.currentIndex() == data_index
-    assert window.tab("Data") is built  # asked again: the same widget, not a second one
+    assert window.pages.tab("Data") is built  # asked again: the same widget, not a second one
     assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == titles
     assert window.tabs.tabToolTip(data_index) == "The Data tab"
-    other = window.tab("Compare")  # built on demand without switching to it
+    other = window.pages.tab("Compare")  # built on demand without switching to it
     assert window.tabs.currentIndex() == data_index and not isinstance(other, TabPlaceholder)
     assert len(titles) == 1 + len(EXTRA_TABS)
 
@@ -63,13 +64,14 @@ def test_a_tab_is_built_on_first_view_and_keeps_its_place(window):
 def test_a_window_closed_before_its_curves_are_built_leaves_no_timer_behind(qtbot):
     """The curves' timer (CURVES_AFTER_MS) dies with the window: deleting a just-shown window raises nothing later."""
     from studio.core.runs.store import RunStore
-    from studio.gui.app.main_window import CURVES_AFTER_MS, MainWindow
-    from studio.gui.session.session import Session
+    from studio.gui.app.curves_pane import CURVES_AFTER_MS
+    from studio.gui.app.main_window import MainWindow
+    from tests.gui.conftest import new_session
 
-    session = Session(RunStore())
+    session = new_session(RunStore())
     win = MainWindow(session, probe_backend=False)
     win.show()
-    assert win._curves is None
+    assert win.curves_pane.view is None
     win.deleteLater()
     qtbot.wait(CURVES_AFTER_MS * 5)  # an exception in the event loop fails this test (pytest-qt)
     session.shutdown(wait_s=5)
@@ -78,15 +80,15 @@ def test_a_window_closed_before_its_curves_are_built_leaves_no_timer_behind(qtbo
 def test_the_curves_build_by_themselves_after_the_window_shows(qtbot):
     from studio.core.runs.store import RunStore
     from studio.gui.app.main_window import MainWindow
-    from studio.gui.session.session import Session
+    from tests.gui.conftest import new_session
 
-    session = Session(RunStore())
+    session = new_session(RunStore())
     win = MainWindow(session, probe_backend=False)
     qtbot.addWidget(win)
     win.show()
-    qtbot.waitUntil(lambda: win._curves is not None, timeout=30_000)
-    assert win.curves.parent() is win.curves_holder
+    qtbot.waitUntil(lambda: win.curves_pane.view is not None, timeout=30_000)
+    assert win.curves_pane.curves.parent() is win.curves_pane
     # a widget added to a shown parent's layout is shown by a queued call (QLayout::addChildWidget): under load
     # that call may come after the poll that saw the curves built
-    qtbot.waitUntil(win.curves.isVisible, timeout=5_000)
+    qtbot.waitUntil(win.curves_pane.curves.isVisible, timeout=5_000)
     session.shutdown(wait_s=5)

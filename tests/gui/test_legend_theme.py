@@ -78,12 +78,12 @@ def test_legend_labels_are_readable_after_switching_to_the_dark_theme(qtbot, vie
 
 def test_the_window_restyles_the_teaching_lab_views_after_a_theme_change(qtbot, window):
     """MainWindow.apply_theme reaches every built demo view once the plots are restyled (their own style)."""
-    lab = window.tab("teaching_lab")
+    lab = window.pages.tab("teaching_lab")
     view = lab.open("regularisation")
     calls: list[str] = []
     view.theme_changed = lambda: calls.append("restyled")  # type: ignore[method-assign]
-    window.apply_theme("dark", save=False)
-    window.apply_theme("light", save=False)
+    window.themes.apply("dark", save=False)
+    window.themes.apply("light", save=False)
     assert calls == ["restyled", "restyled"]
 
 

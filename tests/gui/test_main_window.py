@@ -20,8 +20,8 @@ def test_train_shows_live_curves_then_stop(qtbot, window):
     window.settings.reload()
     press(qtbot, window, window.train_action)
     run_id = window.session.selected_runs()[0]
-    qtbot.waitUntil(lambda: window.curves.point_count(run_id, "train/loss") >= 3, timeout=90_000)
-    assert window.curves.point_count(run_id, "lr") >= 3
+    qtbot.waitUntil(lambda: window.curves_pane.curves.point_count(run_id, "train/loss") >= 3, timeout=90_000)
+    assert window.curves_pane.curves.point_count(run_id, "lr") >= 3
     eta = window.status.eta.text()  # the training job's ETA, in the words every job uses
     assert window.status.progress.value() > 0 and eta.startswith("Epoch ") and eta.endswith(("left", "ETA …"))
     assert not window.train_action.isEnabled() and not window.settings.isEnabled()
@@ -50,12 +50,12 @@ def test_run_list_overlays_selected_runs(qtbot, window):
     assert tree.topLevelItemCount() == 2
     tree.selectAll()
     assert sorted(window.session.selected_runs()) == sorted(ids)
-    qtbot.waitUntil(lambda: not window.curves.loading, timeout=5000)  # read off the GUI thread
+    qtbot.waitUntil(lambda: not window.curves_pane.curves.loading, timeout=5000)  # read off the GUI thread
     for run_id in ids:
-        assert window.curves.point_count(run_id, "train/loss") == 5
+        assert window.curves_pane.curves.point_count(run_id, "train/loss") == 5
     tree.clearSelection()
     tree.topLevelItem(0).setSelected(True)
-    assert len(window.curves.series) == 1
+    assert len(window.curves_pane.curves.series) == 1
 
 
 def test_forms_edit_the_config(qtbot, window):
@@ -72,7 +72,7 @@ def test_forms_edit_the_config(qtbot, window):
     assert window.session.config.model.params["widths"] == [64, 32]
     widths.setText("64,x")
     widths.editingFinished.emit()
-    assert window.last_error and "model.widths" in window.last_error[1]
+    assert window.status.last_error and "model.widths" in window.status.last_error[1]
     assert window.session.config.model.params["widths"] == [64, 32]
 
 
@@ -80,7 +80,7 @@ def test_bad_run_shows_the_error_and_window_stays_usable(qtbot, window):
     window.session.config = RunConfig().with_overrides(["data.name=moons", "model.name=cnn"])
     window.train_action.trigger()
     qtbot.waitUntil(lambda: window.session.state == "idle", timeout=60_000)
-    assert window.last_error is not None and "image data" in window.last_error[1]
+    assert window.status.last_error is not None and "image data" in window.status.last_error[1]
     run = window.session.store.list()[0]
     assert run.status == "failed"
     assert window.train_action.isEnabled()
@@ -89,13 +89,13 @@ def test_bad_run_shows_the_error_and_window_stays_usable(qtbot, window):
 def test_closing_during_a_run_asks_then_stops(qtbot, window):
     window.session.config = RunConfig().with_overrides(["data.name=moons", "train.epochs=5000"])
     asked = []
-    window.confirm_close = lambda: asked.append(1) or False
+    window.shell.confirm_close = lambda: asked.append(1) or False
     window.train_action.trigger()
     run_id = window.session.selected_runs()[0]
-    qtbot.waitUntil(lambda: window.curves.point_count(run_id, "train/loss") >= 1, timeout=90_000)
+    qtbot.waitUntil(lambda: window.curves_pane.curves.point_count(run_id, "train/loss") >= 1, timeout=90_000)
     window.close()
     assert asked and window.isVisible() and window.session.jobs  # the user said no
-    window.confirm_close = lambda: True
+    window.shell.confirm_close = lambda: True
     window.close()
     assert not window.isVisible()
     assert window.session.store.get(run_id).status == "stopped"

@@ -24,10 +24,10 @@ def test_sentence_capitalises_words_but_not_names(text, shown):
 
 
 def test_the_error_dialog_and_the_status_bar_keep_a_file_names_case(qtbot, window):
-    window.show_error("Cannot classify", "bad.png: not an image Studio can read")
+    window.status.show_error("Cannot classify", "bad.png: not an image Studio can read")
     box = [w for w in window.findChildren(QMessageBox) if w.isVisible()][-1]
     assert box.text() == "bad.png: not an image Studio can read"
-    window.show_message("notes.txt: 3 lines skipped")
+    window.status.show_message("notes.txt: 3 lines skipped")
     assert window.status.message.text() == "notes.txt: 3 lines skipped"
-    window.show_message("imported 12 images")
+    window.status.show_message("imported 12 images")
     assert window.status.message.text() == "Imported 12 images"

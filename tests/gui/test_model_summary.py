@@ -1,9 +1,9 @@
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
+from tests.gui.conftest import new_session
 
 
 def test_summary_button_shows_layers_params_and_flops(qtbot):
-    session = Session()
+    session = new_session()
     window = MainWindow(session, probe_backend=False)
     qtbot.addWidget(window)
     session.set_choice("model", "lenet5")
@@ -24,7 +24,7 @@ def test_summary_button_shows_layers_params_and_flops(qtbot):
 
 
 def test_summary_of_an_impossible_model_says_why(qtbot):
-    session = Session()
+    session = new_session()
     window = MainWindow(session, probe_backend=False)
     qtbot.addWidget(window)
     session.set_choice("data", "moons")
@@ -37,7 +37,7 @@ def test_summary_of_an_impossible_model_says_why(qtbot):
 
 
 def test_entry_formula_and_paper_are_in_the_form_tooltips(qtbot):
-    session = Session()
+    session = new_session()
     window = MainWindow(session, probe_backend=False)
     qtbot.addWidget(window)
     form = window.settings.forms["optimizer"]

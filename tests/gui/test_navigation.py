@@ -7,14 +7,14 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QApplication, QLabel
 
 from studio.core.runs.store import RunStore
-from studio.gui.app import main_window as main_window_module
+from studio.gui.app import pages
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
 from studio.gui.tabs import EXTRA_TABS, GROUPS, TabSpec, grouped
+from tests.gui.conftest import new_session
 
 
 def page_ids(window: MainWindow) -> list[str]:
-    return ["training", *[spec.id for spec in main_window_module.EXTRA_TABS]]
+    return ["training", *[spec.id for spec in pages.EXTRA_TABS]]
 
 
 def test_every_page_is_one_click_away_at_1024x768(qtbot, window):
@@ -33,9 +33,9 @@ def test_every_page_is_one_click_away_at_1024x768(qtbot, window):
         assert window.tabs.currentIndex() == index, page
         assert button.isChecked() and nav.current() == index
         if index:  # the page is the real tab, built on its first view
-            assert not isinstance(window.tabs.currentWidget(), main_window_module.TabPlaceholder)
+            assert not isinstance(window.tabs.currentWidget(), pages.TabPlaceholder)
     # the window's own calls keep the navigation in step
-    window.tabs.setCurrentWidget(window.tab("compare"))
+    window.tabs.setCurrentWidget(window.pages.tab("compare"))
     assert nav.buttons["compare"].isChecked()
 
 
@@ -49,8 +49,8 @@ def test_buttons_are_grouped_in_the_registry_order():
 def test_a_new_tab_spec_gets_its_button_without_code(qtbot, monkeypatch):
     extra = (*EXTRA_TABS, TabSpec("histograms", "Histograms", "studio.gui.tabs.queue:QueueTab"),
              TabSpec("odd", "Odd one", "studio.gui.tabs.queue:QueueTab", group="Elsewhere"))
-    monkeypatch.setattr(main_window_module, "EXTRA_TABS", extra)
-    session = Session(RunStore())
+    monkeypatch.setattr(pages, "EXTRA_TABS", extra)
+    session = new_session(RunStore())
     window = MainWindow(session, probe_backend=False)
     qtbot.addWidget(window)
     try:
@@ -64,8 +64,8 @@ def test_a_new_tab_spec_gets_its_button_without_code(qtbot, monkeypatch):
         assert window.navigation.group_of["odd"] == "Elsewhere"
         captions = [w.text() for w in window.navigation.findChildren(QLabel, "nav_caption")]
         assert captions[-1] == "Elsewhere" and captions.count("Elsewhere") == 1
-        assert window.tab("histograms") is window.tab("Histograms")  # MainWindow.tab(id or title) as before
-        assert type(window.tab("histograms")).__name__ == "QueueTab"
+        assert window.pages.tab("histograms") is window.pages.tab("Histograms")  # MainWindow.tab(id or title) as before
+        assert type(window.pages.tab("histograms")).__name__ == "QueueTab"
     finally:
         session.shutdown(wait_s=10)
 
@@ -73,7 +73,7 @@ def test_a_new_tab_spec_gets_its_button_without_code(qtbot, monkeypatch):
 def test_compression_columns_are_not_clipped_at_1024(qtbot, window):
     window.showNormal()
     window.resize(1024, 768)
-    tab = window.tab("compression")
+    tab = window.pages.tab("compression")
     window.tabs.setCurrentWidget(tab)
     assert window.settings.isHidden()  # the tab takes the settings panel's width
     before = {"test_acc": 0.8565, "bytes": 2_400_000, "gzip_bytes": 2_100_000, "params": 669_706,

@@ -12,10 +12,10 @@ from studio.core.checks.catalog import CHECKS, checks_for_demo
 from studio.core.runs.store import RunStore
 from studio.engine.jobs import backend
 from studio.gui.demos.lab import VIEWS, TeachingLab
-from studio.gui.session.session import Session
 from studio.gui.tabs import find
 from studio.gui.tabs.paper_checks import OURS, VERDICT, PaperChecksTab
 from studio.gui.widgets.check_panel import IDLE_TEXT, RUNNING_TEXT
+from tests.gui.conftest import new_session
 
 CHEAP = "quadratic_gd_newton"
 
@@ -29,7 +29,7 @@ def warm():
 
 @pytest.fixture
 def session(qtbot):
-    s = Session(RunStore())
+    s = new_session(RunStore())
     yield s
     s.shutdown(wait_s=5)
     assert multiprocessing.active_children() == []
@@ -61,7 +61,7 @@ def test_the_race_runs_its_check_and_shows_the_paper_beside_ours(qtbot, lab):
     assert check.paper_setup[:40] in panel.text.text()  # the set-ups are there before a run
     panel.run_button.click()
     assert panel.busy and panel.run_button.text() == RUNNING_TEXT
-    assert lab.session.running("check") == [panel.binding.handle]
+    assert lab.session.running("check") == [panel.job.handle]
     qtbot.waitUntil(lambda: not panel.busy, timeout=120_000)
     assert panel.run_button.text() == IDLE_TEXT
     (outcome,) = panel.outcomes
@@ -90,7 +90,7 @@ def test_the_check_can_be_stopped(qtbot, lab):
     panel.run_button.click()
     panel.run_button.click()  # "Stop check"
     qtbot.waitUntil(lambda: not panel.busy, timeout=60_000)
-    assert panel.binding.handle.state == "stopped" and panel.outcomes == []
+    assert panel.job.handle.state == "stopped" and panel.outcomes == []
     assert panel.run_button.text() == IDLE_TEXT
 
 

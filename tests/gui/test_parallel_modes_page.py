@@ -12,17 +12,15 @@ import pytest
 from PySide6.QtCore import QObject, Signal
 
 from studio.core.checks.base import PaperCheck
+from studio.core.contracts import tasks
 from studio.core.contracts.parallel import ParallelRequest
-from studio.core.contracts.tasks import Task
-from studio.core.vocab import JobKind
+from studio.core.contracts.tasks import Task, task_for
 from studio.gui.parallel import modes_page
 from studio.gui.parallel.modes_page import ModesPage
 from studio.gui.parallel.modes_table import COLUMNS
 from studio.gui.parallel.modes_timeline import KIND_COLOURS
 from studio.gui.tabs.parallel_lab import PAGES
 from tests.gui.parallel_result import make_result
-
-TASK = Task("studio.engine.tasks.parallel:run", "parallel modes", JobKind.TASK)
 
 
 class FakeHandle(QObject):
@@ -48,14 +46,13 @@ class FakeHandle(QObject):
 @pytest.fixture
 def page(qtbot, monkeypatch):
     """The page with a task to run and a Session that records what it was asked to start."""
-    monkeypatch.setattr(modes_page, "parallel_task", lambda: TASK)
     started: list[tuple[Task, Any, FakeHandle]] = []
 
-    def start_task(task: Task, request: Any) -> FakeHandle:
-        started.append((task, request, FakeHandle()))
+    def start(request: Any) -> FakeHandle:
+        started.append((task_for(request), request, FakeHandle()))
         return started[-1][2]
 
-    view = ModesPage(SimpleNamespace(start_task=start_task))
+    view = ModesPage(SimpleNamespace(start=start))
     view.started = started
     qtbot.addWidget(view)
     view.resize(1024, 640)
@@ -100,7 +97,7 @@ def test_a_result_fills_the_table_the_timeline_and_the_plots(page):
     ticks = page.plots.memory.getAxis("left")._tickLevels[0]
     assert [t for _, t in ticks][-1] == "1F1B M=8 · rank 1"
     assert len(page.plots.loss.getPlotItem().listDataItems()) == 11
-    assert "rank 0 holds fc1, fc2" in page.status.text()
+    assert "rank 0 holds fc1, fc2" in page.panel.status.text()
 
 
 def test_choosing_another_mode_redraws_the_gantt_with_its_intervals(page, qtbot):
@@ -127,7 +124,7 @@ def test_a_result_without_some_rows_says_what_was_not_run(page):
     result["rows"] = [r for r in result["rows"] if r["mode"] != "ddp"]
     result["notes"] = ["1F1B needs at least as many micro-batches as ranks (4): M=2 was not run."]
     page.show_result(result)
-    assert page.table.rowCount() == 6 and "Not run: 1F1B needs at least" in page.status.text()
+    assert page.table.rowCount() == 6 and "Not run: 1F1B needs at least" in page.panel.status.text()
     page.timeline.selector.setCurrentText("GPipe M=4")
     assert page.timeline.gantt.lanes == ["rank 0", "rank 1", "rank 2", "rank 3"]
     assert page.plots.bubble.getPlotItem().listDataItems()[0].getData()[1][0] == pytest.approx(3 / 4)
@@ -146,19 +143,19 @@ def test_run_hands_the_session_the_request_of_the_form(page):
     form.steps.setValue(40)
     form.batch.setValue(128)
     form.widths.setText("256,256,128")
-    page.run_button.click()
+    page.panel.run_button.click()
     assert len(page.started) == 1
     task, request, handle = page.started[0]
-    assert task is TASK
+    assert task is tasks.PARALLEL
     assert request == ParallelRequest(modes=("single", "model", "pipeline-gpipe", "pipeline-1f1b"), ranks=3,
                                       microbatches=(2, 4, 8), widths=(256, 256, 128), batch_size=128, steps=40)
-    assert not page.run_button.isEnabled() and page.cancel_button.isEnabled()
-    page.run_button.click()  # one job at a time
+    assert not page.panel.run_button.isEnabled() and page.panel.cancel_button.isEnabled()
+    page.panel.run_button.click()  # one job at a time
     assert len(page.started) == 1
     handle.progress.emit(0.5, "", None)
-    assert page.bar.value() == 50 and "step 12" in page.status.text()
-    page.cancel_button.click()
-    assert page.status.text() == "Cancelled." and page.run_button.isEnabled()
+    assert page.panel.bar.value() == 500 and "step 12" in page.panel.status.text()
+    page.panel.cancel_button.click()
+    assert page.panel.status.text() == "Cancelled." and page.panel.run_button.isEnabled()
 
 
 @pytest.mark.parametrize(("field", "text", "words"), [
@@ -169,34 +166,29 @@ def test_run_hands_the_session_the_request_of_the_form(page):
 ])
 def test_bad_form_input_is_refused_in_one_sentence_before_anything_starts(page, field, text, words):
     getattr(page.form, field).setText(text)
-    page.run_button.click()
-    assert page.started == [] and words in page.status.text() and page.run_button.isEnabled()
-    assert "\n" not in page.status.text() and "Traceback" not in page.status.text()
+    page.panel.run_button.click()
+    assert page.started == [] and words in page.panel.status.text() and page.panel.run_button.isEnabled()
+    assert "\n" not in page.panel.status.text() and "Traceback" not in page.panel.status.text()
 
 
 def test_no_mode_chosen_is_refused(page):
     for box in page.form.mode_boxes.values():
         box.setChecked(False)
-    page.run_button.click()
-    assert page.started == [] and "at least one mode" in page.status.text()
+    page.panel.run_button.click()
+    assert page.started == [] and "at least one mode" in page.panel.status.text()
 
 
 def test_a_failed_job_shows_its_sentence_not_a_traceback(page):
     page.show_result(make_result())
-    page.run_button.click()
+    page.panel.run_button.click()
     handle = page.started[0][2]
     handle.end("failed", "4 ranks cannot split a model of 3 layers into stages: use at most 3 ranks\n"
                          "Traceback (most recent call last):\n  File ...")
-    assert page.status.text() == "Failed: 4 ranks cannot split a model of 3 layers into stages: use at most 3 ranks"
-    assert page.error.startswith("4 ranks") and page.run_button.isEnabled() and not page.cancel_button.isEnabled()
+    assert page.panel.status.text() == ("Failed: 4 ranks cannot split a model of 3 layers into stages: use at most "
+                                        "3 ranks")
+    assert page.panel.error.startswith("4 ranks")
+    assert page.panel.run_button.isEnabled() and not page.panel.cancel_button.isEnabled()
     assert page.table.rowCount() == 11  # what was shown before stays
-
-
-def test_without_the_engine_task_run_is_off_and_says_why(qtbot, monkeypatch):
-    monkeypatch.setattr(modes_page, "parallel_task", lambda: None)
-    view = ModesPage(SimpleNamespace())
-    qtbot.addWidget(view)
-    assert not view.run_button.isEnabled() and "not installed" in view.status.text()
 
 
 def test_the_paper_check_button_is_there_only_with_its_checks(qtbot, monkeypatch):
@@ -208,7 +200,7 @@ def test_the_paper_check_button_is_there_only_with_its_checks(qtbot, monkeypatch
     assert without.check_panel is None
     monkeypatch.setattr(modes_page, "CHECKS", {"huang_gpipe_bubble": check, "other": check})
     handles: list[FakeHandle] = []
-    with_check = ModesPage(SimpleNamespace(start_check=lambda request: handles.append(FakeHandle()) or handles[-1]))
+    with_check = ModesPage(SimpleNamespace(start=lambda request: handles.append(FakeHandle()) or handles[-1]))
     qtbot.addWidget(with_check)
     panel = with_check.check_panel
     assert panel is not None and panel.checks == [check] and panel.run_button.parent() is not None
@@ -221,13 +213,13 @@ def test_the_paper_check_button_is_there_only_with_its_checks(qtbot, monkeypatch
 def test_the_training_settings_show_only_beside_the_data_parallel_page(qtbot, tmp_path):
     from studio.core.runs.store import RunStore
     from studio.gui.app.main_window import MainWindow
-    from studio.gui.session.session import Session
+    from tests.gui.conftest import new_session
 
-    win = MainWindow(Session(RunStore(tmp_path)), probe_backend=False)
-    win.confirm_close = lambda: True
+    win = MainWindow(new_session(RunStore(tmp_path)), probe_backend=False)
+    win.shell.confirm_close = lambda: True
     qtbot.addWidget(win)
     win.show()
-    lab = win.tab("parallel_lab")
+    lab = win.pages.tab("parallel_lab")
     win.tabs.setCurrentWidget(lab)
     assert lab.pages.currentIndex() == 0 and not win.settings.isVisible()  # the modes page has its own form
     lab.page("data_parallel")

@@ -2,11 +2,11 @@
 samples axis counting every micro-batch, and fp16 on the CPU refused with a message before any process starts."""
 
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
+from tests.gui.conftest import new_session
 
 
 def test_the_training_panel_shows_the_global_batch(qtbot):
-    session = Session()
+    session = new_session()
     window = MainWindow(session, probe_backend=False)
     qtbot.addWidget(window)
     label = window.settings.global_batch
@@ -21,7 +21,7 @@ def test_the_samples_axis_counts_every_micro_batch_of_a_step(qtbot, tmp_path, mo
     monkeypatch.setenv("STUDIO_HOME", str(tmp_path))
     from studio.core.config import RunConfig
 
-    session = Session()
+    session = new_session()
     plain = session.store.create_run(RunConfig().with_overrides(["train.batch_size=32"]))
     accumulated = session.store.create_run(RunConfig().with_overrides(["train.batch_size=32",
                                                                         "train.accumulate_steps=4"]))
@@ -34,7 +34,7 @@ def test_the_samples_axis_counts_every_micro_batch_of_a_step(qtbot, tmp_path, mo
 
 def test_fp16_on_the_cpu_is_refused_with_a_message_before_any_process_starts(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("STUDIO_HOME", str(tmp_path))
-    session = Session()
+    session = new_session()
     session.set_param("train", "precision", "fp16")
     with qtbot.waitSignal(session.error, timeout=5000) as got:
         assert session.train() is None

@@ -9,8 +9,9 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from studio.core.runs.store import RunStore
+from studio.gui.app import commands
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
+from tests.gui.conftest import new_session
 from tests.unit.eval_run import shared_run
 
 
@@ -21,17 +22,17 @@ def drop_at(tree, point, paths) -> None:
                               Qt.KeyboardModifier.NoModifier))
 
 
-def test_images_dropped_on_a_run_row_are_classified_with_that_run(qtbot, tmp_path):
+def test_images_dropped_on_a_run_row_are_classified_with_that_run(qtbot, tmp_path, monkeypatch):
     home, run_dir = shared_run()
-    session = Session(RunStore(home))
+    session = new_session(RunStore(home))
     win = MainWindow(session, probe_backend=False)
-    win.confirm_close = lambda: True
+    win.shell.confirm_close = lambda: True
     qtbot.addWidget(win)
     win.show()
     errors: list[tuple[str, str]] = []
     session.error.connect(lambda title, message: errors.append((title, message)))
     opened: list[str] = []
-    win.open_path = lambda path: opened.append(path) or ""
+    monkeypatch.setattr(commands, "open_path", lambda _shell, path: opened.append(path) or "")
     try:
         from studio.core.datasets.bundled import load_fashion_mnist_small
 
@@ -44,7 +45,7 @@ def test_images_dropped_on_a_run_row_are_classified_with_that_run(qtbot, tmp_pat
         row = tree.visualItemRect(tree.topLevelItem(0))
 
         drop_at(tree, QPointF(row.center()), images)
-        evaluation = win.tab("Evaluation")
+        evaluation = win.pages.tab("Evaluation")
         assert win.tabs.currentWidget() is evaluation
         assert evaluation.run_box.currentData() == run_dir.name
         assert evaluation.pages.currentWidget() is evaluation.predict_panel

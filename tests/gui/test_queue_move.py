@@ -12,7 +12,7 @@ def test_waiting_runs_move_with_the_buttons(qtbot, window):
     session = window.session
     ids = [session.queue.add(RunConfig(), name=f"run {i}").id for i in range(3)]
     session.runs_changed.emit()
-    tab = window.tab("Queue")
+    tab = window.pages.tab("Queue")
     window.tabs.setCurrentWidget(tab)
     tree = tab.tree
 

@@ -8,12 +8,13 @@ from PySide6.QtCore import Qt
 from studio.core.config import RunConfig
 from studio.core.contracts import layout
 from studio.core.runs.store import RunStore
+from studio.gui.app import commands
 from tests.conftest import TINY_CONFIG
 
 
 def test_train_is_off_with_the_reason_while_watching(qtbot, window, tmp_path, monkeypatch):
     errors: list[tuple[str, str]] = []
-    monkeypatch.setattr(type(window), "show_error", lambda self, title, message: errors.append((title, message)))
+    monkeypatch.setattr(type(window.status), "show_error", lambda self, title, message: errors.append((title, message)))
     shared = RunStore(tmp_path / "shared")
     run = shared.create_run(RunConfig.from_toml(TINY_CONFIG), name="stopped on the cluster")
     (layout.checkpoints_dir(run.dir) / "step_0000010.pt").write_bytes(b"x")  # resumable in one's own store
@@ -21,7 +22,7 @@ def test_train_is_off_with_the_reason_while_watching(qtbot, window, tmp_path, mo
     shared.close()
     assert window.train_action.isEnabled() and window.queue_action.isEnabled()
 
-    assert window.open_path(str(tmp_path / "shared")) == "store"
+    assert commands.open_path(window.shell, str(tmp_path / "shared")) == "store"
     for action in (window.train_action, window.queue_action):
         assert not action.isEnabled()
         assert "read-only" in action.toolTip() and "Back to my run store" in action.toolTip()
@@ -37,6 +38,6 @@ def test_train_is_off_with_the_reason_while_watching(qtbot, window, tmp_path, mo
         assert "read-only" in errors[-1][1] and "Back to my run store" in errors[-1][1]
     assert len(RunStore(tmp_path / "shared").list()) == 1
 
-    window.watch_own_store()
+    commands.watch_own_store(window.shell)
     assert window.train_action.isEnabled() and window.queue_action.isEnabled()
     assert "read-only" not in window.train_action.toolTip() and window.train_action.toolTip().startswith("Start")

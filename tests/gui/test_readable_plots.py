@@ -119,12 +119,12 @@ def test_scaling_plot_names_runs_keeps_the_legend_off_the_lines_and_hints_when_e
     from studio.core.config import RunConfig
     from studio.core.maths.scaling_fit import fit_power_law
     from studio.core.runs.store import RunStore
-    from studio.gui.session.session import Session
     from studio.gui.tabs.scaling_laws import ScalingLawsTab
+    from tests.gui.conftest import new_session
 
     store = RunStore(tmp_path)
     runs = [store.create_run(RunConfig().with_overrides([f"optimizer.lr={lr}"])) for lr in (0.01, 0.1)]
-    session = Session(store)
+    session = new_session(store)
     request.addfinalizer(lambda: session.shutdown(wait_s=10))
     tab = ScalingLawsTab(session)
     qtbot.addWidget(tab)
@@ -181,7 +181,7 @@ def test_a_cut_run_name_is_whole_in_the_tooltip(qtbot):
 def test_a_demo_before_its_first_frame_shows_a_hint_not_axes(qtbot, window):
     from studio.gui.plots.empty_hint import plot_items
 
-    lab = window.tab("teaching_lab")
+    lab = window.pages.tab("teaching_lab")
     window.tabs.setCurrentWidget(lab)
     view = lab.open("optimizer_race")
     plots = plot_items(view.graphics)

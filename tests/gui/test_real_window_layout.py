@@ -28,13 +28,13 @@ from PySide6.QtCore import QPoint, QRect, QTimer
 from PySide6.QtWidgets import QApplication, QHeaderView, QLabel
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
+from tests.gui.conftest import new_session
 from tests.gui.test_layout_fit import misplaced_controls, stray_legends
 
 app = QApplication([])
-session = Session(RunStore())
+session = new_session(RunStore())
 window = MainWindow(session, probe_backend=False)
-window.confirm_close = lambda: True
+window.shell.confirm_close = lambda: True
 window.move(0, 0)
 window.show()
 window.showMaximized()  # the whole 1024×768 screen, as on a projector

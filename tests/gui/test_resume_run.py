@@ -11,7 +11,7 @@ def test_resume_button_continues_a_stopped_run(qtbot, window):
                                                  "train.batch_size=32", "model.widths=16"])
     window.settings.reload()
     run_id = session.train()
-    qtbot.waitUntil(lambda: window.curves.point_count(run_id, "train/loss") >= 2, timeout=90_000)
+    qtbot.waitUntil(lambda: window.curves_pane.curves.point_count(run_id, "train/loss") >= 2, timeout=90_000)
     assert not runs.resume_button.isEnabled()  # running: nothing to resume
     session.stop()
     qtbot.waitUntil(lambda: session.state == "idle", timeout=15_000)

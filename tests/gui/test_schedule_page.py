@@ -7,15 +7,15 @@ import pytest
 
 from studio.core.runs.store import RunStore
 from studio.gui.parallel.schedule_page import SchedulePage, time_unit
-from studio.gui.session.session import Session
 from studio.gui.tabs.parallel_lab import PAGES, ParallelLab
+from tests.gui.conftest import new_session
 from tests.unit.schedule_store import finished_store
 
 
 @pytest.fixture()
 def page(qtbot, studio_home):
     finished_store(studio_home)
-    session = Session(RunStore(studio_home))
+    session = new_session(RunStore(studio_home))
     lab = ParallelLab(session)
     qtbot.addWidget(lab)
     lab.resize(1280, 800)
@@ -34,11 +34,11 @@ def test_run_replays_the_finished_runs_and_draws_every_policy(qtbot, page):
     page.policy_boxes["srtf"].setChecked(True)
     page.arrivals.setCurrentIndex(page.arrivals.findData("together"))
     page.run()
-    qtbot.waitUntil(lambda: page.result is not None or page.error is not None, timeout=60_000)
-    assert page.error is None, page.error
+    qtbot.waitUntil(lambda: page.result is not None or page.panel.error is not None, timeout=60_000)
+    assert page.panel.error is None, page.panel.error
     assert [page.table.item(i, 0).text() for i in range(page.table.rowCount())] == [
         "FIFO", "SJF", "SRTF", "LAS (Tiresias)"]
-    assert "4 jobs on 2 GPUs" in page.status.text()
+    assert "4 jobs on 2 GPUs" in page.panel.status.text()
     assert page.gantt_policy.currentData() == "las"  # the policy the claim is about, first
     las = next(r for r in page.result["policies"] if r["policy"] == "las")
     slices = sum(len(j["intervals"]) for j in las["jobs"]) + 1  # the 2-GPU job's slices draw a bar on each GPU
@@ -59,17 +59,17 @@ def test_bad_input_is_one_sentence_on_the_page(qtbot, page):
     for box in page.policy_boxes.values():
         box.setChecked(False)
     page.run()
-    assert page.error == "choose at least one policy to replay" and not page.job.running
+    assert page.panel.status.text() == "choose at least one policy to replay" and page.panel.handle is None
     page.policy_boxes["fifo"].setChecked(True)
     page.gpus.setValue(1)  # the 'wide' run used 2 processes
     page.run()
-    qtbot.waitUntil(lambda: page.error is not None, timeout=60_000)
-    assert "needs 2 GPUs but the cluster has only 1" in page.status.text()
+    qtbot.waitUntil(lambda: page.panel.error is not None, timeout=60_000)
+    assert "needs 2 GPUs but the cluster has only 1" in page.panel.status.text()
     page.gpus.setValue(2)
     page.filter.setText("no-such-run")
     page.run()
-    qtbot.waitUntil(lambda: not page.job.running, timeout=60_000)
-    assert "no finished run matching 'no-such-run'" in page.status.text()
+    qtbot.waitUntil(lambda: not page.panel.busy, timeout=60_000)
+    assert "no finished run matching 'no-such-run'" in page.panel.status.text()
 
 
 def test_the_paper_check_runs_beside_the_claim(qtbot, page):
@@ -81,7 +81,7 @@ def test_the_paper_check_runs_beside_the_claim(qtbot, page):
 
 
 def test_controls_have_tooltips_and_times_get_a_readable_unit(page):
-    for w in (page.gpus, page.arrivals, page.repeat, page.filter, page.queued_only, page.run_button,
+    for w in (page.gpus, page.arrivals, page.repeat, page.filter, page.queued_only, page.panel.run_button,
               page.check_panel.run_button, *page.policy_boxes.values()):
         assert w.toolTip()
     assert time_unit(50) == ("s", 1.0) and time_unit(600) == ("min", 60.0) and time_unit(5 * 3600) == ("h", 3600.0)

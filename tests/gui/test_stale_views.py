@@ -11,8 +11,9 @@ from studio.core.contracts import layout
 from studio.core.landscape import io
 from studio.core.runs.store import RunStore
 from studio.core.vocab import LandscapeKind
-from studio.gui.session.session import Session
+from studio.gui.app import commands
 from studio.gui.tabs.landscape import LandscapeTab
+from tests.gui.conftest import new_session
 
 
 def fake_run(store: RunStore, name: str, loss_scale: float | None) -> str:
@@ -33,7 +34,7 @@ def fake_run(store: RunStore, name: str, loss_scale: float | None) -> str:
 def landscape_tab(qtbot, studio_home):
     store = RunStore()
     runs = {"a": fake_run(store, "a", 1.0), "b": fake_run(store, "b", 100.0), "c": fake_run(store, "c", None)}
-    session = Session(store)
+    session = new_session(store)
     widget = LandscapeTab(session)
     qtbot.addWidget(widget)
     widget.show()
@@ -57,10 +58,10 @@ def test_the_landscape_plot_follows_the_run_box(landscape_tab):
 
 def test_a_failed_import_does_not_leave_importing_in_the_status_bar(qtbot, window, tmp_path):
     (tmp_path / "emptydir").mkdir()
-    window.import_path(str(tmp_path / "emptydir"))
+    commands.import_path(window.shell, str(tmp_path / "emptydir"))
     assert "Importing emptydir" in window.status.message.text()
-    qtbot.waitUntil(lambda: not window._importer.busy, timeout=60_000)
-    assert window.last_error is not None and window.last_error[0] == "Import failed"
+    qtbot.waitUntil(lambda: not window.shell.importer.busy, timeout=60_000)
+    assert window.status.last_error is not None and window.status.last_error[0] == "Import failed"
     text = window.status.message.text()
     assert "Importing" not in text and "emptydir failed" in text, text
 
@@ -68,7 +69,7 @@ def test_a_failed_import_does_not_leave_importing_in_the_status_bar(qtbot, windo
 def test_the_queue_tab_forgets_a_scheduler_that_exited(qtbot, window):
     from studio.gui.tabs import queue as queue_tab
 
-    tab = window.tab("Queue")
+    tab = window.pages.tab("Queue")
     window.tabs.setCurrentWidget(tab)
     tab.lease_timer.setInterval(50)
     queue = window.session.queue

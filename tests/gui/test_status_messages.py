@@ -12,18 +12,18 @@ def open_error_boxes(window):
 
 
 def test_an_error_is_shown_once_and_cleared_by_the_next_success(qtbot, window):
-    window.show_message("Ready")
-    window.show_error("Import failed", "the archive is empty")
+    window.status.show_message("Ready")
+    window.status.show_error("Import failed", "the archive is empty")
     boxes = open_error_boxes(window)
     assert len(boxes) == 1 and boxes[0].text() == "The archive is empty"
     assert "archive" not in window.status.message.text()  # the dialog is its one place, not also the status bar
-    window.clear_errors()  # what a finished run or an import that worked does
+    window.status.clear_errors()  # what a finished run or an import that worked does
     qtbot.waitUntil(lambda: not open_error_boxes(window), timeout=2000)
-    assert window.last_error is None
+    assert window.status.last_error is None
 
 
 def test_messages_start_with_a_capital(window):
-    window.show_message("stopping: saving a checkpoint…")
+    window.status.show_message("stopping: saving a checkpoint…")
     assert window.status.message.text() == "Stopping: saving a checkpoint…"
     assert not window.status.details_button.isVisibleTo(window)
 
@@ -31,26 +31,26 @@ def test_messages_start_with_a_capital(window):
 def test_eta_is_the_jobs_and_says_paused(window):
     progress = {"step": 10, "total_steps": 100, "epoch": 1, "epochs": 5, "eta_s": None}
     window.session.state = "running"
-    window._on_progress("r1", progress)
+    window.run_state.on_progress("r1", progress)
     assert window.status.eta.text() == "Epoch 1/5 · step 10/100 · ETA …"  # no rate yet
-    window._on_progress("r1", {**progress, "step": 20, "eta_s": 80.0})  # the job's ETA, in every job's words
+    window.run_state.on_progress("r1", {**progress, "step": 20, "eta_s": 80.0})  # the job's ETA, in every job's words
     assert window.status.eta.text() == "Epoch 1/5 · step 20/100 · about 80 s left"
     assert window.status.progress.value() == 20 and window.status.progress.maximum() == 100
     window.session.state = "paused"
-    window._on_state("paused")
+    window.run_state.on_state("paused")
     assert window.status.eta.text() == "Epoch 1/5 · step 20/100 · paused"
-    window._on_progress("r1", {**progress, "step": 20, "eta_s": 80.0})  # a batch in flight when it paused
+    window.run_state.on_progress("r1", {**progress, "step": 20, "eta_s": 80.0})  # a batch in flight when it paused
     assert window.status.eta.text().endswith("paused")
     window.session.state = "idle"
-    window._on_state("idle")
+    window.run_state.on_state("idle")
     assert window.status.eta.text() == "" and not window.status.progress.isVisibleTo(window)
 
 
 def test_eta_is_never_clipped_by_a_long_message(qtbot, window):
     window.resize(1024, 768)
     window.session.state = "running"
-    window._on_progress("r1", {"step": 1, "total_steps": 10_000, "epoch": 1, "epochs": 50})
-    window.show_message("A very long message about something that happened " * 6)
+    window.run_state.on_progress("r1", {"step": 1, "total_steps": 10_000, "epoch": 1, "epochs": 50})
+    window.status.show_message("A very long message about something that happened " * 6)
     qtbot.wait(50)  # the status bar lays out on the next turns of Qt's event loop
     assert window.status.eta.width() >= window.status.eta.sizeHint().width()
     assert window.status.eta.geometry().right() <= window.statusBar().width()
@@ -67,7 +67,7 @@ def test_skipped_files_are_counted_right_and_listed():
 
 
 def test_details_button_shows_the_list(qtbot, window):
-    window.show_message("dataset pets: 24 images; 1 file skipped", "1 file skipped:\nx.png: truncated")
+    window.status.show_message("dataset pets: 24 images; 1 file skipped", "1 file skipped:\nx.png: truncated")
     assert window.status.message.text().startswith("Dataset pets")
     assert window.status.details_button.isVisibleTo(window) and "x.png" in window.status.details_button.toolTip()
     window.status.details_button.click()

@@ -5,7 +5,7 @@ from studio.core.config import RunConfig
 from studio.core.host.paths import studio_home
 from studio.core.runs.store import RunStore
 from studio.gui.app.main_window import MainWindow
-from studio.gui.session.session import Session
+from tests.gui.conftest import new_session
 
 
 def test_status_bar_says_the_store_was_rebuilt(qtbot):
@@ -19,9 +19,9 @@ def test_status_bar_says_the_store_was_rebuilt(qtbot):
         (home / extra).unlink(missing_ok=True)
     (home / "runs.db").write_bytes(b"")
 
-    session = Session(RunStore(home))
+    session = new_session(RunStore(home))
     win = MainWindow(session, probe_backend=False)
-    win.confirm_close = lambda: True
+    win.shell.confirm_close = lambda: True
     qtbot.addWidget(win)
     win.show()
     try:

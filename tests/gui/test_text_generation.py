@@ -13,9 +13,9 @@ def test_drop_text_train_lstm_and_generate(qtbot, window, tmp_path):
     path = tmp_path / "headlines.txt"
     path.write_text("\n".join(LINES) + "\n\n")
     assert drop(window, path)
-    qtbot.waitUntil(lambda: not window._importer.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.shell.importer.busy, timeout=60_000)
     session = window.session
-    assert session.config.data.name == "headlines", window.last_error
+    assert session.config.data.name == "headlines", window.status.last_error
     assert "60 lines" in window.status.message.text() and "1 line skipped" in window.status.message.text()
     box = window.generate_box
     assert not box.isVisible()  # no run selected yet
@@ -30,7 +30,7 @@ def test_drop_text_train_lstm_and_generate(qtbot, window, tmp_path):
     window.train_action.trigger()
     qtbot.waitUntil(lambda: bool(ended), timeout=120_000)
     run_id, status = ended[0]
-    assert status == "finished", window.last_error
+    assert status == "finished", window.status.last_error
     assert "val/perplexity" in session.store.metrics(run_id)
 
     session.set_selection([run_id])
@@ -40,6 +40,6 @@ def test_drop_text_train_lstm_and_generate(qtbot, window, tmp_path):
     box.button.click()
     assert box.busy and box.button.text() == "Cancel"
     qtbot.waitUntil(lambda: not box.busy, timeout=60_000)
-    assert box.result is not None, window.last_error
+    assert box.result is not None, window.status.last_error
     assert len(box.result["words"]) == 5 and "<oov>" not in box.result["words"]
     assert box.result["text"].startswith("the man ") and "<b>" in box.output.text()

@@ -11,6 +11,7 @@ import pytest
 
 from studio.core.config import RunConfig
 from studio.core.runs.store import RunStore
+from studio.gui.app import commands
 from tests.conftest import TINY_CONFIG, wait_for
 
 
@@ -26,7 +27,7 @@ def digest(home: Path) -> str:
 
 def test_watching_another_store_follows_its_runs_and_never_writes_it(qtbot, window, tmp_path, monkeypatch):
     errors: list[tuple[str, str]] = []
-    monkeypatch.setattr(type(window), "show_error", lambda self, title, message: errors.append((title, message)))
+    monkeypatch.setattr(type(window.status), "show_error", lambda self, title, message: errors.append((title, message)))
     session = window.session
     cluster = RunStore(tmp_path / "shared")  # what rank 0 on a cluster node writes
     run = cluster.create_run(RunConfig.from_toml(TINY_CONFIG), name="on the cluster")
@@ -34,17 +35,17 @@ def test_watching_another_store_follows_its_runs_and_never_writes_it(qtbot, wind
     cluster.beat(run.id)
     cluster.log_metrics(run.id, [(1, "train/loss", 1.0, 0.0), (2, "train/loss", 0.9, 0.0)])
 
-    assert window.open_path(str(tmp_path / "shared")) == "store"  # or File > Open run store…
+    assert commands.open_path(window.shell, str(tmp_path / "shared")) == "store"  # or File > Open run store…
     assert session.store.read_only and "watching" in window.windowTitle()
     assert window.run_list.run_ids() == [run.id]
     session.set_selection([run.id])
-    qtbot.waitUntil(lambda: not window.curves.loading, timeout=5000)  # read off the GUI thread
-    assert list(window.curves.series[run.id]["train/loss"].values) == [1.0, 0.9]
+    qtbot.waitUntil(lambda: not window.curves_pane.curves.loading, timeout=5000)  # read off the GUI thread
+    assert list(window.curves_pane.curves.series[run.id]["train/loss"].values) == [1.0, 0.9]
 
     cluster.log_metrics(run.id, [(3, "train/loss", 0.7, 0.0)])
     with qtbot.waitSignal(session.metrics, timeout=5000):  # the follower's own timer polls the store
         pass
-    assert list(window.curves.series[run.id]["train/loss"].steps) == [1, 2, 3]
+    assert list(window.curves_pane.curves.series[run.id]["train/loss"].steps) == [1, 2, 3]
     second = cluster.create_run(RunConfig.from_toml(TINY_CONFIG), name="another job")
     with qtbot.waitSignal(session.runs_changed, timeout=5000):
         pass
@@ -57,14 +58,14 @@ def test_watching_another_store_follows_its_runs_and_never_writes_it(qtbot, wind
     session.set_selection([second.id])
     assert digest(tmp_path / "shared") == before and len(RunStore(tmp_path / "shared").list()) == 2
 
-    window._switch_store(None)  # Back to my run store
+    commands.switch_store(window.shell, None)  # Back to my run store
     assert not session.store.read_only and window.run_list.run_ids() == [] and window.windowTitle() == "Studio"
 
 
 def test_a_folder_without_a_store_is_one_line(window, tmp_path, monkeypatch):
     errors: list[tuple[str, str]] = []
-    monkeypatch.setattr(type(window), "show_error", lambda self, title, message: errors.append((title, message)))
-    window._switch_store(str(tmp_path))
+    monkeypatch.setattr(type(window.status), "show_error", lambda self, title, message: errors.append((title, message)))
+    commands.switch_store(window.shell, str(tmp_path))
     assert errors == [("Cannot open the run store", f"there is no run store at {tmp_path} (no runs.db)")]
     assert not window.session.store.read_only and not (tmp_path / "runs.db").exists()
 
@@ -78,7 +79,7 @@ def test_following_a_real_torchrun_run_from_another_terminal(qtbot, window, tmp_
     shared, config, run_id = tmp_path / "shared", tmp_path / "run.toml", "torchrun-watched"
     config.write_text(CONFIG.replace("epochs = 12", "epochs = 150"))
     RunStore(shared).close()  # the store exists before the window opens it
-    assert window.open_path(str(shared)) == "store"
+    assert commands.open_path(window.shell, str(shared)) == "store"
     port = free_port()
     agents = [torchrun(config, shared, nnodes=2, node_rank=r, nproc=1, port=port, rdzv_id="watched") for r in (0, 1)]
 
@@ -90,7 +91,7 @@ def test_following_a_real_torchrun_run_from_another_terminal(qtbot, window, tmp_
 
     def grew() -> bool:
         qtbot.wait(300)
-        series = window.curves.series.get(run_id, {}).get("train/loss")
+        series = window.curves_pane.curves.series.get(run_id, {}).get("train/loss")
         lengths.append(len(series.steps) if series else 0)
         return len(set(lengths) - {0}) >= 3
 

@@ -86,16 +86,16 @@ def test_every_field_of_the_window_its_tabs_demos_and_dialogs_is_guarded(qtbot, 
     from studio.gui.app.cluster_dialog import ClusterDialog
     from studio.gui.app.main_window import MainWindow
     from studio.gui.demos.lab import VIEWS
-    from studio.gui.session.session import Session
+    from tests.gui.conftest import new_session
 
-    session = Session(RunStore(tmp_path))
+    session = new_session(RunStore(tmp_path))
     try:
         window = MainWindow(session, probe_backend=False)
         qtbot.addWidget(window)
-        _ = window.curves
+        _ = window.curves_pane.curves
         for i in range(window.tabs.count()):
-            window._built_tab(i)
-        lab = window.tab("teaching_lab")
+            window.pages.built_tab(i)
+        lab = window.pages.tab("teaching_lab")
         for name in VIEWS:
             lab.open(name)
         dialog = ClusterDialog(session, window)

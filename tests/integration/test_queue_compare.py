@@ -49,10 +49,11 @@ def test_compare_table_and_diff_of_real_runs(queued_runs):
 GUI_THEN_EXIT = """
 import os, sys
 from studio.core.config import RunConfig
+from studio.engine.port import engine
 from studio.gui.session.session import Session
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-session = Session()
+session = Session(engine=engine())
 session.set_config(RunConfig.from_toml(sys.argv[1]))
 print(session.enqueue()[0], flush=True)
 os._exit(0)  # the window's process ends abruptly: no clean-up of any kind

@@ -9,7 +9,12 @@ import pytest
 
 from studio.cli import main as cli_main
 from studio.core.contracts import landscape as contract
-from studio.core.contracts.landscape import LandscapeRequest, SharpnessRequest
+from studio.core.contracts.landscape import (
+    LandscapeJobRequest,
+    LandscapeRequest,
+    SharpnessJobRequest,
+    SharpnessRequest,
+)
 from studio.core.errors import ConfigError
 from studio.engine.tasks.landscape_job import LandscapeJob
 
@@ -78,12 +83,13 @@ def test_unknown_kinds_splits_and_options_are_refused_in_words():
         LandscapeRequest.from_options({"resolutoin": 5})
 
 
-def test_the_job_carries_the_request():
-    request = LandscapeRequest(kind="1d", resolution=5, samples=100)
-    job = LandscapeJob("landscape", "/nowhere", request)
-    assert job.request is request and job.kwargs["request"] is request
-    from_options = LandscapeJob("landscape", "/nowhere", {"kind": "1d", "resolution": 5, "samples": 100})
-    assert from_options.request == request
-    sharp = LandscapeJob("sharpness", "/nowhere", {"k": 2}, threads=1)
-    assert sharp.request == SharpnessRequest(k=2) and sharp.requested_threads == 1
-    assert dataclasses.replace(request, threads=2) != request  # frozen, compared by value
+def test_the_job_carries_the_request_as_it_is():
+    request = LandscapeJobRequest("/nowhere", LandscapeRequest(kind="1d", resolution=5, samples=100, threads=3))
+    job = LandscapeJob(request)
+    assert job.request is request and job.kwargs == {"request": request}  # nothing rebuilt from a dict
+    assert (job.kind, job.label, job.frames, job.requested_threads) == ("landscape", "landscape", True, 3)
+    sharp = LandscapeJob(SharpnessJobRequest("/nowhere", SharpnessRequest(k=2)), threads=1)
+    assert (sharp.kind, sharp.frames, sharp.requested_threads) == ("sharpness", False, 1)
+    with pytest.raises(TypeError, match="not a dict"):
+        LandscapeJob({"kind": "1d"})  # type: ignore[arg-type]
+    assert dataclasses.replace(request.request, threads=2) != request.request  # frozen, compared by value

@@ -6,6 +6,7 @@ import time
 import numpy as np
 import pytest
 
+from studio.core.contracts.landscape import LandscapeJobRequest, LandscapeRequest, SharpnessJobRequest, SharpnessRequest
 from studio.core.landscape import io
 from studio.engine.tasks.landscape_job import start_landscape_job
 from tests.unit.landscape_runs import SMALL, train_run
@@ -25,7 +26,7 @@ def _follow(job, timeout=120):
 
 
 def test_landscape_job_reports_progress_and_saves_the_result(run_dir):
-    job = start_landscape_job("landscape", run_dir, {"kind": "2d", "resolution": 7, "samples": 200})
+    job = start_landscape_job(LandscapeJobRequest(str(run_dir), LandscapeRequest(kind="2d", resolution=7, samples=200)))
     messages = _follow(job)
     assert job.state == "finished", job.error
     fractions = [m["fraction"] for m in messages if m["type"] == "progress"]
@@ -40,7 +41,7 @@ def test_a_2d_landscape_sends_its_preview_first_then_rows_and_saves_the_same_gri
     from studio.engine.tasks.landscape import compute_landscape
 
     options = {"kind": "2d", "resolution": 21, "samples": 200}
-    job = start_landscape_job("landscape", run_dir, options)
+    job = start_landscape_job(LandscapeJobRequest(str(run_dir), LandscapeRequest(**options)))
     messages = _follow(job)
     assert job.state == "finished", job.error
     types = [m["type"] for m in messages]
@@ -57,7 +58,7 @@ def test_a_2d_landscape_sends_its_preview_first_then_rows_and_saves_the_same_gri
 
 
 def test_cancel_stops_a_long_job(run_dir):
-    job = start_landscape_job("landscape", run_dir, {"kind": "2d", "resolution": 301, "samples": 0})
+    job = start_landscape_job(LandscapeJobRequest(str(run_dir), LandscapeRequest(kind="2d", resolution=301, samples=0)))
     deadline = time.monotonic() + 60
     while job.fraction < 0.01 and not job.finished and time.monotonic() < deadline:
         job.poll(timeout=0.1)
@@ -69,19 +70,19 @@ def test_cancel_stops_a_long_job(run_dir):
 
 
 def test_a_bad_request_fails_with_a_message(run_dir):
-    job = start_landscape_job("sharpness", run_dir, {"checkpoint": "12345"})
+    job = start_landscape_job(SharpnessJobRequest(str(run_dir), SharpnessRequest(checkpoint="12345")))
     _follow(job)
     assert job.state == "failed" and "no checkpoint at step 12345" in job.error
 
 
 def test_a_request_outside_the_limits_fails_the_job_with_the_contracts_sentence(run_dir):
-    from studio.core.contracts.landscape import RESOLUTION_MAX, LandscapeRequest
+    from studio.core.contracts.landscape import RESOLUTION_MAX
     from studio.core.errors import ConfigError
 
     request = LandscapeRequest(resolution=RESOLUTION_MAX + 1)
     with pytest.raises(ConfigError) as err:
         request.validate()
-    job = start_landscape_job("landscape", run_dir, request)
+    job = start_landscape_job(LandscapeJobRequest(str(run_dir), request))
     _follow(job)
     assert job.state == "failed" and str(err.value) in job.error
 

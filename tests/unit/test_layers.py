@@ -1,4 +1,5 @@
-"""The arrows of docs/developer/layers.md: core/engine never import Qt; the GUI does not import torch at start-up."""
+"""The arrows of docs/developer/layers.md: core/engine never import Qt; the GUI does not import torch at start-up,
+nor any engine module at all (it gets the engine through ``core/contracts/engine_port.py`` from ``studio/app.py``)."""
 
 import ast
 import subprocess
@@ -18,6 +19,20 @@ def imported_modules(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
     return names
+
+
+def engine_imports(path: Path) -> list[str]:
+    """Every import of ``studio.engine`` in the file, at any depth (a function's lazy import counts), as
+    'line N: module'; ``from studio import engine`` included."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] if node.module != "studio" else [f"studio.{a.name}" for a in node.names]
+        found += [f"line {node.lineno}: {n}" for n in names if n == "studio.engine" or n.startswith("studio.engine.")]
+    return found
 
 
 def test_core_and_engine_never_import_qt():
@@ -52,3 +67,17 @@ def test_engine_never_imports_gui():
     offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "engine").rglob("*.py")
                  if any(m.startswith("studio.gui") for m in imported_modules(p))]
     assert offenders == []
+
+
+def test_the_gui_never_imports_the_engine():
+    offenders = [f"{p.relative_to(ROOT)} {hit}" for p in sorted((ROOT / "gui").rglob("*.py"))
+                 for hit in engine_imports(p)]
+    assert offenders == []
+
+
+def test_the_engine_import_check_sees_a_lazy_import(tmp_path: Path):
+    module = tmp_path / "view.py"
+    module.write_text("import os\n\ndef run():\n    from studio.engine.jobs import backend\n"
+                      "    import studio.engine.port\n    from studio import engine\n")
+    assert engine_imports(module) == ["line 4: studio.engine.jobs", "line 5: studio.engine.port",
+                                      "line 6: studio.engine"]

@@ -6,6 +6,7 @@ import multiprocessing
 import time
 
 from studio.core.contracts import protocol
+from studio.core.contracts.jobs import DemoRequest
 from studio.engine.tasks.demo import demo_job
 
 SMALL = {"dataset": "moons", "n_samples": 100, "resolution": 12, "frame_every": 5}
@@ -21,7 +22,7 @@ def _frames_until(job, done, timeout=120.0):
 
 
 def test_a_running_live_playground_job_applies_a_set_message_then_pauses_and_stops():
-    job = demo_job("playground", SMALL, live=True).start()
+    job = demo_job(DemoRequest("playground", SMALL, live=True)).start()
     try:
         _frames_until(job, lambda f: f.get("step", 0) >= 20)  # it trains on past any fixed end…
         job.set_params({"widths": "16,17", "lr": 0.001})
@@ -43,6 +44,6 @@ def test_a_running_live_playground_job_applies_a_set_message_then_pauses_and_sto
 
 
 def test_a_demo_that_cannot_be_steered_refuses_to_run_live():
-    job = demo_job("linear_neuron", {"steps": 5}, live=True).start()
+    job = demo_job(DemoRequest("linear_neuron", {"steps": 5}, live=True)).start()
     job.wait(timeout=120)
     assert job.state == "failed" and "cannot run live" in job.error

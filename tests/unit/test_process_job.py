@@ -8,12 +8,12 @@ import time
 
 import pytest
 
-from studio.core.contracts import protocol
-from studio.engine.jobs.process_job import ProcessJob, TaskJob
+from studio.core.contracts import protocol, tasks
+from studio.core.contracts.jobs import DemoRequest, SummaryRequest
+from studio.engine.jobs.process_job import ProcessJob, TaskJob, task_job
 from studio.engine.tasks.data_import import ImportJob
 from studio.engine.tasks.demo import demo_job
 from studio.engine.tasks.landscape_job import LandscapeJob
-from studio.engine.tasks.summary import summary_job
 from studio.engine.training.launcher import Job
 
 
@@ -29,8 +29,8 @@ def _follow(job, timeout=120.0):
 def test_every_job_type_is_a_process_job():
     for cls in (Job, LandscapeJob, ImportJob, TaskJob):
         assert issubclass(cls, ProcessJob)
-    assert isinstance(demo_job("optimizer_race", {}), ProcessJob)
-    assert isinstance(summary_job({}), ProcessJob)
+    assert isinstance(demo_job(DemoRequest("optimizer_race")), ProcessJob)
+    assert isinstance(task_job(tasks.SUMMARY, SummaryRequest({})), ProcessJob)
 
 
 def test_a_job_that_finishes_reports_progress_with_an_eta_and_its_result():

@@ -34,6 +34,24 @@ def test_task_jobs_carry_their_request_by_pickle() -> None:
     assert pickle.loads(pickle.dumps(job.kwargs)) == {"request": CompressRequest("/runs/x", prune_amount=0.5)}
 
 
+def test_each_request_type_names_one_task() -> None:
+    """Session.start(request) needs no other word: every task but the start-up probe has a request type of its own."""
+    assert set(tasks.TASK_OF_REQUEST.values()) == set(tasks.TASKS) - {tasks.READY}
+    assert len(set(tasks.TASK_OF_REQUEST.values())) == len(tasks.TASK_OF_REQUEST)  # no two types share a task
+    for request_type, task in tasks.TASK_OF_REQUEST.items():
+        assert request_type.__module__.startswith("studio.core.contracts."), request_type
+        hints = inspect.signature(resolve_target(task.target)).parameters["request"].annotation
+        assert request_type.__name__ in str(hints), f"{task.target} does not take a {request_type.__name__}"
+    from studio.core.contracts.compression import SweepRequest
+    from studio.core.contracts.landscape import LandscapeJobRequest, SharpnessJobRequest
+
+    assert tasks.task_for(SweepRequest("/runs/x")) is tasks.SWEEP
+    assert tasks.task_for(LandscapeJobRequest("/runs/x")) is tasks.LANDSCAPE
+    assert tasks.task_for(SharpnessJobRequest("/runs/x")) is tasks.SHARPNESS
+    with pytest.raises(TypeError, match="no background task takes a dict"):
+        tasks.task_for({"kind": "2d"})
+
+
 def _registries() -> list:
     from studio.core.datasets import DATASETS
     from studio.core.demos.catalog import DEMOS

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, TypedDict
 
 from studio.core.errors import ConfigError
@@ -162,6 +162,23 @@ class SharpnessRequest:
 
     def options(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class LandscapeJobRequest:
+    """A landscape of the run in ``run_dir``, as a background job (``engine/tasks/landscape_job.run_landscape``):
+    the request travels to the child as it is."""
+
+    run_dir: str
+    request: LandscapeRequest = field(default_factory=LandscapeRequest)
+
+
+@dataclass(frozen=True)
+class SharpnessJobRequest:
+    """The sharpness of the run in ``run_dir``, as a background job (``engine/tasks/landscape_job.run_sharpness``)."""
+
+    run_dir: str
+    request: SharpnessRequest = field(default_factory=SharpnessRequest)
 
 
 # --- what a live landscape sends (job frames; arrays are numpy) ---------------------------------------------

@@ -3,7 +3,8 @@ child process calls as a ``"module:function"`` string (``core/targets.py``), so 
 torch or any engine module; the engine's ``engine/jobs/process_job.task_job`` turns a Task and its request into a
 process.
 
-Each task module has ``run(request, progress) -> result`` taking the request dataclass of its contract
+The request's type names its task (:func:`task_for`, :data:`TASK_OF_REQUEST`): ``Session.start(request)`` needs no
+other word. Each task module has ``run(request, progress) -> result`` taking the request dataclass of its contract
 (``core/contracts/<feature>.py``). This is the only place such a string for a task appears;
 ``tests/unit/test_task_targets.py`` resolves every one. Torch-free and Qt-free.
 """
@@ -11,7 +12,22 @@ Each task module has ``run(request, progress) -> result`` taking the request dat
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from studio.core.contracts.activations import ActivationsRequest
+from studio.core.contracts.async_sgd import AsyncRequest
+from studio.core.contracts.attention import AttentionRequest
+from studio.core.contracts.checks import CheckRequest
+from studio.core.contracts.compression import CompressRequest, SweepRequest
+from studio.core.contracts.dataload import DataloadRequest
+from studio.core.contracts.evaluation import EvaluationRequest, PredictRequest
+from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
+from studio.core.contracts.generate import GenerateRequest
+from studio.core.contracts.jobs import DemoRequest, FetchRequest, ImportRequest, PreviewRequest, SummaryRequest
+from studio.core.contracts.landscape import LandscapeJobRequest, SharpnessJobRequest
+from studio.core.contracts.parallel import ParallelRequest
+from studio.core.contracts.scaling import FitRequest, ScaleRequest
+from studio.core.contracts.schedule import ScheduleRequest
 from studio.core.vocab import JobKind
 
 
@@ -48,10 +64,29 @@ PAPER_CHECK = Task("studio.engine.tasks.paper_check:run", "paper check", JobKind
 SCHEDULE = Task("studio.engine.tasks.schedule:run", "scheduling replay", JobKind.TASK)
 READY = Task("studio.engine.tasks.summary:ready", "start-up", JobKind.TASK)  # torch and the training code, nothing else
 
-# landscapes and sharpness take the run folder beside the request (engine/tasks/landscape_job.LandscapeJob)
+# landscapes and sharpness: the request names the run folder (LandscapeJobRequest, SharpnessJobRequest)
 LANDSCAPE = Task("studio.engine.tasks.landscape_job:run_landscape", "landscape", JobKind.LANDSCAPE, frames=True)
 SHARPNESS = Task("studio.engine.tasks.landscape_job:run_sharpness", "sharpness", JobKind.SHARPNESS)
 
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
                            SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE,
                            SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD, PARALLEL)
+
+# Each request type names one task: a new task's request is a type of its own.
+TASK_OF_REQUEST: dict[type, Task] = {
+    EvaluationRequest: EVALUATE, PredictRequest: PREDICT, ActivationsRequest: ACTIVATIONS,
+    TensorBoardExportRequest: EXPORT_TENSORBOARD, ModelExportRequest: EXPORT_MODEL, CompressRequest: COMPRESS,
+    SweepRequest: SWEEP, FitRequest: FIT, ScaleRequest: SCALE, AsyncRequest: ASYNC_SGD, ParallelRequest: PARALLEL,
+    GenerateRequest: GENERATE, AttentionRequest: ATTENTION, DemoRequest: DEMO, SummaryRequest: SUMMARY,
+    ImportRequest: IMPORT, FetchRequest: FETCH, PreviewRequest: PREVIEW, DataloadRequest: DATALOAD,
+    CheckRequest: PAPER_CHECK, ScheduleRequest: SCHEDULE, LandscapeJobRequest: LANDSCAPE,
+    SharpnessJobRequest: SHARPNESS,
+}
+
+
+def task_for(request: Any) -> Task:
+    """The task that runs ``request`` (its type names it); TypeError for a type no task takes."""
+    task = TASK_OF_REQUEST.get(type(request))
+    if task is None:
+        raise TypeError(f"no background task takes a {type(request).__name__}")
+    return task

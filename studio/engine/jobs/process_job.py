@@ -163,6 +163,15 @@ class ProcessJob:
             except (OSError, ValueError):
                 pass
 
+    def set_params(self, params: dict[str, Any]) -> None:
+        """Send new parameter values to a running live task (a TaskJob with ``controls=True`` reads them; other
+        jobs ignore them); nothing once it ended."""
+        if not self.finished:
+            try:
+                self.control.put(protocol.set_params(params))
+            except (OSError, ValueError):
+                pass
+
     def cancel(self) -> None:
         """Ask the job to stop; it is killed if it has not ended ``grace_s`` seconds later."""
         if self.finished:
@@ -398,14 +407,6 @@ class TaskJob(ProcessJob):
                         self.controls)
         self.spawn(task_main, (spec,), f"studio-{self.kind}")
         self.state = RUNNING
-
-    def set_params(self, params: dict[str, Any]) -> None:
-        """Send new parameter values to a running live task (``controls=True``); nothing once it ended."""
-        if not self.finished:
-            try:
-                self.control.put(protocol.set_params(params))
-            except (OSError, ValueError):
-                pass
 
 
 def task_job(task: Task, request: Any, label: str | None = None) -> Any:

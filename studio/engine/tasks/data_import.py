@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from studio.core.contracts.jobs import FetchRequest, ImportRequest, ImportResult, PreviewRequest, PreviewResult
-from studio.core.contracts.tasks import FETCH, IMPORT, PREVIEW, Task
+from studio.core.contracts.tasks import task_for
 from studio.core.datasets import cache
 from studio.core.vocab import JobKind
 from studio.engine.jobs.process_job import TaskJob
@@ -19,8 +19,8 @@ from studio.engine.jobs.process_job import TaskJob
 class ImportJob(TaskJob):
     """A data job; when it ends, whatever its process had half-written in the cache is removed."""
 
-    def __init__(self, target: str, label: str = "import", **kwargs: Any) -> None:
-        super().__init__(target, kwargs, label=label, kind=JobKind.IMPORT)
+    def __init__(self, target: str, label: str = "import", kind: str = JobKind.IMPORT, **kwargs: Any) -> None:
+        super().__init__(target, kwargs, label=label, kind=kind)
 
     def _on_end(self, forced: str | None) -> None:
         for proc in self.processes:
@@ -48,20 +48,17 @@ def run(request: ImportRequest | FetchRequest | PreviewRequest, progress: Any = 
     return import_path(request.path, opts, progress)
 
 
-def _job(task: Task, request: Any) -> ImportJob:
-    return ImportJob(task.target, label=task.label, request=request)
+DataRequest = ImportRequest | FetchRequest | PreviewRequest
+
+
+def data_job(request: DataRequest) -> ImportJob:
+    """The import, fetch or preview job of ``request`` (not started)."""
+    task = task_for(request)
+    return ImportJob(task.target, label=task.label, kind=task.kind, request=request)
 
 
 def import_job(path: str, options: dict[str, Any] | None = None) -> ImportJob:
-    return _job(IMPORT, ImportRequest(path, dict(options or {})))
-
-
-def fetch_job(name: str) -> ImportJob:
-    return _job(FETCH, FetchRequest(name))
-
-
-def preview_job(name: str, params: dict[str, Any], count: int = 16, seed: int = 0) -> ImportJob:
-    return _job(PREVIEW, PreviewRequest(name, dict(params), count, seed))
+    return data_job(ImportRequest(path, dict(options or {})))
 
 
 def start_import(path: str, options: dict[str, Any] | None = None) -> ImportJob:

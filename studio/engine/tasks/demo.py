@@ -31,9 +31,9 @@ def run(request: DemoRequest, progress: Any = None, emit: Any = None, controls: 
     return DEMOS.build(request.name, progress=progress, emit=emit, **values)
 
 
-def demo_job(name: str, params: dict[str, Any], live: bool = False) -> TaskJob:
-    """The demo's job; ``live``: it runs until stopped and takes ``set_params``/pause/resume/step while it runs."""
-    job = task_job(DEMO, DemoRequest(name, dict(params), live), label=f"{name.replace('_', ' ')} demo")
-    job.controls = live
-    job.demo = name
+def demo_job(request: DemoRequest) -> TaskJob:
+    """The demo's job (not started); a live one runs until stopped and takes ``set_params``/pause/resume/step."""
+    job = task_job(DEMO, request, label=f"{request.name.replace('_', ' ')} demo")
+    job.controls = request.live
+    job.demo = request.name
     return job

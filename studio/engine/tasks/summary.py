@@ -3,11 +3,9 @@ torch, which the GUI never imports (``engine/jobs/process_job.py``)."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from studio.core.contracts.jobs import SummaryRequest, SummaryWithMemory
-from studio.core.contracts.tasks import SUMMARY
-from studio.engine.jobs.process_job import TaskJob, task_job
 
 
 def run(request: SummaryRequest, progress: Any = None) -> SummaryWithMemory:
@@ -19,10 +17,6 @@ def run(request: SummaryRequest, progress: Any = None) -> SummaryWithMemory:
     if progress is not None:
         progress(0.1, "building the model")
     return summarize_config(RunConfig.from_dict(request.config), memory=True)
-
-
-def summary_job(config: dict[str, Any]) -> TaskJob:
-    return cast(TaskJob, task_job(SUMMARY, SummaryRequest(config)))
 
 
 def ready(progress: Any = None) -> dict[str, bool]:

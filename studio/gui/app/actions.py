@@ -1,8 +1,9 @@
 """The main window's actions as data: one :class:`ActionSpec` per action in :data:`ACTIONS`.
 
 ``MainWindow`` builds its QActions, menus and toolbar from this table (:func:`build_actions`); an action calls
-the window method it names when triggered. Adding an action is one row here plus the method. The theme choices
-and the recent-files submenu are built by the window itself (they are lists, not single actions).
+its command (a function of commands.py) with the window's parts (``shell.Shell``) when triggered. Adding an action
+is one row here plus the command. The theme choices (theme_menu.py) and the recent files (recent_menu.py) are
+lists, not single actions.
 
 Keys: Stop is ``Ctrl+.``, never Esc (Esc belongs to dialogs and pop-ups, and a stray key must never end a run:
 issue 13); Stop and Pause are window shortcuts, so keys meant for a dialog never reach the run.
@@ -10,12 +11,15 @@ issue 13); Stop and Pause are window shortcuts, so keys meant for a dialog never
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar
+
+from studio.gui.app import commands
 
 STOP_SHORTCUT: Final = "Ctrl+."
 
@@ -30,7 +34,7 @@ class ActionSpec:
 
     id: str  # the window keeps the QAction as ``<id>_action``
     text: str
-    method: str  # the MainWindow method the action calls (with no arguments)
+    command: Callable[[Any], object]  # a function of commands.py, called with the window's Shell
     tip: str
     menu: str  # a key of MENUS
     shortcut: str = ""
@@ -50,36 +54,36 @@ class ActionSpec:
 
 
 ACTIONS: Final[tuple[ActionSpec, ...]] = (
-    ActionSpec("train", "Train", "train", "Start training", "run", "Ctrl+Return", toolbar=True),
-    ActionSpec("pause", "Pause", "toggle_pause", "Pause or resume the run", "run", "Space", toolbar=True,
+    ActionSpec("train", "Train", commands.train, "Start training", "run", "Ctrl+Return", toolbar=True),
+    ActionSpec("pause", "Pause", commands.toggle_pause, "Pause or resume the run", "run", "Space", toolbar=True,
                window_shortcut=True),
-    ActionSpec("stop", "Stop", "stop_run", "Stop the run and save a checkpoint (the run can be resumed from it)",
+    ActionSpec("stop", "Stop", commands.stop_run, "Stop the run and save a checkpoint (the run can be resumed from it)",
                "run", STOP_SHORTCUT, toolbar=True, window_shortcut=True),
-    ActionSpec("queue", "Add to queue", "enqueue", "Queue a run with these settings: it starts when the devices "
+    ActionSpec("queue", "Add to queue", commands.enqueue, "Queue a run with these settings: it starts when the devices "
                "are free and keeps going after Studio closes (Queue tab)", "run", "Ctrl+Shift+Return",
                toolbar=True),
-    ActionSpec("cluster", "Run on a cluster…", "cluster_dialog", "Write these settings as a Slurm job that runs "
+    ActionSpec("cluster", "Run on a cluster…", commands.cluster_dialog, "Write these settings as a Slurm job that runs "
                "torchrun on several machines (config.toml and run.sbatch)", "run", separator_before=True),
-    ActionSpec("import", "Import data…", "import_dialog",
+    ActionSpec("import", "Import data…", commands.import_dialog,
                "Import a dataset: a folder of images, a zip, CSV, NPZ or IDX file", "file", "Ctrl+I"),
-    ActionSpec("import_folder", "Import folder…", "import_folder_dialog",
+    ActionSpec("import_folder", "Import folder…", commands.import_folder_dialog,
                "Import a folder of images (one subfolder per class, or train/ and test/ folders of that layout), "
                "or of IDX files", "file", "Ctrl+Shift+I"),
-    ActionSpec("open", "Open run…", "open_dialog", "Load a run's config (its config.toml) or any run config file",
-               "file", "Open"),
-    ActionSpec("open_store", "Open run store…", "open_store_dialog",
+    ActionSpec("open", "Open run…", commands.open_dialog,
+               "Load a run's config (its config.toml) or any run config file", "file", "Open"),
+    ActionSpec("open_store", "Open run store…", commands.open_store_dialog,
                "Watch a run store that other machines write (a shared folder a cluster job records into): "
                "read-only, its runs follow live", "file"),
-    ActionSpec("own_store", "Back to my run store", "watch_own_store", "Show your own runs again", "file",
+    ActionSpec("own_store", "Back to my run store", commands.watch_own_store, "Show your own runs again", "file",
                enabled=False),
-    ActionSpec("export", "Export metrics…", "export_dialog", "Save the selected runs' metrics as a CSV file", "file",
-               "Ctrl+E"),
-    ActionSpec("quit", "Quit", "close", "Quit Studio", "file", "Quit", separator_before=True),
-    ActionSpec("presentation", "Presentation mode", "toggle_presentation",
+    ActionSpec("export", "Export metrics…", commands.export_dialog, "Save the selected runs' metrics as a CSV file",
+               "file", "Ctrl+E"),
+    ActionSpec("quit", "Quit", commands.quit_window, "Quit Studio", "file", "Quit", separator_before=True),
+    ActionSpec("presentation", "Presentation mode", commands.toggle_presentation,
                "Full screen with large fonts and thick lines, for a projector", "view", "F11", checkable=True),
-    ActionSpec("docs", "Documentation", "open_documentation", "Open Studio's documentation", "help",
+    ActionSpec("docs", "Documentation", commands.open_documentation, "Open Studio's documentation", "help",
                "HelpContents"),
-    ActionSpec("about", "About Studio", "about", "Versions of Studio, PyTorch, CUDA and Qt", "help"),
+    ActionSpec("about", "About Studio", commands.about, "Versions of Studio, PyTorch, CUDA and Qt", "help"),
 )
 
 
@@ -91,9 +95,9 @@ def spec(action_id: str) -> ActionSpec:
     raise KeyError(action_id)
 
 
-def make_action(window: QMainWindow, row: ActionSpec) -> QAction:
-    """A QAction for ``row``, added to ``window``; triggering it calls ``window.<row.method>()`` (looked up then,
-    so a replaced method is the one called)."""
+def make_action(window: QMainWindow, row: ActionSpec, shell: Callable[[], Any]) -> QAction:
+    """A QAction for ``row``, added to ``window``; triggering it calls ``row.command(shell())`` (the window's
+    parts, asked for then: the window composes them after its actions)."""
     action = QAction(row.text, window)
     action.setObjectName(row.attribute)
     keys = row.key_sequence()
@@ -106,17 +110,18 @@ def make_action(window: QMainWindow, row: ActionSpec) -> QAction:
     action.setStatusTip(row.tip)
     action.setCheckable(row.checkable)
     action.setEnabled(row.enabled)
-    action.triggered.connect(lambda _checked=False, name=row.method: getattr(window, name)())
+    action.triggered.connect(lambda _checked=False, command=row.command: command(shell()))
     window.addAction(action)
     return action
 
 
-def build_actions(window: QMainWindow, toolbar: QToolBar, menus: dict[str, QMenu],
-                  rows: tuple[ActionSpec, ...] = ACTIONS) -> dict[str, QAction]:
-    """Make every row's QAction, put it in its menu (and on the toolbar), and return them by id."""
+def build_actions(window: QMainWindow, toolbar: QToolBar, menus: dict[str, QMenu], shell: Callable[[], Any],
+                  rows: tuple[ActionSpec, ...] | None = None) -> dict[str, QAction]:
+    """Make every row's QAction (of ``rows``, by default the table), put it in its menu (and on the toolbar), and
+    return them by id."""
     made: dict[str, QAction] = {}
-    for row in rows:
-        action = make_action(window, row)
+    for row in ACTIONS if rows is None else rows:
+        action = make_action(window, row, shell)
         if row.separator_before:
             menus[row.menu].addSeparator()
         menus[row.menu].addAction(action)

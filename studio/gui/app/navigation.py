@@ -4,7 +4,7 @@ A tab bar of 11 tabs does not fit 1024 px: it scrolls, and a click lands on anot
 aimed at. Here each view is a button in its group ("Runs", "Analysis", …, from ``TabSpec.group``), and the groups
 flow onto a second row when the window is narrow instead of scrolling: nothing is hidden, nothing moves under
 the pointer. The pages stay in the window's QTabWidget (its own tab bar hidden), so ``tabs.setCurrentIndex``,
-``tabs.widget(i)`` and ``MainWindow.tab(id)`` work as before; a new TabSpec gets its button without code here.
+``tabs.widget(i)`` and ``Pages.tab(id)`` work as before; a new TabSpec gets its button without code here.
 """
 
 from __future__ import annotations

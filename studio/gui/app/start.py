@@ -1,5 +1,6 @@
 """Starting the GUI: the QApplication, the single-instance hand-off (a second ``studio PATH`` gives its paths to
-the window already open), the theme, the Session and the main window (``studio/app.py`` calls :func:`run_gui`)."""
+the window already open), the theme, the Session and the main window (``studio/app.py`` calls :func:`run_gui` with
+the engine: the GUI imports no engine module)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,19 @@ from typing import cast
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from studio.core.contracts.engine_port import EnginePort
 from studio.core.errors import StudioError
-from studio.gui.app.main_window import MainWindow, app_icon
+from studio.gui.app import commands
+from studio.gui.app.commands import app_icon
+from studio.gui.app.main_window import MainWindow
 from studio.gui.app.settings import SettingsStore
 from studio.gui.session import theme
 from studio.gui.session.session import Session
 
 
-def run_gui(argv: list[str]) -> int:
-    """Open the main window (``studio [PATH ...]``); with a Studio already open, hand PATHs to it and exit."""
+def run_gui(argv: list[str], engine: EnginePort) -> int:
+    """Open the main window (``studio [PATH ...]``) on ``engine``; with a Studio already open, hand PATHs to it and
+    exit."""
     from studio.gui.app.single_instance import InstanceServer, send_to_running
 
     started = time.perf_counter()
@@ -41,7 +46,7 @@ def run_gui(argv: list[str]) -> int:
     prefs = SettingsStore()
     theme.apply(prefs.theme, app)
     try:
-        session = Session()
+        session = Session(engine=engine)
     except StudioError as err:  # an unusable run store (read-only, a folder, a full disk): say so, don't crash
         from PySide6.QtWidgets import QMessageBox
 
@@ -49,11 +54,11 @@ def run_gui(argv: list[str]) -> int:
         print(f"studio: error: {err}", file=sys.stderr)
         return err.exit_code
     window = MainWindow(session, prefs=prefs)
-    server.received.connect(window.open_paths)
-    app.styleHints().colorSchemeChanged.connect(window.follow_system_theme)
+    server.received.connect(lambda paths: commands.open_paths(window.shell, paths))
+    app.styleHints().colorSchemeChanged.connect(window.themes.follow_system)
     window.show()
     for path in paths:
-        QTimer.singleShot(0, lambda p=path: window.open_path(p))
+        QTimer.singleShot(0, lambda p=path: commands.open_path(window.shell, p))
     if os.environ.get("STUDIO_STARTUP_REPORT"):  # tests/benchmarks/bench_startup.py and the bundle smoke test
         def report() -> None:
             print(f"studio: window shown {time.perf_counter() - started:.3f} s after run_gui; "
@@ -61,7 +66,7 @@ def run_gui(argv: list[str]) -> int:
             QTimer.singleShot(0, report_curves)
 
         def report_curves() -> None:
-            assert window.curves is not None  # built now if the timer has not yet
+            assert window.curves_pane.curves is not None  # built now if the timer has not yet
             print(f"studio: curves shown {time.perf_counter() - started:.3f} s after run_gui; "
                   f"torch imported: {'torch' in sys.modules}", flush=True)
             if os.environ["STUDIO_STARTUP_REPORT"] == "quit":

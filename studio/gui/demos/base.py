@@ -18,11 +18,8 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QProgressBar,
-    QPushButton,
     QScrollArea,
     QSpinBox,
     QSplitter,
@@ -31,14 +28,15 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.checks.catalog import checks_for_demo
+from studio.core.contracts.jobs import DemoRequest
 from studio.core.demos.catalog import DEMOS, EXPLANATIONS
 from studio.core.errors import StudioError
 from studio.gui.demos import style
 from studio.gui.demos.player import Player
 from studio.gui.plots.empty_hint import EmptyHint
-from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.check_panel import CheckPanel
 from studio.gui.widgets.forms import param_widget
+from studio.gui.widgets.job_panel import JobPanel, Words
 
 RERUN_DELAY_MS = 400
 
@@ -57,13 +55,14 @@ class DemoView(QWidget):
         self.explanation = EXPLANATIONS[self.demo]
         self.params: dict[str, Any] = self.entry.defaults()
         self.session = session  # starts and follows the demo's background job
-        self.binding = JobBinding(self)  # the current computation (a newer one replaces it)
-        self.binding.progress.connect(self._progress)
-        self.binding.frame.connect(self._frame)
-        self.binding.done.connect(self._done)
-        self.binding.failed.connect(self._failed)
-        self.binding.cancelled.connect(lambda: self.show_status("Stopped."))
-        self.binding.ended.connect(lambda _state: self.stop_button.setEnabled(False))
+        # the current computation (a newer one replaces it): Compute, Stop, the progress and the status line
+        self.panel = JobPanel("Compute", cancel_text="Stop", replaces=True, words=Words(
+            idle="Press Play to compute and animate the demo.", starting="Computing…", cancelling="Stopping…",
+            cancelled="Stopped.", failed="{first_line}", done="Done — play, pause, step or drag the slider."))
+        self.panel.run_clicked.connect(self.compute)
+        self.panel.frame.connect(self._frame)
+        self.panel.done.connect(self._done)
+        self.panel.failed.connect(self._failed)
         self.result: dict[str, Any] | None = None
         self.presentation = False
         self.error_text = ""
@@ -101,28 +100,17 @@ class DemoView(QWidget):
             label.setToolTip(param.help)
             self.form.addRow(label, self.decorate_param(param.name, w))
             self.param_widgets[param.name] = w
-        self.compute_button = QPushButton("Compute")
+        self.compute_button = self.panel.run_button
         self.compute_button.setObjectName("compute")
         self.compute_button.setToolTip("Run the demo's computation with these settings (in the background)")
-        self.compute_button.clicked.connect(self.compute)
-        self.stop_button = QPushButton("Stop")
+        self.stop_button = self.panel.cancel_button
         self.stop_button.setObjectName("stop")
         self.stop_button.setToolTip("Cancel the computation running in the background")
-        self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.stop)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.setTextVisible(False)
-        self.status = QLabel("Press Play to compute and animate the demo.")
-        self.status.setObjectName("status")
-        self.status.setWordWrap(True)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.compute_button)
-        buttons.addWidget(self.stop_button)
+        self.panel.status.setObjectName("status")
         checks = checks_for_demo(self.demo)  # the lesson's paper checks: a button beside Compute, text by the claim
         self.check_panel = CheckPanel(self, checks) if checks else None
         if self.check_panel is not None:
-            buttons.addWidget(self.check_panel.run_button)
+            self.panel.add_button(self.check_panel.run_button, while_busy=True)
 
         # The explanation and the parameters scroll; Compute/Stop, the progress and the status stay in sight
         # below them (at 1280×800 a long form used to push them out of view).
@@ -141,9 +129,7 @@ class DemoView(QWidget):
         column_layout = QVBoxLayout(column)
         column_layout.setContentsMargins(0, 0, 0, 0)
         column_layout.addWidget(scroll, 1)
-        column_layout.addLayout(buttons)
-        column_layout.addWidget(self.progress)
-        column_layout.addWidget(self.status)
+        column_layout.addWidget(self.panel)
         column.setMinimumWidth(230)
         self.side = column
 
@@ -249,37 +235,25 @@ class DemoView(QWidget):
     # --- computing ---------------------------------------------------------------------------
     def compute(self) -> None:
         """Start the computation as a background job (replacing one in progress)."""
-        self.binding.cancel()
         self.result = None
         self.error_text = ""
         self.set_caption("")
         self.clear_data()
         self.player.reset()
-        if self.live:
-            self.binding.start(self.session.start_demo(self.demo, self.params, live=True))
-        else:
-            self.binding.start(self.session.start_demo(self.demo, self.params))
-        self.progress.setValue(0)
-        self.show_status("Computing…")
-        self.stop_button.setEnabled(True)
+        self.panel.start(self.session.start(DemoRequest(self.demo, dict(self.params), live=self.live)))
         self.player.play(request=False)
 
     def stop(self) -> None:
-        if self.binding.cancel():
-            self.show_status("Stopping…")
+        self.panel.cancel()
 
     @property
     def task(self) -> Any:
         """The Session's JobHandle of the current (or last) computation."""
-        return self.binding.handle
+        return self.panel.handle
 
     @property
     def busy(self) -> bool:
-        return self.binding.running
-
-    def _progress(self, fraction: float, text: str) -> None:
-        self.progress.setValue(int(fraction * 1000))
-        self.show_status(text)
+        return self.panel.busy
 
     def _frame(self, frame: dict) -> None:
         self.empty.hide_hint()
@@ -291,12 +265,9 @@ class DemoView(QWidget):
         self.empty.hide_hint()
         self.on_result(result)
         self.player.set_count(self.frame_count())
-        self.progress.setValue(1000)
-        self.show_status("Done — play, pause, step or drag the slider.")
 
     def _failed(self, message: str) -> None:
         self.error_text = message
-        self.show_status(self.error_text.split("\n")[0], error=True)
 
     def set_caption(self, text: str, short: str | None = None) -> None:
         """The line above the plots that says what the current frame shows (plot titles stay short);
@@ -305,9 +276,13 @@ class DemoView(QWidget):
         self.caption.setText(self._captions[1] if self.presentation else text)
         self.caption.setToolTip(text if self.presentation and short else "")
 
+    @property
+    def status(self) -> QLabel:
+        """The status line (the job panel's)."""
+        return self.panel.status
+
     def show_status(self, text: str, error: bool = False) -> None:
-        self.status.setText(text)
-        self.status.setStyleSheet("color: #c00000" if error else "")
+        self.panel.show_status(text, error)
 
     def theme_changed(self) -> None:
         """After a theme change (``MainWindow.apply_theme``, once every plot is restyled): this view's own style

@@ -9,6 +9,7 @@ and as a mark on the loss curves. A seed change starts again from new weights.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -48,12 +49,12 @@ class PlaygroundView(DemoView):
         self.compute_button.setText("Train")
         self.compute_button.setToolTip("Train from new random weights; change any setting while it learns")
         self.stop_button.setToolTip("End the training (the last picture stays)")
-        self.status.setText("Press Train or Play: it learns until you pause it; change settings while it learns.")
-        self.progress.setVisible(False)  # live training has no end: the player's label says the step
+        # live training has no end (its bar stays empty; the player's label says the step), and the child's one
+        # "starting" report would hide the status line: progress leaves the line to the view
+        idle = "Press Train or Play: it learns until you pause it; change settings while it learns."
+        self.panel.words = replace(self.panel.words, idle=idle, progress=None)
+        self.status.setText(idle)
         self._hide_idle_rows()
-
-    def _progress(self, fraction: float, text: str) -> None:
-        """Live training has no fraction (the child's one "starting" report would hide the status line)."""
 
     # --- steering the running training ---------------------------------------------------------
     def set_param(self, key: str, value: Any) -> None:

@@ -1,4 +1,5 @@
-"""Screenshots of every demo in presentation mode: ``python -m studio.gui.demos.screenshots [OUT_DIR]``.
+"""Screenshots of every demo in presentation mode (``python packaging/demo_screenshots.py [OUT_DIR]`` gives
+:func:`take` the engine).
 
 Runs each demo with its default settings as a background job, shows its last frame (the race: step
 40) and saves
@@ -11,23 +12,25 @@ import sys
 import time
 from pathlib import Path
 
+from studio.core.contracts.engine_port import EnginePort
+
 FRAME = {"optimizer_race": 40}  # a frame mid-race shows the paths apart; the others show their last frame
 ENDLESS_S = 8.0  # a live demo that runs until stopped (the playground) is pictured after this long
 
 
-def take(out_dir: Path, names: list[str] | None = None, size: tuple[int, int] = (1920, 1080),
+def take(engine: EnginePort, out_dir: Path, names: list[str] | None = None, size: tuple[int, int] = (1920, 1080),
          timeout_s: float = 600.0) -> list[Path]:
+    """Picture each demo (all by default) with the jobs ``engine`` makes; the saved PNGs."""
     from PySide6.QtWidgets import QApplication
 
     from studio.core.vocab import JobState
-    from studio.engine.jobs import backend
     from studio.gui.demos.lab import VIEWS, TeachingLab
     from studio.gui.session.session import Session
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     out_dir.mkdir(parents=True, exist_ok=True)
-    backend.start_warm()
-    session = Session()
+    session = Session(engine=engine)
+    session.warm_up()
     lab = TeachingLab(session)
     lab.resize(*size)
     lab.show()
@@ -61,7 +64,3 @@ def take(out_dir: Path, names: list[str] | None = None, size: tuple[int, int] = 
     finally:
         session.shutdown(wait_s=5)
     return saved
-
-
-if __name__ == "__main__":
-    take(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots"), sys.argv[2:] or None)

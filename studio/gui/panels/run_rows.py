@@ -7,11 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLineEdit, QToolButton, QTreeWidgetItem
 
 from studio.core.errors import ConfigError
 from studio.core.runs import run_filter
 from studio.core.runs.run_filter import RunFacts, RunFilter
+from studio.gui.session import theme
 
 SortKey = tuple[int, Any] | None  # (0, number) before (1, text); None: empty, always last
 
@@ -104,8 +106,9 @@ class FilterBox(QLineEdit):
         except ConfigError as err:
             parsed, self.error = RunFilter(""), str(err)
         self.setProperty("invalid", bool(self.error))
-        self.setStyleSheet("QLineEdit { border: 1px solid #d32f2f; background: rgba(211, 47, 47, 40); }"
-                           if self.error else "")
+        red = QColor(theme.error_colour())
+        self.setStyleSheet(f"QLineEdit {{ border: 1px solid {red.name()}; background: rgba({red.red()}, {red.green()}, "
+                           f"{red.blue()}, 40); }}" if self.error else "")
         self.setToolTip(f"⚠ {self.error}" if self.error else self.USUAL_TIP)
         self.setStatusTip(self.error)
         return parsed

@@ -20,8 +20,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QProgressBar,
-    QPushButton,
     QScrollArea,
     QSpinBox,
     QSplitter,
@@ -34,10 +32,10 @@ from PySide6.QtWidgets import (
 from studio.core.checks.catalog import CHECKS
 from studio.core.contracts.async_sgd import MAX_WORKERS, AsyncRequest, parse_delays, validate
 from studio.core.errors import ConfigError
-from studio.gui.parallel.job_page import JobPage
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.log_axis import LogAxis
 from studio.gui.plots.palette import run_colour
+from studio.gui.widgets.job_panel import JobPanel, Words
 
 CHECK_NAME = "chen_async_straggler"
 CLAIM = ("<b>Claim.</b> With a straggler, a synchronous parameter server waits for the slowest worker every round; "
@@ -57,12 +55,17 @@ def _tip(widget: QWidget, text: str) -> QWidget:
     return widget
 
 
-class AsyncPage(JobPage):
-    TASK = "ASYNC_SGD"
-    STARTING = "Starting the parameter server and the workers…"
+class AsyncPage(QWidget):
+    """The form, the claim, the table and the paper check on the left; Run/Cancel below; the plots on the right."""
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
-        super().__init__(session, parent)
+        super().__init__(parent)
+        self.session = session
+        self.result: dict[str, Any] | None = None
+        self.panel = JobPanel("Run", words=Words(idle="Press Run: the processes start in a few seconds.",
+                                                 starting="Starting the parameter server and the workers…"))
+        self.panel.run_clicked.connect(self.run)
+        self.panel.done.connect(self.show_result)
 
         self.claim = QLabel(CLAIM)
         self.claim.setWordWrap(True)
@@ -153,31 +156,17 @@ class AsyncPage(JobPage):
         self.side_scroll.setWidget(side)
         self.side_scroll.setWidgetResizable(True)
 
-        self.run_button = QPushButton("Run")
-        self.run_button.setObjectName("async_run")
-        _tip(self.run_button, "Start the parameter server and the workers, and train in every chosen mode")
-        self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        _tip(self.cancel_button, "Stop the study (every process of it is ended)")
-        self.cancel_button.clicked.connect(self.job.cancel)
-        self.bar = QProgressBar()
-        self.bar.setRange(0, 100)
-        _tip(self.bar, "Progress over the modes")
-        self.status = QLabel("Press Run: the processes start in a few seconds.")
-        self.status.setObjectName("async_status")
-        self.status.setWordWrap(True)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.cancel_button)
-        buttons.addStretch(1)
+        self.panel.run_button.setObjectName("async_run")
+        _tip(self.panel.run_button, "Start the parameter server and the workers, and train in every chosen mode")
+        _tip(self.panel.cancel_button, "Stop the study (every process of it is ended)")
+        _tip(self.panel.bar, "Progress over the modes")
+        self.panel.status.setObjectName("async_status")
+        self.panel.buttons.addStretch(1)
         column = QWidget()
         column_layout = QVBoxLayout(column)
         column_layout.setContentsMargins(0, 0, 0, 0)
         column_layout.addWidget(self.side_scroll, 1)
-        column_layout.addLayout(buttons)
-        column_layout.addWidget(self.bar)
-        column_layout.addWidget(self.status)
+        column_layout.addWidget(self.panel)
 
         self.by_update = self._plot("async_loss_updates", "Loss vs updates", "applied updates (log)", "loss",
                                     "The loss on 2,000 training images after each applied update (log scale: sync "
@@ -227,6 +216,15 @@ class AsyncPage(JobPage):
         plot.getAxis("left").enableAutoSIPrefix(False)  # shares as 0.5, not 500 (×0.001)
         plot.setMinimumSize(130, 140)
         return plot
+
+    # --- the job -------------------------------------------------------------------------------------------------
+    def run(self) -> None:
+        """Start the form's request; a form that is not one is refused in one sentence on the status line."""
+        self.panel.submit(self.session, self.request)
+
+    def show_status(self, text: str, error: bool = False) -> None:
+        """A line on the page's status line (the CheckPanel's view writes here too)."""
+        self.panel.show_status(text, error)
 
     # --- the form ------------------------------------------------------------------------------------------------
     def _budget_kind_changed(self, kind: str) -> None:

@@ -2,7 +2,7 @@
 files per item, timed at each worker count (pin_memory and persistent workers as asked), beside Studio's
 device-resident path; a bar per configuration (samples/s, its waiting share marked), the verdict in plain words,
 and the Mohan et al. data-stalls paper check. The work is ``engine/tasks/dataload.py`` in a background job
-(``gui/app/job_binding.JobBinding``); no torch in this process."""
+(``gui/widgets/job_panel.JobPanel``); no torch in this process."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QScrollArea,
     QSpinBox,
@@ -34,10 +33,11 @@ from PySide6.QtWidgets import (
 
 from studio.core.checks.catalog import CHECKS
 from studio.core.contracts.dataload import DataloadRequest, validate
-from studio.gui.parallel.job_page import JobPage
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
+from studio.gui.session import theme
 from studio.gui.widgets.check_panel import CheckPanel
+from studio.gui.widgets.job_panel import JobPanel, Words
 
 CHECK_NAME = "mohan_data_stalls"
 CLAIM = ("Claim: when every item is decoded from an image file, the training step spends much of its time "
@@ -49,14 +49,18 @@ COLUMNS = ("configuration", "samples/s", "× 0 workers", "step ms", "waiting ms"
 FOLDER, DATASET = "folder", "dataset"
 
 
-class DataloadPage(JobPage):
+class DataloadPage(QWidget):
     """The form, Run/Cancel and progress; the verdict; the chart and the table; the claim and the paper check."""
 
-    TASK = "DATALOAD"
-    STARTING = "Starting the measurement…"
-
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
-        super().__init__(session, parent)
+        super().__init__(parent)
+        self.session = session
+        self.result: dict[str, Any] | None = None
+        self.panel = JobPanel("Run", arrange="inline", words=Words(
+            idle="Pick a folder of images (or the current dataset) and press Run.",
+            starting="Starting the measurement…"))
+        self.panel.run_clicked.connect(self.run)
+        self.panel.done.connect(self.show_result)
 
         self.source = QComboBox()
         self.source.setObjectName("dataload_source")
@@ -87,21 +91,12 @@ class DataloadPage(JobPage):
         self.batch = _spin(1, 4096, 64, "batch ", "Samples per training step")
         self.steps = _spin(4, 100_000, 60, "", "Training steps per configuration, spread over 2 epochs", " steps")
         self.prefetch = _spin(1, 64, 2, "prefetch ", "Batches each worker loads ahead (prefetch_factor)")
-        self.run_button = QPushButton("Run")
-        self.run_button.setObjectName("dataload_run")
-        self.run_button.setToolTip("Measure every configuration on these images (in the background)")
-        self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setObjectName("dataload_cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.setToolTip("Stop the measurement; its DataLoader workers stop with it")
-        self.cancel_button.clicked.connect(self.job.cancel)
-        self.bar = QProgressBar()
-        self.bar.setRange(0, 100)
-        self.bar.setToolTip("How far the measurement is")
-        self.status = QLabel("Pick a folder of images (or the current dataset) and press Run.")
-        self.status.setObjectName("dataload_status")
-        self.status.setWordWrap(True)
+        self.panel.run_button.setObjectName("dataload_run")
+        self.panel.run_button.setToolTip("Measure every configuration on these images (in the background)")
+        self.panel.cancel_button.setObjectName("dataload_cancel")
+        self.panel.cancel_button.setToolTip("Stop the measurement; its DataLoader workers stop with it")
+        self.panel.bar.setToolTip("How far the measurement is")
+        self.panel.status.setObjectName("dataload_status")
         self.verdict = QLabel("The verdict appears here: how much of each step the model waited for data, and "
                               "what to do about it.")
         self.verdict.setObjectName("dataload_verdict")
@@ -169,11 +164,7 @@ class DataloadPage(JobPage):
             sizes.addWidget(box)
         sizes.addStretch(1)
         form.addLayout(sizes, 2, 0, 1, 6)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.bar, 1)
-        form.addLayout(buttons, 3, 0, 1, 6)
+        form.addWidget(self.panel, 3, 0, 1, 6)
         form.setColumnStretch(2, 1)
         results = QSplitter(Qt.Orientation.Vertical)
         results.addWidget(self.chart)
@@ -184,7 +175,6 @@ class DataloadPage(JobPage):
         main_layout = QVBoxLayout(main)
         main_layout.setContentsMargins(0, 0, 0, 0)
         main_layout.addLayout(form)
-        main_layout.addWidget(self.status)
         main_layout.addWidget(self.verdict)
         main_layout.addWidget(results, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -204,9 +194,17 @@ class DataloadPage(JobPage):
         if event.type() == QEvent.Type.PaletteChange and self.result is not None:
             self._draw(self.result["rows"])
 
+    # --- the job -------------------------------------------------------------------------------
+    def run(self) -> None:
+        """Start the form's request; a form that is not one is refused in one sentence on the status line."""
+        self.panel.submit(self.session, self.request)
+
     # --- the CheckPanel's view -----------------------------------------------------------------
     def set_params(self, _values: dict[str, Any]) -> None:
         """The check has no preset to put in this form."""
+
+    def show_status(self, text: str, error: bool = False) -> None:
+        self.panel.show_status(text, error)
 
     # --- the form ------------------------------------------------------------------------------
     def _source_changed(self) -> None:
@@ -296,7 +294,7 @@ def verdict_html(verdict: str, bottleneck: bool) -> str:
         close = rest.index(")")
         after = rest[close + 1:].strip(" .—")
         rest = rest[1:close] + (f". {after[0].upper()}{after[1:]}" if after else "")
-    colour = "#d9413b" if bottleneck else "#2e9e44"
+    colour = theme.error_colour() if bottleneck else "#2e9e44"
     return (f"<div style='font-size: 15pt; font-weight: bold; color: {colour}'>{html.escape(head)}</div>"
             + (f"<div>{html.escape(rest[0].upper() + rest[1:])}.</div>" if rest else ""))
 

@@ -12,8 +12,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QProgressBar,
-    QPushButton,
     QScrollArea,
     QSplitter,
     QTabWidget,
@@ -22,14 +20,12 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.checks.catalog import CHECKS
-from studio.core.contracts import tasks
-from studio.core.errors import ConfigError
 from studio.gui.parallel.modes_form import ModesForm
 from studio.gui.parallel.modes_plots import ModesPlots
 from studio.gui.parallel.modes_table import ModesTable
 from studio.gui.parallel.modes_timeline import ModesTimeline
-from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.check_panel import CheckPanel
+from studio.gui.widgets.job_panel import JobPanel, Words
 from studio.gui.widgets.paper_check import verdict_html
 
 CLAIM = ("<b>The claim.</b> Splitting the <i>data</i> keeps every rank busy: each holds the whole model and trains "
@@ -38,14 +34,6 @@ CLAIM = ("<b>The claim.</b> Splitting the <i>data</i> keeps every rank busy: eac
          "the bubble (p−1)/(M+p−1) for p stages and M micro-batches. Every mode trains the same network on the "
          "same samples, so the loss curves coincide.")
 CHECK_NAMES = ("huang_gpipe_bubble", "model_parallel_slower")
-NO_TASK = "The engine of this page is not installed in this build: nothing can be measured yet."
-
-
-def parallel_task() -> Any:
-    """The background task that measures the modes (``engine/tasks.PARALLEL``), or None before it exists."""
-    return getattr(tasks, "PARALLEL", None)
-
-
 class ModesPage(QWidget):
     """Form and buttons on the left; the timeline above the numbers and plots on the right."""
 
@@ -53,44 +41,29 @@ class ModesPage(QWidget):
         super().__init__(parent)
         self.session = session
         self.result: dict[str, Any] | None = None
-        self.error: str | None = None
         self.submitted: Any = None  # the last request handed to the Session
-        self.job = JobBinding(self)
-        self.job.progress.connect(self._progress)
-        self.job.done.connect(self.show_result)
-        self.job.failed.connect(self._failed)
-        self.job.cancelled.connect(lambda: self._finish("Cancelled."))
+        self.panel = JobPanel("Run", words=Words(idle="Choose the modes and press Run.", starting="Starting the ranks…",
+                                                 refused="Not started: {message}"))
+        self.panel.run_clicked.connect(self.run)
+        self.panel.done.connect(self.show_result)
 
         self.claim = QLabel(CLAIM)
         self.claim.setObjectName("parallel_claim")
         self.claim.setWordWrap(True)
         self.claim.setTextFormat(Qt.TextFormat.RichText)
         self.form = ModesForm()
-        self.run_button = QPushButton("Run")
-        self.run_button.setObjectName("parallel_run")
-        self.run_button.setToolTip("Train the network in each chosen mode and measure it (in the background)")
-        self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setObjectName("parallel_cancel")
-        self.cancel_button.setToolTip("Stop the measurement (every rank's process ends)")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.job.cancel)
-        self.bar = QProgressBar()
-        self.bar.setRange(0, 100)
-        self.status = QLabel("Choose the modes and press Run.")
-        self.status.setObjectName("parallel_status")
-        self.status.setWordWrap(True)
+        self.panel.run_button.setObjectName("parallel_run")
+        self.panel.run_button.setToolTip("Train the network in each chosen mode and measure it (in the background)")
+        self.panel.cancel_button.setObjectName("parallel_cancel")
+        self.panel.cancel_button.setToolTip("Stop the measurement (every rank's process ends)")
+        self.panel.status.setObjectName("parallel_status")
         checks = [CHECKS[n] for n in CHECK_NAMES if n in CHECKS]  # the lead merges them with the engine
         self.check_panel = CheckPanel(self, checks) if checks else None
         self.verdicts = QLabel("")  # each check's PASS/FAIL, beside the claim (the details: in the left column)
         self.verdicts.setObjectName("parallel_check_verdicts")
         self.verdicts.setTextFormat(Qt.TextFormat.RichText)
         if self.check_panel is not None:
-            self.check_panel.binding.done.connect(lambda _outcomes: self.show_verdicts())
-        if parallel_task() is None:
-            self.run_button.setEnabled(False)
-            self.run_button.setToolTip(NO_TASK)
-            self.status.setText(NO_TASK)
+            self.check_panel.job.done.connect(lambda _outcomes: self.show_verdicts())
 
         side = QWidget()
         side_layout = QVBoxLayout(side)
@@ -101,16 +74,11 @@ class ModesPage(QWidget):
         self.side_scroll = QScrollArea()  # the check panel scrolls its result into view here
         self.side_scroll.setWidget(side)
         self.side_scroll.setWidgetResizable(True)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.cancel_button)
         column = QWidget()
         column_layout = QVBoxLayout(column)
         column_layout.setContentsMargins(0, 0, 0, 0)
         column_layout.addWidget(self.side_scroll, 1)
-        column_layout.addLayout(buttons)
-        column_layout.addWidget(self.bar)
-        column_layout.addWidget(self.status)
+        column_layout.addWidget(self.panel)
         column.setMinimumWidth(200)
 
         self.timeline = ModesTimeline()
@@ -157,8 +125,7 @@ class ModesPage(QWidget):
         """The checks of this page carry no preset for the form; nothing to set."""
 
     def show_status(self, text: str, error: bool = False) -> None:
-        self.status.setText(text)
-        self.status.setStyleSheet("color: #d9413b" if error else "")
+        self.panel.show_status(text, error)
 
     def show_verdicts(self) -> None:
         """The last paper-check outcomes as one line per check: its name and a coloured PASS/FAIL."""
@@ -168,49 +135,20 @@ class ModesPage(QWidget):
     # --- the job -----------------------------------------------------------------------------------
     def run(self) -> None:
         """Read the form and start the measurement; a form that cannot be a request is refused in one sentence."""
-        if self.job.running:
-            return
-        task = parallel_task()
-        if task is None:
-            self.show_status(NO_TASK, error=True)
-            return
-        try:
-            request = self.form.request()
-        except ConfigError as err:
-            self.error = str(err)
-            self.show_status(f"Not started: {err}", error=True)
-            return
-        self.error = None
-        self.submitted = request
-        self.bar.setValue(0)
-        self.show_status("Starting the ranks…")
-        self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        self.job.start(self.session.start_task(task, request))
+        self.panel.submit(self.session, self._request)
 
-    def _progress(self, fraction: float, text: str) -> None:
-        self.bar.setValue(int(fraction * 100))
-        self.show_status(text)
-
-    def _finish(self, text: str, error: bool = False) -> None:
-        self.run_button.setEnabled(parallel_task() is not None)
-        self.cancel_button.setEnabled(False)
-        self.show_status(text, error)
-
-    def _failed(self, message: str) -> None:
-        self.error = message.strip().split("\n")[0]  # the job's sentence; never a traceback on the page
-        self.bar.setValue(0)
-        self._finish(f"Failed: {self.error}", error=True)
+    def _request(self) -> Any:
+        self.submitted = self.form.request()  # the last request handed to the Session
+        return self.submitted
 
     def show_result(self, result: dict[str, Any]) -> None:
         """Fill the timeline, the table and the plots from a ``ParallelResult``."""
         self.result = result
-        self.bar.setValue(100)
         stages = "; ".join(f"rank {i} holds {', '.join(s)}" for i, s in enumerate(result["stages"]))
         notes = "; ".join(n.rstrip(". ") for n in result.get("notes", []))  # what was not run, and why
-        self._finish(f"{result['ranks']} ranks on {result['device']} ({result['cores']} cores), {result['dataset']}, "
-                     f"global batch {result['batch_size']}, {result['steps']} steps."
-                     + (f" Stages: {stages}." if stages else "") + (f" Not run: {notes}." if notes else ""))
+        self.show_status(f"{result['ranks']} ranks on {result['device']} ({result['cores']} cores), "
+                         f"{result['dataset']}, global batch {result['batch_size']}, {result['steps']} steps."
+                         + (f" Stages: {stages}." if stages else "") + (f" Not run: {notes}." if notes else ""))
         self.timeline.show_rows(result["rows"])
         self.table.show_result(result)
         self.plots.show(result)

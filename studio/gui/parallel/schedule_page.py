@@ -17,8 +17,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QProgressBar,
-    QPushButton,
     QScrollArea,
     QSpinBox,
     QSplitter,
@@ -34,7 +32,7 @@ from studio.core.scheduling.policies import LABELS, NAMES
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.gantt import Bar, GanttPlot
 from studio.gui.plots.palette import run_colour
-from studio.gui.session.job_binding import JobBinding
+from studio.gui.widgets.job_panel import JobPanel, Words
 
 CHECK_NAME = "gu_tiresias_las"
 CLAIM = ("<b>Claim.</b> Serving the job with the least GPU-time received so far (LAS, as Tiresias does) lets short "
@@ -67,8 +65,11 @@ class SchedulePage(QWidget):
         super().__init__(parent)
         self.session = session
         self.result: dict[str, Any] | None = None
-        self.error: str | None = None
-        self.job = JobBinding.wired(self, self._progress, self._on_done, self._on_failed)
+        self.panel = JobPanel("Run", words=Words(
+            idle="Press Run to replay your finished runs on the simulated cluster.", starting="Replaying…",
+            failed="{first_line}"))
+        self.panel.run_clicked.connect(self.run)
+        self.panel.done.connect(self.show_result)
         self._build_controls()
         self._build_views()
 
@@ -108,21 +109,11 @@ class SchedulePage(QWidget):
         self.queued_only.setObjectName("schedule_queued_only")
         self.queued_only.setToolTip("Only the runs that went through the run queue (else every finished run, "
                                     "those trained with Train too)")
-        self.run_button = QPushButton("Run")
-        self.run_button.setObjectName("schedule_run")
-        self.run_button.setToolTip("Replay the runs on the simulated GPUs under each chosen policy")
-        self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.setToolTip("Stop the replay")
-        self.cancel_button.clicked.connect(self.job.cancel)
-        self.bar = QProgressBar()
-        self.bar.setRange(0, 100)
-        self.bar.setMaximumHeight(12)
-        self.bar.setTextVisible(False)
-        self.status = QLabel("Press Run to replay your finished runs on the simulated cluster.")
-        self.status.setObjectName("schedule_status")
-        self.status.setWordWrap(True)
+        self.panel.run_button.setObjectName("schedule_run")
+        self.panel.run_button.setToolTip("Replay the runs on the simulated GPUs under each chosen policy")
+        self.panel.cancel_button.setToolTip("Stop the replay")
+        self.panel.bar.setMaximumHeight(12)
+        self.panel.status.setObjectName("schedule_status")
         self.claim = QLabel(CLAIM)
         self.claim.setObjectName("schedule_claim")
         self.claim.setWordWrap(True)
@@ -170,19 +161,16 @@ class SchedulePage(QWidget):
         self.verdict = QLabel()
         self.verdict.setObjectName("schedule_check_verdict")
         self.verdict.setToolTip("The paper check's verdict; its numbers are under the Gantt chart's right")
-        self.check_panel.binding.done.connect(self._show_verdict)
+        self.check_panel.job.done.connect(self._show_verdict)
         holder = QWidget()
         column = QVBoxLayout(holder)
         column.addWidget(self.check_panel)
         column.addStretch(1)
         self.side_scroll.setWidget(holder)
 
-        controls = QHBoxLayout()
-        controls.addWidget(self.gpus)
-        for box in self.policy_boxes.values():
-            controls.addWidget(box)
-        controls.addWidget(self.run_button)
-        controls.addWidget(self.cancel_button)
+        controls = self.panel.buttons  # the cluster's controls before Run and Cancel, the paper check after them
+        for i, widget in enumerate((self.gpus, *self.policy_boxes.values())):
+            controls.insertWidget(i, widget)
         controls.addStretch(1)
         controls.addWidget(self.check_panel.run_button)
         controls.addWidget(self.verdict)
@@ -216,11 +204,9 @@ class SchedulePage(QWidget):
         body.addWidget(bottom)
         body.setSizes([200, 360])
         layout = QVBoxLayout(self)
-        layout.addLayout(controls)
+        layout.addWidget(self.panel)
         layout.addLayout(filter_row)
         layout.addWidget(self.claim)
-        layout.addWidget(self.bar)
-        layout.addWidget(self.status)
         layout.addWidget(body, 1)
 
     # --- the CheckPanel's view ---------------------------------------------------------------
@@ -232,8 +218,8 @@ class SchedulePage(QWidget):
     def set_params(self, params: dict[str, Any]) -> None:
         """The paper check has no preset for this page (its traces are synthetic): nothing to put in a form."""
 
-    def show_status(self, text: str) -> None:
-        self.status.setText(text)
+    def show_status(self, text: str, error: bool = False) -> None:
+        self.panel.show_status(text, error)
 
     # --- running -------------------------------------------------------------------------------
     def request(self) -> ScheduleRequest:
@@ -250,44 +236,12 @@ class SchedulePage(QWidget):
         return request
 
     def run(self) -> None:
-        if self.job.running:
-            return
-        try:
-            request = self.request()
-        except ConfigError as err:
-            self._on_failed(str(err))
-            return
-        from studio.core.contracts import tasks
-
-        self.error = None
-        self.bar.setValue(0)
-        self.status.setText("Replaying…")
-        self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        self.job.start(self.session.start_task(tasks.SCHEDULE, request))
-
-    def _progress(self, fraction: float, text: str) -> None:
-        self.bar.setValue(int(fraction * 100))
-        self.status.setText(text)
-
-    def _on_failed(self, message: str) -> None:
-        self.error = message
-        self.bar.setValue(0)
-        self.status.setText("Cancelled." if message == "cancelled" else message.split("\n")[0])
-        self.status.setStyleSheet("" if message == "cancelled" else "color: #d9413b")
-        self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-
-    def _on_done(self, result: dict[str, Any]) -> None:
-        self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        self.bar.setValue(100)
-        self.show_result(result)
+        """Replay the runs the controls describe; controls that are not a request are refused in one sentence."""
+        self.panel.submit(self.session, self.request)
 
     # --- showing -------------------------------------------------------------------------------
     def show_result(self, result: dict[str, Any]) -> None:
         self.result = result
-        self.status.setStyleSheet("")
         rows = result["policies"]
         jobs = result["jobs"]
         skipped = f"; {result['skipped']} finished runs had no measured duration" if result["skipped"] else ""
@@ -296,7 +250,7 @@ class SchedulePage(QWidget):
         versus = (f", {fifo['mean_jct'] / best['mean_jct']:.2f}× below FIFO's" if fifo and best is not fifo
                   and best["mean_jct"] > 0 else "")
         how = "arriving as queued" if result["arrivals"] == "recorded" else "arriving together"
-        self.status.setText(f"{len(jobs)} jobs on {result['gpus']} GPUs ({how}{skipped}). Lowest mean JCT: "
+        self.panel.show_status(f"{len(jobs)} jobs on {result['gpus']} GPUs ({how}{skipped}). Lowest mean JCT: "
                             f"{best['label']}{versus}.")
         unit, per = time_unit(max(max(r["p95_jct"] for r in rows), max(r["makespan"] for r in rows)))
         self.table.setRowCount(len(rows))

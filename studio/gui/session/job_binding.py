@@ -1,11 +1,12 @@
 """One binding between a widget and its background job, on the model of Orange3's ``ConcurrentWidgetMixin``.
 
-A widget asks the Session for a job (``Session.start_…`` returns a ``JobHandle``) and hands it to its
-:class:`JobBinding`, which turns the handle's signals into ``progress(fraction, text)`` (the text with the ETA),
-``frame(object)`` (a live snapshot), and exactly one of ``done(result)``, ``failed(message)`` or ``cancelled()``,
-then ``ended(state)``. Signals of a job the binding no longer holds (replaced by a newer one) are dropped, so a
-widget never sees a stale result. ``cancel()`` asks the job to stop; ``running`` says whether one is in progress;
-``handle`` stays on the last job after it ended (its ``errors`` carry the failure's fields).
+A widget asks the Session for a job (``Session.start(request)`` returns a ``JobHandle``) and hands it to its
+:class:`JobBinding` (most widgets through their ``widgets/job_panel.JobPanel``), which turns the handle's signals
+into ``progress(fraction, text)`` (the text with the ETA), ``frame(object)`` (a live snapshot), and exactly one of
+``done(result)``, ``failed(message)`` or ``cancelled()``, then ``ended(state)``. Signals of a job the binding no
+longer holds (replaced by a newer one) are dropped, so a widget never sees a stale result. ``cancel()`` asks the
+job to stop; ``running`` says whether one is in progress; ``handle`` stays on the last job after it ended (its
+``errors`` carry the failure's fields).
 """
 
 from __future__ import annotations
@@ -29,17 +30,6 @@ class JobBinding(QObject):
         super().__init__(parent)
         self.handle: Any = None  # the JobHandle of the current (or last) job
 
-    @classmethod
-    def wired(cls, owner: QObject, progress: Any, done: Any, failed: Any) -> JobBinding:
-        """A binding owned by ``owner`` whose ``progress(fraction, text)``, ``done(result)`` and ``failed(message)``
-        go to these callbacks; a cancel reaches ``failed("cancelled")`` (the pages' and tabs' one wiring)."""
-        job = cls(owner)
-        job.progress.connect(progress)
-        job.done.connect(done)
-        job.failed.connect(failed)
-        job.cancelled.connect(lambda: failed("cancelled"))
-        return job
-
     @property
     def running(self) -> bool:
         return self.handle is not None and not self.handle.done
@@ -54,7 +44,7 @@ class JobBinding(QObject):
         return self.handle.job.label if self.handle is not None else ""
 
     def start(self, handle: Any) -> Any:
-        """Follow ``handle`` (from a ``Session.start_…``) instead of any earlier job; returns it."""
+        """Follow ``handle`` (from ``Session.start``) instead of any earlier job; returns it."""
         self.handle = handle
         handle.progress.connect(lambda fraction, _text, _eta, h=handle: self._progress(h, fraction))
         handle.frame.connect(lambda data, h=handle: self._frame(h, data))

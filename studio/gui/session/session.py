@@ -1,33 +1,30 @@
 """The session: the current RunConfig, every background job, and the run selection.
 
-Widgets edit the config through it and subscribe to its signals. Every background job (training,
-landscape, import, preview, demo, model summary: ``engine/jobs/process_job.py``) starts through
-:meth:`Session.start_job`, which hands it to the bridge and returns a :class:`JobHandle` whose signals
-arrive on the GUI thread. No tab starts an engine job itself; the session follows them all in one place.
-It holds no training state beyond handles to the jobs it started.
+Widgets edit the config through it and subscribe to its signals. Every background job (training, landscape,
+import, preview, demo, model summary, evaluation, …) starts through :meth:`Session.start` with a typed request
+whose type names the work (``core/contracts/tasks.task_for``; ``TrainRequest``/``ResumeRequest`` start a run).
+The engine (``core/contracts/engine_port.EnginePort``, given by the composition root) makes the job, the bridge
+starts it off the GUI thread, and a :class:`JobHandle` brings its signals to the GUI thread. No tab starts a job
+itself; the session follows them all in one place. It holds no training state beyond handles to its jobs.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, overload
 
 from PySide6.QtCore import QObject, Signal
 
 from studio.core.config import CHOICE_SECTIONS, Choice, RunConfig
-from studio.core.contracts import protocol, tasks
-from studio.core.contracts.activations import ActivationsRequest
-from studio.core.contracts.checks import CheckRequest
-from studio.core.contracts.compression import CompressRequest, SweepRequest
-from studio.core.contracts.evaluation import EvaluationRequest, PredictRequest
-from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
-from studio.core.contracts.generate import GenerateRequest
+from studio.core.contracts import protocol
+from studio.core.contracts.engine_port import EnginePort, JobLike, TrainingJobLike
 from studio.core.contracts.progress import FAILED, PAUSED, RUNNING, format_eta
-from studio.core.contracts.scaling import FitRequest, ScaleRequest
-from studio.core.contracts.tasks import Task
+from studio.core.contracts.protocol import Received
+from studio.core.contracts.tasks import task_for
+from studio.core.contracts.training import ResumeRequest, TrainRequest
 from studio.core.errors import StudioError
 from studio.core.runs.store import RunStore
 from studio.core.vocab import JobKind
-from studio.engine.jobs.process_job import task_job
 from studio.gui.session.bridge import Bridge
 from studio.gui.session.store_follow import StoreFollower
 
@@ -49,10 +46,11 @@ class JobHandle(QObject):
     frame = Signal(object)  # a live snapshot (demos)
     ended = Signal(str, str)  # state (finished, failed, stopped), message in words
 
-    def __init__(self, job: Any, kind: str, parent: QObject | None = None) -> None:
+    def __init__(self, job: JobLike, kind: str, request: Any = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.job = job
         self.kind = kind
+        self.request = request  # what was asked (its type names the work)
         self.id: str = job.id
         self.done = False  # True once ``ended`` was delivered (the job itself finishes a moment earlier)
 
@@ -77,7 +75,8 @@ class JobHandle(QObject):
         return self.job.error
 
     @property
-    def errors(self) -> list[dict]:
+    def errors(self) -> list[Received]:
+        """The error messages the job's processes sent (``protocol.error``: the message and its fields)."""
         return self.job.errors
 
     def progress_text(self) -> str:
@@ -93,7 +92,7 @@ class JobHandle(QObject):
         self.job.send(command)
 
     def set_params(self, values: dict[str, Any]) -> None:
-        """New parameter values for a running live demo (``Session.start_demo(..., live=True)``)."""
+        """New parameter values for a running live demo (``Session.start(DemoRequest(..., live=True))``)."""
         self.job.set_params(values)
 
 
@@ -113,11 +112,13 @@ class Session(QObject):
     job_started = Signal(object)  # a JobHandle
     job_ended = Signal(object)  # a JobHandle, once its job has ended
 
-    def __init__(self, store: RunStore | None = None, config: RunConfig | None = None) -> None:
+    def __init__(self, store: RunStore | None = None, config: RunConfig | None = None, *,
+                 engine: EnginePort) -> None:
         super().__init__()
+        self.engine = engine  # turns requests into jobs (studio/app.py gives it: the GUI imports no engine module)
         self.store = store or RunStore()
         self.config = config or RunConfig()
-        self.jobs: dict[str, Any] = {}  # the training runs in progress, by run id
+        self.jobs: dict[str, TrainingJobLike] = {}  # the training runs in progress, by run id
         self.handles: dict[str, JobHandle] = {}  # every job in progress (training included), by job id
         self.state = "idle"
         self._selection: list[str] = []
@@ -155,9 +156,24 @@ class Session(QObject):
         self.datasets_changed.emit()
 
     # --- jobs ------------------------------------------------------------------------------
-    def start_job(self, job: Any, kind: str) -> JobHandle:
-        """Follow ``job`` (a ProcessJob, not started yet): the bridge starts it off the GUI thread."""
-        handle = JobHandle(job, kind, self)
+    @overload
+    def start(self, request: TrainRequest | ResumeRequest) -> JobHandle | None: ...
+
+    @overload
+    def start(self, request: Any) -> JobHandle: ...
+
+    def start(self, request: Any) -> JobHandle | None:
+        """Start the work ``request`` names and follow it: a task of the catalog (its type names it:
+        ``core/contracts/tasks.task_for``; TypeError for a type no task takes), or a run (``TrainRequest``,
+        ``ResumeRequest``: None when it is refused, the reason said on ``error`` or ``status_text``)."""
+        if isinstance(request, TrainRequest | ResumeRequest):
+            return self._start_run(request)
+        task = task_for(request)
+        return self._follow(self.engine.job(task, request), task.kind, request)
+
+    def _follow(self, job: JobLike, kind: str, request: Any) -> JobHandle:
+        """Follow ``job`` (not started yet): the bridge starts it off the GUI thread."""
+        handle = JobHandle(job, kind, request, self)
         self.handles[job.id] = handle
         self.bridge.follow(job)
         self.job_started.emit(handle)
@@ -167,77 +183,9 @@ class Session(QObject):
         """The jobs in progress (of one kind: "training", "landscape", "import", "preview", "demo", "summary")."""
         return [h for h in self.handles.values() if kind is None or h.kind == kind]
 
-    def start_landscape(self, task: str, run_dir: str, options: dict[str, Any]) -> JobHandle:
-        from studio.engine.tasks.landscape_job import LandscapeJob
-
-        return self.start_job(LandscapeJob(task, run_dir, options), JobKind.LANDSCAPE)
-
-    def start_import(self, path: str, options: dict[str, Any] | None = None) -> JobHandle:
-        from studio.engine.tasks.data_import import import_job
-
-        return self.start_job(import_job(path, options), JobKind.IMPORT)
-
-    def start_fetch(self, name: str) -> JobHandle:
-        from studio.engine.tasks.data_import import fetch_job
-
-        return self.start_job(fetch_job(name), JobKind.IMPORT)
-
-    def start_preview(self, name: str, params: dict[str, Any], count: int, seed: int) -> JobHandle:
-        from studio.engine.tasks.data_import import preview_job
-
-        return self.start_job(preview_job(name, params, count, seed), JobKind.PREVIEW)
-
-    def start_demo(self, name: str, params: dict[str, Any], live: bool = False) -> JobHandle:
-        """Run a teaching demo; ``live``: it runs until stopped and takes the handle's ``set_params``/``send``."""
-        from studio.engine.tasks.demo import demo_job
-
-        return self.start_job(demo_job(name, params, live=live), JobKind.DEMO)
-
-    def start_check(self, request: CheckRequest) -> JobHandle:
-        """Run paper checks (``core/checks``) in the background; the result is a list of outcome dicts."""
-        return self.start_task(tasks.PAPER_CHECK, request)
-
-    def start_summary(self, config: RunConfig) -> JobHandle:
-        from studio.engine.tasks.summary import summary_job
-
-        return self.start_job(summary_job(config.to_dict()), JobKind.SUMMARY)
-
-    def start_task(self, task: Task, request: Any) -> JobHandle:
-        """Run ``task`` (one of the catalog ``engine/tasks``) on ``request`` (its contract's dataclass)."""
-        return self.start_job(task_job(task, request), task.kind)
-
-    def start_evaluation(self, request: EvaluationRequest) -> JobHandle:
-        """Evaluate a finished run; the result is an ``EvaluationResult``."""
-        return self.start_task(tasks.EVALUATE, request)
-
-    def start_predict(self, request: PredictRequest) -> JobHandle:
-        """Classify inputs with a finished run (an "evaluation" job); the result is a ``PredictResult``."""
-        return self.start_task(tasks.PREDICT, request)
-
-    def start_activations(self, request: ActivationsRequest) -> JobHandle:
-        """Every layer's output for one input of a finished run (an "evaluation" job); an ``ActivationsResult``."""
-        return self.start_task(tasks.ACTIVATIONS, request)
-
-    def start_export(self, request: TensorBoardExportRequest | ModelExportRequest) -> JobHandle:
-        """Write a run's TensorBoard event files or its model (an "evaluation" job)."""
-        task = tasks.EXPORT_MODEL if isinstance(request, ModelExportRequest) else tasks.EXPORT_TENSORBOARD
-        return self.start_task(task, request)
-
-    def start_compression(self, request: CompressRequest | SweepRequest) -> JobHandle:
-        """Compress a run's model, or sweep its sparsity (a "compress" job)."""
-        return self.start_task(tasks.SWEEP if isinstance(request, SweepRequest) else tasks.COMPRESS, request)
-
-    def start_fit(self, request: FitRequest) -> JobHandle:
-        """A scaling-law fit over finished runs (a "fit" job)."""
-        return self.start_task(tasks.FIT, request)
-
-    def start_scaling(self, request: ScaleRequest) -> JobHandle:
-        """The data-parallel measurement of a config (a "scale" job)."""
-        return self.start_task(tasks.SCALE, request)
-
-    def start_generate(self, request: GenerateRequest) -> JobHandle:
-        """Text from a next-word run (a "generate" job); the result is a ``GenerateResult``."""
-        return self.start_task(tasks.GENERATE, request)
+    def warm_up(self) -> None:
+        """Start the warm back end now (the window calls it once it is on screen)."""
+        self.engine.warm_up()
 
     # --- runs ------------------------------------------------------------------------------
     @property
@@ -259,51 +207,44 @@ class Session(QObject):
 
     def train(self) -> str | None:
         """Validate the config and start a run; returns its id (None if refused)."""
-        if self.jobs:
-            self.status_text.emit("A run is already in progress")
-            return None
-        if self._refuse_if_watching("Cannot start training"):
-            return None
-        from studio.engine.training.launcher import Job
-
-        try:
-            config = RunConfig.from_dict(self.config.to_dict())
-            job = Job(config, self.store, spare_cores=1)  # lower priority, same threads; the bridge starts it
-        except StudioError as err:
-            self.error.emit("Cannot start training", str(err))
-            return None
-        return self._follow_started(job, config)
+        handle = self.start(TrainRequest(self.config.to_dict()))
+        return handle.id if handle is not None else None
 
     def resume_run(self, run_id: str, overrides: list[str] | None = None) -> str | None:
         """Continue a stopped, interrupted or finished run from its last checkpoint, in the same run (its
         curves continue); ``overrides`` like ``["train.epochs=20"]`` extend it. Returns its id (None if refused)."""
+        handle = self.start(ResumeRequest(run_id, tuple(overrides or ())))
+        return handle.id if handle is not None else None
+
+    def _start_run(self, request: TrainRequest | ResumeRequest) -> JobHandle | None:
+        resuming = isinstance(request, ResumeRequest)
+        title = "Cannot resume the run" if resuming else "Cannot start training"
         if self.jobs:
             self.status_text.emit("A run is already in progress")
             return None
-        if self._refuse_if_watching("Cannot resume the run"):
+        if self._refuse_if_watching(title):
             return None
-        from studio.engine.training.launcher import Job
-        from studio.engine.training.resume_plan import plan_resume
-
         try:
-            plan = plan_resume(self.store, run_id, overrides)
-            job = Job(plan.config, self.store, spare_cores=1, resume=plan)  # the bridge starts it
+            if isinstance(request, ResumeRequest):
+                job = self.engine.resume(request, self.store)  # the bridge starts it
+            else:
+                job = self.engine.training(request, self.store)  # lower priority, same threads
         except StudioError as err:
-            self.error.emit("Cannot resume the run", str(err))
+            self.error.emit(title, str(err))
             return None
-        self.set_selection([])  # the curves reload from the store: rows past the checkpoint are redone
-        return self._follow_started(job, plan.config, f"Resuming run {job.run_id} from {plan.checkpoint.name}…")
-
-    def _follow_started(self, job: Any, config: RunConfig, text: str = "") -> str:
+        if resuming:
+            self.set_selection([])  # the curves reload from the store: rows past the checkpoint are redone
         self.jobs[job.run_id] = job
-        self.start_job(job, JobKind.TRAINING)
+        handle = self._follow(job, JobKind.TRAINING, request)
         self._set_state(RUNNING)
         self.run_started.emit(job.run_id)
         self.runs_changed.emit()
         self.set_selection([job.run_id])
-        self.status_text.emit(text or f"Starting run {job.run_id} ({config.hardware.processes}× "
-                                      f"{config.hardware.device})…")
-        return job.run_id
+        config = job.config
+        self.status_text.emit(f"Resuming run {job.run_id} from {Path(job.resume_from or '').name}…" if resuming
+                              else f"Starting run {job.run_id} ({config.hardware.processes}× "
+                                   f"{config.hardware.device})…")
+        return handle
 
     def stop(self) -> None:
         for job in self.jobs.values():
@@ -381,14 +322,12 @@ class Session(QObject):
     def enqueue(self, configs: list[tuple[RunConfig, str]] | None = None) -> list[str]:
         """Queue runs (default: the current config) and make sure a scheduler serves them; returns their ids.
         They keep going after the window closes."""
-        from studio.engine.training.scheduler import ensure_scheduler
-
         if self._refuse_if_watching("Cannot queue the run"):
             return []
         try:
             configs = configs or [(RunConfig.from_dict(self.config.to_dict()), "")]
             ids = [self.queue.add(config, name).id for config, name in configs]
-            ensure_scheduler(self.store)
+            self.engine.ensure_scheduler(self.store)
         except (StudioError, OSError) as err:
             self.error.emit("Cannot queue the run", str(err))
             return []

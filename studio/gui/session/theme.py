@@ -18,6 +18,9 @@ from PySide6.QtWidgets import QApplication, QGraphicsView, QWidget
 
 INK_ON_LIGHT = "#000000"  # the palette's black (Okabe–Ito's eighth colour)
 INK_ON_DARK = "#e6e6e6"  # what it becomes on a dark background
+# The one colour of a failure (an error line, a FAIL verdict, a field that is wrong), per theme: the only place a
+# red is written in the GUI (contrast ≥ 4.5:1 on the theme's window and base colours).
+ERROR_COLOURS = {"light": "#c00000", "dark": "#ff6b6b"}
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,16 @@ _current = "light"
 def current() -> str:
     """The theme in effect: ``"light"`` or ``"dark"``."""
     return _current
+
+
+def error_colour(name: str | None = None) -> str:
+    """The colour of a failure in theme ``name`` (default: the theme in effect), e.g. ``"#c00000"``."""
+    return ERROR_COLOURS[name or _current]
+
+
+def error_style() -> str:
+    """A widget style sheet that writes its text in the error colour of the theme in effect."""
+    return f"color: {error_colour()}"
 
 
 def running_app() -> QApplication | None:
@@ -74,7 +87,8 @@ def palette(name: str) -> QPalette:
     if name == "dark":
         colours = {r.Window: "#2b2d31", r.WindowText: "#e8e8e8", r.Base: "#1e1f22", r.AlternateBase: "#26282c",
                    r.ToolTipBase: "#3c3f44", r.ToolTipText: "#f0f0f0", r.PlaceholderText: "#9a9a9a",
-                   r.Text: "#e8e8e8", r.Button: "#35373c", r.ButtonText: "#e8e8e8", r.BrightText: "#ff6b6b",
+                   r.Text: "#e8e8e8", r.Button: "#35373c", r.ButtonText: "#e8e8e8",
+                   r.BrightText: ERROR_COLOURS["dark"],
                    r.Light: "#4a4d52", r.Midlight: "#3e4146", r.Mid: "#2f3135", r.Dark: "#191a1d",
                    r.Shadow: "#000000", r.Highlight: "#2f6db5", r.HighlightedText: "#ffffff",
                    r.Link: "#6cb6ff", r.LinkVisited: "#c39cf0"}
@@ -82,7 +96,8 @@ def palette(name: str) -> QPalette:
     else:
         colours = {r.Window: "#f3f3f3", r.WindowText: "#1a1a1a", r.Base: "#ffffff", r.AlternateBase: "#f5f7fa",
                    r.ToolTipBase: "#ffffdc", r.ToolTipText: "#1a1a1a", r.PlaceholderText: "#707070",
-                   r.Text: "#1a1a1a", r.Button: "#ececec", r.ButtonText: "#1a1a1a", r.BrightText: "#c00000",
+                   r.Text: "#1a1a1a", r.Button: "#ececec", r.ButtonText: "#1a1a1a",
+                   r.BrightText: ERROR_COLOURS["light"],
                    r.Light: "#ffffff", r.Midlight: "#f6f6f6", r.Mid: "#bdbdbd", r.Dark: "#9e9e9e",
                    r.Shadow: "#6e6e6e", r.Highlight: "#0a64ad", r.HighlightedText: "#ffffff",
                    r.Link: "#0a58a0", r.LinkVisited: "#6a3d9a"}

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QSlider,
     QSpinBox,
     QSplitter,
@@ -33,7 +32,7 @@ from PySide6.QtWidgets import (
 from studio.core.contracts import layout
 from studio.core.contracts.attention import AttentionRequest
 from studio.core.errors import StudioError
-from studio.gui.session.job_binding import JobBinding
+from studio.gui.widgets.job_panel import JobPanel, Words
 from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips
 
 COLOURS = "viridis"
@@ -79,18 +78,18 @@ class AttentionTab(QWidget, RunPicker):
     """Run, input and step; every layer × head, one map (or rollout) in full, and the embeddings in 2-D."""
 
     uses_settings_panel = False
-    info: QLabel  # built below; the job binding's handlers name them first
-    show_button: QPushButton
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.result: dict[str, Any] | None = None
-        self.binding = JobBinding(self)
-        self.binding.done.connect(self.show_result)
-        self.binding.failed.connect(self._failed)
-        self.binding.progress.connect(lambda f, text: self.info.setText(f"computing the maps… {text}"))
-        self.binding.ended.connect(lambda _state: self.show_button.setText("Show"))
+        # Show/Cancel (one button, in the input row), the bar and the line that says what is shown
+        self.panel = JobPanel("Show", toggle=True, replaces=True, words=Words(
+            starting="computing the maps…", progress="computing the maps… {text}", failed="{message}"))
+        self.panel.run_clicked.connect(self.compute)
+        self.panel.done.connect(self.show_result)
+        self.show_button = self.panel.run_button
+        self.info = self.panel.status
 
         self.run_box = QComboBox()
         self.run_box.setToolTip("The Transformer run whose attention to show")
@@ -108,9 +107,7 @@ class AttentionTab(QWidget, RunPicker):
         self.text.setPlaceholderText("type a sentence, e.g. the cat sat on the mat")
         self.text.setToolTip("Tokenised with the run's vocabulary; words it does not know are shown as <oov>")
         self.text.returnPressed.connect(self.compute)
-        self.show_button = QPushButton("Show")
         self.show_button.setToolTip("Compute the attention of this input at every snapshot (a background job)")
-        self.show_button.clicked.connect(self._clicked)
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Run"))
         bar.addWidget(self.run_box, 2)
@@ -137,8 +134,6 @@ class AttentionTab(QWidget, RunPicker):
         steps.addWidget(self.step_label)
         steps.addWidget(QLabel("Full view"))
         steps.addWidget(self.focus_box)
-        self.info = QLabel()
-        self.info.setWordWrap(True)
 
         self.grid = pg.GraphicsLayoutWidget()
         self.grid.setToolTip("Every layer (rows) × head (columns); brighter: more attention")
@@ -179,7 +174,7 @@ class AttentionTab(QWidget, RunPicker):
         main = QVBoxLayout(self)
         main.addLayout(bar)
         main.addLayout(steps)
-        main.addWidget(self.info)
+        main.addWidget(self.panel)
         main.addWidget(self.pages, 1)
         session.runs_changed.connect(self.refresh_runs)
         session.selection_changed.connect(self._follow_selection)
@@ -188,7 +183,7 @@ class AttentionTab(QWidget, RunPicker):
 
     @property
     def busy(self) -> bool:
-        return self.binding.running
+        return self.panel.busy
 
     # --- runs and inputs ----------------------------------------------------------------------------------
     def refresh_runs(self) -> None:
@@ -247,29 +242,17 @@ class AttentionTab(QWidget, RunPicker):
             return AttentionRequest(run_dir, image=self.image_index.value())
         return AttentionRequest(run_dir, probe=k)
 
-    def _clicked(self) -> None:
-        if not self.binding.cancel():
-            self.compute()
-
     def compute(self) -> None:
         """Start the job computing the maps of the chosen input at every snapshot (replaces one in progress)."""
-        from studio.core.contracts import tasks
-
         try:
             request = self.request()
             if request is None:
                 return
             request.validate()
         except StudioError as err:
-            self.info.setText(str(err))
+            self.panel.show_status(str(err), error=True)
             return
-        self.binding.cancel()
-        self.binding.start(self.session.start_task(tasks.ATTENTION, request))
-        self.show_button.setText("Cancel")
-        self.info.setText("computing the maps…")
-
-    def _failed(self, message: str) -> None:
-        self.info.setText(message)
+        self.panel.start(self.session.start(request))  # (one in progress is cancelled)
 
     # --- drawing ------------------------------------------------------------------------------------------
     def show_result(self, result: dict[str, Any]) -> None:
@@ -329,9 +312,9 @@ class AttentionTab(QWidget, RunPicker):
         what = "[CLS]'s attention over the patches" if image_run else "rows: the token that looks, columns: where"
         oov = f" · not in the vocabulary (<oov>): {', '.join(r['oov'])}" if r["oov"] else ""
         causal = " · causal: no token sees the future" if r["causal"] else ""
-        self.info.setText(f"{r['input']} · {len(r['steps'])} snapshots, steps {r['steps'][0]}–{r['steps'][-1]} · "
-                          f"{len(self.cells)} layers × {len(self.cells[0]) if self.cells else 0} heads, {what}"
-                          f"{causal}{oov}")
+        self.panel.show_status(f"{r['input']} · {len(r['steps'])} snapshots, steps {r['steps'][0]}–{r['steps'][-1]} · "
+                               f"{len(self.cells)} layers × {len(self.cells[0]) if self.cells else 0} heads, {what}"
+                               f"{causal}{oov}")
 
     def _draw_focus(self, r: dict[str, Any], f: dict[str, Any]) -> None:
         pick = self.focus_box.currentData()
@@ -394,4 +377,4 @@ class AttentionTab(QWidget, RunPicker):
         self.embedding.autoRange()
 
     def shutdown(self) -> None:
-        self.binding.cancel()
+        self.panel.cancel()

@@ -2,7 +2,7 @@
 by side (test accuracy, size on disk, parameters and sparsity, CPU latency); the run's earlier compressions;
 and a sweep of test accuracy against sparsity 0–95 % in one background job. The work is ``studio compress``
 ``engine/tasks/compression.py`` in a background job the
-Session follows (``gui/app/job_binding.JobBinding``); the saved entries are read from the run directory.
+Session follows (``gui/widgets/job_panel.JobPanel``); the saved entries are read from the run directory.
 """
 
 from __future__ import annotations
@@ -18,10 +18,8 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
-    QProgressBar,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -42,8 +40,8 @@ from studio.core.contracts.compression import (
 )
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
-from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.forms import TidySpinBox
+from studio.gui.widgets.job_panel import JobPanel, Words
 
 HINT = "Select a finished classification run in the Training tab's run list to compress it."
 ROWS = (("test accuracy", "test_acc", "{:.4f}"), ("size on disk", "bytes", "kib"),
@@ -94,9 +92,9 @@ class CompressionTab(QWidget):
         self.run_dir: Path | None = None
         self.last: dict[str, Any] | None = None
         self.sweep: SweepResult | None = None
-        self.error: str | None = None
-        self.job = JobBinding.wired(self, self._on_progress, self._on_done, self._on_failed)
-        self._task = ""
+        self.panel = JobPanel("Compress", words=Words(starting="Starting…"))  # the compression or the sweep
+        self.panel.run_clicked.connect(self.compress)
+        self.panel.done.connect(self._on_done)
 
         self.title = QLabel(HINT)
         self.title.setObjectName("compress_title")
@@ -123,38 +121,29 @@ class CompressionTab(QWidget):
         self.quantize.setCurrentText("int8")
         self.quantize.setToolTip("Post-training int8 quantisation (torch.ao.quantization): int8 = static with "
                                  "calibration for conv models, dynamic (Linear/LSTM weights) otherwise")
-        self.run_button = QPushButton("Compress")
+        self.run_button = self.panel.run_button
         self.run_button.setObjectName("compress_button")
-        self.run_button.clicked.connect(self.compress)
         self.run_button.setToolTip("Prune and/or quantise the selected run; the result is saved as a new entry")
         self.sweep_button = QPushButton("Sweep sparsity 0–95 %")
         self.sweep_button.setObjectName("sweep_button")
         self.sweep_button.setToolTip("Test accuracy after pruning to 0, 10, … 95 % (each from the trained weights)")
         self.sweep_button.clicked.connect(self.run_sweep)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.job.cancel)
+        self.panel.add_button(self.sweep_button, at=1)  # Compress, Sweep, Cancel
+        self.cancel_button = self.panel.cancel_button
         self.cancel_button.setToolTip("Stop the compression or the sweep")
-        self.bar = QProgressBar()
-        self.bar.setRange(0, 100)
-        self.status = QLabel("")
+        self.bar, self.status = self.panel.bar, self.panel.status
         self.status.setObjectName("compress_status")
-        self.status.setWordWrap(True)
 
         form = QFormLayout()
         form.addRow("Prune", self.prune)
         form.addRow("", self.structured)
         form.addRow("Fine-tune", self.fine_tune)
         form.addRow("Quantise", self.quantize)
-        buttons = QHBoxLayout()
-        for b in (self.run_button, self.sweep_button, self.cancel_button):
-            buttons.addWidget(b)
         controls = QWidget()
         cl = QVBoxLayout(controls)
         cl.addWidget(self.title)
         cl.addLayout(form)
-        cl.addLayout(buttons)
-        cl.addWidget(self.bar)
-        cl.addWidget(self.status)
+        cl.addWidget(self.panel)
         cl.addStretch(1)
 
         self.table = _table("compress_table", ("", "before", "after", "change"))
@@ -226,53 +215,35 @@ class CompressionTab(QWidget):
         self._enable()
 
     def _enable(self) -> None:
-        busy = self.job.running
-        for b in (self.run_button, self.sweep_button):
-            b.setEnabled(not busy and self.run_dir is not None)
-        self.cancel_button.setEnabled(busy)
+        self.panel.set_runnable(self.run_dir is not None)  # Compress and Sweep need a run
 
     # --- actions ---------------------------------------------------------------------------
     def compress(self) -> None:
         if not self.run_id:
             return
-        self._start("compress", CompressRequest(str(self.run_dir), round(self.prune.value(), 4),
+        self._start(CompressRequest(str(self.run_dir), round(self.prune.value(), 4),
                                                 self.structured.isChecked(), self.quantize.currentText(),
                                                 self.fine_tune.value()))
 
     def run_sweep(self) -> None:
         if not self.run_id:
             return
-        self._start("sweep", SweepRequest(str(self.run_dir), structured=self.structured.isChecked(),
+        self._start(SweepRequest(str(self.run_dir), structured=self.structured.isChecked(),
                                           fine_tune_steps=self.fine_tune.value()))
 
-    def _start(self, task: str, request: CompressRequest | SweepRequest) -> None:
-        if self.job.running:
+    def _start(self, request: CompressRequest | SweepRequest) -> None:
+        if self.panel.busy:
             return
-        self._task, self.error = task, None
-        self.bar.setValue(0)
-        self.status.setText("Starting…")
-        self.job.start(self.session.start_compression(request))
-        self._enable()
-
-    def _on_progress(self, fraction: float, text: str) -> None:
-        self.bar.setValue(int(fraction * 100))
-        self.status.setText(text)
+        self.panel.start(self.session.start(request))
 
     def _on_done(self, result: dict[str, Any]) -> None:
-        self.bar.setValue(100)
-        if self._task == "sweep":
-            self.status.setText(f"Sweep done in {result['seconds']:.1f} s")
+        if isinstance(self.panel.handle.request, SweepRequest):
+            self.panel.show_status(f"Sweep done in {result['seconds']:.1f} s")
             self.last = None
         else:
             self.last = result
-            self.status.setText(f"Saved as {result['id']} ({result['seconds']:.1f} s)")
+            self.panel.show_status(f"Saved as {result['id']} ({result['seconds']:.1f} s)")
         self._refresh()
-
-    def _on_failed(self, message: str) -> None:
-        self.error = message
-        self.bar.setValue(0)
-        self.status.setText("Cancelled." if message == "cancelled" else f"Failed: {message}")
-        self._enable()
 
     # --- views -----------------------------------------------------------------------------
     def show_entry(self, entry: Mapping[str, Any] | None) -> None:

@@ -25,8 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.contracts.jobs import PreviewRequest
 from studio.core.errors import StudioError
-from studio.gui.session.job_binding import JobBinding
+from studio.gui.widgets.job_panel import JobPanel, Words
 
 if TYPE_CHECKING:
     from studio.core.datasets.summary import DatasetSummary
@@ -56,8 +57,6 @@ def to_pixmap(images: np.ndarray, min_height: int = MIN_TILE, gap: int = 2) -> Q
 class DataPreview(QWidget):
     """Shows the dataset chosen in the session's ``[data]`` section."""
 
-    augment_status: QLabel  # built below; the preview binding's handlers name them first
-    augment_button: QPushButton
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -65,13 +64,12 @@ class DataPreview(QWidget):
         self.summary: Any = None
         self._shown: tuple | None = None
         self._controller: Any = None
-        self.preview_binding = JobBinding(self)  # the augmentation preview in progress
-        self.preview_binding.progress.connect(
-            lambda _f, text: self.augment_status.setText(f"Augmenting a batch: {text}"))
-        self.preview_binding.done.connect(self._preview_done)
-        self.preview_binding.failed.connect(lambda message: self.augment_status.setText(f"No preview: {message}"))
-        self.preview_binding.cancelled.connect(lambda: self.augment_status.setText("No preview: it was cancelled"))
-        self.preview_binding.ended.connect(lambda _state: self.augment_button.setEnabled(True))
+        # the augmentation preview: its button (Cancel while it runs) beside Fetch, its bar and line in its box
+        self.preview_panel = JobPanel("Preview augmentation", toggle=True, words=Words(
+            starting="Augmenting a batch in the background…", progress="Augmenting a batch: {text}",
+            failed="No preview: {message}", cancelled="No preview: it was cancelled"))
+        self.preview_panel.run_clicked.connect(self.preview_augmentation)
+        self.preview_panel.done.connect(self._preview_done)
 
         self.title = QLabel()
         self.title.setObjectName("data_title")
@@ -85,9 +83,8 @@ class DataPreview(QWidget):
         self.resize_button = QPushButton("Size / channels…")
         self.resize_button.setToolTip("Import the source again at another image size or channel count")
         self.resize_button.clicked.connect(self.change_geometry)
-        self.augment_button = QPushButton("Preview augmentation")
+        self.augment_button = self.preview_panel.run_button
         self.augment_button.setToolTip("Show a batch of training images after the [data] aug_* transforms")
-        self.augment_button.clicked.connect(self.preview_augmentation)
         buttons = QHBoxLayout()
         for b in (self.fetch_button, self.resize_button, self.augment_button):
             buttons.addWidget(b)
@@ -117,14 +114,14 @@ class DataPreview(QWidget):
         self.data_split = split
 
         self.augment_labels = [QLabel("before"), QLabel("after")]
-        self.augment_status = QLabel()
+        self.augment_status = self.preview_panel.status
         self.augment_status.setObjectName("augment_status")
         self.augment_before = QLabel()
         self.augment_after = QLabel()
         self.augment_before.setObjectName("augment_before")
         self.augment_after.setObjectName("augment_after")
         aug_box = QGridLayout()
-        aug_box.addWidget(self.augment_status, 0, 0, 1, 2)
+        aug_box.addWidget(self.preview_panel, 0, 0, 1, 2)
         aug_box.addWidget(self.augment_labels[0], 1, 0)
         aug_box.addWidget(self.augment_before, 1, 1)
         aug_box.addWidget(self.augment_labels[1], 2, 0)
@@ -174,7 +171,7 @@ class DataPreview(QWidget):
         self.fetch_button.setVisible(name in KNOWN and not s.available)
         self.resize_button.setVisible(s.available and bool(s.source) and name not in KNOWN
                                       and s.source != "bundled with Studio")
-        self.augment_button.setEnabled(s.available)
+        self.preview_panel.set_runnable(s.available)
         if s.lines and s.classes:  # labelled text: its lines with their labels, lines per class
             self._show_labelled(s)
             return
@@ -212,7 +209,7 @@ class DataPreview(QWidget):
         counts and the augmentation preview."""
         self.image_scroll.setVisible(not text)
         self.text_view.setVisible(text)
-        for w in (self.augment_button, self.augment_status, self.augment_before, self.augment_after,
+        for w in (self.augment_button, self.preview_panel, self.augment_before, self.augment_after,
                   *self.augment_labels):
             w.setVisible(not text)
         self.counts_plot.setTitle("Lines by length" if text else "Images per class")
@@ -308,26 +305,24 @@ class DataPreview(QWidget):
     @property
     def preview_job(self) -> Any:
         """The JobHandle of the augmentation preview in progress, or None."""
-        return self.preview_binding.current
+        return self.preview_panel.handle if self.preview_panel.busy else None
 
     def preview_augmentation(self) -> None:
         """Compute a batch after augmentation in a background job (it needs torch)."""
-        if self.preview_binding.running:
+        if self.preview_panel.busy:
             return
         data = self.session.config.data
-        self.augment_status.setText("Augmenting a batch in the background…")
-        self.augment_button.setEnabled(False)
-        self.preview_binding.start(self.session.start_preview(data.name, dict(data.params), PREVIEW_COUNT,
-                                                      self.session.config.train.seed))
+        self.preview_panel.start(self.session.start(PreviewRequest(data.name, dict(data.params), PREVIEW_COUNT,
+                                                                   self.session.config.train.seed)))
 
     def _preview_done(self, result: dict[str, Any]) -> None:
         active = [k for k, v in self.session.config.data.params.items() if k.startswith("aug_") and v
                   and k not in ("aug_fill",)]
-        self.augment_status.setText("Augmentation: " + (", ".join(active) if active else
-                                                         "none switched on (set the aug_* options in Data)"))
+        self.preview_panel.show_status("Augmentation: " + (", ".join(active) if active else
+                                                           "none switched on (set the aug_* options in Data)"))
         self.augment_before.setPixmap(to_pixmap(result["before"]))
         self.augment_after.setPixmap(to_pixmap(result["after"]))
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
-        self.preview_binding.cancel()
+        self.preview_panel.cancel()
         super().closeEvent(event)

@@ -1,7 +1,7 @@
 """The Parallelism lab's Data-parallel scaling page: the current config trained at 1, 2, … processes (DDP; with
 CUDA also single-process DataParallel) — throughput against linear scaling, each step split into compute,
 all-reduce and the optimizer, and the steps to a target accuracy. The work is ``engine/tasks/dp_scaling.py`` in
-a background job the Session follows (``gui/app/job_binding.JobBinding``).
+a background job the Session follows (``gui/widgets/job_panel.JobPanel``).
 """
 
 from __future__ import annotations
@@ -12,12 +12,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
-    QProgressBar,
-    QPushButton,
     QSpinBox,
     QSplitter,
     QTableWidget,
@@ -29,8 +26,8 @@ from PySide6.QtWidgets import (
 from studio.core.contracts.scaling import ScaleRequest
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
-from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.forms import TidySpinBox
+from studio.gui.widgets.job_panel import JobPanel, Words
 
 EXPLAIN = ("Each configuration trains the current config for the same steps at the same global batch (split over "
            "the processes), so the path — and the steps to the target — are the same; only time changes. "
@@ -46,8 +43,9 @@ class DataParallelTab(QWidget):
         super().__init__(parent)
         self.session = session
         self.result: dict[str, Any] | None = None
-        self.error: str | None = None
-        self.job = JobBinding.wired(self, self._progress, self._on_done, self._on_failed)
+        self.panel = JobPanel("Measure", words=Words(idle=EXPLAIN, starting="Starting the processes…"))
+        self.panel.run_clicked.connect(self.measure)
+        self.panel.done.connect(self._on_done)
 
         self.processes = QLineEdit("1,2")
         self.processes.setObjectName("scale_processes")
@@ -63,19 +61,13 @@ class DataParallelTab(QWidget):
         self.target.setValue(0.75)
         self.target.setPrefix("target accuracy ")
         self.target.setToolTip("Validation accuracy whose first step is reported as 'steps to target'")
-        self.measure_button = QPushButton("Measure")
+        self.measure_button = self.panel.run_button
         self.measure_button.setObjectName("scale_button")
-        self.measure_button.clicked.connect(self.measure)
         self.measure_button.setToolTip("Train the current config at each process count and measure it")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.job.cancel)
+        self.cancel_button = self.panel.cancel_button
         self.cancel_button.setToolTip("Stop the measurement")
-        self.bar = QProgressBar()
-        self.bar.setRange(0, 100)
-        self.status = QLabel(EXPLAIN)
+        self.bar, self.status = self.panel.bar, self.panel.status
         self.status.setObjectName("scale_status")
-        self.status.setWordWrap(True)
 
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("scale_table")
@@ -104,10 +96,9 @@ class DataParallelTab(QWidget):
                       EmptyHint(self.split, "Press Measure: where a step's time goes (compute, all-reduce, "
                                             "optimizer)")]
 
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Processes"))
-        for w in (self.processes, self.steps, self.target, self.measure_button, self.cancel_button):
-            row.addWidget(w)
+        row = self.panel.buttons  # the settings of the measurement, then Measure and Cancel
+        for i, w in enumerate((QLabel("Processes"), self.processes, self.steps, self.target)):
+            row.insertWidget(i, w)
         row.addStretch(1)
         plots = QSplitter(Qt.Orientation.Horizontal)
         plots.addWidget(self.throughput)
@@ -117,45 +108,24 @@ class DataParallelTab(QWidget):
         body.addWidget(plots)
         body.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
-        layout.addLayout(row)
-        layout.addWidget(self.bar)
-        layout.addWidget(self.status)
+        layout.addWidget(self.panel)
         layout.addWidget(body, 1)
 
     def measure(self) -> None:
-        if self.job.running:
+        if self.panel.busy:
             return
-        self.error = None
-        self.bar.setValue(0)
-        self.status.setText("Starting the processes…")
-        self.measure_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        self.job.start(self.session.start_scaling(ScaleRequest(self.session.config.to_dict(),
-                                                                self.processes.text().strip() or "1",
-                                                                self.steps.value(), self.target.value())))
-
-    def _on_failed(self, message: str) -> None:
-        self.error = message
-        self.bar.setValue(0)
-        self.status.setText("Cancelled." if message == "cancelled" else f"Failed: {message}")
-        self.measure_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
+        self.panel.start(self.session.start(ScaleRequest(self.session.config.to_dict(),
+                                                         self.processes.text().strip() or "1",
+                                                         self.steps.value(), self.target.value())))
 
     def _on_done(self, result: dict[str, Any]) -> None:
         self.result = result
-        self.measure_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        self.bar.setValue(100)
         passive = ", OpenMP passive wait" if result.get("omp_wait_policy") == "PASSIVE" else ""
-        self.status.setText(f"{result['model']} on {result['dataset']}, global batch {result['global_batch']}, "
-                            f"{result['steps']} steps, {result['cores']} CPU cores (load average "
-                            f"{result.get('load_avg') or 0:.1f}{passive}), "
-                            f"{result['cuda_devices']} GPUs ({result['device']}). " + EXPLAIN)
+        self.panel.show_status(f"{result['model']} on {result['dataset']}, global batch {result['global_batch']}, "
+                               f"{result['steps']} steps, {result['cores']} CPU cores (load average "
+                               f"{result.get('load_avg') or 0:.1f}{passive}), "
+                               f"{result['cuda_devices']} GPUs ({result['device']}). " + EXPLAIN)
         self.show_result(result)
-
-    def _progress(self, fraction: float, text: str) -> None:
-        self.bar.setValue(int(fraction * 100))
-        self.status.setText(text)
 
     def show_result(self, result: dict[str, Any]) -> None:
         rows = result["rows"]

@@ -21,9 +21,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QGridLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
-    QProgressBar,
     QPushButton,
     QSplitter,
     QTabWidget,
@@ -44,12 +42,16 @@ from studio.gui.plots.evaluation_views import (
     fill_per_class,
     per_class_table,
 )
-from studio.gui.session.job_binding import JobBinding
 from studio.gui.tabs.landscape import checkpoint_choices
+from studio.gui.widgets.job_panel import JobPanel, Words
 from studio.gui.widgets.predict_panel import PredictPanel
 from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips
 
 SPLITS = (("test", Split.TEST.value), ("validation", Split.VAL.value), ("train", Split.TRAIN.value))  # (label, split)
+FAILED_LINE = "Failed (the message box says why)."  # the message itself: once, in the dialog
+WORDS = Words(idle="Pick a run and press Evaluate.", starting="Starting the {label}…", progress="{label}: {text}",
+              failed=FAILED_LINE)
+OWN_LINE = Words(starting=None, progress=None, cancelled=None, failed=None)  # a job with its own line writes it
 
 
 def checkpoint_label(value: str) -> str:
@@ -64,12 +66,14 @@ class EvaluationTab(RunPicker, QWidget):
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.binding = JobBinding(self)  # the evaluation, prediction or export in progress
-        self.binding.progress.connect(self._progress)
-        self.binding.done.connect(self._done)
-        self.binding.failed.connect(self._failed)
-        self.binding.cancelled.connect(lambda: (self._line or self.status).setText("Cancelled."))
-        self.binding.ended.connect(lambda _state: self._set_busy(False))
+        # the evaluation, prediction or export in progress: Evaluate, Cancel, the bar and the header's status line
+        self.panel = JobPanel("Evaluate", arrange="compact", words=WORDS)
+        self.panel.run_clicked.connect(self.evaluate)
+        self.panel.progress.connect(self._progress)
+        self.panel.done.connect(self._done)
+        self.panel.failed.connect(self._failed)
+        self.panel.cancelled.connect(self._cancelled)
+        self.panel.busy_changed.connect(self._set_busy)
         self._on_result: Callable[[Any], None] = lambda _result: None
         self._line: QLabel | None = None  # where the job in progress reports (the header, or Predict's own line)
         self.summary: EvaluationResult | None = None
@@ -99,29 +103,16 @@ class EvaluationTab(RunPicker, QWidget):
             self.split_box.addItem(label, value)
         self.split_box.setToolTip("The data to evaluate on (the split the run held out, or its training data)")
         self.split_box.currentIndexChanged.connect(self.open_saved)
-        self.evaluate_button = QPushButton("Evaluate")
+        self.evaluate_button = self.panel.run_button
         self.evaluate_button.setToolTip("Compute the evaluation in a background process")
-        self.evaluate_button.clicked.connect(self.evaluate)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
+        self.cancel_button = self.panel.cancel_button
         self.cancel_button.setToolTip("Stop the computation; nothing half-done is saved")
-        self.cancel_button.clicked.connect(self.cancel)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.setTextVisible(False)
-        self.progress.setFixedWidth(120)
-        self.progress.setVisible(False)  # shown while a job runs
-        self.status = QLabel("Pick a run and press Evaluate.")
-        self.status.setWordWrap(True)
-        bar = QHBoxLayout()
+        self.progress, self.status = self.panel.bar, self.panel.status
+        at = 0  # the run, checkpoint and data pickers before Evaluate and Cancel, on one row
         for label, widget in (("Run", self.run_box), ("Checkpoint", self.checkpoint_box), ("Data", self.split_box)):
-            bar.addWidget(QLabel(label))
-            bar.addWidget(widget, 2 if widget is self.run_box else 0)
-        bar.addWidget(self.evaluate_button)
-        bar.addWidget(self.cancel_button)
-        status_row = QHBoxLayout()
-        status_row.addWidget(self.progress)
-        status_row.addWidget(self.status, 1)
+            self.panel.buttons.insertWidget(at, QLabel(label))
+            self.panel.buttons.insertWidget(at + 1, widget, 2 if widget is self.run_box else 0)
+            at += 2
 
         self.confusion = ConfusionView()
         self.per_class = per_class_table()
@@ -147,8 +138,7 @@ class EvaluationTab(RunPicker, QWidget):
         splitter.setSizes([520, 520])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(bar)
-        layout.addLayout(status_row)
+        layout.addWidget(self.panel)
         layout.addWidget(splitter, 1)
 
     def _export_page(self) -> QWidget:
@@ -227,8 +217,8 @@ class EvaluationTab(RunPicker, QWidget):
             self.show_result(path)
         else:
             self.clear()
-            self.status.setText("Not evaluated yet: press Evaluate." if path else
-                                "No finished run with checkpoints yet: train one first.")
+            self.panel.show_status("Not evaluated yet: press Evaluate." if path else
+                                   "No finished run with checkpoints yet: train one first.")
 
     # --- showing -----------------------------------------------------------------------------
     def clear(self) -> None:
@@ -247,7 +237,7 @@ class EvaluationTab(RunPicker, QWidget):
         fill_per_class(self.per_class, summary["per_class"])
         self.reliability.show_reliability(summary["reliability"])
         self.gallery.show_mistakes(summary["mistakes"], arrays.get("mistake_images"))
-        self.status.setText(self.summary_text())
+        self.panel.show_status(self.summary_text())
 
     def summary_text(self) -> str:
         s = self.summary
@@ -261,26 +251,25 @@ class EvaluationTab(RunPicker, QWidget):
     @property
     def job(self) -> Any:
         """The JobHandle of the evaluation, prediction or export in progress (or the last one)."""
-        return self.binding.handle
+        return self.panel.handle
 
     @property
     def busy(self) -> bool:
-        return self.binding.running
+        return self.panel.busy
 
-    def _start(self, start: Callable[[Any], Any], request: Any, on_result: Callable[[Any], None],
-               line: QLabel | None = None) -> bool:
-        """``start(request)`` (a Session method) unless a job is in progress; ``on_result`` gets its result.
+    def _start(self, request: Any, on_result: Callable[[Any], None], line: QLabel | None = None) -> bool:
+        """Start ``request`` through the Session unless a job is in progress; ``on_result`` gets its result.
         The job reports on ``line`` (the header by default; a prediction on the Predict page's own line, so the
         header stays about the evaluation)."""
         if self.busy:
-            self.status.setText("Wait for the computation in progress (or cancel it).")
+            self.panel.show_status("Wait for the computation in progress (or cancel it).")
             return False
         self._on_result = on_result
         self._line = line
-        self.binding.start(start(request))
-        self.progress.setValue(0)
-        (line or self.status).setText(f"Starting the {self.binding.label}…")
-        self._set_busy(True)
+        self.panel.words = WORDS if line is None else OWN_LINE  # a prediction reports on its own line
+        self.panel.start(self.session.start(request))
+        if line is not None:
+            line.setText(f"Starting the {self.panel.label}…")
         return True
 
     def evaluate(self) -> bool:
@@ -289,7 +278,7 @@ class EvaluationTab(RunPicker, QWidget):
             self.session.error.emit("Evaluation", "Pick a finished run with saved checkpoints first (train one).")
             return False
         request = EvaluationRequest(str(run_dir), self.split_box.currentData(), self.checkpoint_box.currentData())
-        return self._start(self.session.start_evaluation, request, lambda result: self.show_result(result["path"]))
+        return self._start(request, lambda result: self.show_result(result["path"]))
 
     def predict(self, paths: list[str], top_k: int = 3) -> bool:
         run_dir = self.run_dir()
@@ -298,8 +287,7 @@ class EvaluationTab(RunPicker, QWidget):
             return False
         request = PredictRequest(str(run_dir), tuple(paths), top_k, self.checkpoint_box.currentData())
         self.predict_panel.status.setText("Classifying…")
-        return self._start(self.session.start_predict, request, self.predict_panel.show_predictions,
-                           line=self.predict_panel.status)
+        return self._start(request, self.predict_panel.show_predictions, line=self.predict_panel.status)
 
     def show_activations(self, path: str) -> bool:
         """Every layer's output for the image at ``path`` under the chosen run (Predict's layer activations)."""
@@ -308,7 +296,7 @@ class EvaluationTab(RunPicker, QWidget):
             self.session.error.emit("Layer activations", "Pick a finished run with saved checkpoints first.")
             return False
         request = ActivationsRequest(str(run_dir), path, self.checkpoint_box.currentData())
-        return self._start(self.session.start_activations, request, self.predict_panel.show_activations)
+        return self._start(request, self.predict_panel.show_activations)
 
     def predict_on(self, run_id: str, paths: list[str]) -> bool:
         """Classify ``paths`` with run ``run_id`` (files dropped on its row in the run list): the run becomes the
@@ -347,7 +335,7 @@ class EvaluationTab(RunPicker, QWidget):
             request = TensorBoardExportRequest(str(self.session.store.home), run_id, str(path))
         else:
             request = ModelExportRequest(str(self.run_dir()), str(path), what, self.checkpoint_box.currentData())
-        return self._start(self.session.start_export, request, self._export_done)
+        return self._start(request, self._export_done)
 
     def _export_done(self, result: dict[str, Any]) -> None:
         if "bytes" in result:
@@ -372,40 +360,42 @@ class EvaluationTab(RunPicker, QWidget):
                 self.session.error.emit("Export", str(err))
 
     def cancel(self) -> None:
-        if self.binding.cancel():
-            self.status.setText("Cancelling…")
+        self.panel.cancel()
 
     def _set_busy(self, busy: bool) -> None:
-        for b in (self.evaluate_button, self.export_button, self.script_button, self.tb_button):
+        """What else a job in progress turns off: the exports, the drop and the activations (Evaluate and Cancel
+        follow the job panel)."""
+        for b in (self.export_button, self.script_button, self.tb_button):
             b.setEnabled(not busy)
         self.predict_panel.drop.setEnabled(not busy)
         self.predict_panel.activations_button.setEnabled(not busy and self.predict_panel.selected_image() is not None)
         if not busy:
             self.predict_panel.activations.settle()
-        self.cancel_button.setEnabled(busy)
-        self.progress.setVisible(busy)
 
-    def _progress(self, fraction: float, text: str) -> None:
-        self.progress.setValue(int(fraction * 1000))
-        (self._line or self.status).setText(f"{self.binding.label}: {text}")
+    def _progress(self, _fraction: float, text: str) -> None:
+        if self._line is not None:
+            self._line.setText(f"{self.panel.label}: {text}")
 
     def _done(self, result: Any) -> None:
         if result is None:
             self._failed("")
             return
-        self.progress.setValue(1000)
         if self._line is None:
-            self.status.setText(self.summary_text() or f"The {self.binding.label} is done.")  # the evaluation stays
+            self.panel.show_status(self.summary_text() or f"The {self.panel.label} is done.")  # the evaluation stays
         self._on_result(result)
 
+    def _cancelled(self) -> None:
+        if self._line is not None:  # a prediction's own line (the header's is the panel's)
+            self._line.setText("Cancelled.")
+
     def _failed(self, message: str) -> None:
-        label = self.binding.label
+        label = self.panel.label
         if self._line is self.predict_panel.status:  # no stale table under a failure: nothing was classified
             self.predict_panel.table.setRowCount(0)
             self._line.setText("⚠ Nothing classified: the prediction failed (the message box says why).")
         else:
-            self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog
+            self.panel.show_status(FAILED_LINE, error=True)
         self.session.error.emit(label.capitalize(), message or f"the {label} failed")
 
     def shutdown(self) -> None:
-        self.binding.cancel()
+        self.panel.cancel()

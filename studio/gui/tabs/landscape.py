@@ -3,7 +3,8 @@ data; compute in a background process (progress, cancel); see a heat map with is
 optimizer's path, a 3-D surface and 1-D curves; export PNG and the raw grid (.npz). Also the run's
 sharpness (top Hessian eigenvalues, trace, ε-sharpness) and its logged ``sharpness/top_eig`` curve.
 
-Torch-free: the computation runs in ``studio.engine.tasks.landscape_job`` (a process forked from the warm back end).
+Torch-free: the computation is a background job the Session starts (``LandscapeJobRequest``,
+``SharpnessJobRequest``: ``core/contracts/landscape.py``), a process forked from the warm back end.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QProgressBar,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -34,17 +34,23 @@ from PySide6.QtWidgets import (
 
 from studio.core.contracts import landscape as contract
 from studio.core.contracts import layout
-from studio.core.contracts.landscape import LandscapeRequest, SharpnessRequest
+from studio.core.contracts.landscape import (
+    LandscapeJobRequest,
+    LandscapeRequest,
+    SharpnessJobRequest,
+    SharpnessRequest,
+)
 from studio.core.landscape import io
 from studio.core.vocab import SPLITS, JobKind, LandscapeKind, Metric
 from studio.gui.plots.landscape_view import LandscapeView
-from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.forms import TidySpinBox
+from studio.gui.widgets.job_panel import JobPanel, Words
 from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips
 
 KINDS = [("2-D (random directions)", LandscapeKind.SURFACE.value), ("1-D (interpolation)", LandscapeKind.LINE.value),
          ("Trajectory (PCA of checkpoints)", LandscapeKind.TRAJECTORY.value)]
 LIVE_MS = 2000
+FAILED_LINE = "Failed (the message box says why)."  # the message itself: once, in the dialog
 
 
 def checkpoint_choices(run_dir: Path) -> list[tuple[str, str]]:
@@ -74,12 +80,13 @@ class LandscapeTab(RunPicker, QWidget):
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.binding = JobBinding(self)  # the landscape or sharpness computation
-        self.binding.progress.connect(self._progress)
-        self.binding.frame.connect(self._frame)
-        self.binding.done.connect(self._done)
-        self.binding.failed.connect(self._failed)
-        self.binding.cancelled.connect(self._cancelled)
+        self.panel = JobPanel("Compute", words=Words(  # the landscape or sharpness computation
+            idle="Pick a run and press Compute.", starting="Starting the {label} computation…",
+            progress="{label}: {text}", failed=FAILED_LINE))
+        self.panel.run_clicked.connect(self.compute)
+        self.panel.frame.connect(self._frame)
+        self.panel.done.connect(self._done)
+        self.panel.failed.connect(self._failed)
         self.result: io.Landscape | None = None
         self.result_path: Path | None = None
         self.sharpness: dict[str, Any] | None = None
@@ -135,22 +142,16 @@ class LandscapeTab(RunPicker, QWidget):
         self.span.setToolTip("2-D: the grid covers [−span, span]² in units of the filter-normalised directions")
         self.bias_bn = QCheckBox("Move biases and BatchNorm too")
         self.bias_bn.setToolTip("Li et al. keep them fixed by default")
-        self.compute_button = QPushButton("Compute")
-        self.compute_button.clicked.connect(self.compute)
+        self.compute_button = self.panel.run_button
         self.compute_button.setToolTip("Compute the landscape in a background process")
         self.sharpness_button = QPushButton("Sharpness")
         self.sharpness_button.setToolTip("Top Hessian eigenvalues, Hutchinson trace and Keskar's ε-sharpness "
                                          "at the checkpoint")
         self.sharpness_button.clicked.connect(self.compute_sharpness)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
+        self.panel.add_button(self.sharpness_button, at=1)  # Compute, Sharpness, Cancel
+        self.cancel_button = self.panel.cancel_button
         self.cancel_button.setToolTip("Stop the computation; nothing half-done is saved")
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.setTextVisible(False)
-        self.status = QLabel("Pick a run and press Compute.")
-        self.status.setWordWrap(True)
+        self.progress, self.status = self.panel.bar, self.panel.status
 
         form = QFormLayout()
         form.addRow("Run", self.run_box)
@@ -162,15 +163,10 @@ class LandscapeTab(RunPicker, QWidget):
         form.addRow("Data", self.split_box)
         form.addRow("Span", self.span)
         form.addRow(self.bias_bn)
-        buttons = QHBoxLayout()
-        for b in (self.compute_button, self.sharpness_button, self.cancel_button):
-            buttons.addWidget(b)
         compute_box = QGroupBox("Compute")
         inner = QVBoxLayout(compute_box)
         inner.addLayout(form)
-        inner.addLayout(buttons)
-        inner.addWidget(self.progress)
-        inner.addWidget(self.status)
+        inner.addWidget(self.panel)
 
         self.saved_box = QComboBox()
         self.saved_box.setToolTip("Landscapes saved with this run (also the live snapshots taken while training)")
@@ -272,7 +268,7 @@ class LandscapeTab(RunPicker, QWidget):
         self.result, self.result_path = None, None
         self.view.clear()
         self.info.setText("No landscape of this run yet: press Compute, or choose a run with saved ones.")
-        self.status.setText("")
+        self.panel.show_status("")
 
     def _fit_kinds(self, run_dir: Path | None) -> None:
         """Grey out Trajectory, with the reason as its tooltip, when the run has too few saved points (said
@@ -334,11 +330,11 @@ class LandscapeTab(RunPicker, QWidget):
     @property
     def job(self) -> Any:
         """The JobHandle of the computation in progress (or the last one)."""
-        return self.binding.handle
+        return self.panel.handle
 
     @property
     def busy(self) -> bool:
-        return self.binding.running
+        return self.panel.busy
 
     def request(self) -> LandscapeRequest:
         """The landscape request the form describes (``core/contracts/landscape.py``)."""
@@ -362,37 +358,24 @@ class LandscapeTab(RunPicker, QWidget):
                                 split=self.split_box.currentText())
 
     def compute(self) -> None:
-        self._start(JobKind.LANDSCAPE, self.request())
+        self._start(self.request())
 
     def compute_sharpness(self) -> None:
-        self._start(JobKind.SHARPNESS, self.sharpness_request())
+        self._start(self.sharpness_request())
 
-    def _start(self, task: str, options: LandscapeRequest | SharpnessRequest) -> None:
+    def _start(self, request: LandscapeRequest | SharpnessRequest) -> None:
         if self.busy:
             return
         run_dir = self.run_dir()
         if run_dir is None:
             self.session.error.emit("Landscape", "Pick a run with saved checkpoints first (train one).")
             return
-        self.binding.start(self.session.start_landscape(task, str(run_dir), options))
-        self.progress.setValue(0)
-        self.status.setText(f"Starting the {task} computation…")
-        self._set_busy(True)
+        job = (LandscapeJobRequest(str(run_dir), request) if isinstance(request, LandscapeRequest)
+               else SharpnessJobRequest(str(run_dir), request))
+        self.panel.start(self.session.start(job))
 
     def cancel(self) -> None:
-        if self.binding.cancel():
-            self.status.setText("Cancelling…")
-
-    def _set_busy(self, busy: bool) -> None:
-        self.compute_button.setEnabled(not busy)
-        self.sharpness_button.setEnabled(not busy)
-        self.cancel_button.setEnabled(busy)
-
-    def _progress(self, fraction: float, text: str) -> None:
-        if self.job.finished:
-            return
-        self.progress.setValue(int(fraction * 1000))
-        self.status.setText(f"{self.job.job.task}: {text}")
+        self.panel.cancel()
 
     def _frame(self, data: dict[str, Any]) -> None:
         """A 2-D or trajectory landscape in the making: the coarse preview, then the grid as its rows are refined."""
@@ -415,28 +398,21 @@ class LandscapeTab(RunPicker, QWidget):
                               f"preview, interpolated")
 
     def _done(self, result: dict[str, Any] | None) -> None:
-        self._set_busy(False)
         if result is None:
+            self.panel.show_status(FAILED_LINE, error=True)
             self._failed("")
             return
-        self.progress.setValue(1000)
-        if self.job.job.task == JobKind.LANDSCAPE:
+        if self.job.kind == JobKind.LANDSCAPE:
             self.open_result(result["path"])
             self._refresh_saved()
         else:
             self.show_sharpness(result["summary"])
 
-    def _cancelled(self) -> None:
-        self._set_busy(False)
-        self.status.setText("Cancelled.")
-
     def _failed(self, message: str) -> None:
-        self._set_busy(False)
-        self.status.setText("Failed (the message box says why).")  # the message itself: once, in the dialog
-        self.session.error.emit("Landscape", message or f"the {self.job.job.task} computation failed")
+        self.session.error.emit("Landscape", message or f"the {self.job.kind} computation failed")
 
     def shutdown(self) -> None:
-        self.binding.cancel()
+        self.panel.cancel()
         self.live_timer.stop()
 
     # --- showing -----------------------------------------------------------------------------
@@ -463,7 +439,7 @@ class LandscapeTab(RunPicker, QWidget):
         if "seconds" in meta:
             lines.append(f"{meta.get('evaluator', '')} on {meta.get('device', '')}: {meta['seconds']:.1f} s")
         self.info.setText("\n".join(line for line in lines if line))
-        self.status.setText(f"Showing {self.result_path.name}")
+        self.panel.show_status(f"Showing {self.result_path.name}")
 
     def _open_saved(self, index: int) -> None:
         path = self.saved_box.itemData(index)
@@ -481,7 +457,7 @@ class LandscapeTab(RunPicker, QWidget):
                           f"top Hessian eigenvalues {eigs}\ntrace ≈ {summary['trace']:.4g} "
                           f"± {summary['trace_stderr']:.2g} (Hutchinson)\nε-sharpness {summary['eps_sharpness']:.4g}% "
                           f"(ε = {summary['eps']:g}, Keskar et al.)\n{summary['batch_norm']}")
-        self.status.setText(f"Sharpness done in {summary['seconds']:.1f} s")
+        self.panel.show_status(f"Sharpness done in {summary['seconds']:.1f} s")
 
     # --- export ------------------------------------------------------------------------------
     def export_png(self, path: str | Path) -> Path:

@@ -2,8 +2,8 @@
 seconds — with "Run selected" and "Run all", and a detail pane with the paper's set-up, ours and each measure.
 
 Built from CHECKS, so a new check module appears here by itself. Each check runs as its own background job
-through the Session (``Session.start_check``), one after the other, so a row fills in as soon as its check ends;
-Stop cancels the one running and drops the rest. Torch-free at import.
+through the Session (``Session.start(CheckRequest(...))``), one after the other, so a row fills in as soon as its
+check ends; Stop cancels the one running and drops the rest. Torch-free at import.
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
-    QProgressBar,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -31,8 +29,9 @@ from PySide6.QtWidgets import (
 
 from studio.core.checks.catalog import CHECKS
 from studio.core.contracts.checks import CheckRequest
-from studio.gui.session.job_binding import JobBinding
-from studio.gui.widgets.paper_check import FAIL_COLOUR, PASS_COLOUR, ours_summary, outcome_html
+from studio.gui.session import theme
+from studio.gui.widgets.job_panel import JobPanel, Words
+from studio.gui.widgets.paper_check import PASS_COLOUR, ours_summary, outcome_html
 
 COLUMNS = ("Check", "Claim", "Paper", "Verdict", "Ours", "Seconds")
 CLAIM, PAPER, VERDICT, OURS, SECONDS = 1, 2, 3, 4, 5
@@ -50,11 +49,14 @@ class PaperChecksTab(QWidget):
         self.outcomes: dict[str, dict[str, Any]] = {}
         self.pending: list[str] = []  # checks still to run after the current one
         self.running_name = ""
-        self.binding = JobBinding(self)
-        self.binding.progress.connect(self._progress)
-        self.binding.done.connect(self._done)
-        self.binding.failed.connect(self._failed)
-        self.binding.cancelled.connect(lambda: self._finish("Stopped."))
+        # the check running (one job each, one after the other): Run selected, Run all, Stop, the bar, the status
+        self.panel = JobPanel("Run selected", cancel_text="Stop", arrange="inline", words=Words(
+            idle=f"{len(self.names)} checks; none run yet.", starting=None, cancelling=None, cancelled=None,
+            failed=None))
+        self.panel.run_clicked.connect(self.run_selected)
+        self.panel.done.connect(self._done)
+        self.panel.failed.connect(self._failed)
+        self.panel.cancelled.connect(self._stopped)
 
         intro = QLabel("Each lesson and analysis claim, checked against its paper by a small, seeded reproduction "
                        "on the CPU (the same as `studio check`). Select a check to read the paper's set-up and ours.")
@@ -83,29 +85,19 @@ class PaperChecksTab(QWidget):
                 self.table.setItem(row, col, item)
         self.table.itemSelectionChanged.connect(self._show_detail)
 
-        self.run_selected_button = QPushButton("Run selected")
+        self.run_selected_button = self.panel.run_button
         self.run_selected_button.setObjectName("run_selected")
         self.run_selected_button.setToolTip("Run the selected checks (in the background)")
-        self.run_selected_button.clicked.connect(self.run_selected)
         self.run_all_button = QPushButton("Run all")
         self.run_all_button.setObjectName("run_all")
         self.run_all_button.setToolTip("Run every paper check, one after the other (minutes on a 2-core CPU)")
         self.run_all_button.clicked.connect(self.run_all)
-        self.stop_button = QPushButton("Stop")
+        self.panel.add_button(self.run_all_button, at=1)  # Run selected, Run all, Stop
+        self.stop_button = self.panel.cancel_button
         self.stop_button.setObjectName("stop_checks")
         self.stop_button.setToolTip("Cancel the check running and the ones waiting")
-        self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.stop)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.setTextVisible(False)
-        self.status = QLabel(f"{len(self.names)} checks; none run yet.")
+        self.progress, self.status = self.panel.bar, self.panel.status
         self.status.setObjectName("paper_checks_status")
-        self.status.setWordWrap(True)
-        row_ = QHBoxLayout()
-        for w in (self.run_selected_button, self.run_all_button, self.stop_button):
-            row_.addWidget(w)
-        row_.addWidget(self.progress, 1)
 
         self.detail = QLabel()
         self.detail.setObjectName("paper_check_detail")
@@ -123,8 +115,7 @@ class PaperChecksTab(QWidget):
         splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
-        layout.addLayout(row_)
-        layout.addWidget(self.status)
+        layout.addWidget(self.panel)
         layout.addWidget(splitter, 1)
         if self.names:
             self.table.selectRow(0)
@@ -135,7 +126,7 @@ class PaperChecksTab(QWidget):
     # --- running -----------------------------------------------------------------------------
     @property
     def busy(self) -> bool:
-        return self.binding.running or bool(self.pending)
+        return self.panel.busy or bool(self.pending)
 
     def selected_names(self) -> list[str]:
         rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
@@ -150,18 +141,22 @@ class PaperChecksTab(QWidget):
     def run(self, names: list[str]) -> None:
         """Run ``names`` one after the other (replacing a run in progress)."""
         if not names:
-            self.status.setText("Select one or more checks first.")
+            self.panel.show_status("Select one or more checks first.")
             return
         self.stop()
         self.pending = list(names)
         for name in names:
             self._set_row(name, "…", "", "")
-        self._set_running(True)
         self._next()
 
     def stop(self) -> None:
+        """Cancel the check running and drop the ones waiting."""
         self.pending = []
-        self.binding.cancel()
+        self.panel.cancel()
+
+    def _stopped(self) -> None:
+        self.pending = []
+        self._finish("Stopped.")
 
     def _next(self) -> None:
         if not self.pending:
@@ -170,12 +165,7 @@ class PaperChecksTab(QWidget):
             return
         self.running_name = self.pending.pop(0)
         self._set_row(self.running_name, "running", "", "")
-        self.binding.start(self.session.start_check(CheckRequest((self.running_name,))))
-        self.progress.setValue(0)
-
-    def _progress(self, fraction: float, text: str) -> None:
-        self.progress.setValue(int(fraction * 1000))
-        self.status.setText(text)
+        self.panel.start(self.session.start(CheckRequest((self.running_name,))))
 
     def _done(self, result: list[dict[str, Any]]) -> None:
         for outcome in result:
@@ -194,20 +184,13 @@ class PaperChecksTab(QWidget):
             item = self._item(self.names.index(name), VERDICT)
             if item.text() in ("…", "running"):
                 self._set_row(name, self.outcomes.get(name, {}).get("verdict", "—"), "", "")
-        self._set_running(False)
-        self.status.setText(text)
-        self.status.setStyleSheet(f"color: {FAIL_COLOUR}" if error else "")
-
-    def _set_running(self, on: bool) -> None:
-        self.stop_button.setEnabled(on)
-        self.run_all_button.setEnabled(not on)
-        self.run_selected_button.setEnabled(not on)
+        self.panel.show_status(text, error)
 
     def _set_row(self, name: str, verdict: str, ours: str, seconds: str) -> None:
         row = self.names.index(name)
         item = self._item(row, VERDICT)
         item.setText(verdict)
-        colour = PASS_COLOUR if verdict == "PASS" else FAIL_COLOUR if verdict in ("FAIL", "error") else None
+        colour = PASS_COLOUR if verdict == "PASS" else theme.error_colour() if verdict in ("FAIL", "error") else None
         item.setForeground(QColor(colour) if colour else self.palette().text())
         font = QFont(item.font())
         font.setBold(colour is not None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from studio.core.targets import resolve_target
@@ -41,7 +42,10 @@ SETTINGS_PAGES = {"data_parallel"}  # pages that measure the current config: the
 
 class ParallelLab(QWidget):
     """The pages as inner tabs, each built on first view. The other pages have forms of their own, so the
-    window's training settings show only beside the pages that use them (``SETTINGS_PAGES``)."""
+    window's training settings show only beside the pages that use them (``SETTINGS_PAGES``): a change of page
+    says so (``settings_use_changed``)."""
+
+    settings_use_changed = Signal()
 
     @property
     def uses_settings_panel(self) -> bool:
@@ -62,7 +66,7 @@ class ParallelLab(QWidget):
         if not PAGES:
             self.pages.addTab(QLabel("No pages yet."), "—")
         self.pages.currentChanged.connect(self._build)
-        self.pages.currentChanged.connect(self._follow_settings_panel)
+        self.pages.currentChanged.connect(lambda _index: self.settings_use_changed.emit())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.pages)
@@ -87,11 +91,6 @@ class ParallelLab(QWidget):
         layout = holder.layout() if holder is not None else None
         if layout is not None:
             layout.addWidget(widget)
-
-    def _follow_settings_panel(self, _index: int) -> None:
-        fit = getattr(self.window(), "_fit_settings_panel", None)  # the main window (absent in a bare test)
-        if fit:
-            fit()
 
     def set_presentation(self, on: bool) -> None:
         for widget in self._built.values():

@@ -31,8 +31,8 @@ from studio.core.vocab import Metric
 from studio.gui.plots.axes import plain_numbers
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
-from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.forms import TidySpinBox
+from studio.gui.widgets.job_panel import JobPanel, Words
 
 HINT = ("Select one or more runs in the Training tab's run list. Against steps or samples each run gets its own "
         "fit; against parameters (or non_embedding, Kaplan's N), select 4 or more runs of different model sizes: "
@@ -81,11 +81,10 @@ class ScalingLawsTab(QWidget):
         self.session = session
         self.result: dict[str, Any] | None = None
         self.names: dict[str, str] = {}  # run id → the run list's name, for the legend and the summary
-        self.error: str | None = None
-        self.job = JobBinding(self)
-        self.job.done.connect(self._on_done)
-        self.job.failed.connect(self._on_failed)
-        self.job.cancelled.connect(lambda: self._on_failed("cancelled"))
+        # Fit (Cancel while it runs: one button, in the row of its settings), the bar and the summary line
+        self.panel = JobPanel("Fit", toggle=True, words=Words(idle=HINT, starting="fitting…", failed="{message}"))
+        self.panel.run_clicked.connect(self.fit)
+        self.panel.done.connect(self._on_done)
 
         self.against = QComboBox()
         self.against.setObjectName("fit_against")
@@ -106,13 +105,11 @@ class ScalingLawsTab(QWidget):
         self.extrapolate.setPrefix("predict at ")
         self.extrapolate.setSuffix(" × x")
         self.extrapolate.setToolTip("Predict the loss at this multiple of the largest x (steps, samples or parameters)")
-        self.fit_button = QPushButton("Fit")
+        self.fit_button = self.panel.run_button
         self.fit_button.setObjectName("fit_button")
-        self.fit_button.clicked.connect(self.fit)
         self.fit_button.setToolTip("Fit L(x) = a·x^(−b) + c to the selected runs")
-        self.summary = QLabel(HINT)
+        self.summary = self.panel.status
         self.summary.setObjectName("fit_summary")
-        self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.plot = pg.PlotWidget()
         self.plot.setObjectName("fit_plot")
@@ -140,10 +137,10 @@ class ScalingLawsTab(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addLayout(self._size_sweep_row())
-        layout.addWidget(self.summary)
+        layout.addWidget(self.panel)
         layout.addWidget(self.plot, 1)
-        session.selection_changed.connect(lambda ids: self.fit_button.setEnabled(bool(ids)))
-        self.fit_button.setEnabled(bool(session.selected_runs()))
+        session.selection_changed.connect(lambda ids: self.panel.set_runnable(bool(ids)))  # Fit needs runs
+        self.panel.set_runnable(bool(session.selected_runs()))
 
     def _size_sweep_row(self) -> QHBoxLayout:
         """Queue a sweep of the model's size (the queue's sweep, ``core/config/sweep.py``), for a fit against size."""
@@ -205,29 +202,21 @@ class ScalingLawsTab(QWidget):
                 raise ConfigError(f"give the values of {key or 'the size setting'}, e.g. 32, 64, 128, 256")
             points = sweep_configs(self.session.config, {key: sweep_values(text)})
         except StudioError as err:
-            self._on_failed(str(err))
+            self.panel.show_status(str(err), error=True)
             return []
         ids = self.session.enqueue(points)
         if ids:
-            self.summary.setText(f"Queued {len(ids)} runs of {key} = {text}. When they have finished, select them "
-                                 f"in the run list and fit against non_embedding or params.")
+            self.panel.show_status(f"Queued {len(ids)} runs of {key} = {text}. When they have finished, select "
+                                   f"them in the run list and fit against non_embedding or params.")
         return ids
 
     def fit(self) -> None:
         runs = self.session.selected_runs()
-        if not runs or self.job.running:
+        if not runs or self.panel.busy:
             return
-        self.error = None
-        self.summary.setText("fitting…")
-        self.fit_button.setEnabled(False)
-        self.job.start(self.session.start_fit(FitRequest(tuple(runs), self.against.currentText(),
-                                                         self.loss_box.currentText(), self.extrapolate.value(),
-                                                         str(self.session.store.home))))
-
-    def _on_failed(self, message: str) -> None:
-        self.error = message
-        self.summary.setText(f"<span style='color:#D55E00'>{message}</span>")
-        self.fit_button.setEnabled(True)
+        self.panel.start(self.session.start(FitRequest(tuple(runs), self.against.currentText(),
+                                                       self.loss_box.currentText(), self.extrapolate.value(),
+                                                       str(self.session.store.home))))
 
     def run_label(self, runs: list[str]) -> str:
         """A fit's name as the run list names its run (by the settings that differ), or "N runs"."""
@@ -244,7 +233,6 @@ class ScalingLawsTab(QWidget):
 
     def _on_done(self, result: dict[str, Any]) -> None:
         self.result = result
-        self.fit_button.setEnabled(True)
         self._name_runs()
         lines = []
         for f in result["fits"]:
@@ -253,7 +241,7 @@ class ScalingLawsTab(QWidget):
             lines.append(f"<b>{who}</b>: L = {f['a']:.4g}·x<sup>−{f['b']:.3f}</sup> + {f['c']:.4f} "
                          f"(b ± {f['stderr']['b']:.2g}, r² {f['r2']:.3f}, {f['points']} points) — at "
                          f"{p['factor']:g}× ({p['x']:,.0f}): {p['loss']:.4g} [{p['low']:.4g}, {p['high']:.4g}]")
-        self.summary.setText("<br>".join(lines))
+        self.panel.show_status("<br>".join(lines))
         self.draw(result)
 
     def draw(self, result: dict[str, Any]) -> None:

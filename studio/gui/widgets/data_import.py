@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QInputDialog, QProgressDialog, QWidget
 
+from studio.core.contracts.jobs import FetchRequest, ImportRequest
 from studio.gui.session.job_binding import JobBinding
 from studio.gui.session.messages import count
 
@@ -63,7 +64,7 @@ class ImportController(QObject):
         self._options = dict(options or {})
         self._retry = lambda extra: self.import_path(path, {**self._options, **extra})
         self._what = Path(path).name
-        self._start(self.session.start_import(str(path), self._options), f"Importing {Path(path).name}…")
+        self._start(self.session.start(ImportRequest(str(path), self._options)), f"Importing {Path(path).name}…")
         return True
 
     def fetch(self, name: str) -> bool:
@@ -73,7 +74,7 @@ class ImportController(QObject):
             return False
         self._retry = None
         self._what = name
-        self._start(self.session.start_fetch(name), f"Fetching {name}…")
+        self._start(self.session.start(FetchRequest(name)), f"Fetching {name}…")
         return True
 
     def _start(self, job: Any, title: str) -> None:

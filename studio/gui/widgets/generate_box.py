@@ -136,7 +136,7 @@ class GenerateBox(QGroupBox):
         if self.busy or self.run_id is None:
             return
         run = self.session.store.get(self.run_id)
-        self.binding.start(self.session.start_generate(GenerateRequest(
+        self.binding.start(self.session.start(GenerateRequest(
             str(run.dir), self.seed.text(), self.words.value(), self.temperature.value(), top_k=self.top_k.value())))
         self.button.setText("Cancel")
         self.output.setText("<i>generating…</i>")

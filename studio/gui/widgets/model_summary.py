@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.config import RunConfig
+from studio.core.contracts.jobs import SummaryRequest
 from studio.core.numbers.byte_size import byte_size
 from studio.gui.session.job_binding import JobBinding
 
@@ -60,7 +61,7 @@ class ModelSummaryDialog(QDialog):
         self.binding.done.connect(self._done)
         self.binding.failed.connect(self._failed)
         self.binding.cancelled.connect(lambda: self._failed("the summary stopped"))
-        self.job = self.binding.start(session.start_summary(config))  # the Session's JobHandle
+        self.job = self.binding.start(session.start(SummaryRequest(config.to_dict())))  # the Session's JobHandle
 
     def _done(self, result: dict[str, Any]) -> None:
         self.summary = result

@@ -8,13 +8,13 @@ import html
 from typing import Any
 
 from studio.core.checks.base import PaperCheck
+from studio.gui.session import theme
 
-PASS_COLOUR = "#2e9e44"  # readable on the light and the dark theme's window
-FAIL_COLOUR = "#d9413b"
+PASS_COLOUR = "#2e9e44"  # readable on the light and the dark theme's window (a FAIL: the theme's error colour)
 
 
 def verdict_html(verdict: str) -> str:
-    colour = PASS_COLOUR if verdict == "PASS" else FAIL_COLOUR
+    colour = PASS_COLOUR if verdict == "PASS" else theme.error_colour()
     return f"<b style='color: {colour}'>{html.escape(verdict)}</b>"
 
 
