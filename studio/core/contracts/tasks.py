@@ -51,7 +51,7 @@ SWEEP = Task("studio.engine.tasks.compression:run", "sparsity sweep", JobKind.CO
 FIT = Task("studio.engine.tasks.fit_runs:run", "fit", JobKind.FIT)
 SCALE = Task("studio.engine.tasks.dp_scaling:run", "scaling measurement", JobKind.SCALE)
 ASYNC_SGD = Task("studio.engine.tasks.async_sgd:run", "async SGD study", JobKind.SCALE)
-PARALLEL = Task("studio.engine.tasks.parallel:run", "one model four ways", JobKind.SCALE)
+PARALLEL = Task("studio.engine.tasks.parallel:run", "one model four ways", JobKind.SCALE, frames=True)
 GENERATE = Task("studio.engine.tasks.generate:run", "generation", JobKind.GENERATE)
 ATTENTION = Task("studio.engine.tasks.attention:run", "attention maps", JobKind.EVALUATION)
 DEMO = Task("studio.engine.tasks.demo:run", "demo", JobKind.DEMO, frames=True)
