@@ -75,6 +75,7 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
     full_batch = is_full_batch(cfg, ctx.world_size)
     batches = plan_batches(len(train), cfg.train, ctx.world_size, full_batch)
     k = cfg.train.accumulate_steps  # the global batch (linear scaling rule) counts every micro-batch of a step
+    stage("building the optimizer")  # its first one in a process imports torch._dynamo: seconds on a busy CPU
     optimizer = build_optimizer(cfg, net, batches[0] * k * ctx.world_size, sink if ctx.is_main else None, run_id)
     per_epoch = [steps_per_epoch(len(train), b, ctx.world_size, k) for b in batches]
     factor = SCHEDULES.build(cfg.schedule.name, total_steps=sum(per_epoch), steps_per_epoch=per_epoch[0],
