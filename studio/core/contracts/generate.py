@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 MAX_WORDS = 1000
 MAX_TOP_K = 100_000  # top-k sampling: the k most likely tokens (0: all of them)
@@ -36,3 +36,19 @@ class GenerateResult(TypedDict):
     oov_in_seed: list[str]
     vocab_size: int
     seconds: float
+    blank: NotRequired[bool]  # every new token is a space or a line end: the run has not learned to write yet
+
+
+def is_blank(words: list[str]) -> bool:
+    """Whether the new tokens are nothing but spaces and line ends (or none at all)."""
+    return not "".join(words).strip()
+
+
+def blank_sentence(result: GenerateResult) -> str:
+    """What to tell a person whose generation added only blank space ('' when it added text): the GUI's and the
+    CLI's one sentence."""
+    if not result.get("blank"):
+        return ""
+    what = "characters" if result.get("tokenizer") == "char" else "tokens"
+    return (f"The run generated only blank space ({len(result['words'])} {what} of spaces and line ends): it has "
+            "not learned enough to write yet; train it for more steps.")

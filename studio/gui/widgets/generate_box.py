@@ -1,7 +1,8 @@
 """Generate text with the selected next-word run: a seed, how many tokens, a temperature, top-k, and the result.
 
-Shown under the run list when the one selected run is a next-word model (a model tagged "text":
-lstm_lm, gru_lm, gpt_lm); a character-level run adds characters, joined as they are. The generation is a
+Shown under the run list when the one selected run is a next-word model (a model tagged "generates":
+lstm_lm, gru_lm, gpt_lm; not bert_mlm, a masked LM whose left-to-right output would be "the the the…"); a
+character-level run adds characters, joined as they are; a generation of only blank space says so. The generation is a
 background job the Session starts (``engine/tasks/generate.py``), so the window never waits for torch or the model.
 """
 
@@ -21,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.contracts.generate import GenerateRequest
+from studio.core.contracts.generate import GenerateRequest, blank_sentence
 from studio.core.errors import StudioError
 from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.forms import TidySpinBox
@@ -104,11 +105,13 @@ class GenerateBox(QGroupBox):
             self.words_label.setText("Characters" if self._tokenizer(run_id) == "char" else "Words")
 
     def _is_text_run(self, run_id: str) -> bool:
+        """A run of a model that writes the next token (bert_mlm fills in masked words: it is not offered)."""
         from studio.core.models import MODELS
+        from studio.core.models.catalog import GENERATES
 
         try:
             model = self.session.store.get(run_id).run_config.model.name
-            return "text" in MODELS.get(model).tags
+            return GENERATES in MODELS.get(model).tags
         except (StudioError, KeyError, ValueError):
             return False
 
@@ -158,7 +161,10 @@ class GenerateBox(QGroupBox):
             how += f", top-{result['top_k']}"
         oov = f" · not in the vocabulary: {html.escape(', '.join(result['oov_in_seed']))}" \
             if result["oov_in_seed"] else ""
-        self.output.setText(f"<span style='font-size:13pt; white-space:pre-wrap'>{seed}{joiner}<b>{new}</b></span><br>"
+        blank = blank_sentence(result)  # only spaces and line ends: say so, not an output that looks empty
+        added = "" if blank else f"{joiner}<b>{new}</b>"
+        said = f"<br><i>{html.escape(blank)}</i>" if blank else ""
+        self.output.setText(f"<span style='font-size:13pt; white-space:pre-wrap'>{seed}{added}</span>{said}<br>"
                             f"<small>{how} · {result['checkpoint']} checkpoint{oov}</small>")
 
     def shutdown(self) -> None:
