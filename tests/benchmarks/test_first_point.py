@@ -29,7 +29,7 @@ from tests.benchmarks.cpu_hog import cpu_hog
 from tests.gui.xvfb_support import xvfb
 
 ROUNDS = 3
-LINE = re.compile(r"studio: (?P<t>\d+\.\d+) (?P<what>status: .*|first point of run (?P<run>\S+))$")
+LINE = re.compile(r"studio: (?P<t>\d+\.\d+) (?P<what>status: .*|first point of run \S+|run \S+ ended: \w+)$")
 
 
 class Window:
@@ -76,7 +76,7 @@ class Window:
         wid = subprocess.run(["xdotool", "search", "--sync", "--name", "^Studio"], capture_output=True, text=True,
                              timeout=60, env={**os.environ, "DISPLAY": self.display}).stdout.split()[0]
         env = {**os.environ, "DISPLAY": self.display}
-        subprocess.run(["xdotool", "windowactivate", "--sync", wid], timeout=10, env=env, capture_output=True)
+        subprocess.run(["xdotool", "windowfocus", "--sync", wid], timeout=10, env=env, capture_output=True)
         sent = time.monotonic()
         subprocess.run(["xdotool", "key", "--clearmodifiers", chord], timeout=10, env=env, check=True)
         return sent
@@ -92,12 +92,19 @@ class Window:
 
 def train_until_first_point(window: Window) -> dict[str, Any]:
     """Press Train, wait for the first point, stop the run and wait for it to end; seconds and the waits named."""
-    pressed = window.key("ctrl+Return")
-    seen = window.wait_for(r"^first point of run")
+    for attempt in range(3):  # a key sent while the window is still settling may land nowhere: press again
+        pressed = window.key("ctrl+Return")
+        try:
+            seen = window.wait_for(r"^status: (Starting|Resuming) run", timeout=15)
+            break
+        except AssertionError:
+            if attempt == 2:
+                raise
+    seen += window.wait_for(r"^first point of run")
     first = seen[-1][0]
     waits = [(text.removeprefix("status: "), t - pressed) for t, text in seen if text.startswith("status: ")]
     window.key("ctrl+period")
-    window.wait_for(r"^status: Run \S+ (stopped|finished)")
+    window.wait_for(r"^run \S+ ended: ")
     return {"seconds": first - pressed, "waits": waits}
 
 

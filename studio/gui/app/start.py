@@ -80,7 +80,7 @@ def run_gui(argv: list[str], engine: EnginePort) -> int:
 
 
 def report_runs(session: Session) -> None:
-    """Under ``STUDIO_STARTUP_REPORT``: every status-bar message and each run's first curve point, stamped with
+    """Under ``STUDIO_STARTUP_REPORT``: every session status message, each run's first curve point and end, stamped with
     ``time.monotonic()`` (one clock for every process of the machine): tests/benchmarks/test_first_point.py times
     Train → first point in the real window from these."""
     first: set[str] = set()
@@ -95,3 +95,5 @@ def report_runs(session: Session) -> None:
 
     session.status_text.connect(said)
     session.metrics.connect(point)
+    session.run_ended.connect(lambda run_id, status, _message: print(
+        f"studio: {time.monotonic():.3f} run {run_id} ended: {status}", flush=True))
