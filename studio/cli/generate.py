@@ -5,7 +5,8 @@ Greedy (the most likely token each time) when the temperature is 0, the default;
 softmax(logits / T) over the ``--top-k`` most likely tokens otherwise (0, the default: all; ``--sample-seed``
 makes a sample repeatable). With ``--json`` the last stdout line is one object: run_id, checkpoint, seed,
 words (the new tokens), text, temperature, top_k, tokenizer, oov_in_seed, vocab_size, seconds, blank (true when
-the new tokens are only spaces and line ends: an undertrained character model; stderr then says so in one sentence).
+the new tokens are only spaces and line ends), undertrained ([its, the unigram model's] validation perplexity when the
+run is barely better than token frequencies; else null); stderr says either in one sentence.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ COMMANDS = ("generate",)
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from studio.cli._shared import emit_json, run_dir_of
-    from studio.core.contracts.generate import blank_sentence
+    from studio.core.contracts.generate import result_notes
     from studio.engine.tasks.generate import check_request, generate
 
     check_request(args.words, args.temperature, args.top_k)  # before loading anything
@@ -33,8 +34,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         print(out["text"])
         if out["oov_in_seed"]:
             print(f"not in the run's vocabulary (read as <oov>): {', '.join(out['oov_in_seed'])}", file=sys.stderr)
-    if out.get("blank"):  # seed then nothing visible: say so rather than print what looks like no output
-        print(f"studio: warning: {blank_sentence(out)}", file=sys.stderr)
+    for note in result_notes(out):  # blank output, an undertrained run: said, not left to be guessed
+        print(f"studio: warning: {note}", file=sys.stderr)
     return 0
 
 

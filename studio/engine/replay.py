@@ -67,6 +67,7 @@ class RunData:
         self.input_shape, self.num_classes = data.input_shape, data.num_classes
         self.task = task_for(data.meta)
         self.task_name = str(data.meta.get("task", "classification"))  # "tokens": a prediction at every position
+        self.meta = dict(data.meta)  # what the dataset knows of itself (a text corpus: its unigram perplexity)
         self.model = build_model(cfg, data, self.device).eval()
 
     @property

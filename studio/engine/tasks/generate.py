@@ -18,12 +18,20 @@ from typing import Any
 
 import torch
 
-from studio.core.contracts.generate import MAX_TOP_K, MAX_WORDS, GenerateRequest, GenerateResult, is_blank
+from studio.core.contracts.generate import (
+    MAX_TOP_K,
+    MAX_WORDS,
+    GenerateRequest,
+    GenerateResult,
+    is_blank,
+    undertrained,
+)
 from studio.core.datasets.text.sequences import pad_left
 from studio.core.datasets.text.tokenizer import LINE_END, OOV, PAD, Vocabulary, vocabulary_for
 from studio.core.errors import ConfigError
 from studio.core.models import MODELS
 from studio.core.models.catalog import GENERATES
+from studio.core.runs.record import read_record
 
 
 def check_request(n_words: int, temperature: float, top_k: int = 0) -> None:
@@ -114,6 +122,8 @@ def generate(run_dir: str | Path, seed_text: str, n_words: int = 8, temperature:
         "seed": seed_text, "words": new, "text": text, "temperature": temperature, "top_k": top_k,
         "tokenizer": tokenizer, "oov_in_seed": [w for w in seed_tokens if w not in vocab.index],
         "vocab_size": len(vocab), "seconds": round(time.perf_counter() - started, 3), "blank": is_blank(new),
+        "undertrained": undertrained(read_record(Path(run_dir)).get("summary", {}).get("val_perplexity"),
+                                     data.meta.get("unigram_val_perplexity")) if ref.is_final else None,
     }
 
 

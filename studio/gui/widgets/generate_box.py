@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.contracts.generate import GenerateRequest, blank_sentence
+from studio.core.contracts.generate import GenerateRequest, blank_sentence, result_notes
 from studio.core.errors import StudioError
 from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.forms import TidySpinBox
@@ -163,7 +163,7 @@ class GenerateBox(QGroupBox):
             if result["oov_in_seed"] else ""
         blank = blank_sentence(result)  # only spaces and line ends: say so, not an output that looks empty
         added = "" if blank else f"{joiner}<b>{new}</b>"
-        said = f"<br><i>{html.escape(blank)}</i>" if blank else ""
+        said = "".join(f"<br><i>{html.escape(note)}</i>" for note in result_notes(result))  # and an undertrained run
         self.output.setText(f"<span style='font-size:13pt; white-space:pre-wrap'>{seed}{added}</span>{said}<br>"
                             f"<small>{how} · {result['checkpoint']} checkpoint{oov}</small>")
 
