@@ -68,10 +68,11 @@ class ModesTable(QTableWidget):
                     item.setToolTip(f"Larger than the tolerance {result['loss_tolerance']:.1e}: this mode does "
                                     "not compute the same training as the single process")
                 self.setItem(i, j, item)
-        pending = result.get("pending", [])  # while it runs: the configurations still to come, greyed
+        pending = result.get("pending", [])  # while it runs: the configuration being measured, then the rest, greyed
         self.setRowCount(len(rows) + len(pending))
         for i, (mode, microbatches) in enumerate(pending, start=len(rows)):
-            for j, text in enumerate((row_title({"mode": mode, "microbatches": microbatches}), "measuring…")):
+            state = "measuring…" if i == len(rows) else "to come"
+            for j, text in enumerate((row_title({"mode": mode, "microbatches": microbatches}), state)):
                 item = QTableWidgetItem(text)
                 item.setFlags(Qt.ItemFlag.NoItemFlags)  # shown, not selectable: it has no timeline yet
                 self.setItem(i, j, item)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -166,6 +167,26 @@ class GenerateBox(QGroupBox):
         said = "".join(f"<br><i>{html.escape(note)}</i>" for note in result_notes(result))  # and an undertrained run
         self.output.setText(f"<span style='font-size:13pt; white-space:pre-wrap'>{seed}{added}</span>{said}<br>"
                             f"<small>{how} · {result['checkpoint']} checkpoint{oov}</small>")
+        self._make_room()
+
+    def _make_room(self) -> None:
+        """A result taller than the box's share of the window's splitter (a note under the text) takes the room
+        from the parts above it (the run list, then the curves), so no line of it is cut off."""
+        splitter = self.parentWidget()
+        layout = self.layout()
+        if not isinstance(splitter, QSplitter) or layout is None:
+            return
+        index = splitter.indexOf(self)
+        sizes = splitter.sizes()
+        short = max(layout.totalHeightForWidth(self.width()), self.sizeHint().height()) - sizes[index]
+        for above in range(index - 1, -1, -1):
+            if short <= 0:
+                break
+            give = min(short, max(0, sizes[above] - splitter.widget(above).minimumSizeHint().height()))
+            sizes[above] -= give
+            sizes[index] += give
+            short -= give
+        splitter.setSizes(sizes)
 
     def shutdown(self) -> None:
         self.binding.cancel()
