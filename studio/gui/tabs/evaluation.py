@@ -45,7 +45,7 @@ from studio.gui.plots.evaluation_views import (
 from studio.gui.tabs.landscape import checkpoint_choices
 from studio.gui.widgets.job_panel import JobPanel, Words
 from studio.gui.widgets.predict_panel import PredictPanel
-from studio.gui.widgets.run_picker import RunBox, RunPicker
+from studio.gui.widgets.run_picker import RunBox, RunPicker, run_names
 
 SPLITS = (("test", Split.TEST.value), ("validation", Split.VAL.value), ("train", Split.TRAIN.value))  # (label, split)
 FAILED_LINE = "Failed (the message box says why)."  # the message itself: once, in the dialog
@@ -235,8 +235,9 @@ class EvaluationTab(RunPicker, QWidget):
         s = self.summary
         if s is None:
             return ""
+        name = run_names(self.session).get(s["run_id"], s["run_id"])
         return (f"Accuracy {s['accuracy']:.4f} on {s['examples']:,} {s['split']} examples · ECE {s['ece']:.4f} · "
-                f"{len(s['mistakes'])} most confident mistakes · {s['run_id']} ({s['checkpoint']}), computed in "
+                f"{len(s['mistakes'])} most confident mistakes · {name} ({s['checkpoint']}), computed in "
                 f"{s['seconds']:.1f} s")
 
     # --- jobs --------------------------------------------------------------------------------

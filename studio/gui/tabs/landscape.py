@@ -61,6 +61,16 @@ def checkpoint_choices(run_dir: Path) -> list[tuple[str, str]]:
     return out + [(f"step {s}" + (" (initial)" if s == 0 else ""), str(s)) for s in steps]
 
 
+def samples_text(meta: dict[str, Any]) -> str:
+    """The examples a landscape was evaluated on: "360 train samples"; a 1-D one's per split ("360 train and 100
+    test samples"; older files say one number for both)."""
+    samples = meta.get("samples", "?")
+    if isinstance(samples, dict):
+        return " and ".join(f"{n:,} {split}" for split, n in samples.items()) + " samples"
+    count = f"{samples:,}" if isinstance(samples, int) else str(samples)
+    return f"{count} {meta.get('split', 'train and test')} samples"
+
+
 def trajectory_unready(run_dir: Path) -> str:
     """Why a trajectory cannot be computed for this run yet ("" when it can): it needs two saved points of the
     path besides the final weights (step checkpoints or the run's weight snapshots)."""
@@ -417,7 +427,7 @@ class LandscapeTab(RunPicker, QWidget):
         self.redraw()
         summary = self.result.summary()
         meta = self.result.meta
-        data = f"{meta.get('samples', '?')} {meta.get('split', 'train and test')} samples"
+        data = samples_text(meta)
         lines = [f"{self.result.kind} · {meta.get('checkpoint', '')} · {data} · {summary['resolution']} per axis",
                  f"centre loss {summary['center_loss']:.4g}, min {summary['min_loss']:.4g}, "
                  f"max {summary['max_loss']:.4g}"]
