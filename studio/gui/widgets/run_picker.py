@@ -34,6 +34,7 @@ from studio.core.runs.names import fit, shown_names
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 TEXT_PAD = 6  # pixels a cell keeps free beside its text
+ABSENT_SEP = " — "  # between a run a view cannot show and why
 
 
 def run_names(session: Any, runs: list[Any] | None = None) -> dict[str, str]:
@@ -78,8 +79,8 @@ class FittedNames(QStyledItemDelegate):
 
 class RunBox(QComboBox):
     """One run: item text its name, item data its id. ``picked(run_id)`` when a person chooses one (not when the
-    program does). ``show_absent(text)``: no run chosen, and ``text`` (a selected run it cannot show, and why) in
-    the box."""
+    program does). ``show_absent(name, why)``: no run chosen, and a selected run it cannot show named in the box,
+    with why ("name — why")."""
 
     picked = Signal(str)
 
@@ -87,6 +88,7 @@ class RunBox(QComboBox):
         super().__init__(parent)
         self.purpose = purpose
         self.details: dict[str, str] = {}  # run id → its id and status, for the tooltip
+        self.absent: tuple[str, str] | None = None  # (name, why) of a selected run this box cannot show
         self.setItemDelegate(FittedNames(self))
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(16)
@@ -106,6 +108,7 @@ class RunBox(QComboBox):
             self.details[run_id] = f"{run_id} · {status}" if status else run_id
             self.setItemData(row, f"{name}\n{self.details[run_id]}", Qt.ItemDataRole.ToolTipRole)
         self.setCurrentIndex(self.findData(keep) if keep else -1)
+        self.absent = None
         self.setPlaceholderText("")
         self.blockSignals(False)
         self._follow_choice()
@@ -114,12 +117,15 @@ class RunBox(QComboBox):
         """Make ``run_id`` the choice (as the program, not a person); False when it is not in the box."""
         index = self.findData(run_id)
         if index >= 0:
+            self.absent = None
+            self.setPlaceholderText("")
             self.setCurrentIndex(index)
         return index >= 0
 
-    def show_absent(self, text: str) -> None:
-        """No run chosen; ``text`` shown in the box (a selected run this view cannot show, and why)."""
-        self.setPlaceholderText(text)
+    def show_absent(self, name: str, why: str) -> None:
+        """No run chosen; the selected run ``name`` that this view cannot show named in the box, with ``why``."""
+        self.absent = (name, why)
+        self.setPlaceholderText(f"{name}{ABSENT_SEP}{why}")
         self.setCurrentIndex(-1)
         self._follow_choice()
 
@@ -133,9 +139,12 @@ class RunBox(QComboBox):
 
     def shown_text(self) -> str:
         """What the box shows now: the chosen run's name fitted to the box, or the absent run's note."""
-        rect = self._text_rect()
-        text = self.currentText() if self.currentIndex() >= 0 else self.placeholderText()
-        return fit(text, rect.width() - 2, self.fontMetrics().horizontalAdvance)
+        room, measure = self._text_rect().width() - 2, self.fontMetrics().horizontalAdvance
+        if self.currentIndex() >= 0 or self.absent is None:
+            return fit(self.currentText() if self.currentIndex() >= 0 else self.placeholderText(), room, measure)
+        name, why = self.absent  # the reason whole, the name fitted to what is left
+        tail = f"{ABSENT_SEP}{why}"
+        return fit(name, room - measure(tail), measure) + tail if measure(tail) < room / 2 else fit(why, room, measure)
 
     def _text_rect(self) -> Any:
         opt = QStyleOptionComboBox()
@@ -239,7 +248,7 @@ class RunPicker:
         first. Returns the run chosen now (signals blocked: the view redraws if it changed)."""
         box = self.run_box
         current = box.currentData()
-        absent = box.placeholderText() if current is None else ""
+        absent = box.absent if current is None else None
         ids = [r.id for r in runs]
         selected = self.session.selected_runs()
         keep = (current if current in ids else selected[0] if selected and selected[0] in ids
@@ -248,7 +257,7 @@ class RunPicker:
         box.set_runs(((r.id, names.get(r.id, r.name), r.status) for r in runs), keep)
         if keep is None and absent:
             box.blockSignals(True)
-            box.show_absent(absent)
+            box.show_absent(*absent)
             box.blockSignals(False)
         return keep
 
@@ -261,7 +270,7 @@ class RunPicker:
         if not self.select_run(run_ids[0]):
             name = run_names(self.session).get(run_ids[0])
             if name is not None:  # a run this view cannot show: named, with why, and nothing else shown
-                self.run_box.show_absent(f"{name}: {self.absent_reason}")
+                self.run_box.show_absent(name, self.absent_reason)
 
     def _picked(self, run_id: str) -> None:
         if run_id and self.session.selected_runs() != [run_id]:
