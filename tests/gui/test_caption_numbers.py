@@ -232,7 +232,8 @@ def test_the_attention_line_states_the_maps_shown(qtbot, session, monkeypatch):
     result["steps"] = [0, 6, 12]
     result["frames"] = [{**result["frames"][0], "step": s} for s in result["steps"]]
     tab.show_result(result)
-    maps = result["frames"][-1]["maps"]
+    maps = result["frames"][-1]["maps"]  # one layer, one head: said in the singular
+    assert maps.shape[:2] == (1, 1)
     assert (f"{len(result['steps'])} snapshots, steps {result['steps'][0]}–{result['steps'][-1]} · "
-            f"{maps.shape[0]} layers × {maps.shape[1]} heads") in tab.info.text()
+            "1 layer × 1 head") in tab.info.text()
     assert tab.step_label.text() == f"step {result['steps'][-1]}"

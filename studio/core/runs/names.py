@@ -9,8 +9,8 @@ in the order the runs were made: ``… #2``, ``… #3``. A name a person gives (
 name) is kept as it is. Runs made before this rule carry the old automatic name (``model · optimizer · data``):
 they are shown by the rule, numbered with the others in the order the runs were made.
 
-Short of room (:func:`fit`), a name loses its data part first, then its last settings one by one (an "…" says
-where); the model and the number always stay (the whole name goes in a tooltip).
+Short of room (:func:`fit`), a name loses its data part first, then its last settings one by one, then the model's
+own settings (an "…" says where); the model and the number always stay (the whole name goes in a tooltip).
 """
 
 from __future__ import annotations
@@ -178,8 +178,9 @@ def shown_names(store: Any, runs: list[Any] | None = None) -> dict[str, str]:
 
 def fit(name: str, room: float, measure: Callable[[str], float] = len) -> str:
     """``name`` in ``room`` (``measure``: its width, characters by default): whole if it fits; else without its
-    data part, then without its last settings one by one, "…" where parts were left out; the first part (the
-    model) and the number (`` #2``) stay. Still too wide: cut in the middle of the characters, the number kept."""
+    data part, then without its last settings one by one, then without the model's own settings, "…" where
+    something was left out; the model's name and the number (`` #2``) stay. Still too wide: cut in the middle of
+    the characters, the number kept."""
     if measure(name) <= room:
         return name
     m = _NUMBER.match(name)
@@ -191,6 +192,14 @@ def fit(name: str, room: float, measure: Callable[[str], float] = len) -> str:
     for index in order:
         dropped.add(index)
         text = _join(parts, dropped) + number
+        if measure(text) <= room:
+            return text
+    words = parts[0].split(" ")  # the model's own settings, last first; its name stays
+    rest = text[len(parts[0]):]
+    if rest == f"{SEP}{MORE}{number}":  # one "…" says it: "gpt_lm layers=1 …", not "gpt_lm layers=1 … · …"
+        rest = number
+    for keep in range(len(words) - 1, 0, -1):
+        text = " ".join([*words[:keep], MORE]) + rest
         if measure(text) <= room:
             return text
     return _cut_middle(text, room, measure, len(number))

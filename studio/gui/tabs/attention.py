@@ -64,6 +64,10 @@ def transformer_runs(session: Any) -> list[Any]:
     return out
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def _ticks(labels: list[str], room_px: float | None = None) -> list[tuple[float, str]]:
     """A tick per token at its cell's centre; every k-th only when they would not fit (at most ``MAX_TICKS``, and
     for a horizontal axis of ``room_px`` pixels, labels of ~7 px a character side by side)."""
@@ -79,6 +83,7 @@ class AttentionTab(QWidget, RunPicker):
 
     uses_settings_panel = False
     absent_reason = "not a Transformer: no attention to show"
+    holds_while_busy = False  # the maps of another run are computed instead (the job panel replaces its job)
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -191,9 +196,20 @@ class AttentionTab(QWidget, RunPicker):
         """Reload the Transformer runs, keeping the current choice."""
         current = self.run_box.currentData()
         chosen = self.fill_runs(transformer_runs(self.session))
-        self.pages.setCurrentIndex(1 if self.run_box.count() else 0)
         if chosen != current:
             self._run_changed()
+        self._show_page()
+
+    def _show_page(self) -> None:
+        """The maps for a chosen run; else the hint: why the selected run has none, or how to get Transformer
+        runs."""
+        if self.run_box.currentData():
+            self.pages.setCurrentIndex(1)
+            return
+        absent = self.run_box.absent
+        self.hint.setText(f"{absent[0]} is not a Transformer run: it has no attention to show.\n\nPick a "
+                          "Transformer run in the Run box, or select one in the run list." if absent else HINT)
+        self.pages.setCurrentIndex(0)
 
     def _run_ended(self, run_id: str, _status: str = "", _message: str = "") -> None:
         """The chosen run ended: its final weights are saved now, so its maps are computed again."""
@@ -245,6 +261,7 @@ class AttentionTab(QWidget, RunPicker):
     def _run_changed(self) -> None:
         self.clear_view()
         self.computed_for = None
+        self._show_page()
         if not self.run_box.currentData():
             self.panel.cancel()
             self.panel.show_status("")
@@ -360,9 +377,10 @@ class AttentionTab(QWidget, RunPicker):
         what = "[CLS]'s attention over the patches" if image_run else "rows: the token that looks, columns: where"
         oov = f" · not in the vocabulary (<oov>): {', '.join(r['oov'])}" if r["oov"] else ""
         causal = " · causal: no token sees the future" if r["causal"] else ""
-        self.panel.show_status(f"{r['input']} · {len(r['steps'])} snapshots, steps {r['steps'][0]}–{r['steps'][-1]} · "
-                               f"{len(self.cells)} layers × {len(self.cells[0]) if self.cells else 0} heads, {what}"
-                               f"{causal}{oov}")
+        heads = len(self.cells[0]) if self.cells else 0
+        self.panel.show_status(f"{r['input']} · {plural(len(r['steps']), 'snapshot')}, steps {r['steps'][0]}–"
+                               f"{r['steps'][-1]} · {plural(len(self.cells), 'layer')} × {plural(heads, 'head')}, "
+                               f"{what}{causal}{oov}")
 
     def _draw_focus(self, r: dict[str, Any], f: dict[str, Any]) -> None:
         pick = self.focus_box.currentData()

@@ -72,7 +72,11 @@ class FittedNames(QStyledItemDelegate):
         self.initStyleOption(opt, index)
         widget = opt.widget
         style = widget.style() if widget is not None else QApplication.style()
-        room = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, widget).width() - TEXT_PAD
+        rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, widget)
+        right = rect.right()
+        if isinstance(widget, QAbstractItemView):  # a list's row may be wider than what shows of it
+            right = min(right, widget.viewport().rect().right())
+        room = right - rect.left() - TEXT_PAD
         opt.text = fit(opt.text, room, opt.fontMetrics.horizontalAdvance)
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
 
@@ -109,7 +113,6 @@ class RunBox(QComboBox):
             self.setItemData(row, f"{name}\n{self.details[run_id]}", Qt.ItemDataRole.ToolTipRole)
         self.setCurrentIndex(self.findData(keep) if keep else -1)
         self.absent = None
-        self.setPlaceholderText("")
         self.blockSignals(False)
         self._follow_choice()
 
@@ -118,33 +121,40 @@ class RunBox(QComboBox):
         index = self.findData(run_id)
         if index >= 0:
             self.absent = None
-            self.setPlaceholderText("")
             self.setCurrentIndex(index)
         return index >= 0
 
     def show_absent(self, name: str, why: str) -> None:
         """No run chosen; the selected run ``name`` that this view cannot show named in the box, with ``why``."""
-        self.absent = (name, why)
-        self.setPlaceholderText(f"{name}{ABSENT_SEP}{why}")
-        self.setCurrentIndex(-1)
+        self.absent = (name, why)  # painted by paintEvent (a placeholder text would widen the box to its length)
+        if self.currentIndex() >= 0:
+            self.setCurrentIndex(-1)
+        else:  # no change of index, but of what the box says: the view follows it as it does a change
+            self.currentIndexChanged.emit(-1)
         self._follow_choice()
+        self.update()
 
     def _follow_choice(self) -> None:
         run_id = self.currentData()
         if run_id:
             self.setToolTip(f"{self.currentText()}\n{self.details.get(run_id, run_id)}\n{self.purpose}")
+        elif self.absent is not None:
+            self.setToolTip(f"{self.absent[0]}\n{self.absent[1]}\n{self.purpose}")
         else:
-            text = self.placeholderText()
-            self.setToolTip(f"{text}\n{self.purpose}" if text else self.purpose)
+            self.setToolTip(self.purpose)
 
     def shown_text(self) -> str:
         """What the box shows now: the chosen run's name fitted to the box, or the absent run's note."""
         room, measure = self._text_rect().width() - 2, self.fontMetrics().horizontalAdvance
         if self.currentIndex() >= 0 or self.absent is None:
-            return fit(self.currentText() if self.currentIndex() >= 0 else self.placeholderText(), room, measure)
-        name, why = self.absent  # the reason whole, the name fitted to what is left
+            return fit(self.currentText() if self.currentIndex() >= 0 else "", room, measure)
+        name, why = self.absent  # the reason whole, the name fitted to what is left (at least its model's)
         tail = f"{ABSENT_SEP}{why}"
-        return fit(name, room - measure(tail), measure) + tail if measure(tail) < room / 2 else fit(why, room, measure)
+        short = fit(name, room - measure(tail), measure)
+        model = name.split(" ")[0]
+        if short.startswith(model) and measure(short + tail) <= room:
+            return short + tail
+        return fit(why, room, measure)
 
     def _text_rect(self) -> Any:
         opt = QStyleOptionComboBox()
@@ -180,7 +190,8 @@ class RunChecklist(QListWidget):
         self.setToolTip(purpose)
         self.setItemDelegate(FittedNames(self))
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.setTextElideMode(Qt.TextElideMode.ElideNone)  # FittedNames fits the names
+        self.setTextElideMode(Qt.TextElideMode.ElideNone)  # FittedNames fits the names to the width shown
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setUniformItemSizes(True)
         self.itemChanged.connect(lambda _item: self.picked.emit(self.checked()))
 
@@ -231,6 +242,7 @@ class RunPicker:
     session: Any
     run_box: RunBox
     absent_reason = "not shown here"
+    holds_while_busy = True  # a computation in progress keeps its run (False: a new run replaces it)
 
     @property
     def busy(self) -> bool:
@@ -244,16 +256,19 @@ class RunPicker:
 
     def fill_runs(self, runs: list[Any]) -> str | None:
         """Show ``runs`` (``RunInfo``s, those of the store's this view can show) by name, keeping the choice: the
-        current run, else the selected one, else (unless a selected run this view cannot show is named) the
-        first. Returns the run chosen now (signals blocked: the view redraws if it changed)."""
+        current run, else the selected one; a selected run this view cannot show is named, with why; with no
+        selection, the first. Returns the run chosen now (signals blocked: the view redraws if it changed)."""
         box = self.run_box
         current = box.currentData()
         absent = box.absent if current is None else None
         ids = [r.id for r in runs]
         selected = self.session.selected_runs()
-        keep = (current if current in ids else selected[0] if selected and selected[0] in ids
-                else None if absent else ids[0] if ids else None)
         names = run_names(self.session)
+        keep = current if current in ids else selected[0] if selected and selected[0] in ids else None
+        if keep is None and not absent and selected and selected[0] in names:
+            absent = (names[selected[0]], self.absent_reason)  # the selected run, which this view cannot show
+        if keep is None and not absent and ids:
+            keep = ids[0]
         box.set_runs(((r.id, names.get(r.id, r.name), r.status) for r in runs), keep)
         if keep is None and absent:
             box.blockSignals(True)
@@ -265,7 +280,7 @@ class RunPicker:
         return self.run_box.choose(run_id)
 
     def _follow_selection(self, run_ids: list[str]) -> None:
-        if not run_ids or self.busy or run_ids[0] == self.run_box.currentData():
+        if not run_ids or (self.busy and self.holds_while_busy) or run_ids[0] == self.run_box.currentData():
             return
         if not self.select_run(run_ids[0]):
             name = run_names(self.session).get(run_ids[0])
