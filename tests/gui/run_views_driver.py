@@ -117,6 +117,8 @@ def main(argv: list[str]) -> int:
                                     "row": item.text(0), "name": names.get(run_id)}
             key = window.curves_pane.curves
             step["key"] = key.key.text() if key is not None else ""
+            if shots is not None:
+                shoot(window, shots, f"views-{tag}-{kind}-training")
             for view in VIEWS:
                 step[view] = look(window, view, run_id)
                 if shots is not None:
