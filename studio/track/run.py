@@ -91,6 +91,24 @@ class Run:
         name = clean_name(key)
         return None if name is None else self.prefix + name
 
+    def set_config(self, config: Mapping[str, Any]) -> None:
+        """Add settings to the run's (a Lightning module's hyperparameters, a Trainer's arguments): flattened like
+        ``init``'s ``config``; a setting given again is replaced."""
+        if self.store is None or self.finished:
+            return
+        from studio.core.runs.tracked import read_tracked, settings_of, write_tracked
+
+        settings = settings_of(config)
+        try:
+            self.store.record_settings(self.id, settings)
+        except Exception as err:  # noqa: BLE001 - training goes on
+            warn_once(f"config:{self.id}", f"cannot record the run's settings ({err})")
+            return
+        if self.dir is not None:
+            old = read_tracked(self.dir).get("settings", {})
+            write_tracked(self.dir, {"settings": {**old, **{k: str(v) if isinstance(v, float) and v != v else v
+                                                            for k, v in settings.items()}}})
+
     def flush(self) -> None:
         """Write what is buffered now (``log`` returns before the values are on disk)."""
         if self.writer is not None:
