@@ -13,6 +13,7 @@ from typing import Any
 from studio import version_line
 from studio.cli import (
     async_sgd,
+    attach,
     attention,
     catalog,
     check,
@@ -28,6 +29,7 @@ from studio.cli import (
     import_logs,
     landscape,
     model,
+    noise_scale,
     parallel,
     queue,
     runs,
@@ -42,7 +44,7 @@ from studio.core.errors import StudioError
 COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, compare,
                                            eval_cmd, export, compress, fit, scale, parallel, async_sgd, dataload,
                                            schedule, cluster, generate, attention, check,
-                                           import_logs)
+                                           import_logs, attach, noise_scale)
 
 COMMANDS = tuple(name for module in COMMAND_MODULES for name in module.COMMANDS)
 

@@ -166,7 +166,7 @@ def _import_run(logdir: Path, folder: Path, files: list[Path], store: RunStore, 
     if hists:
         histograms.append(info.dir, hists)
     last: dict[str, float] = {}
-    for step, tag, value, _ in sorted(rows):
+    for _step, tag, value, _ in sorted(rows):
         last[tag] = value
     walls = [r[3] for r in rows if math.isfinite(r[3])]
     summary = summary_of(last, steps=max((r[0] for r in rows), default=0),
