@@ -7,17 +7,15 @@ import json
 import math
 from pathlib import Path
 
-import pytest
-
 import studio.track
 from studio.core.contracts import layout
 from studio.core.runs.store import RunStore
 from tests.conftest import last_json, run_cli
 
-torch = pytest.importorskip("torch")
-
 
 def _blobs(n: int = 256) -> tuple:
+    import torch
+
     gen = torch.Generator().manual_seed(0)
     y = torch.randint(0, 3, (n,), generator=gen)
     x = torch.randn(n, 4, generator=gen) * 0.7 + torch.nn.functional.one_hot(y, 4).float() * 2
@@ -25,6 +23,8 @@ def _blobs(n: int = 256) -> tuple:
 
 
 def _train_and_save(steps: int = 60) -> studio.track.Run:
+    import torch
+
     from tests.track.tiny_net import TinyNet
 
     torch.manual_seed(0)
@@ -84,6 +84,8 @@ def test_landscape_sharpness_evaluation_and_noise_scale_run_on_it(studio_home: P
 
 
 def test_studio_attach_and_noise_scale_cli(tmp_path: Path, studio_home: Path) -> None:
+    import torch
+
     from tests.track.tiny_net import TinyNet
 
     model = TinyNet(hidden=8)
