@@ -84,3 +84,24 @@ def test_opening_a_tracked_run_selects_it_and_keeps_the_settings(window, studio_
     assert commands.open_path(window.shell, str(run.dir)) == "run"
     assert window.session.config.to_toml() == before  # an external config is no recipe to train
     assert window.session.selected_runs() == [run.id]
+
+
+def test_the_landscape_tab_says_an_attached_models_critical_batch_size(qtbot, studio_home: Path) -> None:
+    from PySide6.QtCore import Qt
+
+    from studio.core.runs.store import RunStore
+    from studio.gui.tabs.landscape import LandscapeTab
+    from tests.gui.conftest import new_session
+    from tests.track.test_attached_analyses import _train_and_save
+
+    run = _train_and_save(steps=4)  # early in training: the gradient's signal is strong
+    session = new_session(RunStore())
+    tab = LandscapeTab(session)
+    qtbot.addWidget(tab)
+    tab.show()
+    tab.select_run(run.id)
+    qtbot.mouseClick(tab.noise_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not tab.busy and "critical batch size" in tab.info.text(), timeout=120_000)
+    assert tab.info.text().startswith("Your model's critical batch size ≈")
+    tab.shutdown()
+    session.shutdown(wait_s=2)
