@@ -92,7 +92,7 @@ def attach(run_dir: Path, model: str, weights: Path, data: Path | None, init: st
         raise ConfigError("the run has no data yet: give --data FILE.pt (a tuple (inputs, targets) of tensors)")
     layout.attached_dir(run_dir).mkdir(parents=True, exist_ok=True)
     shutil.copyfile(code, layout.attached_code_path(run_dir))
-    meta = {"class": name, "module": code.stem, "source": str(code.resolve()), "init": kwargs}
+    meta: dict[str, Any] = {"class": name, "module": code.stem, "source": str(code.resolve()), "init": kwargs}
     if batch is not None:
         attached.save_data(run_dir, *batch)
         meta["task"] = attached.task_of(*batch)

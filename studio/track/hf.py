@@ -46,7 +46,8 @@ class StudioCallback(TrainerCallback):
             return
         self.run = studio.track.init(self._name or getattr(args, "run_name", "") or "hf-trainer", self._config,
                                      self._tags, home=self._home, rank=0, flush_s=self._flush_s)
-        settings = {k: v for k, v in args.to_dict().items() if isinstance(v, (numbers.Number, str, bool))}
+        plain = (numbers.Number, str, bool)
+        settings: dict[str, Any] = {k: v for k, v in args.to_dict().items() if isinstance(v, plain)}
         model_config = getattr(model, "config", None)
         if model_config is not None and hasattr(model_config, "to_dict"):
             settings["model"] = {k: v for k, v in model_config.to_dict().items()

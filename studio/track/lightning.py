@@ -12,17 +12,23 @@ that ends with an exception is failed. Import this module only where Lightning i
 
 from __future__ import annotations
 
+import importlib
 from argparse import Namespace
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-try:
+if TYPE_CHECKING:
     from lightning.pytorch.loggers.logger import Logger, rank_zero_experiment
     from lightning.pytorch.utilities import rank_zero_only
-except ImportError:  # pragma: no cover - the older package name
-    from pytorch_lightning.loggers.logger import Logger, rank_zero_experiment  # type: ignore[no-redef]
-    from pytorch_lightning.utilities import rank_zero_only  # type: ignore[no-redef]
+else:
+    try:  # lightning, else the older package name
+        _pl = importlib.import_module("lightning.pytorch")
+    except ImportError:  # pragma: no cover
+        _pl = importlib.import_module("pytorch_lightning")
+    Logger = _pl.loggers.logger.Logger
+    rank_zero_experiment = _pl.loggers.logger.rank_zero_experiment
+    rank_zero_only = _pl.utilities.rank_zero_only
 
 import studio.track
 from studio.core.vocab import JobState

@@ -35,7 +35,8 @@ def save_model(run_dir: Path, model: Any, example_batch: Any, *, step: int,
     folder = layout.attached_dir(run_dir)
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, layout.attached_code_path(run_dir))
-    meta = {"class": cls.__qualname__, "module": cls.__module__, "source": source, "init": dict(init or {})}
+    meta: dict[str, Any] = {"class": cls.__qualname__, "module": cls.__module__, "source": source,
+                            "init": dict(init or {})}
     if example_batch is not None:
         x, y = example_batch[0], example_batch[1]
         attached.save_data(run_dir, x, y)
