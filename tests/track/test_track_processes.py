@@ -65,6 +65,16 @@ def test_kill_9_mid_logging_loses_at_most_the_last_buffer(tmp_path: Path, studio
     assert len(steps) >= 250  # at most the last buffer (0.1 s of ~1 ms steps) lost
     record = metric_log.read(info.dir)
     assert sorted(r[0] for r in record) == steps  # the folder's record agrees with the database
+    store.close()
+    for leftover in studio_home.glob("runs.db-*"):
+        leftover.unlink()
+    (studio_home / "runs.db").write_bytes(b"damaged" * 100)  # the index lost: rebuilt from the run folders
+    rebuilt = RunStore()
+    assert rebuilt.recovery is not None
+    again = rebuilt.get(run_id)
+    assert again.status == "interrupted" and again.name == "crash"
+    assert list(rebuilt.curves([run_id])[run_id]["train/loss"].steps) == steps
+    assert rebuilt.params(run_id)["lr"] == 0.1  # the script's settings come back from tracked.json
 
 
 def test_two_processes_log_into_one_run_with_their_ranks(tmp_path: Path, studio_home: Path) -> None:
