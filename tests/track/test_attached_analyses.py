@@ -105,3 +105,11 @@ def test_studio_attach_and_noise_scale_cli(tmp_path: Path, studio_home: Path) ->
     assert wrong.stderr.strip().count("\n") == 0 and "model.pt" in wrong.stderr
     before = RunStore().get(out["run_id"])
     assert [r.step for r in layout.list_checkpoints(before.dir)] == [0]  # the failed attach wrote nothing
+
+
+def test_a_run_trained_elsewhere_is_not_resumable(studio_home: Path) -> None:
+    run = _train_and_save(steps=2)
+    info = RunStore().get(run.id)
+    assert info.last_checkpoint is not None and not info.resumable
+    done = run_cli("train", "--resume", run.id)
+    assert done.returncode == 2 and "trained outside Studio" in done.stderr

@@ -177,3 +177,14 @@ def test_the_run_folder_says_where_the_run_came_from(studio_home: Path) -> None:
     assert tracked["source"] == "track" and tracked["settings"]["betas"] == [0.9, 0.99]
     assert RunStore().params(run.id)["path"] == "/x"
     assert layout.tracked_path(info.dir).is_file()
+
+
+def test_the_config_text_says_external_as_the_run_list_reads_it(studio_home: Path) -> None:
+    from studio.core.config import RunConfig
+    from studio.core.config.external import is_external_toml
+
+    with studio.track.init("ext", config={"model": {"name": "resnet"}}) as run:
+        pass
+    info = RunStore().get(run.id)
+    assert is_external_toml(info.config) and not is_external_toml(RunConfig().to_toml())
+    assert RunStore().params(run.id)["model.name"] == "resnet"  # the script's word is what the list shows

@@ -42,3 +42,9 @@ def external_sections() -> dict[str, dict[str, str]]:
 def is_external(config: Any) -> bool:
     """Whether a RunConfig is an external run's (its model is ``external``)."""
     return getattr(getattr(config, "model", None), "name", None) == EXTERNAL
+
+
+def is_external_toml(text: str) -> bool:
+    """Whether a run's config.toml text is an external run's, without parsing it (the run list asks per row):
+    ``RunConfig.to_toml`` writes the entry's name first in its section."""
+    return f'[model]\nname = "{EXTERNAL}"\n' in text

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.config import RunConfig
+from studio.core.config.external import is_external
 from studio.core.contracts import layout
 from studio.core.contracts.progress import ENDED, STATES  # noqa: F401 - ENDED: what other modules read here
 from studio.core.contracts.runs import RunListing, RunSummary
@@ -70,7 +71,8 @@ class RunInfo:
 
     @property
     def resumable(self) -> bool:
-        return self.status in RESUMABLE and self.last_checkpoint is not None
+        """Ended with a checkpoint, and trained by Studio (a tracked or attached run cannot be resumed here)."""
+        return self.status in RESUMABLE and self.last_checkpoint is not None and not is_external(self.run_config)
 
     @property
     def run_config(self) -> RunConfig:
