@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Studio: train and see neural networks.\n\n"
                     "  studio              open the window (the GUI)\n"
                     "  studio PATH ...     open the window with these files or folders (a config .toml, a run's\n"
-                    "                      folder, a run store, or a dataset folder or archive to import)\n"
+                    "                      folder, a run store, a folder of TensorBoard logs, or a dataset folder\n"
+                    "                      or archive to import)\n"
                     "  studio COMMAND ...  run a command headless, without a window (below)",
         epilog="`studio COMMAND --help` describes one command. Exit codes: 0 done, 2 a problem you can fix "
                "(one line on stderr), 3 a run that failed.")
