@@ -7,6 +7,8 @@ import json
 import math
 from pathlib import Path
 
+import pytest
+
 import studio.track
 from studio.core.contracts import layout
 from studio.core.runs.store import RunStore
@@ -83,6 +85,7 @@ def test_landscape_sharpness_evaluation_and_noise_scale_run_on_it(studio_home: P
     assert later["b_simple"] > result["b_simple"]  # near a minimum the noise dominates (McCandlish: B grows)
 
 
+@pytest.mark.slow  # three CLI processes, each importing torch: 15-30 s on a busy 2-core machine
 def test_studio_attach_and_noise_scale_cli(tmp_path: Path, studio_home: Path) -> None:
     import torch
 
