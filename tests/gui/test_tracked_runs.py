@@ -105,3 +105,27 @@ def test_the_landscape_tab_says_an_attached_models_critical_batch_size(qtbot, st
     assert tab.info.text().startswith("Your model's critical batch size ≈")
     tab.shutdown()
     session.shutdown(wait_s=2)
+
+
+def test_an_imported_tensorboard_runs_histograms_are_in_the_histograms_view(qtbot, tmp_path: Path,
+                                                                              studio_home: Path) -> None:
+    pytest.importorskip("tbparse")
+    from studio.core.runs.store import RunStore
+    from studio.core.runs.tensorboard_import import import_logs
+    from studio.gui.tabs.histograms import HistogramsTab
+    from tests.gui.conftest import new_session
+    from tests.track.tb_logs import summary_writer_run
+
+    summary_writer_run(tmp_path / "logs" / "exp", steps=20, hparams=False)
+    (run_id,) = import_logs(tmp_path / "logs", RunStore()).imported
+    session = new_session(RunStore())
+    try:
+        tab = HistogramsTab(session)
+        qtbot.addWidget(tab)
+        tab.resize(1000, 700)
+        tab.show()
+        assert tab.run_box.currentData() == run_id
+        assert [tab.layer_box.itemText(i) for i in range(tab.layer_box.count())] == ["fc.weight"]
+        assert tab.weights.shown.shape == (60, 4)  # value bins × the 4 recorded steps
+    finally:
+        session.shutdown(wait_s=10)
