@@ -12,7 +12,6 @@ from __future__ import annotations
 import atexit
 import sys
 import time
-import weakref
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
@@ -24,7 +23,7 @@ from studio.track.values import clean_name, quick_value
 from studio.track.warn import warn_once
 from studio.track.writer import Writer
 
-_live: weakref.WeakSet[Run] = weakref.WeakSet()  # runs a script has not finished: ended at exit
+_live: set[Run] = set()  # runs a script has not finished (held even when the script dropped them): ended at exit
 _exc_seen: list[BaseException] = []
 
 

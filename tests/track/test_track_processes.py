@@ -94,7 +94,7 @@ def test_two_processes_log_into_one_run_with_their_ranks(tmp_path: Path, studio_
 def test_a_script_that_ends_without_finish_is_finished_and_one_that_raises_failed(tmp_path: Path,
                                                                                    studio_home: Path) -> None:
     ok = tmp_path / "ok.py"
-    ok.write_text("import studio.track\nrun = studio.track.init('ok')\nrun.log({'x': 1.0})\n")
+    ok.write_text("import studio.track\nstudio.track.init('ok').log({'x': 1.0})\n")  # the run not even kept
     bad = tmp_path / "bad.py"
     bad.write_text("import studio.track\nrun = studio.track.init('bad')\nrun.log({'x': 1.0})\n"
                    "raise RuntimeError('CUDA out of memory')\n")
@@ -102,4 +102,5 @@ def test_a_script_that_ends_without_finish_is_finished_and_one_that_raises_faile
     assert subprocess.run([sys.executable, str(bad)], env=_env(), capture_output=True).returncode == 1
     runs = {r.name: r for r in RunStore().list()}
     assert runs["ok"].status == "finished"
+    assert list(RunStore().curves([runs["ok"].id])[runs["ok"].id]["x"].values) == [1.0]  # flushed at exit
     assert runs["bad"].status == "failed" and "RuntimeError: CUDA out of memory" in runs["bad"].message
