@@ -86,6 +86,7 @@ class RunData:
         task = meta.get("task") or attached.task_of(x, y)
         self.task = task_for({"task": "regression"} if task == attached.REGRESSION else {})
         self.task_name = "regression" if task == attached.REGRESSION else "classification"
+        self.meta: dict = {}  # no dataset of Studio's behind it
         self.is_image = x.dim() == 4
         self.input_shape = tuple(x.shape[1:])
         self.num_classes = int(y.max()) + 1 if task == attached.CLASSIFICATION and len(y) else 1
