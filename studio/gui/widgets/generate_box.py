@@ -9,7 +9,7 @@ background job the Session starts (``engine/tasks/generate.py``), so the window 
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.contracts.generate import GenerateRequest, blank_sentence, result_notes
+from studio.core.contracts.generate import GenerateRequest, GenerateResult, blank_sentence, result_notes
 from studio.core.errors import StudioError
 from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.forms import TidySpinBox
@@ -162,9 +162,10 @@ class GenerateBox(QGroupBox):
             how += f", top-{result['top_k']}"
         oov = f" · not in the vocabulary: {html.escape(', '.join(result['oov_in_seed']))}" \
             if result["oov_in_seed"] else ""
-        blank = blank_sentence(result)  # only spaces and line ends: say so, not an output that looks empty
+        typed = cast(GenerateResult, result)
+        blank = blank_sentence(typed)  # only spaces and line ends: say so, not an output that looks empty
         added = "" if blank else f"{joiner}<b>{new}</b>"
-        said = "".join(f"<br><i>{html.escape(note)}</i>" for note in result_notes(result))  # and an undertrained run
+        said = "".join(f"<br><i>{html.escape(note)}</i>" for note in result_notes(typed))  # and an undertrained run
         self.output.setText(f"<span style='font-size:13pt; white-space:pre-wrap'>{seed}{added}</span>{said}<br>"
                             f"<small>{how} · {result['checkpoint']} checkpoint{oov}</small>")
         self._make_room()
@@ -182,7 +183,9 @@ class GenerateBox(QGroupBox):
         for above in range(index - 1, -1, -1):
             if short <= 0:
                 break
-            give = min(short, max(0, sizes[above] - splitter.widget(above).minimumSizeHint().height()))
+            part = splitter.widget(above)
+            least = part.minimumSizeHint().height() if part is not None else sizes[above]
+            give = min(short, max(0, sizes[above] - least))
             sizes[above] -= give
             sizes[index] += give
             short -= give
