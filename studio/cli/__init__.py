@@ -12,6 +12,7 @@ from typing import Any
 
 from studio import version_line
 from studio.cli import (
+    allreduce,
     async_sgd,
     attention,
     catalog,
@@ -22,6 +23,7 @@ from studio.cli import (
     data,
     dataload,
     demo,
+    dlrm,
     export,
     fit,
     generate,
@@ -39,8 +41,8 @@ from studio.core.errors import StudioError
 
 # In the order ``studio --help`` lists them. A command module imports nothing from this one: no import cycle.
 COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, compare,
-                                           eval_cmd, export, compress, fit, scale, parallel, async_sgd, dataload,
-                                           schedule, cluster, generate, attention, check)
+                                           eval_cmd, export, compress, fit, scale, parallel, allreduce, dlrm,
+                                           async_sgd, dataload, schedule, cluster, generate, attention, check)
 
 COMMANDS = tuple(name for module in COMMAND_MODULES for name in module.COMMANDS)
 
