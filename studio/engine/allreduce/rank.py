@@ -21,6 +21,9 @@ from typing import Any
 from studio.engine.allreduce.traffic import Spans, Traffic
 from studio.engine.jobs.rank_group import die, emit, kill_point, watch_parent
 
+# a rank may wait this long for its peers (rank 0's one-process reference, the other ranks' turns); a rank that
+# dies is found by the launcher at once (it stops them all), not by this timeout
+WAIT_S = 6 * 3600
 KILL_ENV = "STUDIO_TEST_ALLREDUCE_KILL"
 
 
@@ -113,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
     if cuda:
         torch.cuda.set_device(device)
     dist.init_process_group("nccl" if cuda else "gloo", init_method=f"tcp://127.0.0.1:{a.port}", rank=a.rank,
-                            world_size=a.world, timeout=timedelta(seconds=120))
+                            world_size=a.world, timeout=timedelta(seconds=WAIT_S))
     kill = kill_point(KILL_ENV, a.rank)
     shown = (request["timeline_ranks"] or max(request["ranks"]), request["timeline_size"] or max(request["sizes"]))
     plan = plan_of(request)

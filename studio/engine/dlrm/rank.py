@@ -23,6 +23,9 @@ from studio.engine.dlrm.model import build_mlps, build_table, gradient_bytes, he
 from studio.engine.dlrm.train import HybridRank, SingleProcess, optimizer, optimizer_bytes, rss_bytes
 from studio.engine.jobs.rank_group import die, emit, kill_point, watch_parent
 
+# a rank may wait this long for its peers (rank 0's one-process reference, the other ranks' turns); a rank that
+# dies is found by the launcher at once (it stops them all), not by this timeout
+WAIT_S = 6 * 3600
 KILL_ENV = "STUDIO_TEST_DLRM_KILL"
 
 
@@ -62,6 +65,7 @@ def train_single(req: dict[str, Any], seed: int, data: ClickData, device: Any, k
     model = SingleProcess(req, seed, device, spans)
     grown = rss_bytes() - before  # what building the model took (tables touched as they are initialised)
     losses, times, origin = [], [], 0.0
+    progress(phase, f"seed {seed}: one process", 0)
     for step in range(1, steps + 1):
         batch = data.batch(step, req["batch_size"])
         if keep and step == warmup + 1:
@@ -94,6 +98,7 @@ def train_hybrid(req: dict[str, Any], seed: int, data: ClickData, rank: int, wor
     model = HybridRank(req, seed, rank, world, dist.group.WORLD, device, spans)
     grown = rss_bytes() - before
     losses, times, origin = [], [], 0.0
+    progress(phase, f"seed {seed}: hybrid on {world} ranks", 0)
     for step in range(1, steps + 1):
         batch = data.batch(step, req["batch_size"])
         if keep and step == warmup + 1:  # the timeline's steps begin: every rank together, on one clock
@@ -146,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     if cuda:
         torch.cuda.set_device(device)
     dist.init_process_group("nccl" if cuda else "gloo", init_method=f"tcp://127.0.0.1:{a.port}", rank=a.rank,
-                            world_size=a.world, timeout=timedelta(seconds=120))
+                            world_size=a.world, timeout=timedelta(seconds=WAIT_S))
     kill = kill_point(KILL_ENV, a.rank)
     progress = Progress(req, a.rank == 0)
     warm_up(req, device)
