@@ -16,11 +16,11 @@ from typing import NotRequired, TypedDict
 
 from studio.core.errors import ConfigError
 
-# what an interval of a rank's timeline was spent on: compute (forward: lookups, MLPs, interaction, loss;
-# backward; optimizer), the all-to-all of the looked-up vectors (forward) and of their gradients (backward), the
-# all-reduce of the MLPs' gradients, and the rest (waiting for a peer)
-KINDS: tuple[str, ...] = ("forward", "all-to-all", "backward", "all-reduce", "optimizer", "idle")
-COMPUTE: tuple[str, ...] = ("forward", "backward", "optimizer")
+# what an interval of a rank's timeline was spent on: drawing the step's batch of synthetic clicks, compute
+# (forward: lookups, MLPs, interaction, loss; backward; optimizer), the all-to-all of the looked-up vectors
+# (forward) and of their gradients (backward), the all-reduce of the MLPs' gradients, and the rest (waiting)
+KINDS: tuple[str, ...] = ("data", "forward", "all-to-all", "backward", "all-reduce", "optimizer", "idle")
+COMPUTE: tuple[str, ...] = ("data", "forward", "backward", "optimizer")
 # tests only: "no-backward-exchange" drops the backward all-to-all (each table learns only from its own rank's
 # samples); "replicated-tables" has every rank build every table, as plain data parallelism would
 FAULTS: tuple[str, ...] = ("", "no-backward-exchange", "replicated-tables")

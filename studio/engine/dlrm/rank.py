@@ -67,13 +67,14 @@ def train_single(req: dict[str, Any], seed: int, data: ClickData, device: Any, k
     losses, times, origin = [], [], 0.0
     progress(phase, f"seed {seed}: one process", 0)
     for step in range(1, steps + 1):
-        batch = data.batch(step, req["batch_size"])
         if keep and step == warmup + 1:
             origin, spans.on = time.perf_counter(), True
         if step == warmup + shown + 1:
             spans.on = False
         model.step_no = step
         start = time.perf_counter()
+        with spans.span("data", step):
+            batch = data.batch(step, req["batch_size"])
         losses.append(model.step(*batch))
         if step > warmup:
             times.append(time.perf_counter() - start)
@@ -100,7 +101,6 @@ def train_hybrid(req: dict[str, Any], seed: int, data: ClickData, rank: int, wor
     losses, times, origin = [], [], 0.0
     progress(phase, f"seed {seed}: hybrid on {world} ranks", 0)
     for step in range(1, steps + 1):
-        batch = data.batch(step, req["batch_size"])
         if keep and step == warmup + 1:  # the timeline's steps begin: every rank together, on one clock
             dist.barrier()
             origin, spans.on = time.perf_counter(), True
@@ -109,6 +109,8 @@ def train_hybrid(req: dict[str, Any], seed: int, data: ClickData, rank: int, wor
         if keep and kill == str(step):
             die()
         start = time.perf_counter()
+        with spans.span("data", step):  # every rank draws the whole batch (the indices of its tables' lookups)
+            batch = data.batch(step, req["batch_size"])
         losses.append(model.step(*batch, step))
         if step > warmup:
             times.append(time.perf_counter() - start)
