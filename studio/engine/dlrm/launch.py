@@ -126,6 +126,7 @@ def assemble(request: DlrmRequest, raw: list[dict[str, Any]]) -> DlrmResult:
     end = max((p["end"] for p in phases), default=0.0)
     timeline: list[Interval] = with_idle(phases, list(range(request.ranks)), end)  # type: ignore[assignment]
     floor, base, rate = first["floors"]
+    single_lane = first["single"]["timeline"]
     return {"runs": runs, "loss_tolerance": LOSS_TOLERANCE,
             "equal": all(r["max_gap"] <= LOSS_TOLERANCE for r in runs), "owners": owners(request.tables,
                                                                                           request.ranks),
@@ -133,7 +134,8 @@ def assemble(request: DlrmRequest, raw: list[dict[str, Any]]) -> DlrmResult:
             "exchange": {"forward": forward, "backward": backward, "off_rank": off_rank,
                          "model": exchange_bytes(request.batch_size, request.tables, request.dim),
                          "allreduce": int(ranks[0]["allreduce"])},
-            "timeline": timeline, "single_timeline": first["single"]["timeline"],
+            "timeline": timeline, "single_timeline": with_idle(single_lane, [0], max(  # type: ignore[typeddict-item]
+                (i["end"] for i in single_lane), default=0.0)),
             "step_ms": {"single": 1000 * first["single"]["step_s"], "hybrid": 1000 * ranks[0]["step_s"]},
             "shares": shares(timeline, request.ranks), "floor": floor, "base": base, "click_rate": rate,
             "ranks": request.ranks, "tables": request.tables, "rows": request.rows, "dim": request.dim,

@@ -80,6 +80,7 @@ class DlrmPlots:
         self.memory.showGrid(x=True, y=False, alpha=0.3)
         self.memory.getPlotItem().invertY(True)
         self.memory.setMouseEnabled(y=False)
+        self.memory.getPlotItem().legend.setOffset((-10, -10))  # bottom right: beside the ranks' shorter bars
         self.table = QTableWidget(0, 3)
         self.table.setObjectName("dlrm_table")
         self.table.setHorizontalHeaderLabels(["quantity", "measured", "expected"])
@@ -137,7 +138,7 @@ class DlrmPlots:
         axis = plot.getAxis("left")
         axis.setTicks([[(i, t) for i, t in enumerate(labels)], []])
         plot.setYRange(-0.6, len(processes) - 0.4, padding=0.02)
-        plot.setXRange(0.0, max(left) * 1.6 or 1.0, padding=0.0)  # the right part for the legend
+        plot.setXRange(0.0, max(left) * 1.9 or 1.0, padding=0.0)  # the right part for the legend
 
     def show_table(self, result: dict[str, Any]) -> None:
         ex = result["exchange"]

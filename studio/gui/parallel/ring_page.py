@@ -109,9 +109,11 @@ class RingPage(QWidget):
         self.seed.setRange(0, 1_000_000)
         _tip(self.seed, "The seed of the vectors (whole numbers from −1000 to 1000: every sum is exact)")
         form = QFormLayout()
-        form.addRow("Processes p", ranks)
+        form.addRow(QLabel("Processes p"))  # the choices under their label: the column stays narrow
+        form.addRow(ranks)
         form.addRow("Sizes", self.sizes)
-        form.addRow("Algorithms", algorithms)
+        form.addRow(QLabel("Algorithms"))
+        form.addRow(algorithms)
         form.addRow("Repeats", self.repeats)
         form.addRow("Seed", self.seed)
 

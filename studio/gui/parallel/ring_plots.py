@@ -77,6 +77,7 @@ class RingPlots:
         self.selector.setObjectName("ring_timeline_algorithm")
         self.selector.setToolTip("Whose timeline to draw: the ring's two phases, the server's gather and "
                                  "broadcast, or torch's all_reduce as one block")
+        self.selector.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.selector.setEnabled(False)
         self.selector.currentIndexChanged.connect(self._draw_timeline)
         self.summary = QLabel("")
