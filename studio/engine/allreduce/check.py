@@ -26,7 +26,7 @@ def deviation(ratios: list[float]) -> float:
     return max(abs(r - 1.0) for r in ratios)
 
 
-def run(progress: Any = None, ranks: str = "2,3,4,5,6,7,8", sizes: str = "1M,16M", repeats: int = 3, seed: int = 0,
+def run(progress: Any = None, ranks: str = "2,3,4,5,6,7,8", sizes: str = "1M,16M", repeats: int = 5, seed: int = 0,
         fault: str = "") -> Reproduction:
     """Ring and server at every p of ``ranks`` and every size. A broken set-up: ``fault="short-ring"`` (the
     all-gather stops a step early: a chunk of the result is a partial sum, and each rank sends N/p too little)."""

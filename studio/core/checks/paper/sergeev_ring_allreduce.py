@@ -24,7 +24,7 @@ CHECK = PaperCheck(
               "zero error); the ring written with batched isend/irecv in its two phases; the central server is rank "
               "0 (every rank sends it N bytes, it adds and sends the sum back). Bytes are counted by the "
               "implementation where it sends and receives (exact; load does not change them). Time is each rank's "
-              "CPU time (its process, gloo's threads included; the median of 3 runs after a warm-up): 8 processes "
+              "CPU time (its process, gloo's threads included; the median of 5 runs after a warm-up): 8 processes "
               "share 2 cores, so wall time measures the machine's scheduling and is shown on the page, not checked. "
               "The time measure is the cost model's bandwidth term, so N must be large: each of the ring's 2(p−1) "
               "exchanges also has a fixed CPU cost (~0.4 ms here, the α of the α-β model), and at 3 MiB and p = 7 "
