@@ -117,3 +117,10 @@ def test_the_paper_check_runs_from_the_page(page) -> None:
     handle.end("finished", "", [{"name": "naumov_dlrm_hybrid", "verdict": "FAIL", "passed": False, "seconds": 3.0,
                                  "measures": []}])
     assert "FAIL" in page.verdicts.text()
+
+
+def test_the_wheel_scrolls_the_form_instead_of_changing_its_fields(page) -> None:
+    from studio.gui.widgets.wheel_guard import fields_under, is_guarded
+
+    fields = fields_under(page)
+    assert len(fields) >= 7 and all(is_guarded(f) for f in fields)

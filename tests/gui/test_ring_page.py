@@ -129,3 +129,10 @@ def test_the_paper_check_runs_from_the_page(page) -> None:
     handle.end("finished", "", [{"name": "sergeev_ring_allreduce", "verdict": "PASS", "passed": True,
                                  "seconds": 40.0, "measures": []}])
     assert "PASS" in page.verdicts.text()
+
+
+def test_the_wheel_scrolls_the_form_instead_of_changing_its_fields(page) -> None:
+    from studio.gui.widgets.wheel_guard import fields_under, is_guarded
+
+    fields = fields_under(page)
+    assert fields and all(is_guarded(f) for f in fields)

@@ -30,6 +30,7 @@ from studio.gui.parallel.dlrm_plots import DlrmPlots, replication_words
 from studio.gui.widgets.check_panel import CheckPanel
 from studio.gui.widgets.job_panel import JobPanel, Words
 from studio.gui.widgets.paper_check import verdict_html
+from studio.gui.widgets.wheel_guard import guard_tree
 
 CHECK_NAME = "naumov_dlrm_hybrid"
 CLAIM = ("<b>The claim.</b> A recommendation model's embedding tables are too large to copy onto every device, "
@@ -165,6 +166,7 @@ class DlrmPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(body, 1)
+        guard_tree(self)  # built on first view, after the window guarded its tabs: the wheel scrolls the form
 
     def _arithmetic(self) -> None:
         self.arithmetic.setText(replication_words(self.tables.value(), self.rows.value(), self.dim.value(),

@@ -39,6 +39,7 @@ from studio.gui.parallel.ring_plots import RingPlots
 from studio.gui.widgets.check_panel import CheckPanel
 from studio.gui.widgets.job_panel import JobPanel, Words
 from studio.gui.widgets.paper_check import verdict_html
+from studio.gui.widgets.wheel_guard import guard_tree
 
 CHECK_NAME = "sergeev_ring_allreduce"
 CLAIM = ("<b>The claim.</b> To sum N bytes over p processes, a ring (Patarasuk &amp; Yuan 2009; Horovod) cuts the "
@@ -176,6 +177,7 @@ class RingPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(body, 1)
+        guard_tree(self)  # built on first view, after the window guarded its tabs: the wheel scrolls the form
 
     # --- what CheckPanel asks of its view ------------------------------------------------------------------------
     def set_params(self, params: dict[str, Any]) -> None:
