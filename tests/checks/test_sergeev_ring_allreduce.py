@@ -1,7 +1,6 @@
 """Sergeev & Del Balso 2018 / Patarasuk & Yuan 2009: the ring's bytes per rank follow 2(p−1)/p·N (flat in p), the
-server's (p−1)·N, the sum is exact, and the server's rank spends more CPU time than any ring rank. PASS on its
-set-up and on a held-out one (other p, an uneven size, another seed), also beside a CPU-bound program; FAIL on a
-broken ring."""
+server's (p−1)·N, and the sum is exact. PASS on its set-up and on a held-out one (other p, an uneven size, another
+seed), also beside a CPU-bound program (nothing it measures is a time); FAIL on a broken ring."""
 
 from __future__ import annotations
 
@@ -15,21 +14,18 @@ from tests.benchmarks.cpu_hog import cpu_hog
 def test_passes_on_its_set_up_and_on_a_held_out_one() -> None:
     outcome = run_check("sergeev_ring_allreduce")
     assert outcome.passed, outcome.to_dict()
-    ring_dev, server_dev, error, cpu = (m.ours for m in outcome.measures)
+    ring_dev, server_dev, error = (m.ours for m in outcome.measures)
     assert ring_dev is not None and ring_dev < 1e-4 and server_dev == 0 and error == 0
-    assert cpu is not None and cpu >= 2
-    # held out: odd process counts, a size p does not divide into equal chunks, another seed (still large enough
-    # that each step's bytes, not its fixed cost, set the CPU time: at 3M and p = 7 the ring's 12 exchanges cost
-    # more CPU than the server's 2, 0.6× measured — the latency term of the α-β model, not the bandwidth claim)
-    held_out = run_check("sergeev_ring_allreduce", ranks="3,5,7", sizes="24M", seed=11)
+    # held out: odd process counts, a size p does not divide into equal chunks, another seed
+    held_out = run_check("sergeev_ring_allreduce", ranks="3,5,7", sizes="3M", seed=11)
     assert held_out.passed, held_out.to_dict()
 
 
 @pytest.mark.slow
 def test_passes_beside_a_cpu_bound_program() -> None:
-    """Bytes are counted and time is each rank's CPU time: one more busy process on the 2 cores changes neither."""
+    """Bytes are counted where they are sent: one more busy process on the 2 cores does not change them."""
     with cpu_hog():
-        outcome = run_check("sergeev_ring_allreduce", ranks="2,4,8", sizes="16M")
+        outcome = run_check("sergeev_ring_allreduce", ranks="2,8", sizes="16M")
     assert outcome.passed, outcome.to_dict()
 
 
@@ -37,6 +33,6 @@ def test_fails_when_the_ring_stops_a_step_short() -> None:
     outcome = run_check("sergeev_ring_allreduce", ranks="2,3", sizes="64K", repeats=1, fault="short-ring")
     assert not outcome.error, outcome.error
     assert not outcome.passed
-    ring_bytes, _server, error, _cpu = outcome.measures
+    ring_bytes, _server, error = outcome.measures
     assert not ring_bytes.passed and ring_bytes.ours is not None and ring_bytes.ours >= 0.1  # a chunk unsent
     assert not error.passed and error.ours is not None and error.ours > 0  # a chunk left a partial sum

@@ -3,9 +3,11 @@ real rank processes (``launch.run_allreduce``) sum whole-number vectors with the
 every p, and the numbers are read from what each rank counted and timed.
 
 Bytes are counted where they are sent and received, so they are exact and no other program on the machine changes
-them. Time is measured as each rank's CPU time (its process, gloo's threads included), not its wall time: with up
-to 8 processes on 2 cores the wall time measures the machine's scheduling; CPU time is what each rank spent
-itself, which a second CPU-bound program does not change much."""
+them. No time is checked (the details keep it): with up to 8 processes on 2 cores the wall time measures the
+machine's scheduling, and the CPU time per rank is not robust either — on loopback TCP the kernel charges the
+receiving side's work to whichever process is on the CPU when the packets arrive, so beside one CPU-bound program
+the server's rank 0 spent 46 ms of CPU instead of 73 ms (p = 8, 16 MiB) and the server ÷ ring ratio fell from
+3.9 to 2.4."""
 
 from __future__ import annotations
 
@@ -18,7 +20,6 @@ from studio.core.demos.common import report
 from studio.core.numbers.ints import split_ints
 
 BYTES_TOLERANCE = 1e-3  # the ring's chunks differ by one element when p does not divide N: at most 2(p−1)·4 bytes
-CPU_RATIO_MIN = 2.0  # the server's rank 0 ÷ the ring's busiest rank, CPU time at the largest p (the bytes say p/2)
 
 
 def deviation(ratios: list[float]) -> float:
@@ -26,7 +27,7 @@ def deviation(ratios: list[float]) -> float:
     return max(abs(r - 1.0) for r in ratios)
 
 
-def run(progress: Any = None, ranks: str = "2,3,4,5,6,7,8", sizes: str = "1M,16M", repeats: int = 5, seed: int = 0,
+def run(progress: Any = None, ranks: str = "2,3,4,5,6,7,8", sizes: str = "1M,16M", repeats: int = 2, seed: int = 0,
         fault: str = "") -> Reproduction:
     """Ring and server at every p of ``ranks`` and every size. A broken set-up: ``fault="short-ring"`` (the
     all-gather stops a step early: a chunk of the result is a partial sum, and each rank sends N/p too little)."""
@@ -46,7 +47,6 @@ def run(progress: Any = None, ranks: str = "2,3,4,5,6,7,8", sizes: str = "1M,16M
     error = max(r["max_error"] for r in ring)
     big_p, big_n = max(ps), max(request.sizes)
     at = {r["algorithm"]: r for r in out["rows"] if r["ranks"] == big_p and r["size"] == big_n}
-    cpu_ratio = at["server"]["cpu_s"][0] / max(max(at["ring"]["cpu_s"]), 1e-9)
     cells = len(ring)  # (p, size) pairs
     measures = (
         Measure.at_most(f"ring: |bytes each rank sent or received ÷ 2(p−1)/p·N − 1|, the largest of n = "
@@ -59,13 +59,11 @@ def run(progress: Any = None, ranks: str = "2,3,4,5,6,7,8", sizes: str = "1M,16M
                         "Balso 2018, §3; Patarasuk & Yuan 2009, §1)"),
         Measure.at_most(f"ring: the largest |result − exact sum| over {cells} (p, N) × every rank × "
                         f"{repeats + 1} runs", error, 0.0, "an all-reduce: every rank ends with the sum"),
-        Measure.at_least(f"CPU time at p = {big_p}, N = {size_text(big_n)}: the server's rank 0 ÷ the ring's busiest "
-                         f"rank (medians of {repeats} runs)", cpu_ratio, CPU_RATIO_MIN,
-                         f"the server's bytes are p/2 = {big_p / 2:g}× the ring's per rank (the cost model); "
-                         "bandwidth-optimal ring (Patarasuk & Yuan 2009)"),
     )
-    details = {"rows": out["rows"], "load": out["load"], "cores": out["cores"],
-               "cpu_s": {a: r["cpu_s"] for a, r in at.items()}, "wall_s": {a: r["wall_s"] for a, r in at.items()},
+    details = {"rows": out["rows"], "load": out["load"], "cores": out["cores"], "shown": f"p = {big_p}, N = "
+               f"{size_text(big_n)}", "cpu_s": {a: r["cpu_s"] for a, r in at.items()},
+               "wall_s": {a: r["wall_s"] for a, r in at.items()},
+               "cpu_ratio": at["server"]["cpu_s"][0] / max(max(at["ring"]["cpu_s"]), 1e-9),
                "wall_ratio": statistics.median(at["server"]["wall_s"]) / statistics.median(at["ring"]["wall_s"])}
     report(progress, 1.0, f"ring bytes per rank within {deviation(ring_ratios):.1e} of the model")
     return Reproduction(measures, details)

@@ -214,5 +214,6 @@ class RingPage(QWidget):
         self.show_status(
             f"p = {', '.join(map(str, result['ranks']))} on {result['cores']} cores (load {result['load']:.1f}), "
             f"{', '.join(size_text(n) for n in result['sizes'])}, medians of {result['repeats']} runs."
-            + (" More processes than cores take turns: wall time measures the machine's scheduling, CPU time what "
-               "each rank spent." if crowded else ""))
+            + (" More processes than cores take turns: wall time measures the machine's scheduling as much as the "
+               "algorithm; CPU time counts each process's work and the network work the kernel charged it."
+               if crowded else ""))

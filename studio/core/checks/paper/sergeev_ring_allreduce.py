@@ -23,13 +23,12 @@ CHECK = PaperCheck(
               "1 MiB and 16 MiB of whole numbers from −1000 to 1000 (every partial sum exact, so a correct sum has "
               "zero error); the ring written with batched isend/irecv in its two phases; the central server is rank "
               "0 (every rank sends it N bytes, it adds and sends the sum back). Bytes are counted by the "
-              "implementation where it sends and receives (exact; load does not change them). Time is each rank's "
-              "CPU time (its process, gloo's threads included; the median of 5 runs after a warm-up): 8 processes "
-              "share 2 cores, so wall time measures the machine's scheduling and is shown on the page, not checked. "
-              "The time measure is the cost model's bandwidth term, so N must be large: each of the ring's 2(p−1) "
-              "exchanges also has a fixed CPU cost (~0.4 ms here, the α of the α-β model), and at 3 MiB and p = 7 "
-              "the server's 2 exchanges cost less CPU than the ring's 12 (0.6× measured). "
+              "implementation where it sends and receives (exact; load does not change them). No time is checked: 8 "
+              "processes share 2 cores, so wall time measures the machine's scheduling, and CPU time per rank is not "
+              "robust on loopback TCP (the kernel charges the receiving side's work to whichever process is on the "
+              "CPU: beside one CPU-bound program the server's rank 0 spent 46 ms of CPU instead of 73 ms at p = 8, "
+              "16 MiB); the page shows both times. "
               "Scaled down: 8 processes on one machine for 128 GPUs; loopback for the network.",
     runner="studio.engine.allreduce.check:run",
-    budget_s=90.0,
+    budget_s=60.0,
 )
