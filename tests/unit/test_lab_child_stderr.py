@@ -1,6 +1,6 @@
-"""The lab's processes started with subprocess (the parallel ranks, the async SGD study's processes) that die
-with an error carry their last stderr lines into the failure (issue 33); one killed from outside does not (its
-stderr knows nothing of why), so the CLI's one line stays one line."""
+"""The lab's processes started with subprocess (the parallel ranks, the all-reduce and DLRM rank groups, the async
+SGD study's processes) that die with an error carry their last stderr lines into the failure (issue 33); one killed
+from outside does not (its stderr knows nothing of why), so the CLI's one line stays one line."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from studio.core.errors import RunFailed
 from studio.engine.async_sgd.launch import Child
 from studio.engine.jobs import child_stderr
+from studio.engine.jobs.rank_group import RankGroup
 from studio.engine.parallel.ranks import Ranks
 
 
@@ -34,6 +35,18 @@ def test_a_parallel_rank_that_fails_names_itself_and_its_last_lines() -> None:
                      "its last lines on stderr:")
     assert rest[-1].startswith("studio.core.errors.ConfigError: unknown dataset 'no_such_dataset'")
     assert 1 < len(rest) <= child_stderr.TAIL_LINES
+
+
+def test_a_rank_group_rank_that_fails_names_itself_and_its_last_lines() -> None:
+    """The all-reduce and DLRM pages' ranks: here a module that refuses the rank's arguments (exit 2, its usage)."""
+    group = RankGroup("json.tool", 1, {}, "test rank")
+    with pytest.raises(RunFailed) as err:
+        for _message in group.messages(lambda: "start-up"):
+            pass
+    first, *rest = str(err.value).splitlines()
+    assert first == ("test rank 0 exited with code 2 during start-up; the other ranks were stopped; its last lines "
+                     "on stderr:")
+    assert rest[0].startswith("usage:") and "json.tool: error:" in rest[-1]
 
 
 def test_an_async_process_that_exits_with_an_error_carries_its_last_lines() -> None:
