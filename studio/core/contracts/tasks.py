@@ -54,7 +54,7 @@ SWEEP = Task("studio.engine.tasks.compression:run", "sparsity sweep", JobKind.CO
 FIT = Task("studio.engine.tasks.fit_runs:run", "fit", JobKind.FIT)
 SCALE = Task("studio.engine.tasks.dp_scaling:run", "scaling measurement", JobKind.SCALE)
 ASYNC_SGD = Task("studio.engine.tasks.async_sgd:run", "async SGD study", JobKind.SCALE)
-PARALLEL = Task("studio.engine.tasks.parallel:run", "one model four ways", JobKind.SCALE)
+PARALLEL = Task("studio.engine.tasks.parallel:run", "one model four ways", JobKind.SCALE, frames=True)
 ALLREDUCE = Task("studio.engine.tasks.allreduce:run", "ring all-reduce study", JobKind.SCALE)
 DLRM = Task("studio.engine.tasks.dlrm:run", "DLRM hybrid-parallel study", JobKind.SCALE)
 GENERATE = Task("studio.engine.tasks.generate:run", "generation", JobKind.GENERATE)
