@@ -93,7 +93,7 @@ class Job:
     smoothing: float
     smoothed_names: frozenset[str]
     batch_sizes: dict[str, int]
-    plot_of: dict[str, str]  # metric → plot key
+    plot_of: dict[str, str]  # metric → plot key, for the metrics plotted
     ranges: dict[str, tuple[tuple[float, float] | None, int]]  # plot key → (x range in view units, or None for
     # the whole curve; log10 on a log axis) and the pixel columns to decimate it to
 
@@ -148,10 +148,12 @@ def prepare(job: Job, stale: Callable[[], bool] = lambda: False) -> Prepared:
         for name, s in run.items():
             if job.only is not None and (run_id, name) not in job.only:
                 continue
-            out.counts[(run_id, name)] = len(s.values)
             key = job.plot_of.get(name)
-            if key is None or key not in job.ranges:
-                continue
+            if key is not None and key not in job.ranges:
+                continue  # its plot is not there yet (a run read meanwhile brought it): it stays to be drawn
+            out.counts[(run_id, name)] = len(s.values)
+            if key is None:
+                continue  # not plotted
             x_range, columns = job.ranges[key]
             out.drawn[(run_id, name)] = _draw(job, run, s, run_id, name, x_range, columns)
     return out
