@@ -34,6 +34,7 @@ class SettingsPanels(QScrollArea):
         self.setWidgetResizable(True)
         inner = QWidget()
         layout = QVBoxLayout(inner)
+        self.inner, self.inner_layout = inner, layout  # the scrolled widget and its column of groups
         # what does not fit together (core/config/fit_check.py), said before Train is pressed
         self.warnings = QLabel("")
         self.warnings.setObjectName("fit_warnings")
@@ -134,7 +135,7 @@ class SettingsPanels(QScrollArea):
 
     def _below_note(self) -> QWidget:
         """The first widget under the note: where it starts tells how much room the note takes."""
-        layout = self.widget().layout()
+        layout = self.inner_layout
         item = layout.itemAt(layout.indexOf(self.warnings) + 1)
         widget = item.widget() if item is not None else None
         assert widget is not None
@@ -143,8 +144,8 @@ class SettingsPanels(QScrollArea):
     def _keep_in_place(self, below: QWidget, before: int, value: int) -> None:
         """The note's height changed: scroll by as much, so what was on screen stays (at the very top, the note
         shows and pushes the fields down: it is what the person is to see)."""
-        inner = self.widget()
-        inner.layout().activate()  # the new geometry now, not at the next turn of the event loop
+        inner = self.inner
+        self.inner_layout.activate()  # the new geometry now, not at the next turn of the event loop
         inner.resize(inner.width(), max(inner.minimumSizeHint().height(), self.viewport().height()))
         bar = self.verticalScrollBar()
         bar.setRange(0, max(0, inner.height() - self.viewport().height()))
