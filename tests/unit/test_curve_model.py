@@ -326,3 +326,27 @@ def test_the_readout_reads_a_log_x_axis_in_its_units():
     model.show({"a": {"train/loss": ([1, 10, 100, 1000], [4.0, 3.0, 2.0, 1.0])}})
     model.set_log_x(True)
     assert [(r.x, r.value) for r in model.readout("loss", np.log10(80.0))] == [(100.0, 2.0)]
+
+
+@pytest.mark.parametrize("mode", ["step", "samples", "epoch", "wall", "wall resumed"])
+@pytest.mark.parametrize("log_x", [False, True])
+def test_the_readout_finds_the_nearest_point_as_a_full_scan_does(mode, log_x):
+    rng = np.random.default_rng(7)
+    steps = np.unique(rng.integers(1, 5000, 400)).astype(float)
+    walls = 1000.0 + np.cumsum(rng.random(len(steps)))
+    if mode == "wall resumed":  # resumed from a checkpoint on a machine whose clock was behind: walls step back
+        walls[200:] -= 50.0
+        mode = "wall"
+    model = CurveModel()
+    model.show({"a": {"train/loss": (steps, rng.random(len(steps)), walls),
+                      "epoch": ([1000, 2000, 3000], [1, 2, 3], [1500.0, 1600.0, 1700.0])}}, batch_sizes={"a": 32})
+    model.set_x_mode(mode)
+    model.set_log_x(log_x)
+    s = model.series["a"]["train/loss"]
+    xs = model.x_values("a", s)
+    ux = np.log10(np.where(xs > 0, xs, np.nan)) if log_x else xs
+    for x in rng.uniform(np.nanmin(ux), np.nanmax(ux), 25):
+        best = int(np.nanargmin(np.abs(ux - x)))
+        (got,) = model.readout("loss", float(x))
+        assert (np.log10(got.x) if log_x else got.x) == pytest.approx(ux[best])
+        assert got.value == s.values[best]

@@ -33,6 +33,7 @@ class Series:
         self.n = len(steps)
         self.dirty = True
         self.smoothed: Smoothed | None = None  # the last smoothing, continued when the series grows
+        self._walls_checked = (0, True)  # (points checked, their wall times never stepped back)
 
     @property
     def steps(self) -> np.ndarray:
@@ -66,6 +67,15 @@ class Series:
         self._buf[2, self.n:self.n + k] = walls
         self.n += k
         self.dirty = True
+
+    def walls_ordered(self) -> bool:
+        """Whether the wall times are known and never step back (a resumed run's may): each point checked once."""
+        checked, ordered = self._walls_checked
+        if checked < self.n:
+            walls = self._buf[2, max(checked - 1, 0):self.n]
+            ordered = ordered and bool(np.isfinite(walls).all() and np.all(np.diff(walls) >= 0))
+            self._walls_checked = (self.n, ordered)
+        return ordered
 
     def snapshot(self) -> Snap:
         return Snap(self.steps, self.values, self.walls, self.smoothed)

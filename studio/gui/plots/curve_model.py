@@ -267,17 +267,54 @@ class CurveModel:
                 s = metrics.get(name)
                 if s is None or not len(s):
                     continue
-                xs = self.x_values(run_id, s)
-                ok = np.isfinite(xs) & (xs > 0 if self.log_x else True)
-                if not ok.any():
+                found = self._nearest(run_id, s, x)
+                if found is None:
                     continue
-                where = np.flatnonzero(ok)
-                ux = np.log10(xs[where]) if self.log_x else xs[where]
-                i = int(where[np.argmin(np.abs(ux - x))])
+                i, at = found
                 smoothed = self._smoothed_at(s, i) if self.smoothing > 0 and name in SMOOTHED else None
-                out.append(Reading(run_id, self.labels.get(run_id, run_id), name, line, float(xs[i]),
-                                   float(s.values[i]), smoothed))
+                out.append(Reading(run_id, self.labels.get(run_id, run_id), name, line, at, float(s.values[i]),
+                                   smoothed))
         return out
+
+    def _nearest(self, run_id: str, s: Series, x: float) -> tuple[int, float] | None:
+        """The index of the point of ``s`` nearest ``x`` (view units) and its x in data units. Where the x axis
+        is an ordered array of the series times a scale plus an offset (steps; samples seen: steps × the batch
+        size; wall time: the wall times less the run's start, when they never step back) a binary search finds
+        it, so the read-out keeps up with the pointer over runs of millions of points; otherwise (epochs, a
+        resumed run's wall times) every point is compared."""
+        axis = self._ordered_axis(run_id, s)
+        if axis is not None and len(s):
+            values, scale, offset = axis
+            target = 10 ** x if self.log_x else x
+            j = int(np.searchsorted(values, (target - offset) / scale))
+            near = [k for k in (j - 1, j)
+                    if 0 <= k < len(values) and (not self.log_x or values[k] * scale + offset > 0)]
+            if near:
+                xs = values[near] * scale + offset
+                ux = np.log10(xs) if self.log_x else xs
+                best = int(np.argmin(np.abs(ux - x)))
+                return near[best], float(xs[best])
+        xs = self.x_values(run_id, s)
+        ok = np.isfinite(xs) & (xs > 0 if self.log_x else True)
+        if not ok.any():
+            return None
+        where = np.flatnonzero(ok)
+        ux = np.log10(xs[where]) if self.log_x else xs[where]
+        k = int(where[np.argmin(np.abs(ux - x))])
+        return k, float(xs[k])
+
+    def _ordered_axis(self, run_id: str, s: Series) -> tuple[np.ndarray, float, float] | None:
+        """(ordered values, scale, offset) with x = values × scale + offset, or None where x is not so."""
+        if self.x_mode == "step":
+            return s.steps, 1.0, 0.0
+        if self.x_mode == "samples":
+            batch = float(self.batch_sizes.get(run_id, np.nan))
+            return (s.steps, batch, 0.0) if np.isfinite(batch) and batch > 0 else None
+        if self.x_mode == "wall" and s.walls_ordered():
+            starts = [float(m.walls[0]) for m in self.series.get(run_id, {}).values()
+                      if len(m) and np.isfinite(m.walls[0])]
+            return (s.walls, 1.0, -min(starts)) if starts else None
+        return None
 
     def _smoothed_at(self, s: Series, i: int) -> float:
         """The smoothed value of point ``i`` (the last drawing's, or computed up to it: the EMA looks back only)."""
