@@ -112,3 +112,50 @@ def test_a_short_view_scrolls_the_plots_instead_of_squeezing_them(qtbot, view):
     view.resize(700, 1400)  # room enough: no scrolling, the plots share the height
     qtbot.waitUntil(lambda: view.plot_scroll.verticalScrollBar().maximum() == 0, timeout=2000)
     assert min(p.sceneBoundingRect().height() for p in view.plots.values()) > least + 100
+
+
+def test_plots_that_come_before_others_move_them_and_every_plot_keeps_its_own_cell(qtbot, view):
+    """A stored run's metrics arrive by name: "train/grad_norm" before "train/perplexity", so a chosen custom plot
+    can come before the Perplexity plot, which has to move out of the cell it spanned."""
+    view.show_runs({"t": {**run(), "train/perplexity": (STEPS, [5.0] * len(STEPS))}})
+    assert view.plots and "perplexity" in view.plots
+    view.set_metric_shown("train/grad_norm", True)
+    cells = {}
+    layout = view.graphics.ci
+    for key, plot in view.plots.items():
+        cells[key] = layout.items[plot]
+    taken = [cell for cs in cells.values() for cell in cs]
+    assert len(taken) == len(set(taken)) and len(cells) == 6  # no two plots in one cell
+    assert max(len(c) for c in cells.values()) == 1  # six plots: none spans a row
+    view.set_metric_shown("train/grad_norm", False)
+    assert [len(layout.items[view.plots[k]]) for k in view.model.plots][-1] == 2  # the odd last one spans again
+
+
+def ticks(plot, side: str) -> list[str]:
+    axis = plot.getAxis(side)
+    lo, hi = plot.getViewBox().viewRange()[0 if side == "bottom" else 1]
+    strings = []
+    for spacing, values in axis.tickValues(lo, hi, axis.width() if side == "bottom" else axis.height()):
+        strings += axis.tickStrings(values, axis.autoSIPrefixScale, spacing)
+    return strings
+
+
+def test_a_single_point_is_drawn_clear_of_the_axes_at_a_whole_step(qtbot):
+    """Issue 33.6: a run's single point sat on the plot's edge, by the tick labels, over ticks 9.6 … 10.4."""
+    view = CurvesView()
+    qtbot.addWidget(view)
+    view.resize(800, 600)
+    view.show()
+    qtbot.waitExposed(view)
+    view.show_runs({"one": {"train/loss": ([10], [2.3]), "val/loss": ([10], [2.5])}})
+    qtbot.wait(50)
+    plot = view.plots["loss"]
+    assert ticks(plot, "bottom") == ["10"]  # whole steps only
+    box = plot.getViewBox()
+    (x0, x1), (y0, y1) = box.viewRange()
+    for y in (2.3, 2.5):  # each point, with its dot's radius, inside the data area by some pixels
+        at = box.mapViewToScene(QPointF(10.0, y))
+        edge = box.sceneBoundingRect()
+        assert edge.top() + 5 < at.y() < edge.bottom() - 5 and edge.left() + 5 < at.x() < edge.right() - 5
+    view.set_x_mode("wall")  # seconds are not whole things: fractions are fine there
+    assert view.plots["loss"].getAxis("bottom").whole is False

@@ -63,7 +63,8 @@ class AsyncPage(QWidget):
         self.session = session
         self.result: dict[str, Any] | None = None
         self.panel = JobPanel("Run", words=Words(idle="Press Run: the processes start in a few seconds.",
-                                                 starting="Starting the parameter server and the workers…"))
+                                                 starting="Starting the parameter server and the workers…"),
+                              status_lines=3)  # a narrow column: the result's summary and a refusal take three
         self.panel.run_clicked.connect(self.run)
         self.panel.done.connect(self.show_result)
 

@@ -47,6 +47,7 @@ MIN_PLOT_HEIGHT = 160
 STYLES = {False: Style(2, 6, "11pt", "9pt", 9, 9, MIN_PLOT_HEIGHT),  # presentation?
           True: Style(4, 11, "20pt", "16pt", 15, 15, 260)}
 COLUMNS = 2  # plots side by side
+WHOLE_AXES = frozenset({X_AXES["step"], X_AXES["samples"]})  # x axes that count whole things: integer ticks
 EDGE_PX = 6  # room kept between a fitted range's extreme point and the plot's edge, past a dot's radius
 Items = dict[tuple[str, str], pg.PlotDataItem]
 
@@ -68,6 +69,7 @@ def new_plot(graphics: pg.GraphicsLayoutWidget, key: str, place: tuple[int, int,
     if key == "lr":
         plot.setLogMode(y=True)  # rates span decades (warm-up, decay)
     plot.setLogMode(x=log_x)
+    axes["bottom"].set_whole(x_label in WHOLE_AXES)
     style_plot(plot, key, style)
     return plot
 
@@ -174,13 +176,16 @@ class PlotGrid:
         for key in [k for k in self.plots if k not in self.model.plots]:
             self.graphics.removeItem(self.plots.pop(key))
             self._places.pop(key, None)
-        for i, key in enumerate(self.model.plots):
-            place = self.place(i)
+        places = {key: self.place(i) for i, key in enumerate(self.model.plots)}
+        moving = [k for k in self.plots if self._places.get(k) != places[k]]  # a plot before them went or came
+        for key in moving:  # out of the grid first: a cell is free only once its plot has left it
+            self.graphics.removeItem(self.plots[key])
+        for key in moving:
+            row, col, span = places[key]
+            self.graphics.addItem(self.plots[key], row, col, 1, span)
+            self._places[key] = places[key]
+        for key, place in places.items():
             if key in self.plots:
-                if self._places.get(key) != place:  # a plot before it went or came: it moves
-                    self.graphics.removeItem(self.plots[key])
-                    self.graphics.addItem(self.plots[key], *place[:2], 1, place[2])
-                    self._places[key] = place
                 continue
             self.plots[key] = new_plot(self.graphics, key, place, X_AXES[self.model.x_mode], self.model.log_x,
                                        self.style, self._on_x_range)
@@ -277,6 +282,7 @@ class PlotGrid:
         """The model's x mode under every plot."""
         for key, plot in self.plots.items():
             plot.setLabel("bottom", X_AXES[self.model.x_mode])
+            plot.getAxis("bottom").set_whole(X_AXES[self.model.x_mode] in WHOLE_AXES)
             style_plot(plot, key, self.style)
 
     def log_x(self) -> None:

@@ -14,6 +14,22 @@ class LogAxis(pg.AxisItem):
     """A log axis that labels decades only (1, 2, 5 × 10ᵏ when the range is under a decade): pyqtgraph's
     own labels every minor tick and the labels pile on top of each other. Its title never runs past its length."""
 
+    whole = False  # counts whole things (steps, samples): ticks at integers only, never 9.6 … 10.4 around step 10
+
+    def set_whole(self, on: bool) -> None:
+        """Ticks at integers only (on a linear axis)."""
+        if self.whole != on:
+            self.whole = on
+            self.picture = None
+            self.update()
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list:  # noqa: N802, N803 - pyqtgraph's
+        levels = super().tickSpacing(minVal, maxVal, size)
+        if not self.whole or self.logMode:
+            return levels
+        whole = [(spacing, offset) for spacing, offset in levels if spacing >= 1]
+        return whole or [(1.0, 0.0)]
+
     def resizeEvent(self, ev: Any = None) -> None:  # noqa: N802 - pyqtgraph's name
         self.fit_label()
         super().resizeEvent(ev)

@@ -62,7 +62,7 @@ class StatusArea(QScrollArea):
         self.updateGeometry()
 
     def _height(self) -> int:
-        return self.lines * self.fontMetrics().lineSpacing() + 4
+        return self.lines * self.fontMetrics().lineSpacing() + 1  # whole lines: no sliver of the next one
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         return QSize(super().sizeHint().width(), self._height())
