@@ -156,6 +156,6 @@ def test_a_single_point_is_drawn_clear_of_the_axes_at_a_whole_step(qtbot):
     for y in (2.3, 2.5):  # each point, with its dot's radius, inside the data area by some pixels
         at = box.mapViewToScene(QPointF(10.0, y))
         edge = box.sceneBoundingRect()
-        assert edge.top() + 5 < at.y() < edge.bottom() - 5 and edge.left() + 5 < at.x() < edge.right() - 5
+        assert edge.top() + 10 < at.y() < edge.bottom() - 10 and edge.left() + 10 < at.x() < edge.right() - 10
     view.set_x_mode("wall")  # seconds are not whole things: fractions are fine there
     assert view.plots["loss"].getAxis("bottom").whole is False

@@ -48,7 +48,7 @@ STYLES = {False: Style(2, 6, "11pt", "9pt", 9, 9, MIN_PLOT_HEIGHT),  # presentat
           True: Style(4, 11, "20pt", "16pt", 15, 15, 260)}
 COLUMNS = 2  # plots side by side
 WHOLE_AXES = frozenset({X_AXES["step"], X_AXES["samples"]})  # x axes that count whole things: integer ticks
-EDGE_PX = 6  # room kept between a fitted range's extreme point and the plot's edge, past a dot's radius
+EDGE_PX = 8  # room kept between a fitted range's extreme point and the plot's edge, past a dot's radius
 Items = dict[tuple[str, str], pg.PlotDataItem]
 
 
@@ -143,9 +143,12 @@ def fit(plot: pg.PlotItem, x: Range, y: Range, edge_px: float = EDGE_PX) -> None
     (a single point, a dot per epoch) is drawn whole, clear of the axes and their tick labels; then follow new
     points."""
     view = plot.getViewBox()
-    width, height = max(view.width(), 1.0), max(view.height(), 1.0)
-    view.setXRange(*spread(*x), padding=max(0.02, edge_px / width))
-    view.setYRange(*spread(*y), padding=max(0.02, edge_px / height))
+    height = view.height()
+    # the fraction of the range that puts the lowest and the highest point edge_px inside the view; its auto-range
+    # keeps it as its padding (pyqtgraph's own left a dot ~8 px from the x axis of a 100 px plot)
+    padding = min(0.2, max(0.02, edge_px / (height - 2 * edge_px))) if height > 4 * edge_px else 0.1
+    view.setDefaultPadding(padding)
+    view.setRange(xRange=spread(*x), yRange=spread(*y), padding=padding)
     plot.enableAutoRange()
 
 
