@@ -126,7 +126,7 @@ def test_a_bad_pasted_row_is_said_in_the_pages_words_and_keeps_the_last_predicti
     panel.row.setText(",".join(["0"] * 784))  # a good row first: its prediction is what must stay
     panel.row.returnPressed.emit()
     _finish(qtbot, widget)
-    assert panel.table.rowCount() == 1
+    assert panel.table.rowCount() == 1 and panel.table.item(0, 0).text() == "pasted row"
     shown = panel.table.item(0, 1).text()
     panel.row.setText("0,0,x7,0")  # a typo: refused on the page, nothing starts
     panel.row.returnPressed.emit()
@@ -137,7 +137,7 @@ def test_a_bad_pasted_row_is_said_in_the_pages_words_and_keeps_the_last_predicti
     panel.row.returnPressed.emit()
     _finish(qtbot, widget)
     said = panel.status.text()
-    assert said.startswith("The pasted row was not classified: ") and "3 values" in said and "784" in said, said
+    assert said.startswith("The pasted row was not classified: it has 3 values; this run's model takes 784"), said
     assert ".csv" not in said and "row 1" not in said
     assert panel.table.rowCount() == 1 and panel.table.item(0, 1).text() == shown  # the last prediction stays
     assert panel.row.text() == "1,2,3" and not errors  # the pasted text stays to fix; no dialog on top

@@ -180,10 +180,10 @@ class PredictPanel(QWidget):
         """The prediction failed with ``message``: say so on the page's line. A pasted row's reason is said there,
         in the page's words, and the predictions shown before stay (None: nothing more to say). Files: the table
         is emptied (nothing was classified) and ``message`` is returned for the message box."""
-        if self.pasted:
-            reason = re.sub(rf"^{re.escape(PASTED)}(: row \d+)?:?\s*", "", message.strip().split("\n")[0])
-            self.show_line(f"The pasted row was not classified: {reason.rstrip('.') or 'the prediction failed'}.",
-                           error=True)
+        if self.pasted:  # "pasted row.csv: row 1 has 3 values; …" → "… not classified: it has 3 values; …"
+            reason = re.sub(rf"^{re.escape(PASTED)}: row \d+ ", "it ", message.strip().split("\n")[0])
+            reason = reason.replace(PASTED, "the pasted row").rstrip(". :")
+            self.show_line(f"The pasted row was not classified: {reason or 'the prediction failed'}.", error=True)
             return None
         self.table.setRowCount(0)  # no stale table under a failure: nothing was classified
         self.show_line("⚠ Nothing classified: the prediction failed (the message box says why).")
@@ -194,6 +194,8 @@ class PredictPanel(QWidget):
         self.table.setRowCount(len(rows))
         for r, p in enumerate(rows):
             name = Path(p["input"]).name if "/" in p["input"] else p["input"]
+            if name.startswith(f"{PASTED}:"):
+                name = "pasted row"  # not the temporary file it was classified from
             item = QTableWidgetItem(name)
             item.setToolTip(p["input"])
             self.table.setItem(r, 0, item)
