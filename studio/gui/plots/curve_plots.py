@@ -48,7 +48,7 @@ STYLES = {False: Style(2, 6, "11pt", "9pt", 9, 9, MIN_PLOT_HEIGHT),  # presentat
           True: Style(4, 11, "20pt", "16pt", 15, 15, 260)}
 COLUMNS = 2  # plots side by side
 WHOLE_AXES = frozenset({X_AXES["step"], X_AXES["samples"]})  # x axes that count whole things: integer ticks
-EDGE_PX = 8  # room kept between a fitted range's extreme point and the plot's edge, past a dot's radius
+EDGE_PX = 13  # room kept between a fitted range's lowest or highest point and the plot's edge: a dot's radius and 8 px
 Items = dict[tuple[str, str], pg.PlotDataItem]
 
 
@@ -58,7 +58,7 @@ def new_plot(graphics: pg.GraphicsLayoutWidget, key: str, place: tuple[int, int,
     row, col, colspan = place
     title, y_label, _ = plot_spec(key)
     axes = {"left": LogAxis("left"), "bottom": LogAxis("bottom")}
-    plot = graphics.addPlot(row=row, col=col, colspan=colspan, title=title, axisItems=axes)
+    plot = graphics.addPlot(row=row, col=col, colspan=colspan, title=title, axisItems=axes, viewBox=CurveViewBox())
     plot.showGrid(x=True, y=True, alpha=0.25)
     plot.setLabel("bottom", x_label)
     plot.setLabel("left", y_label)
@@ -138,17 +138,24 @@ def shown_data(plot: pg.PlotItem) -> list[tuple[np.ndarray, np.ndarray]]:
             if item.xData is not None and len(item.xData) and item.isVisible()]
 
 
-def fit(plot: pg.PlotItem, x: Range, y: Range, edge_px: float = EDGE_PX) -> None:
-    """Show this range (never an empty one) with ``edge_px`` pixels of room at each end, so a point at an extreme
-    (a single point, a dot per epoch) is drawn whole, clear of the axes and their tick labels; then follow new
-    points."""
-    view = plot.getViewBox()
-    height = view.height()
-    # the fraction of the range that puts the lowest and the highest point edge_px inside the view; its auto-range
-    # keeps it as its padding (pyqtgraph's own left a dot ~8 px from the x axis of a 100 px plot)
-    padding = min(0.2, max(0.02, edge_px / (height - 2 * edge_px))) if height > 4 * edge_px else 0.1
-    view.setDefaultPadding(padding)
-    view.setRange(xRange=spread(*x), yRange=spread(*y), padding=padding)
+class CurveViewBox(pg.ViewBox):
+    """A plot's data area whose fitted y range keeps its lowest and highest points ``edge_px`` pixels inside, so a
+    point at an extreme (a single point, a dot per epoch) is drawn whole, clear of the x axis and its tick labels
+    (pyqtgraph's own padding left a dot ~8 px from the axis of a 100 px plot). The x range keeps pyqtgraph's."""
+
+    edge_px = EDGE_PX
+
+    def suggestPadding(self, axis: int) -> float:  # noqa: N802 - pyqtgraph's name
+        padding = super().suggestPadding(axis)
+        height = self.height()
+        if axis != 1 or height <= 4 * self.edge_px:
+            return padding
+        return max(padding, min(0.2, self.edge_px / (height - 2 * self.edge_px)))
+
+
+def fit(plot: pg.PlotItem, x: Range, y: Range) -> None:
+    """Show this range (never an empty one; padded as its view box pads), then follow new points."""
+    plot.setRange(xRange=spread(*x), yRange=spread(*y))
     plot.enableAutoRange()
 
 

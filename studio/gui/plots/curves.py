@@ -38,7 +38,7 @@ from studio.gui.plots.curve_hover import HoverReadout
 from studio.gui.plots.curve_key import KEY_TIP, key_html
 from studio.gui.plots.curve_loader import CurveLoader
 from studio.gui.plots.curve_model import THICK_RUNS, X_AXES, CurveModel, Range, plot_of, plot_spec
-from studio.gui.plots.curve_plots import EDGE_PX, RUNS_PER_TURN, STYLES, PlotGrid, fit
+from studio.gui.plots.curve_plots import RUNS_PER_TURN, STYLES, PlotGrid, fit
 from studio.gui.session.theme import curve_colour
 from studio.gui.widgets.forms import TidySpinBox
 
@@ -424,4 +424,4 @@ class CurvesView(QWidget):
             found = self.grid.bounds(key)
             if found is not None:
                 self.model.unfitted.discard(key)
-                fit(self.plots[key], *found, edge_px=self.grid.style.symbol / 2 + EDGE_PX)
+                fit(self.plots[key], *found)
