@@ -63,6 +63,7 @@ class JobState(StrEnum):
     STOPPED = "stopped"
     CANCELLED = "cancelled"  # taken out of the run queue before it started
     INTERRUPTED = "interrupted"  # a run whose processes vanished (the machine rebooted): resumable
+    PRUNED = "pruned"  # stopped early with a checkpoint by a hyperparameter search (a bad trial): resumable
 
 
 class LandscapeKind(StrEnum):

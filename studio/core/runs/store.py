@@ -38,7 +38,7 @@ from studio.core.vocab import JobState
 
 STATUSES = STATES  # a run's status is a job state (core/contracts/progress.py)
 # with a checkpoint: `studio train --resume`
-RESUMABLE = (JobState.STOPPED, JobState.INTERRUPTED, JobState.FINISHED, JobState.FAILED)
+RESUMABLE = (JobState.STOPPED, JobState.INTERRUPTED, JobState.FINISHED, JobState.FAILED, JobState.PRUNED)
 LIVE = (JobState.RUNNING, JobState.PAUSED)
 STALE_S = 60.0  # a live run with no known processes and no heartbeat for this long is interrupted (rank 0
 # beats every 10 s from a thread of its own: engine/training/worker.py StoreHeartbeat)
