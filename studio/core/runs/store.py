@@ -534,6 +534,10 @@ class RunStore:
         return {n for (n,) in self._db.execute("SELECT DISTINCT name FROM metrics WHERE run_id=? AND step=?",
                                                (run_id, step))}
 
+    def metric_names(self) -> set[str]:
+        """Every metric name any run logged (reads the whole metrics index: for a check, not a loop)."""
+        return {n for (n,) in self._db.execute("SELECT DISTINCT name FROM metrics")}
+
     def max_metric_rowid(self) -> int:
         """The newest metric row's rowid in the whole store (one B-tree seek: where following starts)."""
         return self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM metrics").fetchone()[0]
