@@ -26,7 +26,7 @@ from studio.core.runs.store import RunStore
 from studio.core.search.study import SearchSpec, create_or_continue, import_optuna
 from studio.core.vocab import JobState
 
-POLL_S = 1.0  # the store is read this often for new metric points and ended runs
+POLL_S = 0.25  # the store is read this often for new metric points and ended runs
 RUN_ID = "run_id"  # a trial's user attribute: the run that trains it
 ABANDONED = "abandoned"  # a trial's user attribute: stopped with the driver (it does not count against the budget)
 SEARCHES = "searches"  # STUDIO_HOME/searches/<study>/: the driver's lock
