@@ -67,7 +67,7 @@ class CompareTab(QWidget):
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.result: CompareTable = {"differing": [], "metric_names": [], "runs": []}
+        self.result: CompareTable = {"differing": [], "metric_names": [], "runs": [], "groups": []}
         self._dirty = True
 
         self.picker = RunChecklist("The runs to compare: tick two or more (the run list's selection, too)")
