@@ -30,6 +30,7 @@ from studio.cli import (
     generate,
     import_logs,
     landscape,
+    lr_find,
     model,
     noise_scale,
     parallel,
@@ -44,7 +45,8 @@ from studio.cli import eval as eval_cmd
 from studio.core.errors import StudioError
 
 # In the order ``studio --help`` lists them. A command module imports nothing from this one: no import cycle.
-COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, search, compare,
+COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, search, lr_find,
+                                           compare,
                                            eval_cmd, export, compress, fit, scale, parallel, async_sgd, dataload,
                                            schedule, cluster, generate, attention, check,
                                            import_logs, attach, noise_scale,

@@ -94,4 +94,5 @@ class JobKind(StrEnum):
     SCALE = "scale"  # the data-parallel scaling measurement
     FIT = "fit"  # the scaling-law fit
     CHECK = "check"  # paper checks (engine/tasks/paper_check.py)
+    SEARCH = "search"  # a hyperparameter search, the learning-rate range test (engine/tasks/search.py, lr_find.py)
     TASK = "task"  # a TaskJob not given a kind

@@ -27,6 +27,7 @@ from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRe
 from studio.core.contracts.generate import GenerateRequest
 from studio.core.contracts.jobs import DemoRequest, FetchRequest, ImportRequest, PreviewRequest, SummaryRequest
 from studio.core.contracts.landscape import LandscapeJobRequest, SharpnessJobRequest
+from studio.core.contracts.lr_find import LrFindRequest
 from studio.core.contracts.noise_scale import NoiseScaleRequest
 from studio.core.contracts.parallel import ParallelRequest
 from studio.core.contracts.scaling import FitRequest, ScaleRequest
@@ -73,11 +74,12 @@ READY = Task("studio.engine.tasks.summary:ready", "start-up", JobKind.TASK)  # t
 LANDSCAPE = Task("studio.engine.tasks.landscape_job:run_landscape", "landscape", JobKind.LANDSCAPE, frames=True)
 SHARPNESS = Task("studio.engine.tasks.landscape_job:run_sharpness", "sharpness", JobKind.SHARPNESS)
 NOISE_SCALE = Task("studio.engine.tasks.noise_scale:run", "gradient noise scale", JobKind.EVALUATION)
+LR_FIND = Task("studio.engine.tasks.lr_find:run", "learning-rate range test", JobKind.SEARCH)
 
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
                            SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE,
                            SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD, PARALLEL, NOISE_SCALE,
-                           ALLREDUCE, DLRM)
+                           ALLREDUCE, DLRM, LR_FIND)
 
 # Each request type names one task: a new task's request is a type of its own.
 TASK_OF_REQUEST: dict[type, Task] = {
@@ -88,7 +90,7 @@ TASK_OF_REQUEST: dict[type, Task] = {
     ImportRequest: IMPORT, FetchRequest: FETCH, PreviewRequest: PREVIEW, DataloadRequest: DATALOAD,
     CheckRequest: PAPER_CHECK, ScheduleRequest: SCHEDULE, LandscapeJobRequest: LANDSCAPE,
     SharpnessJobRequest: SHARPNESS, NoiseScaleRequest: NOISE_SCALE,
-    AllreduceRequest: ALLREDUCE, DlrmRequest: DLRM,
+    AllreduceRequest: ALLREDUCE, DlrmRequest: DLRM, LrFindRequest: LR_FIND,
 }
 
 
