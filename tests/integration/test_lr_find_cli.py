@@ -18,7 +18,8 @@ def test_the_range_test_suggests_a_rate_inside_its_ramp_and_keeps_nothing(studio
     assert len(out["lrs"]) == len(out["losses"]) == len(out["smoothed"]) == out["steps"] <= 60
     assert out["lrs"][0] == pytest.approx(1e-4)
     s = out["suggestion"]
-    assert 1e-4 <= s["steepest"] <= out["lrs"][-1] and s["min_over_10"] == pytest.approx(out["lrs"][s["min_index"]] / 10)
+    assert 1e-4 <= s["steepest"] <= out["lrs"][-1]
+    assert s["min_over_10"] == pytest.approx(out["lrs"][s["min_index"]] / 10)
     assert out["max_batch"] is None and "needs a GPU" in out["max_batch_note"]  # this config trains on the CPU
     assert RunStore(studio_home).list() == []  # a copy of the model: no run, nothing kept
 
