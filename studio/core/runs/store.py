@@ -119,15 +119,18 @@ class RunStore:
             except OSError as err:
                 raise StoreError(f"cannot use the run store {self.home}: {err.strerror}; "
                                  "set STUDIO_HOME to a folder you can write") from None
-        self._local.db = self._connect()  # open now: a store that cannot be used says so at once
+        # open now: a store that cannot be used says so at once, and one that lost runs gets them back
+        self._local.db = self._connect(reconcile=True)
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, reconcile: bool = False) -> sqlite3.Connection:
+        """A connection; ``reconcile``: also register run folders the database does not list (once per store)."""
         return (connect_readonly(self.db_path) if self.read_only
-                else connect(self.db_path, self.runs_dir, self._recovered))
+                else connect(self.db_path, self.runs_dir, self._recovered, reconcile=reconcile))
 
     @property
     def recovery(self) -> Recovery | None:
-        """The damaged database this store moved aside and rebuilt when it opened (None: it was sound)."""
+        """The runs this store registered from their folders when it opened: its database was damaged (moved
+        aside), missing, or lacked some (None: it listed every folder)."""
         return self._recovered[0] if self._recovered else None
 
     @property
@@ -193,9 +196,10 @@ class RunStore:
         else:  # pragma: no cover - 100 collisions of 32 random bits
             raise StoreError(f"cannot find a free run id in {self.runs_dir}")
         now = time.time()
+        staged = run_dir / f".{layout.CONFIG}.new"
         try:
             layout.checkpoints_dir(run_dir).mkdir()
-            layout.config_path(run_dir).write_text(text, encoding="utf-8")
+            staged.write_text(text, encoding="utf-8")
             with self._writing("create the run"):
                 self._db.execute(
                     "INSERT INTO runs (id, name, created, updated, status, config, dir) VALUES (?,?,?,?,?,?,?)",
@@ -205,6 +209,9 @@ class RunStore:
                     "INSERT INTO params VALUES (?,?,?)",
                     [(run_id, k, json.dumps(v)) for k, v in flatten(config.to_dict()).items()],
                 )
+            # a folder is a run once it has config.toml (core/runs/db.py registers such folders the database lacks):
+            # it gets it only now that the run is in the database, so no other process registers it half-made
+            os.replace(staged, layout.config_path(run_dir))
         except OSError as err:
             shutil.rmtree(run_dir, ignore_errors=True)
             raise StoreError(f"cannot create the run in {self.runs_dir}: {err.strerror}") from None
@@ -340,12 +347,20 @@ class RunStore:
         if info.status in LIVE or RunLock(info.dir).held_elsewhere():
             raise ConfigError(f"run {info.id} is being trained by another process ({info.status}); stop it "
                               "first, then delete it")
+        # hidden first (a hidden folder is no run: nothing registers it again from its folder), then forgotten
+        hidden = info.dir.with_name(f".deleting-{info.dir.name}")
+        try:
+            info.dir.rename(hidden)
+        except FileNotFoundError:
+            hidden = info.dir
+        except OSError as err:
+            raise StoreError(f"cannot delete run {info.id}: {err.strerror} ({info.dir})") from None
         with self._db:
             for table, col in (("metrics", "run_id"), ("params", "run_id"), ("notes", "run_id"), ("tags", "run_id"),
                                ("runs", "id")):
                 self._db.execute(f"DELETE FROM {table} WHERE {col}=?", (run_id,))
             self._db.execute("DELETE FROM curve_cache WHERE run_id=?", (run_id,))  # its cache is stale now
-        shutil.rmtree(info.dir, ignore_errors=True)
+        shutil.rmtree(hidden, ignore_errors=True)
 
     # --- reading ---------------------------------------------------------------------------
     def _info(self, row: tuple) -> RunInfo:
