@@ -29,7 +29,7 @@ from studio.core.contracts.runs import RunListing, RunSummary
 from studio.core.errors import ConfigError, StoreError
 from studio.core.host import procs
 from studio.core.host.paths import studio_home
-from studio.core.runs import metric_log
+from studio.core.runs import lineage_record, metric_log
 from studio.core.runs.db import Recovery, connect, connect_readonly, describe_sqlite
 from studio.core.runs.record import write_record
 from studio.core.runs.run_lock import RunLock
@@ -339,7 +339,28 @@ class RunStore:
             out.setdefault(run_id, []).append(tag)
         return out
 
-    def delete(self, run_id: str) -> None:
+    def descendants(self, run_id: str) -> builtins.list[RunInfo]:
+        """The runs built on ``run_id``: their ``model.init_from`` or ``data.vocab_from`` names it (by its id, or
+        a unique part of it as ``resolve`` takes), oldest first."""
+        rows = self._db.execute("SELECT run_id, value FROM params WHERE key IN (?, ?)",
+                                tuple(f"{s}.{k}" for s, k in lineage_record.PARENT_KEYS)).fetchall()
+        found = set()
+        for child, value in rows:
+            try:
+                named = str(json.loads(value) or "")
+            except ValueError:
+                continue
+            if child != run_id and _names(named, run_id):
+                found.add(child)
+        infos = [self._info(r) for r in self._db.execute(
+            f"SELECT {self._COLS} FROM runs WHERE id IN ({','.join('?' * len(found))}) ORDER BY created",
+            builtins.list(found)).fetchall()] if found else []
+        return infos
+
+    def delete(self, run_id: str) -> builtins.list[RunInfo]:
+        """Delete a run that no process trains: its folder and its rows. Returns the runs built on it, which keep
+        working: each keeps what it needs of it in its own folder (core/runs/lineage_record.py), kept here for one
+        that did not yet."""
         import shutil
 
         self._refuse_if_read_only("delete the run")
@@ -347,6 +368,14 @@ class RunStore:
         if info.status in LIVE or RunLock(info.dir).held_elsewhere():
             raise ConfigError(f"run {info.id} is being trained by another process ({info.status}); stop it "
                               "first, then delete it")
+        children = self.descendants(info.id)
+        for child in children:
+            try:
+                vocab_from = str(child.run_config.data.params.get("vocab_from") or "")
+            except ConfigError:  # a config that no longer reads: nothing to keep for it
+                continue
+            if _names(vocab_from, info.id):
+                lineage_record.keep(child.dir, info.id, info.run_config)
         # hidden first (a hidden folder is no run: nothing registers it again from its folder), then forgotten
         hidden = info.dir.with_name(f".deleting-{info.dir.name}")
         try:
@@ -361,6 +390,7 @@ class RunStore:
                 self._db.execute(f"DELETE FROM {table} WHERE {col}=?", (run_id,))
             self._db.execute("DELETE FROM curve_cache WHERE run_id=?", (run_id,))  # its cache is stale now
         shutil.rmtree(hidden, ignore_errors=True)
+        return children
 
     # --- reading ---------------------------------------------------------------------------
     def _info(self, row: tuple) -> RunInfo:
@@ -566,6 +596,12 @@ class RunStore:
     def params(self, run_id: str) -> dict[str, Any]:
         rows = self._db.execute("SELECT key, value FROM params WHERE run_id=?", (run_id,)).fetchall()
         return {k: json.loads(v) for k, v in rows}
+
+
+def _names(given: str, run_id: str) -> bool:
+    """Whether a setting that names a run by id (a unique part of it, as ``RunStore.resolve`` takes) names
+    ``run_id``."""
+    return bool(given) and (run_id.startswith(given) or run_id.endswith(given))
 
 
 def _unlink_semaphores(names: list[str]) -> None:

@@ -52,7 +52,8 @@ class Job(ProcessJob):
         self.resume_from: str | None = None
         config.validate()
         check_machine(config)  # before anything is created: a config this machine cannot run never starts
-        check_bert_config(config, store)  # a pretraining run to start from, its encoder's shape and vocabulary
+        # a pretraining run to start from, its encoder's shape and vocabulary (a resumed run keeps its own)
+        check_bert_config(config, store, resume.info.dir if resume is not None else None)
         check_model_data(config)  # a model that cannot read the dataset: one sentence, nothing created
         self.config = config
         self.store = store

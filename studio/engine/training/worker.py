@@ -61,7 +61,7 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
     """Everything a run needs, from its config (``data`` replaces loading the config's dataset); with
     ``resume_from``, the state of that checkpoint (engine/loop/resume.py)."""
     torch.manual_seed(cfg.train.seed)
-    data = data if data is not None else load_run_data(cfg)
+    data = data if data is not None else load_run_data(cfg, run_dir=run_dir or None)  # kept lineage first
     train, val, test = device_splits(data, cfg, ctx.device)
     net = build_model(cfg, data, ctx.device, start_weights(cfg) if resume_from is None else {})
     full_batch = is_full_batch(cfg, ctx.world_size)
