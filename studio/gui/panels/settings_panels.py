@@ -15,6 +15,21 @@ from studio.gui.widgets.forms import PlainForm, RegistryForm
 BASIC_TRAIN = ("epochs", "batch_size", "val_fraction", "seed")  # the rest sits under "Advanced settings"
 
 
+def too_big(config: Any) -> list[str]:
+    """The sentence Train would refuse a model too big for this machine's memory with (core/estimates/footprint.py),
+    said before Train is pressed."""
+    from studio.core.errors import ConfigError
+    from studio.core.estimates.footprint import check_fits
+
+    try:
+        check_fits(config)
+    except ConfigError as err:
+        return [f"{err}."]
+    except Exception:  # noqa: BLE001 - an estimate must never break the panel
+        pass
+    return []
+
+
 class SettingsPanels(QScrollArea):
     """Data, model, optimizer, schedule, training and hardware, top to bottom."""
 
@@ -99,6 +114,7 @@ class SettingsPanels(QScrollArea):
             found = fit_warnings(config)
         except Exception:  # noqa: BLE001 - a check must never break the panel (e.g. a dataset being imported)
             found = []
+        found += too_big(config)
         self.show_global_batch()
         self.warnings.setText("\n\n".join(f"⚠ {w}" for w in found))
         self.warnings.setVisible(bool(found))
