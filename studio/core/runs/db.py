@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from studio.core.contracts import layout
 from studio.core.errors import StoreError
@@ -327,6 +328,9 @@ def _register(db: sqlite3.Connection, folder: Path, damaged: Path | None, reason
                            "message, dir) VALUES (?,?,?,?,?,?,?,?,?)",
                            (folder.name, str(rec.get("name") or folder.name), created, time.time(), status, config,
                             json.dumps(summary), f"{message} [{note}]".strip(), str(folder))).rowcount
+        if added:  # the settings: the config's, and a run Studio did not train keeps its script's beside them
+            db.executemany("INSERT OR IGNORE INTO params VALUES (?,?,?)",
+                           [(folder.name, k, json.dumps(v)) for k, v in _settings(folder, config).items()])
         tags = rec.get("tags")
         if added and isinstance(tags, list):  # mirrored in run.json by RunStore.add_tags/remove_tags
             db.executemany("INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?,?)",
@@ -343,6 +347,30 @@ def _register(db: sqlite3.Connection, folder: Path, damaged: Path | None, reason
         if len(out.skipped_examples) < MAX_NAMED:
             out.skipped_examples.append(f"run {folder.name} metrics.csv {example}")
     return 1, len(record.rows)
+
+
+def _settings(folder: Path, config: str) -> dict[str, Any]:
+    """A run folder's settings as ``section.key`` params: its config.toml's, then (a run Studio did not train)
+    the script's from tracked.json (core/runs/tracked.py)."""
+    import tomllib
+
+    def flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in d.items():
+            out.update(flat(value, f"{prefix}{key}.") if isinstance(value, dict) else {f"{prefix}{key}": value})
+        return out
+
+    try:
+        settings = flat(tomllib.loads(config))
+    except tomllib.TOMLDecodeError:
+        settings = {}
+    try:
+        tracked = json.loads(layout.tracked_path(folder).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        tracked = {}
+    if isinstance(tracked, dict) and isinstance(tracked.get("settings"), dict):
+        settings.update(tracked["settings"])
+    return settings
 
 
 def _salvage_metrics(db: sqlite3.Connection, damaged: Path, runs: set[str]) -> int:

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.config.external import is_external_toml
 from studio.core.contracts import layout
 from studio.core.errors import StudioError
 from studio.core.runs import run_filter
@@ -268,7 +269,7 @@ class RunList(QWidget):
                             time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created)), notes.split("\n", 1)[0],
                             ", ".join(run.tags), *extras], row_keys(facts, name, status, extras))
             item.setData(0, Qt.ItemDataRole.UserRole, run.id)
-            item.setData(0, RESUMABLE_ROLE, run.status in RESUMABLE)
+            item.setData(0, RESUMABLE_ROLE, run.status in RESUMABLE and not is_external_toml(run.config))
             item.setToolTip(0, f"{name}\n{run.id}\n{run.dir}")
             if notes:
                 item.setToolTip(COLUMNS.index("Notes"), notes)

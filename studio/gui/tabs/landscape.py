@@ -40,6 +40,7 @@ from studio.core.contracts.landscape import (
     SharpnessJobRequest,
     SharpnessRequest,
 )
+from studio.core.contracts.noise_scale import NoiseScaleRequest, critical_batch_line
 from studio.core.landscape import io
 from studio.core.vocab import SPLITS, JobKind, LandscapeKind, Metric
 from studio.gui.plots.landscape_view import LandscapeView
@@ -149,6 +150,11 @@ class LandscapeTab(RunPicker, QWidget):
                                          "at the checkpoint")
         self.sharpness_button.clicked.connect(self.compute_sharpness)
         self.panel.add_button(self.sharpness_button, at=1)  # Compute, Sharpness, Cancel
+        self.noise_button = QPushButton("Noise scale")
+        self.noise_button.setToolTip("The gradient noise scale B_simple at the checkpoint (McCandlish et al. 2018): "
+                                     "the model's critical batch size")
+        self.noise_button.clicked.connect(self.compute_noise_scale)
+        self.panel.add_button(self.noise_button, at=2)
         self.cancel_button = self.panel.cancel_button
         self.cancel_button.setToolTip("Stop the computation; nothing half-done is saved")
         self.progress, self.status = self.panel.bar, self.panel.status
@@ -363,15 +369,23 @@ class LandscapeTab(RunPicker, QWidget):
     def compute_sharpness(self) -> None:
         self._start(self.sharpness_request())
 
-    def _start(self, request: LandscapeRequest | SharpnessRequest) -> None:
+    def compute_noise_scale(self) -> None:
+        run_dir = self.run_dir()
+        if run_dir is not None:
+            self._start(NoiseScaleRequest(str(run_dir), checkpoint=self.checkpoint_box.currentData() or "final"))
+        else:
+            self._start(self.sharpness_request())  # says which run to pick
+
+    def _start(self, request: LandscapeRequest | SharpnessRequest | NoiseScaleRequest) -> None:
         if self.busy:
             return
         run_dir = self.run_dir()
         if run_dir is None:
             self.session.error.emit("Landscape", "Pick a run with saved checkpoints first (train one).")
             return
-        job = (LandscapeJobRequest(str(run_dir), request) if isinstance(request, LandscapeRequest)
-               else SharpnessJobRequest(str(run_dir), request))
+        job: Any = (LandscapeJobRequest(str(run_dir), request) if isinstance(request, LandscapeRequest)
+                    else request if isinstance(request, NoiseScaleRequest)
+                    else SharpnessJobRequest(str(run_dir), request))
         self.panel.start(self.session.start(job))
 
     def cancel(self) -> None:
@@ -405,6 +419,10 @@ class LandscapeTab(RunPicker, QWidget):
         if self.job.kind == JobKind.LANDSCAPE:
             self.open_result(result["path"])
             self._refresh_saved()
+        elif "b_simple" in result:
+            line = critical_batch_line(result)  # type: ignore[arg-type]  # the task's NoiseScaleResult
+            self.info.setText(line[:1].upper() + line[1:])
+            self.panel.show_status(f"Noise scale done in {result['seconds']:.1f} s")
         else:
             self.show_sharpness(result["summary"])
 
