@@ -143,3 +143,25 @@ def test_a_metrics_record_with_an_absurd_line_is_read_in_bounded_memory(tmp_path
     assert record is not None and [r[0] for r in record.rows] == [1, 2]
     assert record.skipped == 1 and record.examples == ["line 3: longer than 64 KB"]
     assert peak < 4 << 20, f"{peak / 2**20:.1f} MB held to read a file with a 20 MB line"
+
+
+def test_a_run_a_script_tracked_is_rebuilt_with_its_settings_and_values(home):
+    """A run written by ``studio.track`` (a script's own training, through RunStore) comes back as every other run:
+    its folder, its settings and every logged value; one bad line costs that value only."""
+    import studio.track
+
+    with studio.track.init("script", config={"lr": 0.01, "model": {"depth": 3}}) as run:
+        for step in range(10):
+            run.log({"train/loss": 1.0 / (step + 1)}, step=step)
+    native = make_runs(home, 1)
+    with open(home / "runs" / run.id / "metrics.csv", "ab") as fh:
+        fh.write(b"\x00" * 300_000 + b"\n")  # a garbage line longer than csv's field limit
+    forget_database(home)
+    runs, warnings = listed(home)
+    assert sorted(r["run_id"] for r in runs) == sorted([run.id, *native])
+    assert "2 runs and 30 logged values recovered" in warnings[0] and "1 unreadable metrics.csv line" in warnings[0]
+    from studio.core.runs.store import RunStore
+
+    store = RunStore(home)
+    assert store.params(run.id)["lr"] == 0.01 and store.params(run.id)["model.depth"] == 3
+    assert values_of(home, run.id) == 10
