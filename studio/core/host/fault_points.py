@@ -2,8 +2,10 @@
 to prove what survives a crash there (tests/reliability/test_crash_consistency.py, test_forced_stop.py).
 
 ``STUDIO_TEST_FAULT=POINT:N:ACTION[,…]``: at the N-th time this process reaches POINT, ACTION happens: ``kill`` (a
-SIGKILL of this process, as the kernel's out-of-memory killer or a power cut would end it) or ``sleep=S`` (it
-stalls S seconds, as a process on an overloaded machine does). Never set outside tests; unset, ``reached`` is one
+SIGKILL of this process, as the kernel's out-of-memory killer would end it), ``killgroup`` (a SIGKILL of this
+process's whole group at once, as a power cut ends a run: the launcher and every rank; only ever used where the
+test started the run in a session of its own) or ``sleep=S`` (it stalls S seconds, as a process on an overloaded
+machine does). Never set outside tests; unset, ``reached`` is one
 test of an empty dict. The points: ``checkpoint.write`` (the checkpoint's bytes written, before the rename),
 ``metrics.append`` (half of a batch of metrics.csv lines written), ``curve.pack`` (inside the curve pack's
 transaction), ``store.migrate`` (between a migration's statements), ``evaluate.end`` (the end-of-run evaluation).
@@ -42,5 +44,7 @@ def reached(point: str) -> None:
         return
     if action == "kill":
         os.kill(os.getpid(), signal.SIGKILL)
+    elif action == "killgroup":
+        os.killpg(os.getpgrp(), signal.SIGKILL)
     elif action.startswith("sleep="):
         time.sleep(float(action.partition("=")[2]))

@@ -22,6 +22,7 @@ from typing import Any
 
 from studio.core.contracts import layout
 from studio.core.errors import StoreError
+from studio.core.host import fault_points
 from studio.core.vocab import JobState
 
 SCHEMA = """
@@ -65,6 +66,7 @@ def _migrate(db: sqlite3.Connection) -> None:
         if version >= target:
             continue
         for sql in statements:
+            fault_points.reached("store.migrate")  # test-only: a crash between a migration's statements
             try:
                 db.execute(sql)
             except sqlite3.OperationalError as err:  # another process migrated at the same time

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from studio.core.contracts import layout
+from studio.core.host import fault_points
 
 HEADER = "step,name,value,wall\n"
 AFTER = "#after"
@@ -49,7 +50,12 @@ def _append(path: Path, text: str) -> None:
             fh.seek(size - 1)
             if fh.read(1) != b"\n":
                 text = "\n" + text
-        fh.write(text.encode("utf-8"))  # append mode: at the end, wherever the read left the position
+        data = text.encode("utf-8")
+        if "metrics.append" in fault_points.PLAN:  # test-only: a crash after half a batch is written (a torn line)
+            fh.write(data[:len(data) // 2])
+            fault_points.reached("metrics.append")
+            data = data[len(data) // 2:]
+        fh.write(data)  # append mode: at the end, wherever the read left the position
 
 
 def append(run_dir: Path, rows: Iterable[Row]) -> None:

@@ -73,6 +73,8 @@ class Job(ProcessJob):
             self.resume_from = str(resume.checkpoint)
         else:
             self.info = run or store.create_run(config, name)
+            # until its ranks start, the run's process is this one: killed now, it is listed interrupted, not queued
+            store.set_procs(self.info.id, [os.getpid()])
         super().__init__(self.info.id)
         self.world_size = config.hardware.processes
         self.spare_cores = spare_cores
