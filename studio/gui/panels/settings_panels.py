@@ -24,7 +24,8 @@ def too_big(config: Any) -> list[str]:
     try:
         check_fits(config)
     except ConfigError as err:
-        return [f"{err}."]
+        text = str(err)
+        return [f"{text[:1].upper()}{text[1:]}."]  # a sentence of the note
     except Exception:  # noqa: BLE001 - an estimate must never break the panel
         pass
     return []
@@ -103,8 +104,9 @@ class SettingsPanels(QScrollArea):
         self.advanced_button.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
 
     def check_fit(self) -> list[str]:
-        """Show what does not fit between model, data and batch size; hide [train]'s validation share when the
-        dataset has its own (one "val fraction", not two)."""
+        """Show what does not fit between model, data and batch size, and a model too big for this machine's
+        memory; hide [train]'s validation share when the dataset has its own (one "val fraction", not two).
+        Returns the warnings Train asks about (a model too big is refused by Train itself, in one sentence)."""
         from studio.core.config.fit_check import fit_warnings
 
         config = self.session.config
@@ -114,10 +116,10 @@ class SettingsPanels(QScrollArea):
             found = fit_warnings(config)
         except Exception:  # noqa: BLE001 - a check must never break the panel (e.g. a dataset being imported)
             found = []
-        found += too_big(config)
+        shown = found + too_big(config)  # Train refuses this one itself: it is said, not asked about
         self.show_global_batch()
-        self.warnings.setText("\n\n".join(f"⚠ {w}" for w in found))
-        self.warnings.setVisible(bool(found))
+        self.warnings.setText("\n\n".join(f"⚠ {w}" for w in shown))
+        self.warnings.setVisible(bool(shown))
         return found
 
     def show_global_batch(self) -> str:
