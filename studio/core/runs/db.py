@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -105,8 +106,6 @@ def filesystem_type(path: Path) -> str:
 def journal_mode(path: Path) -> str:
     """WAL on local disks; DELETE (a rollback journal) on network filesystems; ``STUDIO_STORE_JOURNAL``
     (wal or delete) decides when set."""
-    import os
-
     forced = os.environ.get("STUDIO_STORE_JOURNAL", "").strip().lower()
     if forced in ("wal", "delete"):
         return forced.upper()
@@ -270,13 +269,15 @@ class Rebuilt:
     skipped_runs: list[str] = field(default_factory=list)
 
 
-def run_folders(runs_dir: Path) -> list[Path]:
-    """The run folders of ``runs_dir`` in name order (a hidden one, such as a run being deleted, is not one)."""
+def run_folders(runs_dir: Path, skip: set[str] | frozenset[str] = frozenset()) -> list[Path]:
+    """The run folders of ``runs_dir`` in name order, but those named in ``skip`` (a hidden one, such as a run being
+    deleted, is not one). Only the names not skipped are looked into: a sound store's open costs one listing."""
     try:
-        names = sorted(p for p in runs_dir.iterdir() if not p.name.startswith("."))
+        with os.scandir(runs_dir) as entries:  # names only: no Path made for the folders the store lists
+            names = [e.name for e in entries if e.name not in skip and not e.name.startswith(".")]
     except OSError:
         return []
-    return [p for p in names if layout.is_run_dir(p)]
+    return [runs_dir / n for n in sorted(names) if layout.is_run_dir(runs_dir / n)]
 
 
 def rebuild(db: sqlite3.Connection, runs_dir: Path, damaged: Path | None, reason: str) -> Rebuilt:
@@ -287,9 +288,7 @@ def rebuild(db: sqlite3.Connection, runs_dir: Path, damaged: Path | None, reason
     listed = {row[0] for row in db.execute("SELECT id FROM runs")}
     out = Rebuilt()
     salvage: set[str] = set()
-    for folder in run_folders(runs_dir):
-        if folder.name in listed:
-            continue
+    for folder in run_folders(runs_dir, skip=listed):
         try:
             added, values = _register(db, folder, damaged, reason, out)
         except sqlite3.Error:
