@@ -176,12 +176,16 @@ class RunStore:
 
         The id (``run_id``, or a fresh one) is claimed by creating its folder (``mkdir`` fails if it exists),
         so ids never collide however fast runs are created. On any failure (a full disk) nothing is left
-        behind."""
+        behind. Without a ``name`` the run is named by the naming rule (``core/runs/names.py``), once."""
         import shutil
 
         self._refuse_if_read_only("create a run")
         text = config.to_toml()
-        name = name or f"{config.model.name} · {config.optimizer.name} · {config.data.name}"
+        if not name:  # the naming rule's name, kept from now on (core/runs/names.py)
+            from studio.core.runs.names import fresh_name
+
+            taken = [n for (n,) in self._db.execute("SELECT name FROM runs").fetchall()]
+            name = fresh_name(flatten(config.to_dict()), taken)
         given = run_id
         for _ in range(100):
             run_id = given or self.new_run_id()
