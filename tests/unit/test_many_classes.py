@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
-from studio.core.datasets.arrays import ArrayData
 from studio.core.datasets.splits import by_class, holdout
 
 
@@ -22,6 +20,8 @@ def holdout_as_it_was(y, pool, fraction, seed):
 
 
 def validation_as_it_was(y_train, classes, fraction, seed):
+    import torch
+
     gen = torch.Generator().manual_seed(seed)
     val_idx = []
     for c in range(classes):
@@ -33,6 +33,10 @@ def validation_as_it_was(y_train, classes, fraction, seed):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_grouped_splits_draw_what_the_per_class_scans_drew(seed):
+    import torch
+
+    from studio.core.datasets.arrays import ArrayData
+
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 50, 3000) * 3  # labels with gaps: classes that never occur
     pool = rng.random(3000) < 0.7
@@ -48,6 +52,10 @@ def test_grouped_splits_draw_what_the_per_class_scans_drew(seed):
 
 
 def test_a_regression_targets_split_is_untouched():
+    import torch
+
+    from studio.core.datasets.arrays import ArrayData
+
     y = torch.linspace(-1, 1, 100)
     data = ArrayData(torch.zeros(100, 1), y, torch.zeros(1, 1), torch.zeros(1), classes=["y"])
     assert torch.equal(data.split_validation(0.2, 0)[3], y[validation_as_it_was(y, 1, 0.2, 0)])
