@@ -15,7 +15,8 @@ def load_dataset(choice: Choice, seed: int = 0, model: Choice | None = None, **e
     run's ``model``: a text dataset in the form that model trains on (shifted token windows for a model tagged
     ``sequence``, such as gpt_lm; ``core/models/catalog.sequence_context``). ``extra``: values the builder takes
     from outside the config (``core/runs/lineage.load_run_data``: a pretraining run's vocabulary settings)."""
-    if model is not None and "text" in DATASETS.get(choice.name).tags:
+    tags = DATASETS.get(choice.name).tags
+    if model is not None and "text" in tags and "labelled" not in tags:
         from studio.core.models.catalog import sequence_context
 
         context = sequence_context(model.name, model.params)

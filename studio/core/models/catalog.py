@@ -207,6 +207,53 @@ MODELS.add(Entry(
     tags=("text", "sequence", "attention"),
 ))
 
+# --- the user's own models and the libraries' backbones (docs/user-guide/own-model-and-data.md) -------------
+MODELS.add(Entry(
+    "python",
+    "Your own model: an nn.Module class (or a function returning one) from a Python file, its arguments as settings",
+    (
+        Param("path", "str", "", "the .py file that defines the model (copied into the run folder when it starts)"),
+        Param("class", "str", "", "the nn.Module subclass or factory function to build (Zoo.Net for a nested one)"),
+        Param("args", "args", {}, "its keyword arguments: [model.args] width = 64, or --set model.args.width=64; "
+              "input_shape, num_classes, in_channels, in_chans, in_features, vocab_size come from the dataset"),
+    ),
+    builder="studio.core.models.user_model:build_python",
+    info="Studio reads the file's classes and their __init__ arguments without running it (ast); the training "
+         "processes import it by path. Each run keeps a copy of the file and its SHA-256 (code/ in the run folder).",
+    tags=("file", "usercode"),
+))
+MODELS.add(Entry(
+    "timm",
+    "A timm backbone (PyTorch Image Models): any of its ~1,000 architectures with a head for your classes",
+    (
+        Param("arch", "str", "resnet18", "the timm model name, e.g. resnet18, convnext_atto, vit_tiny_patch16_224 "
+              "(studio list models --timm '*resnet*')"),
+        Param("pretrained", "bool", False, "start from timm's pretrained weights (its own cache; timm downloads "
+              "them when online)"),
+        Param("in_chans", "int", 0, "input channels (0: the dataset's)", 0, 64),
+        Param("num_classes", "int", 0, "outputs of the new head (0: the dataset's classes)", 0, 100_000),
+    ),
+    builder="studio.core.models.library_models:build_timm",
+    info="timm.create_model(arch, pretrained, in_chans, num_classes) (Wightman 2019, github.com/huggingface/"
+         "pytorch-image-models). Needs the timm extra: pip install 'studio[timm]'.",
+    tags=("image", "timm"),
+))
+MODELS.add(Entry(
+    "hf",
+    "A Hugging Face transformers model from a folder or the local hub cache: sequence classification on labelled "
+    "text, a causal LM on a corpus",
+    (
+        Param("path", "str", "", "a folder with config.json (and weights), or a hub id already in the local cache"),
+        Param("context", "int", 32, "tokens per training window on a text corpus (causal LM)", 2, 8192),
+    ),
+    builder="studio.core.models.library_models:build_hf",
+    info="AutoModelForSequenceClassification (num_labels = the dataset's classes) on labelled text; "
+         "AutoModelForCausalLM on a corpus, every position predicting the next token. Weights are read when the "
+         "folder has them, else the model starts from random weights of its config. Tokens are Studio's "
+         "vocabulary, which must fit the model's embedding (vocab_size). Needs pip install 'studio[hf]'.",
+    tags=("text", "sequence", "hf", "folder_or_id", "attention", "vocab"),
+))
+
 
 def sequence_context(model: str, params: dict[str, object]) -> int:
     """Windows of how many tokens the model trains on (models tagged ``sequence``: the data is built as
