@@ -37,7 +37,7 @@ def build_python(input_shape: tuple[int, ...], num_classes: int, path: str = "",
     values = check_values(name, definition.arguments, dict(args or {}), "model.args")
     given = data_values(input_shape, num_classes, vocab_size)
     for argument in definition.arguments:
-        if argument.name in DATA_ARGS:
+        if argument.name in DATA_ARGS and argument.name in given:
             values[argument.name] = given[argument.name]
     factory = load_object(path, name)
     try:

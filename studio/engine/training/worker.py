@@ -105,6 +105,11 @@ def device_splits(data: ArrayData, cfg: RunConfig, device: torch.device) -> tupl
     if len(data.y_train) == 0:
         raise DataError(f"dataset {cfg.data.name!r} has no training samples")
     x_tr, y_tr, x_val, y_val = data.split_validation(cfg.train.val_fraction, cfg.train.seed)
+    if getattr(data, "loader", False):  # a dataset read by a DataLoader, not held on the device
+        from studio.engine.loop.loader_data import LoaderData
+
+        return tuple(LoaderData(x, y, device, data.workers)  # type: ignore[return-value]
+                     for x, y in ((x_tr, y_tr), (x_val, y_val), (data.x_test, data.y_test)))
     mean, std = stats(x_tr) if data.meta.get("normalise", True) else (torch.zeros(1), torch.ones(1))
     return tuple(DeviceData(x, y, mean, std, device)  # type: ignore[return-value]
                  for x, y in ((x_tr, y_tr), (x_val, y_val), (data.x_test, data.y_test)))
