@@ -22,7 +22,7 @@ from studio.core.usercode.errors import UserCodeError
 # (timm's name and torchvision's), its flattened size, the number of classes (or outputs), the vocabulary's size.
 DATA_ARGS = frozenset({"input_shape", "num_classes", "n_classes", "num_outputs", "in_channels", "in_chans",
                        "in_features", "vocab_size"})
-SPLIT_ARGS = frozenset({"split", "train"})  # a dataset's: Studio builds one per split ("train"/"val"/"test", True/False)
+SPLIT_ARGS = frozenset({"split", "train"})  # a dataset's: one is built per split (train/val/test, True/False)
 REQUIRED = object()  # the default of an argument without one
 _SIMPLE = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
 _DESCRIBE = {"int": "a whole number", "float": "a number", "bool": "true or false", "str": "text",
