@@ -73,6 +73,10 @@ class Column:
     def cpu(self) -> Column:
         return self.to("cpu")
 
+    def numpy(self) -> Any:
+        """Every item, stacked (the whole split is read: evaluation's labels)."""
+        return self[:].cpu().numpy()
+
     def indices(self, key: Any) -> list[int]:
         n = len(self)
         if isinstance(key, slice):

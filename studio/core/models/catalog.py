@@ -268,3 +268,12 @@ def builder_extras(model: str, meta: dict) -> dict:
     if "vocab" in MODELS.get(model).tags and "vocabulary" in meta:
         return {"vocab_size": len(meta["vocabulary"])}
     return {}
+
+
+def build_kwargs(model: str, params: dict, input_shape: tuple[int, ...], num_classes: int, meta: dict) -> dict:
+    """What ``MODELS.build(model, **…)`` takes for a dataset: its input shape and classes, the model's settings
+    (a setting that names a dataset value and is 0, as timm's ``num_classes``, leaves the dataset's), and what a
+    ``vocab`` model reads from the dataset (:func:`builder_extras`)."""
+    given = {"input_shape": input_shape, "num_classes": num_classes}
+    own = {k: v for k, v in params.items() if not (k in given and not v)}
+    return {**given, **own, **builder_extras(model, meta)}

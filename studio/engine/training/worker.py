@@ -23,7 +23,7 @@ from studio.core.host import threads as thread_policy
 from studio.core.maths.normalise import stats
 from studio.core.maths.objectives import task_for
 from studio.core.models import MODELS
-from studio.core.models.catalog import builder_extras
+from studio.core.models.catalog import build_kwargs
 from studio.core.models.ghost_batch_norm import use_ghost_batch_norm
 from studio.core.optim import OPTIMIZERS, SCHEDULES
 from studio.core.runs.lineage import load_run_data, start_weights
@@ -122,10 +122,8 @@ def build_model(cfg: RunConfig, data: ArrayData, device: torch.device,
     if data.meta.get("task") == "next_word" and "text" not in MODELS.get(cfg.model.name).tags:
         raise ConfigError(f"{cfg.data.name} is a text dataset: choose a next-word model (lstm_lm, gru_lm or gpt_lm), "
                           f"not {cfg.model.name}")
-    given = {"input_shape": data.input_shape, "num_classes": data.num_classes}
-    params = {k: v for k, v in cfg.model.params.items() if not (k in given and not v)}  # timm's num_classes = 0
-    net = MODELS.build(cfg.model.name, **{**given, **params, **builder_extras(cfg.model.name, data.meta),
-                                          **(weights or {})})
+    net = MODELS.build(cfg.model.name, **build_kwargs(cfg.model.name, cfg.model.params, data.input_shape,
+                                                      data.num_classes, data.meta), **(weights or {}))
     if cfg.train.ghost_batch:
         use_ghost_batch_norm(net, cfg.train.ghost_batch)
     return net.to(device)
