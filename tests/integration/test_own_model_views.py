@@ -80,15 +80,19 @@ def test_histograms_were_written_while_training(runs: dict, kind: str) -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_landscape_and_sharpness(runs: dict, kind: str, home: Path) -> None:
-    from studio.core.contracts.landscape import LandscapeJobRequest, LandscapeRequest, SharpnessJobRequest, \
-        SharpnessRequest
+    from studio.core.contracts.landscape import (
+        LandscapeJobRequest,
+        LandscapeRequest,
+        SharpnessJobRequest,
+        SharpnessRequest,
+    )
     from studio.engine.tasks.landscape_job import run_landscape, run_sharpness
 
     result = run_landscape(LandscapeJobRequest(str(runs[kind]), LandscapeRequest(resolution=5, samples=64,
                                                                                   device="cpu")), None)
     loss = np.load(result["path"])["value:train/loss"]
     assert loss.shape == (5, 5) and np.isfinite(loss).all()
-    sharp = run_sharpness(SharpnessJobRequest(str(runs[kind]), SharpnessRequest(k=1, samples=64, trace_samples=0,
+    sharp = run_sharpness(SharpnessJobRequest(str(runs[kind]), SharpnessRequest(k=1, samples=64, trace_samples=2,
                                                                                 eps_steps=2, device="cpu")), None)
     assert np.isfinite(sharp["summary"]["top_eigenvalues"][0])
 
