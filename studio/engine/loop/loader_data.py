@@ -33,15 +33,16 @@ def _seed(*parts: int) -> int:
 class Batches(torch.utils.data.Dataset):
     """Batch ``k`` of ``batches`` (lists of indices into ``dataset``) as one item: (inputs, labels) stacked."""
 
-    def __init__(self, dataset: Any, batches: list[list[int]], owner: str, seed: int | None) -> None:
+    def __init__(self, dataset: Any, batches: list[list[int]], owner: str, seed: int | None, first: int = 0) -> None:
         self.dataset, self.batches, self.owner, self.seed = dataset, batches, owner, seed
+        self.first = first  # the epoch's index of batches[0] (a resumed epoch starts past 0)
 
     def __len__(self) -> int:
         return len(self.batches)
 
     def __getitem__(self, k: int) -> tuple[torch.Tensor, torch.Tensor]:
         if self.seed is not None:
-            seed = _seed(self.seed, k)
+            seed = _seed(self.seed, self.first + k)
             torch.manual_seed(seed)
             random.seed(seed)
             try:
@@ -83,8 +84,9 @@ class LoaderData(DeviceData):
         x, y = self.x[idx], self.y[idx]
         return self.normalise(x), y
 
-    def _loader(self, batches: list[list[int]], seed: int | None) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
-        data = Batches(self.dataset, batches, self.owner, seed)
+    def _loader(self, batches: list[list[int]], seed: int | None,
+                first: int = 0) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        data = Batches(self.dataset, batches, self.owner, seed, first)
         workers = min(self.workers, len(batches))
         context = "fork" if workers and "fork" in torch.multiprocessing.get_all_start_methods() else None
         loader = DataLoader(data, batch_size=None, shuffle=False, num_workers=workers,
@@ -98,7 +100,7 @@ class LoaderData(DeviceData):
                 epoch: int) -> Callable[[int], tuple[torch.Tensor, torch.Tensor]]:
         """Batches ``skip``, ``skip + 1``, … of the epoch, in order, read ahead by the workers."""
         order = order.cpu()
-        stream = self._loader([order[s].tolist() for s in slices[skip:]], _seed(seed, epoch))
+        stream = self._loader([order[s].tolist() for s in slices[skip:]], _seed(seed, epoch), skip)
         expected = [skip]
 
         def fetch(i: int) -> tuple[torch.Tensor, torch.Tensor]:
