@@ -51,8 +51,9 @@ class Argument:
 
     def param(self) -> Param:
         """A typed parameter for a settings form (text for an unannotated argument)."""
-        kind = "str" if self.kind == "any" else self.kind
-        default = "" if self.default is REQUIRED or self.default is None else self.default
+        unset = self.default is REQUIRED or self.default is None  # an empty text field: no value yet
+        kind = "str" if self.kind == "any" or (unset and self.kind not in ("choice", "bool")) else self.kind
+        default = "" if unset else self.default
         if kind == "choice" and default not in self.choices:
             default = self.choices[0]
         if kind == "str" and not isinstance(default, str):

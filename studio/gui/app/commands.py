@@ -125,6 +125,11 @@ def open_path(shell: Shell, path: str) -> str:
         switch_store(shell, str(target.target))  # a run store (`studio /shared/studio`): watch it
     elif target.kind == open_target.IMPORT:
         import_path(shell, str(target.target))
+    elif target.kind == open_target.CODE:
+        from studio.gui.app.open_code import open_code
+
+        if not open_code(shell, target.target):
+            return open_target.MISSING
     elif not load_config(shell, target):
         return open_target.MISSING
     return target.kind
@@ -150,6 +155,9 @@ def load_config(shell: Shell, target: open_target.OpenTarget) -> bool:
     except StudioError as err:
         shell.status.show_error("Cannot load the config", f"{path}: {err}")
         return False
+    from studio.gui.app.open_code import ask_to_trust
+
+    ask_to_trust(shell, config)  # someone else's run folder: its code runs only if the user says so
     shell.session.set_config(config)
     shell.settings.reload()
     if target.kind == open_target.CONFIG:

@@ -150,9 +150,13 @@ class RegistryForm(QWidget):
 
     edited = Signal()
 
-    def __init__(self, session: Any, section: str, registry: Registry, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Any, section: str, registry: Registry, parent: QWidget | None = None,
+                 code_form: Callable[[Any, str], Any] | None = None) -> None:
+        """``code_form(session, section)``: the widget for an entry tagged ``usercode`` (a user's file: the
+        file, its class and arguments; gui/widgets/code_form.py)."""
         super().__init__(parent)
         self.session, self.section, self.registry = session, section, registry
+        self.code_form = code_form
         self.layout_ = QFormLayout(self)
         self.layout_.setContentsMargins(4, 4, 4, 4)
         self.combo = QComboBox()
@@ -208,7 +212,14 @@ class RegistryForm(QWidget):
         self.about.setText(entry.description)
         self.about.setToolTip(entry_tooltip(entry))
         self.combo.setToolTip(entry_tooltip(entry))
+        if "usercode" in entry.tags and self.code_form is not None:  # a user's file: its classes and arguments
+            code = self.code_form(self.session, self.section)
+            code.edited.connect(self.edited)
+            self.layout_.addRow(code)
+            self._param_rows.append(code)
         for param in entry.params:
+            if "usercode" in entry.tags and self.code_form is not None and param.name in ("path", "class", "args"):
+                continue
             value = choice.params.get(param.name, param.default)
             widget = param_widget(param, value, partial(self._set, param.name))
             label = QLabel(label_text(param))

@@ -1,0 +1,66 @@
+"""A Python file handed to the window (dropped, File > Open…, ``studio my_net.py``): its models and datasets
+go into the Model and Data forms, read by parsing it (core/usercode/reader.py), never by running it; and a run
+folder whose code this user has not trusted is asked about before anything may import that code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QMessageBox
+
+from studio.core.config import RunConfig
+from studio.core.errors import StudioError
+from studio.core.runs import open_target
+from studio.core.usercode.reader import DATASET, MODEL, read_file
+from studio.gui.app.shell import Shell
+
+
+def open_code(shell: Shell, path: Path) -> bool:
+    """Put the file's first model (and first dataset) into the forms; False, with the reason in a dialog, when
+    it cannot be read or defines neither."""
+    try:
+        code = read_file(path)
+    except StudioError as err:
+        shell.status.show_error("Cannot use the file", str(err))
+        return False
+    models, datasets = code.of_role(MODEL), code.of_role(DATASET)
+    if not models and not datasets:
+        shell.status.show_error("Cannot use the file", f"{path.name} defines no nn.Module subclass and no Dataset, "
+                                                        "nor a function that returns one")
+        return False
+    session = shell.session
+    for section, found in (("model", models), ("data", datasets)):
+        if found:
+            session.set_choice(section, "python")
+            session.set_param(section, "path", str(path.resolve()))
+            session.set_param(section, "class", found[0].name)
+            session.set_param(section, "args", {})
+    shell.settings.reload()
+    what = [f"{len(found)} {role}{'s' if len(found) != 1 else ''} ({', '.join(d.name for d in found)})"
+            for role, found in (("model", models), ("dataset", datasets)) if found]
+    shell.status.show_message(f"Read {path.name} without running it: {' and '.join(what)}; set its arguments, "
+                              "then press Train")
+    return True
+
+
+def ask_to_trust(shell: Shell, config: RunConfig) -> bool:
+    """Before a run folder's code can run: ask, naming the files and their hashes. True when nothing needed
+    asking or the user trusted it; a No leaves the code untrusted (Studio refuses to import it, in one
+    sentence, until the user trusts it)."""
+    from studio.core.usercode.trust import run_folder_of, sha256_of, trust
+
+    files = open_target.untrusted_code(config)
+    if not files:
+        return True
+    run = run_folder_of(files[0])
+    listed = "\n".join(f"  {p.name}  (SHA-256 {sha256_of(p)[:16]}…)" for p in files)
+    answer = QMessageBox.question(
+        shell.window, "Run this folder's code?",
+        f"The run in {run} trains code from its own folder:\n{listed}\n\nStudio imports it only if you trust it "
+        "(read it first: it runs with your rights). Trust this code?",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+    if answer != QMessageBox.StandardButton.Yes:
+        shell.status.show_message("The run's code is not trusted: its config is shown, but Studio will not run it")
+        return False
+    trust([sha256_of(p) for p in files], shell.session.store.home)
+    return True
