@@ -33,6 +33,7 @@ from studio.cli import (
     scale,
     schedule,
     train,
+    trust,
 )
 from studio.cli import eval as eval_cmd
 from studio.core.errors import StudioError
@@ -40,7 +41,8 @@ from studio.core.errors import StudioError
 # In the order ``studio --help`` lists them. A command module imports nothing from this one: no import cycle.
 COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, compare,
                                            eval_cmd, export, compress, fit, scale, parallel, async_sgd, dataload,
-                                           schedule, cluster, generate, attention, check)
+                                           schedule, cluster, generate, attention, check,
+                                           trust)
 
 COMMANDS = tuple(name for module in COMMAND_MODULES for name in module.COMMANDS)
 

@@ -75,5 +75,5 @@ def check_trusted(path: str | Path, home: str | Path | None = None) -> None:
     """UserCodeError unless ``path`` may be imported (the user's own file, or a trusted copy)."""
     if untrusted([Path(path)], home):
         run = run_folder_of(path)
-        raise UserCodeError(f"run folder {run} holds code this user has not run ({Path(path).name}): read it, then "
-                            f"trust it with `studio trust {run}` (the window asks when you open the run)")
+        raise UserCodeError(f"run folder {run} holds code you have not trusted ({Path(path).name}): read it, then "
+                            f"trust it with studio trust {run} (the window asks when you open the run)")
