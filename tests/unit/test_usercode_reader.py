@@ -126,3 +126,18 @@ def test_reading_never_imports_the_file_or_torch(tmp_path: Path) -> None:
     assert [d.name for d in read_file(path).definitions] == ["Net"]
     assert not marker.exists()
     assert ("torch" in sys.modules) == had_torch
+
+
+def test_the_shipped_example_reads_and_its_config_checks() -> None:
+    from studio.core.config import RunConfig
+    from studio.core.config.data_fit import check_model_data
+    from studio.core.host.paths import resource
+
+    code = read_file(resource("examples", "my_model.py"))
+    assert [(d.name, d.role) for d in code.definitions] == [("SmallCNN", MODEL), ("make_mlp", MODEL),
+                                                            ("Stripes", DATASET)]
+    assert [a.name for a in code.get("SmallCNN", MODEL).arguments if not a.from_data] == ["filters", "dropout",
+                                                                                           "activation"]
+    config = RunConfig.load(resource("examples", "my_model.toml"))
+    assert config.model.params["path"] == str(resource("examples", "my_model.py").resolve())
+    check_model_data(config)
