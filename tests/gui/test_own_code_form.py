@@ -117,3 +117,19 @@ def test_opening_someone_elses_run_asks_before_its_code_may_run(window, tmp_path
     assert drop(window, run)  # asked again, and trusted this time
     assert len(asked) == 2 and digest in trusted_hashes(window.session.store.home)
     assert drop(window, run) and len(asked) == 2  # trusted: not asked again
+
+
+def test_a_large_file_is_read_off_the_windows_thread(window, qtbot, tmp_path: Path) -> None:
+    from studio.gui.app.open_code import BIG_FILE
+
+    model, _ = write_user_files(tmp_path / "tree")
+    big = tmp_path / "big_models.py"
+    blocks = "".join(f"\n\nclass Extra{i}(nn.Module):\n    def __init__(self, width: int = {i}):\n"
+                     f"        super().__init__()\n" for i in range(2000))
+    big.write_text(model.read_text() + blocks)
+    assert big.stat().st_size > BIG_FILE
+    assert drop(window, big)
+    assert window.status.message.text() == "Reading big_models.py…"  # the drop returned before the parse
+    qtbot.waitUntil(lambda: window.session.config.model.name == "python", timeout=30_000)
+    classes = window.settings.forms["model"].findChild(QComboBox, "model_code_class")
+    assert classes.count() == 2002 and classes.currentText() == "MLP"

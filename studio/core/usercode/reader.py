@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -79,10 +80,18 @@ def read_file(path: str | Path) -> CodeFile:
     path = Path(path).expanduser()
     if not path.is_file():
         raise UserCodeError(f"no such file: {path}" if not path.exists() else f"{path} is a folder, not a .py file")
+    stat = path.stat()
+    return _read_unchanged(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=32)
+def _read_unchanged(path: str, mtime_ns: int, size: int) -> CodeFile:
+    """A file parsed once while it is unchanged (the form asks again on every edit; a large file is parsed once,
+    off the window's thread: gui/app/open_code.py)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise UserCodeError(f"{path.name} is not a Python text file (it is not UTF-8 text)") from None
+        raise UserCodeError(f"{Path(path).name} is not a Python text file (it is not UTF-8 text)") from None
     except OSError as err:
         raise UserCodeError(f"cannot read {path}: {err.strerror}") from None
     return read_source(text, path)

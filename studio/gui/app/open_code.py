@@ -4,24 +4,57 @@ folder whose code this user has not trusted is asked about before anything may i
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox
 
 from studio.core.config import RunConfig
 from studio.core.errors import StudioError
 from studio.core.runs import open_target
-from studio.core.usercode.reader import DATASET, MODEL, read_file
+from studio.core.usercode.reader import DATASET, MODEL, CodeFile, read_file
 from studio.gui.app.shell import Shell
+
+BIG_FILE = 100_000  # bytes: a file this large is parsed on a thread (about 0.1 s or more on a busy CPU)
+
+
+class _Reader(QObject):
+    """Parses one file on a thread of its own and hands the result to the window's thread."""
+
+    done = Signal(object)  # a CodeFile, or the StudioError that says why not
+
+    def start(self, path: Path) -> None:
+        def work() -> None:
+            try:
+                self.done.emit(read_file(path))
+            except StudioError as err:
+                self.done.emit(err)
+
+        threading.Thread(target=work, name="studio-read-code", daemon=True).start()
 
 
 def open_code(shell: Shell, path: Path) -> bool:
     """Put the file's first model (and first dataset) into the forms; False, with the reason in a dialog, when
-    it cannot be read or defines neither."""
+    it cannot be read or defines neither. A large file is parsed off the window's thread: True at once, the forms
+    follow when it is read."""
+    if path.stat().st_size > BIG_FILE:
+        reader = _Reader(shell.window)
+        reader.done.connect(lambda result: (apply_code(shell, path, result), reader.deleteLater()))
+        shell.status.show_message(f"Reading {path.name}…")
+        reader.start(path)
+        return True
     try:
         code = read_file(path)
     except StudioError as err:
-        shell.status.show_error("Cannot use the file", str(err))
+        code = err
+    return apply_code(shell, path, code)
+
+
+def apply_code(shell: Shell, path: Path, code: CodeFile | StudioError) -> bool:
+    """The forms set from a parsed file, or its one sentence in a dialog."""
+    if isinstance(code, StudioError):
+        shell.status.show_error("Cannot use the file", str(code))
         return False
     models, datasets = code.of_role(MODEL), code.of_role(DATASET)
     if not models and not datasets:
