@@ -98,11 +98,15 @@ def test_timm_resnet18_against_the_catalog_resnet18(tmp_path: Path, studio_home:
     store = RunStore(studio_home)
     data = ["data.name=python", f"data.path={path}", "data.class=Images", "data.workers=1", "train.epochs=1",
             "train.batch_size=64", "train.histogram_every=0"]
-    catalog = samples_per_s(store, ["model.name=resnet18", "model.small_input=no", *data])
-    timm = samples_per_s(store, ["model.name=timm", "model.arch=resnet18", "model.pretrained=false", *data])
     print(f"\nResNet-18 (ImageNet stem) on 512 3×32×32 images through a DataLoader, 1 epoch ({load()})")
-    print(f"  catalog (torchvision) {catalog:7,.1f} samples/s   timm {timm:7,.1f} samples/s   "
-          f"ratio timm / catalog {timm / catalog:.3f}")
+    ratios = []
+    for _ in range(2):
+        catalog = samples_per_s(store, ["model.name=resnet18", "model.small_input=no", *data])
+        timm = samples_per_s(store, ["model.name=timm", "model.arch=resnet18", "model.pretrained=false", *data])
+        ratios.append(timm / catalog)
+        print(f"  catalog (torchvision) {catalog:7,.1f} samples/s   timm {timm:7,.1f} samples/s   "
+              f"ratio timm / catalog {timm / catalog:.3f}")
+    print(f"  median ratio timm / catalog: {statistics.median(ratios):.3f}")
 
 
 def test_time_from_a_dropped_file_to_its_form(qtbot, tmp_path: Path, studio_home: Path) -> None:

@@ -120,7 +120,8 @@ class CodeData(ArrayData):
             return Column(ds, part, owner) if ds is not None else None
 
         return cls(col(train, 0), col(train, 1), col(test, 0), col(test, 1), classes,  # type: ignore[arg-type]
-                   col(val, 0), col(val, 1), {"normalise": False, **meta}, train, val, test, workers, owner)
+                   col(val, 0), col(val, 1),  # type: ignore[arg-type]  # columns stand in for the tensors
+                   {"normalise": False, **meta}, train, val, test, workers, owner)
 
     @property
     def is_image(self) -> bool:

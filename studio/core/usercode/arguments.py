@@ -165,9 +165,9 @@ def _kind(node: ast.expr | None, default: Any) -> tuple[str, tuple[str, ...]]:
             return _kind(inner, default)
         if outer == "Literal":
             values = inner.elts if isinstance(inner, ast.Tuple) else [inner]
-            consts = [v.value for v in values if isinstance(v, ast.Constant)]
-            if consts and all(isinstance(c, str) for c in consts):
-                return "choice", tuple(consts)
+            consts = [v.value for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+            if consts and len(consts) == len(values):
+                return "choice", tuple(str(c) for c in consts)
             return "any", ()
         if outer in ("list", "List", "tuple", "Tuple", "Sequence"):
             items = inner.elts if isinstance(inner, ast.Tuple) else [inner]

@@ -62,7 +62,7 @@ def _may_have_children() -> Iterator[None]:
     rank (torch's worker watchdog ends them when their parent is gone)."""
     import multiprocessing.process as mp_process
 
-    config = mp_process.current_process()._config  # noqa: SLF001 - the daemon flag lives here
+    config = mp_process.current_process()._config  # type: ignore[attr-defined]  # noqa: SLF001 - the daemon flag
     daemon = config.get("daemon", False)
     config["daemon"] = False
     try:

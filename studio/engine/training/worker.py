@@ -67,8 +67,9 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
     train, val, test = device_splits(data, cfg, ctx.device)
     net = build_model(cfg, data, ctx.device, start_weights(cfg) if resume_from is None else {})
     check_output(net, train, data, cfg)
-    if ctx.is_main and getattr(net, "tokens_note", ""):
-        sink.send(protocol.log(run_id, str(net.tokens_note)))
+    note = str(getattr(net, "tokens_note", "") or "")  # a Hugging Face model: which tokens it reads
+    if ctx.is_main and note:
+        sink.send(protocol.log(run_id, note))
     full_batch = is_full_batch(cfg, ctx.world_size)
     batches = plan_batches(len(train), cfg.train, ctx.world_size, full_batch)
     k = cfg.train.accumulate_steps  # the global batch (linear scaling rule) counts every micro-batch of a step
@@ -108,8 +109,10 @@ def device_splits(data: ArrayData, cfg: RunConfig, device: torch.device) -> tupl
     if getattr(data, "loader", False):  # a dataset read by a DataLoader, not held on the device
         from studio.engine.loop.loader_data import LoaderData
 
-        return tuple(LoaderData(x, y, device, data.workers)  # type: ignore[return-value]
-                     for x, y in ((x_tr, y_tr), (x_val, y_val), (data.x_test, data.y_test)))
+        workers = int(getattr(data, "workers", 0))
+        loaders = [LoaderData(x, y, device, workers)  # type: ignore[arg-type]  # columns (core/datasets/code_data.py)
+                   for x, y in ((x_tr, y_tr), (x_val, y_val), (data.x_test, data.y_test))]
+        return loaders[0], loaders[1], loaders[2]
     mean, std = stats(x_tr) if data.meta.get("normalise", True) else (torch.zeros(1), torch.ones(1))
     return tuple(DeviceData(x, y, mean, std, device)  # type: ignore[return-value]
                  for x, y in ((x_tr, y_tr), (x_val, y_val), (data.x_test, data.y_test)))

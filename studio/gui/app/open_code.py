@@ -40,15 +40,18 @@ def open_code(shell: Shell, path: Path) -> bool:
     follow when it is read."""
     if path.stat().st_size > BIG_FILE:
         reader = _Reader(shell.window)
-        reader.done.connect(lambda result: (apply_code(shell, path, result), reader.deleteLater()))
+        def done(result: CodeFile | StudioError) -> None:
+            apply_code(shell, path, result)
+            reader.deleteLater()
+
+        reader.done.connect(done)
         shell.status.show_message(f"Reading {path.name}…")
         reader.start(path)
         return True
     try:
-        code = read_file(path)
+        return apply_code(shell, path, read_file(path))
     except StudioError as err:
-        code = err
-    return apply_code(shell, path, code)
+        return apply_code(shell, path, err)
 
 
 def apply_code(shell: Shell, path: Path, code: CodeFile | StudioError) -> bool:
