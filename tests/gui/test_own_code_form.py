@@ -58,7 +58,7 @@ def test_a_dropped_file_builds_the_form_without_importing_it_or_torch(tmp_path: 
     assert done.returncode == 0, done.stderr[-2000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["model"] == "python" and seen["classes"] == ["MLP", "small_cnn"]
-    assert "from the dataset: input_shape, num_classes" in seen["note"]
+    assert "Studio fills in input_shape, num_classes" in seen["note"]
     assert seen["torch"] == [] and seen["user"] == []
 
 
@@ -79,7 +79,7 @@ def test_the_form_sets_the_class_and_its_arguments(window, tmp_path: Path) -> No
     assert form.findChild(QSpinBox, "model_arg_filters").value() == 8
     assert form.findChild(QSpinBox, "model_arg_width") is None
     data_form = window.settings.forms["data"]
-    assert data_form.findChild(QLabel, "data_code_note").text().endswith("from the dataset: split")
+    assert data_form.findChild(QLabel, "data_code_note").text().endswith("Studio fills in split")
 
 
 def test_a_file_with_a_syntax_error_is_one_sentence(window, tmp_path: Path, monkeypatch) -> None:

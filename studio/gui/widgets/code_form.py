@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from studio.core.errors import StudioError
@@ -54,16 +54,15 @@ def typed(argument: Argument, value: Any) -> Any:
     return value
 
 
-class CodeForm(QWidget):
-    """File, class and arguments of a ``python`` section (``section``: "model" or "data")."""
+class CodeForm(QObject):
+    """File, class and arguments of a ``python`` section (``section``: "model" or "data"), as rows of the
+    section's form (``layout``: the registry form's, so the arguments line up with the entry's other settings)."""
 
     edited = Signal()
 
-    def __init__(self, session: Any, section: str, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Any, section: str, layout: QFormLayout, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.session, self.section, self.role = session, section, ROLES[section]
-        self.form = QFormLayout(self)
-        self.form.setContentsMargins(0, 0, 0, 0)
+        self.session, self.section, self.role, self.form = session, section, ROLES[section], layout
         self.path = QLineEdit()
         self.path.setObjectName(f"{section}_code_path")
         self.path.setPlaceholderText(f"a .py file that defines your {self.role}")
@@ -71,12 +70,12 @@ class CodeForm(QWidget):
         choose = QPushButton("Choose…")
         choose.setObjectName(f"{section}_code_choose")
         choose.clicked.connect(self.choose_file)
-        row = QWidget()
-        line = QHBoxLayout(row)
+        self.file_row = QWidget()
+        line = QHBoxLayout(self.file_row)
         line.setContentsMargins(0, 0, 0, 0)
         line.addWidget(self.path, 1)
         line.addWidget(choose)
-        self.form.addRow("file", row)
+        self.form.addRow("file", self.file_row)
         self.classes = wheel_guard.guard(QComboBox())
         self.classes.setObjectName(f"{section}_code_class")
         self.classes.currentTextChanged.connect(self.set_class)
@@ -92,8 +91,14 @@ class CodeForm(QWidget):
     def params(self) -> dict[str, Any]:
         return getattr(self.session.config, self.section).params
 
+    def remove(self) -> None:
+        """Take every row of this form out of the layout (the section chose another entry)."""
+        for widget in [*self.arg_rows.values(), self.note, self.classes, self.file_row]:
+            self.form.removeRow(widget)
+        self.arg_rows = {}
+
     def choose_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, f"Your {self.role}'s Python file", str(Path.cwd()),
+        path, _ = QFileDialog.getOpenFileName(self.file_row, f"Your {self.role}'s Python file", str(Path.cwd()),
                                               "Python files (*.py)")
         if path:
             self.set_path(path)
@@ -142,6 +147,7 @@ class CodeForm(QWidget):
         self.arg_rows = {}
         path = str(self.params.get("path") or "")
         self.path.setText(path)
+        self.path.setToolTip(path)
         code, found, problem = definitions_of(path, self.role)
         self.classes.blockSignals(True)
         self.classes.clear()
@@ -161,7 +167,7 @@ class CodeForm(QWidget):
         kind = "function" if definition.form == "factory" else "class"
         text = f"{definition.doc + ' ' if definition.doc else ''}({kind} at line {definition.line}; read, not run)"
         if filled:
-            text += f" · from the dataset: {', '.join(filled)}"
+            text += f" · Studio fills in {', '.join(filled)}"
         self.note.setText(text)
         values = self.params.get("args") or {}
         for argument in definition.arguments:
@@ -175,5 +181,6 @@ class CodeForm(QWidget):
             widget.setObjectName(f"{self.section}_arg_{argument.name}")
             label = QLabel(argument.name + (" *" if argument.required else ""))
             label.setToolTip(param.help)
-            self.form.addRow(label, widget)
+            row = self.form.getWidgetPosition(self.note)[0] + 1 + len(self.arg_rows)
+            self.form.insertRow(row, label, widget)
             self.arg_rows[argument.name] = widget
