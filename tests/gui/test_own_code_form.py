@@ -133,3 +133,18 @@ def test_a_large_file_is_read_off_the_windows_thread(window, qtbot, tmp_path: Pa
     qtbot.waitUntil(lambda: window.session.config.model.name == "python", timeout=30_000)
     classes = window.settings.forms["model"].findChild(QComboBox, "model_code_class")
     assert classes.count() == 2002 and classes.currentText() == "MLP"
+
+
+def test_the_input_pipeline_page_asks_for_the_current_code_dataset(window, tmp_path: Path) -> None:
+    from studio.core.config import RunConfig
+    from tests.own_code_files import user_model
+
+    model, data = write_user_files(tmp_path / "tree")
+    window.session.set_config(RunConfig().with_overrides(user_model(model, data)))
+    lab = window.pages.tab("parallel_lab")
+    window.tabs.setCurrentWidget(lab)
+    page = lab.page("dataload")
+    page.source.setCurrentIndex(1)  # the current dataset
+    request = page.request()
+    assert request.dataset == "python" and request.data_params is not None
+    assert request.data_params["class"] == "Quarters" and request.folder == ""
