@@ -99,6 +99,26 @@ def write_tiny_hf(folder: Path, kind: str = "bert", vocab: int = 400) -> Path:
     return folder
 
 
+def write_tokenizer(folder: Path, size: int = 300) -> Path:
+    """A word-level tokenizer of the bundled labelled fortunes' most common words, saved into ``folder`` (made
+    here with the ``tokenizers`` package: nothing is downloaded)."""
+    from collections import Counter
+
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    from studio.core.datasets.text.labelled import labelled_lines
+
+    counts = Counter(w for line in labelled_lines("fortune_sources").lines for w in line.lower().split())
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"] + [w for w, _ in counts.most_common(size - 4)]
+    tokenizer = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token="[PAD]", unk_token="[UNK]",
+                                   cls_token="[CLS]", sep_token="[SEP]")
+    fast.save_pretrained(folder)
+    return folder
+
+
 def user_model(model: Path, data: Path, cls: str = "MLP", **args: object) -> list[str]:
     """``--set`` overrides for a user-file model on the user's dataset."""
     out = ["model.name=python", f"model.path={model}", f"model.class={cls}", "data.name=python",

@@ -80,3 +80,26 @@ def test_dataset_items_that_are_not_pairs(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"^NotPairs's items are dicts, not \(input, label\) pairs: return \(x, y\) "
                                           r"from __getitem__$"):
         load_python(path=str(data_file), args={}, **{"class": "NotPairs"})
+
+
+def test_a_folder_with_its_own_tokenizer_tokenizes_studios_text(tmp_path: Path) -> None:
+    from transformers import AutoTokenizer
+
+    from studio.core.config.data_loading import load_dataset
+    from studio.core.contracts.registry import Choice
+    from studio.core.models.catalog import build_kwargs
+    from tests.own_code_files import write_tokenizer
+
+    folder = write_tokenizer(write_tiny_hf(tmp_path / "bert"))
+    model = Choice("hf", {"path": str(folder), "context": 32})
+    data = load_dataset(Choice("fortune_sources", {"max_len": 12}), model=model)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    assert data.input_shape == (13,) and data.meta["tokens"] == "the folder's tokenizer"
+    assert len(data.meta["vocabulary"]) == 300 and data.meta["pad_id"] == tokenizer.pad_token_id == 0
+    row = data.x_train[0].tolist()
+    assert tokenizer.decode([i for i in row if i]).split()[0] in tokenizer.get_vocab()  # ids of the tokenizer
+    net = MODELS.build("hf", **build_kwargs("hf", model.params, data.input_shape, data.num_classes, data.meta))
+    assert "tokens: the folder's tokenizer, 300 of them" in net.tokens_note
+    assert net(data.x_train[:3]).shape == (3, 4)
+    corpus = load_dataset(Choice("fortunes", {}), model=Choice("hf", {"path": str(folder), "context": 8}))
+    assert corpus.input_shape == (8,) and corpus.num_classes == 300 and corpus.meta["task"] == "tokens"

@@ -265,9 +265,13 @@ def sequence_context(model: str, params: dict[str, object]) -> int:
 
 def builder_extras(model: str, meta: dict) -> dict:
     """What a model tagged ``vocab`` needs from its dataset besides the input shape: the vocabulary's size."""
-    if "vocab" in MODELS.get(model).tags and "vocabulary" in meta:
-        return {"vocab_size": len(meta["vocabulary"])}
-    return {}
+    out = {}
+    tags = MODELS.get(model).tags
+    if "vocab" in tags and "vocabulary" in meta:
+        out["vocab_size"] = len(meta["vocabulary"])
+    if "hf" in tags and "pad_id" in meta:  # text tokenized by the model folder's own tokenizer (hf_text.py)
+        out.update(pad_id=int(meta["pad_id"]), tokens=str(meta.get("tokens", "")))
+    return out
 
 
 def build_kwargs(model: str, params: dict, input_shape: tuple[int, ...], num_classes: int, meta: dict) -> dict:

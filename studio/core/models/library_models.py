@@ -89,13 +89,14 @@ class HFModel(nn.Module):
     """A transformers model that reads Studio's token ids (0 = padding) and returns logits; ``attention_maps``
     gives its attention (eager attention, so the weights exist)."""
 
-    def __init__(self, model: nn.Module, classes: int, causal: bool, note: str) -> None:
+    def __init__(self, model: nn.Module, classes: int, causal: bool, note: str, pad_id: int = 0) -> None:
         super().__init__()
         self.model, self.classes, self.causal, self.tokens_note = model, classes, causal, note
+        self.pad_id = pad_id
 
     def _inputs(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
         x = x.long()
-        return {"input_ids": x} if self.causal else {"input_ids": x, "attention_mask": (x != 0).long()}
+        return {"input_ids": x} if self.causal else {"input_ids": x, "attention_mask": (x != self.pad_id).long()}
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         logits = self.model(**self._inputs(x)).logits
@@ -107,9 +108,10 @@ class HFModel(nn.Module):
 
 
 def build_hf(input_shape: tuple[int, ...], num_classes: int, path: str = "", context: int = 32,
-             vocab_size: int | None = None, **_: Any) -> nn.Module:
+             vocab_size: int | None = None, pad_id: int = 0, tokens: str = "", **_: Any) -> nn.Module:
     """AutoModelForSequenceClassification on labelled text (``vocab_size``: the dataset's vocabulary), else
-    AutoModelForCausalLM on a corpus's token windows (its classes are the vocabulary)."""
+    AutoModelForCausalLM on a corpus's token windows (its classes are the vocabulary). ``tokens``: the folder's
+    tokenizer made the ids (core/datasets/hf_text.py; ``pad_id`` its padding), else Studio's vocabulary."""
     transformers = _need("transformers", "hf")
     folder = hf_folder(path)
     try:
@@ -126,7 +128,7 @@ def build_hf(input_shape: tuple[int, ...], num_classes: int, path: str = "", con
     if positions and input_shape and input_shape[-1] > int(positions):
         raise ConfigError(f"the model in {folder.name} reads at most {positions} tokens; the dataset's rows have "
                           f"{input_shape[-1]} (lower data.max_len or model.context)")
-    config.pad_token_id = 0
+    config.pad_token_id = pad_id
     auto = transformers.AutoModelForCausalLM if causal else transformers.AutoModelForSequenceClassification
     if not causal:
         config.num_labels = num_classes
@@ -137,6 +139,7 @@ def build_hf(input_shape: tuple[int, ...], num_classes: int, path: str = "", con
     else:
         model = auto.from_config(config, attn_implementation="eager")
     start = "its weights" if has_weights else "random weights of its config (the folder has no weights)"
-    note = (f"{folder.name}: {auto.__name__} from {start}; tokens: Studio's vocabulary ({words} tokens) into the "
-            f"model's embedding of {embedding or '?'} (the folder's own tokenizer is not used)")
-    return HFModel(model, num_classes, causal, note)
+    source = tokens or "Studio's vocabulary (the folder has no tokenizer)"
+    note = (f"{folder.name}: {auto.__name__} from {start}; tokens: {source}, {words} of them, into the model's "
+            f"embedding of {embedding or '?'}")
+    return HFModel(model, num_classes, causal, note, pad_id)
