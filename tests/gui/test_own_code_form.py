@@ -148,3 +148,20 @@ def test_the_input_pipeline_page_asks_for_the_current_code_dataset(window, tmp_p
     request = page.request()
     assert request.dataset == "python" and request.data_params is not None
     assert request.data_params["class"] == "Quarters" and request.folder == ""
+
+
+def test_train_with_a_required_argument_left_empty_is_one_sentence_and_no_run(window, tmp_path: Path) -> None:
+    from studio.core.config import RunConfig
+
+    path = tmp_path / "needs.py"
+    path.write_text("from torch import nn\n\nclass Net(nn.Module):\n    def __init__(self, num_classes, width: int):\n"
+                    "        super().__init__()\n")
+    window.session.set_config(RunConfig().with_overrides(["model.name=python", f"model.path={path}",
+                                                          "model.class=Net"]))
+    said: list[tuple[str, str]] = []
+    window.session.error.connect(lambda title, text: said.append((title, text)))
+    runs_before = len(window.session.store.list())
+    assert window.session.train() is None
+    assert said == [("Cannot start training", "Net needs a value for width (model.args.width): it has no default")]
+    assert len(window.session.store.list()) == runs_before  # nothing created, nothing started
+    assert window.session.config.model.params["path"] == str(path)  # the settings are kept as they were
