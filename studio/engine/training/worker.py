@@ -141,11 +141,11 @@ def check_output(net: torch.nn.Module, train: Any, data: Any, cfg: RunConfig) ->
     if cfg.model.name not in OUTSIDE or not len(train):
         return
     first = next(iter(net.parameters()), None)
-    x = train.normalise(train.x[:min(64, len(train))]).to(first.device if first is not None else "cpu")
     was_training = net.training
     net.eval()
     try:
-        with torch.random.fork_rng(devices=[]), torch.no_grad():
+        with torch.random.fork_rng(devices=[]), torch.no_grad():  # a user's random transform draws here too
+            x = train.normalise(train.x[:min(64, len(train))]).to(first.device if first is not None else "cpu")
             out = net(x)
     finally:
         net.train(was_training)
