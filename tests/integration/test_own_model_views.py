@@ -164,13 +164,14 @@ def test_export_or_one_sentence_why_not(runs: dict, kind: str, home: Path, tmp_p
         out = tmp_path / f"{kind}.{fmt}.pt"
         try:
             result = run(ModelExportRequest(str(runs[kind]), str(out), fmt=fmt))
-        except StudioError as err:
-            assert len(str(err).splitlines()) == 1 and str(err).endswith((".", ")")) or str(err)
+        except StudioError as err:  # where an export cannot be made: why, in one sentence
+            assert len(str(err).splitlines()) == 1, str(err)
+            print(f"{kind} {fmt}: {err}")
             continue
         assert Path(result["path"]).is_file()
 
 
-@pytest.mark.parametrize("kind", ("user", "timm"))
+@pytest.mark.parametrize("kind", KINDS)
 def test_data_parallel_scaling(runs: dict, kind: str, home: Path) -> None:
     from studio.core.config import RunConfig
     from studio.core.contracts.scaling import ScaleRequest

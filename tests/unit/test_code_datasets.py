@@ -9,8 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from studio.core.datasets.code_data import load_python
-from studio.core.datasets.hf_data import load_hf_disk
 from studio.core.errors import DataError
 
 CODE = '''
@@ -44,6 +42,8 @@ def write(tmp_path: Path) -> Path:
 
 
 def test_a_class_with_a_train_flag_and_the_held_out_validation(tmp_path: Path) -> None:
+    from studio.core.datasets.code_data import load_python
+
     data = load_python(path=str(write(tmp_path)), args={"n": 20}, val_fraction=0.25, **{"class": "ByFlag"})
     assert data.classes == ["0", "1", "2", "3", "4"]  # no classes attribute: the largest label + 1
     assert len(data.x_test) == 20 and float(data.x_test[0][0]) == 100.0  # train=False
@@ -57,6 +57,8 @@ def test_a_class_with_a_train_flag_and_the_held_out_validation(tmp_path: Path) -
 def test_a_function_returning_train_and_test_and_lazy_columns(tmp_path: Path) -> None:
     import sys
 
+    from studio.core.datasets.code_data import load_python
+
     data = load_python(path=str(write(tmp_path)), args={}, **{"class": "pair"})
     assert (len(data.x_train), len(data.x_test)) == (12, 4)
     module = next(m for n, m in sys.modules.items() if n.startswith("studio_usercode.data_code"))
@@ -68,6 +70,8 @@ def test_a_function_returning_train_and_test_and_lazy_columns(tmp_path: Path) ->
 def test_a_saved_datasets_folder_and_an_image_folder(tmp_path: Path) -> None:
     import datasets
     from PIL import Image
+
+    from studio.core.datasets.hf_data import load_hf_disk
 
     table = datasets.Dataset.from_dict({"x": [[float(i), 1.0] for i in range(10)], "label": [i % 2 for i in range(10)]})
     table = table.cast_column("label", datasets.ClassLabel(names=["even", "odd"]))

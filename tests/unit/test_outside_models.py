@@ -49,7 +49,8 @@ def test_hugging_face_classifier_and_causal_lm(tmp_path: Path) -> None:
     bert = MODELS.build("hf", input_shape=(12,), num_classes=4, path=str(write_tiny_hf(tmp_path / "bert")),
                         vocab_size=300)
     ids = torch.randint(1, 300, (2, 12))
-    assert bert(ids).shape == (2, 4) and "Studio's vocabulary (300 tokens)" in bert.tokens_note
+    assert bert(ids).shape == (2, 4)
+    assert "tokens: Studio's vocabulary (the folder has no tokenizer), 300 of them" in bert.tokens_note
     assert [m.shape for m in bert.attention_maps(ids)] == [(2, 2, 12, 12)] * 2
     gpt = MODELS.build("hf", input_shape=(10,), num_classes=350, path=str(write_tiny_hf(tmp_path / "gpt", "gpt2")))
     assert gpt(torch.randint(0, 350, (2, 10))).shape == (2, 10, 350)  # the model's 400 logits cut to the vocabulary
