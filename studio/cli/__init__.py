@@ -13,6 +13,7 @@ from typing import Any
 from studio import version_line
 from studio.cli import (
     async_sgd,
+    attach,
     attention,
     catalog,
     check,
@@ -25,8 +26,10 @@ from studio.cli import (
     export,
     fit,
     generate,
+    import_logs,
     landscape,
     model,
+    noise_scale,
     parallel,
     queue,
     runs,
@@ -42,7 +45,7 @@ from studio.core.errors import StudioError
 COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, compare,
                                            eval_cmd, export, compress, fit, scale, parallel, async_sgd, dataload,
                                            schedule, cluster, generate, attention, check,
-                                           trust)
+                                           import_logs, attach, noise_scale, trust)
 
 COMMANDS = tuple(name for module in COMMAND_MODULES for name in module.COMMANDS)
 
@@ -53,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Studio: train and see neural networks.\n\n"
                     "  studio              open the window (the GUI)\n"
                     "  studio PATH ...     open the window with these files or folders (a config .toml, a run's\n"
-                    "                      folder, a run store, or a dataset folder or archive to import)\n"
+                    "                      folder, a run store, a folder of TensorBoard logs, or a dataset folder\n"
+                    "                      or archive to import)\n"
                     "  studio COMMAND ...  run a command headless, without a window (below)",
         epilog="`studio COMMAND --help` describes one command. Exit codes: 0 done, 2 a problem you can fix "
                "(one line on stderr), 3 a run that failed.")

@@ -27,10 +27,16 @@ def open_tab(qtbot, home, title: str):
 def test_compression_tab_compresses_and_sweeps_the_selected_run(qtbot, queued_runs):
     home, _, _, ids = queued_runs
     session, tab = open_tab(qtbot, home, "Compression")
-    session.set_selection([])
-    assert not tab.run_button.isEnabled() and "Select a finished" in tab.title.text()
+    session.set_selection([ids[1]])  # cancelled before it started: nothing to compress, and it says so
+    assert tab.run_box.currentData() is None and not tab.run_button.isEnabled()
+    assert tab.run_box.shown_text().endswith("not finished, or no checkpoint saved") and "Pick a" in tab.title.text()
+    session.set_selection([ids[0]])  # its own Run box follows the run list's selection …
+    assert tab.run_box.currentData() == ids[0] and tab.run_button.isEnabled()
+    other = tab.run_box.findData(ids[2])
+    tab.run_box.setCurrentIndex(other)
+    tab.run_box.activated.emit(other)  # … and a run picked in it is the selection everywhere
+    assert session.selected_runs() == [ids[2]] and tab.run_id == ids[2]
     session.set_selection([ids[0]])
-    assert tab.run_button.isEnabled()
     tab.prune.setValue(0.5)
     tab.quantize.setCurrentText("int8")
     tab.compress()

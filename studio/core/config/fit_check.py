@@ -10,6 +10,9 @@ import math
 from studio.core.config import RunConfig
 
 BUNDLED_TRAIN = 10_000  # fashion_mnist_small (core/datasets/catalog.py)
+# datasets whose n_samples are all training points: their loader draws the validation points besides them
+# (core/datasets/noisy_line.py), so train.val_fraction takes none away
+OWN_VALIDATION = frozenset({"noisy_line"})
 
 
 def training_samples(config: RunConfig) -> int | None:
@@ -30,6 +33,8 @@ def training_samples(config: RunConfig) -> int | None:
         if manifest is None or "num_samples" not in manifest:
             return None
         total = int(manifest["num_samples"] * (1 - float(params.get("test_fraction", 0.0))))
+    if name in OWN_VALIDATION:
+        return total
     entry = DATASETS.get(name)
     own_split = any(p.name == "val_fraction" for p in entry.params)
     val = float(params["val_fraction"]) if own_split else config.train.val_fraction

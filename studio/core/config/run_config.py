@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from studio.core.config import external  # noqa: F401 - the hidden "external" entries, before any config is read
 from studio.core.contracts.registry import Choice, Param, Registry
 from studio.core.datasets import DATASETS
 from studio.core.errors import ConfigError

@@ -120,18 +120,22 @@ class Registry:
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self._entries: dict[str, Entry] = {}
+        self._hidden: dict[str, Entry] = {}  # found by name, never listed (core/config/external.py)
 
-    def add(self, entry: Entry) -> Entry:
-        if entry.name in self._entries:
+    def add(self, entry: Entry, hidden: bool = False) -> Entry:
+        """Register ``entry``; a ``hidden`` one is found by name (a config that names it is valid) but is left out
+        of every listing (pickers, ``studio list``, the tests' sets): a run Studio did not train."""
+        if entry.name in self._entries or entry.name in self._hidden:
             raise ValueError(f"{self.kind} {entry.name!r} registered twice")
-        self._entries[entry.name] = entry
+        (self._hidden if hidden else self._entries)[entry.name] = entry
         return entry
 
     def remove(self, name: str) -> None:
         self._entries.pop(name, None)
+        self._hidden.pop(name, None)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._entries
+        return name in self._entries or name in self._hidden
 
     def __iter__(self):
         return iter(self._entries.values())
@@ -141,7 +145,7 @@ class Registry:
 
     def get(self, name: str) -> Entry:
         try:
-            return self._entries[name]
+            return self._entries[name] if name in self._entries else self._hidden[name]
         except KeyError:
             raise ConfigError(
                 f"unknown {self.kind} {name!r}; choose one of: {', '.join(self._entries)}"

@@ -25,6 +25,7 @@ from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRe
 from studio.core.contracts.generate import GenerateRequest
 from studio.core.contracts.jobs import DemoRequest, FetchRequest, ImportRequest, PreviewRequest, SummaryRequest
 from studio.core.contracts.landscape import LandscapeJobRequest, SharpnessJobRequest
+from studio.core.contracts.noise_scale import NoiseScaleRequest
 from studio.core.contracts.parallel import ParallelRequest
 from studio.core.contracts.scaling import FitRequest, ScaleRequest
 from studio.core.contracts.schedule import ScheduleRequest
@@ -67,10 +68,11 @@ READY = Task("studio.engine.tasks.summary:ready", "start-up", JobKind.TASK)  # t
 # landscapes and sharpness: the request names the run folder (LandscapeJobRequest, SharpnessJobRequest)
 LANDSCAPE = Task("studio.engine.tasks.landscape_job:run_landscape", "landscape", JobKind.LANDSCAPE, frames=True)
 SHARPNESS = Task("studio.engine.tasks.landscape_job:run_sharpness", "sharpness", JobKind.SHARPNESS)
+NOISE_SCALE = Task("studio.engine.tasks.noise_scale:run", "gradient noise scale", JobKind.EVALUATION)
 
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
                            SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE,
-                           SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD, PARALLEL)
+                           SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD, PARALLEL, NOISE_SCALE)
 
 # Each request type names one task: a new task's request is a type of its own.
 TASK_OF_REQUEST: dict[type, Task] = {
@@ -80,7 +82,7 @@ TASK_OF_REQUEST: dict[type, Task] = {
     GenerateRequest: GENERATE, AttentionRequest: ATTENTION, DemoRequest: DEMO, SummaryRequest: SUMMARY,
     ImportRequest: IMPORT, FetchRequest: FETCH, PreviewRequest: PREVIEW, DataloadRequest: DATALOAD,
     CheckRequest: PAPER_CHECK, ScheduleRequest: SCHEDULE, LandscapeJobRequest: LANDSCAPE,
-    SharpnessJobRequest: SHARPNESS,
+    SharpnessJobRequest: SHARPNESS, NoiseScaleRequest: NOISE_SCALE,
 }
 
 

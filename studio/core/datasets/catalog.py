@@ -50,7 +50,7 @@ class DatasetRegistry(Registry):
             refresh_imported()
 
     def get(self, name: str) -> Entry:
-        if name not in self._entries:
+        if name not in self._entries and name not in self._hidden:
             self.sync(force=True)  # an unknown name may have just been imported
         return super().get(name)
 

@@ -1,5 +1,5 @@
-"""Which settings differ between runs, and a setting's value as a person reads it: the primitives that the
-run list's names (core/runs/names.py) and the compare table (core/runs/compare.py) share."""
+"""Which settings differ between runs, and a setting's value as a person reads it: the primitives of the compare
+table (core/runs/compare.py) and of the run names (core/runs/names.py, which formats values with them)."""
 
 from __future__ import annotations
 

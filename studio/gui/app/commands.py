@@ -130,9 +130,36 @@ def open_path(shell: Shell, path: str) -> str:
 
         if not open_code(shell, target.target):
             return open_target.MISSING
+    elif target.kind == open_target.TENSORBOARD:
+        import_logs(shell, str(target.target))
     elif not load_config(shell, target):
         return open_target.MISSING
     return target.kind
+
+
+def import_logs(shell: Shell, logdir: str) -> None:
+    """Import a folder of TensorBoard logs as runs in the background; the new runs are selected when done."""
+    from studio.gui.session.log_import import LogImporter
+
+    session = shell.session
+    if session.store.read_only:
+        shell.status.show_error("Import TensorBoard logs", "This window watches another run store read-only; go "
+                                "back to your own run store to import logs into it.")
+        return
+    importer = LogImporter(session.store.home, shell.window)
+    shell.log_importer = importer
+
+    def done(report: Any) -> None:
+        session.runs_changed.emit()
+        if report.imported:
+            session.set_selection(list(report.imported))
+        shell.status.show_message(report.line()[:1].upper() + report.line()[1:],
+                                  "\n".join(str(p) for p in report.foreign + report.truncated))
+
+    importer.done.connect(done)
+    importer.failed.connect(lambda text: shell.status.show_error("Import TensorBoard logs", text))
+    shell.status.show_message(f"Importing the TensorBoard logs in {logdir}…")
+    importer.start(logdir)
 
 
 def open_paths(shell: Shell, paths: list[str]) -> None:
@@ -155,6 +182,14 @@ def load_config(shell: Shell, target: open_target.OpenTarget) -> bool:
     except StudioError as err:
         shell.status.show_error("Cannot load the config", f"{path}: {err}")
         return False
+    from studio.core.config.external import is_external
+
+    if is_external(config):  # a run trained outside Studio: selected; its config is no recipe to train
+        run = shell.session.find_run(str(target.target))
+        if run is not None:
+            shell.session.set_selection([run.id])
+        shell.status.show_message(f"Opened {target.target.name}, a run trained outside Studio")
+        return True
     from studio.gui.app.open_code import ask_to_trust
 
     ask_to_trust(shell, config)  # someone else's run folder: its code runs only if the user says so

@@ -1,4 +1,5 @@
-"""The Scaling-laws tab: fit L(x) = a·x^(−b) + c to the selected runs' loss against steps, samples seen or
+"""The Scaling-laws tab: fit L(x) = a·x^(−b) + c to the runs ticked in its run list (the run list's selection, too:
+``gui/widgets/run_picker.RunChecklist``), their loss against steps, samples seen or
 parameter count, and draw the data, the fit, its extrapolation and a 95 % band on log–log axes.
 
 The fit (``engine/tasks/fit_runs.py``) runs in a background job the Session follows (``gui/app/job_binding``):
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -26,13 +28,13 @@ from PySide6.QtWidgets import (
 from studio.core.contracts.scaling import FitRequest
 from studio.core.errors import ConfigError
 from studio.core.maths.scaling_fit import AGAINST
-from studio.core.runs.names import run_names
 from studio.core.vocab import Metric
 from studio.gui.plots.axes import plain_numbers
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
 from studio.gui.widgets.forms import TidySpinBox
 from studio.gui.widgets.job_panel import JobPanel, Words
+from studio.gui.widgets.run_picker import RunChecklist, run_names
 
 HINT = ("Select one or more runs in the Training tab's run list. Against steps or samples each run gets its own "
         "fit; against parameters (or non_embedding, Kaplan's N), select 4 or more runs of different model sizes: "
@@ -111,6 +113,8 @@ class ScalingLawsTab(QWidget):
         self.summary = self.panel.status
         self.summary.setObjectName("fit_summary")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.picker = RunChecklist("The runs to fit: tick one or more (the run list's selection, too)")
+        self.picker.picked.connect(self.session.set_selection)
         self.plot = pg.PlotWidget()
         self.plot.setObjectName("fit_plot")
         self.plot.setLogMode(x=True, y=True)
@@ -138,9 +142,26 @@ class ScalingLawsTab(QWidget):
         layout.addLayout(row)
         layout.addLayout(self._size_sweep_row())
         layout.addWidget(self.panel)
-        layout.addWidget(self.plot, 1)
-        session.selection_changed.connect(lambda ids: self.panel.set_runnable(bool(ids)))  # Fit needs runs
-        self.panel.set_runnable(bool(session.selected_runs()))
+        sides = QSplitter(Qt.Orientation.Horizontal)
+        sides.addWidget(self.picker)
+        sides.addWidget(self.plot)
+        sides.setStretchFactor(1, 1)
+        sides.setSizes([230, 800])
+        layout.addWidget(sides, 1)
+        session.selection_changed.connect(self._follow_selection)
+        session.runs_changed.connect(self.refresh_runs)
+        self.refresh_runs()
+
+    def refresh_runs(self) -> None:
+        """Every run by name, the selected ones ticked."""
+        runs = self.session.store.list()
+        names = run_names(self.session, runs)
+        self.picker.set_runs(((r.id, names.get(r.id, r.name), r.status) for r in runs), self.session.selected_runs())
+        self.panel.set_runnable(bool(self.picker.checked()))  # Fit needs runs
+
+    def _follow_selection(self, run_ids: list[str]) -> None:
+        self.picker.check(run_ids)
+        self.panel.set_runnable(bool(self.picker.checked()))
 
     def _size_sweep_row(self) -> QHBoxLayout:
         """Queue a sweep of the model's size (the queue's sweep, ``core/config/sweep.py``), for a fit against size."""
@@ -211,7 +232,7 @@ class ScalingLawsTab(QWidget):
         return ids
 
     def fit(self) -> None:
-        runs = self.session.selected_runs()
+        runs = self.picker.checked()
         if not runs or self.panel.busy:
             return
         self.panel.start(self.session.start(FitRequest(tuple(runs), self.against.currentText(),
@@ -225,9 +246,8 @@ class ScalingLawsTab(QWidget):
         return self.names.get(runs[0], runs[0])
 
     def _name_runs(self) -> None:
-        store = self.session.store
         try:
-            self.names = run_names(store.all_params(), {r.id: r.name for r in store.list()})
+            self.names = run_names(self.session)
         except Exception:  # noqa: BLE001 - names are a nicety; the ids still say which run
             self.names = {}
 
