@@ -265,7 +265,7 @@ def sequence_context(model: str, params: dict[str, object]) -> int:
 
 def builder_extras(model: str, meta: dict) -> dict:
     """What a model tagged ``vocab`` needs from its dataset besides the input shape: the vocabulary's size."""
-    out = {}
+    out: dict = {}
     tags = MODELS.get(model).tags
     if "vocab" in tags and "vocabulary" in meta:
         out["vocab_size"] = len(meta["vocabulary"])

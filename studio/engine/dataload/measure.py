@@ -100,7 +100,7 @@ def code_source(req: DataloadRequest, report: Reporter) -> tuple[Any, Any, Any, 
     from studio.core.contracts.registry import Choice
     from studio.core.datasets.code_data import as_pair
 
-    data = load_dataset(Choice(req.dataset, dict(req.data_params or {})), seed=req.seed)
+    data: Any = load_dataset(Choice(req.dataset, dict(req.data_params or {})), seed=req.seed)  # a CodeData
     train = data.train
     n = min(len(train), req.limit)
     started = time.perf_counter()

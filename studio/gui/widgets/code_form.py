@@ -181,6 +181,7 @@ class CodeForm(QObject):
             widget.setObjectName(f"{self.section}_arg_{argument.name}")
             label = QLabel(argument.name + (" *" if argument.required else ""))
             label.setToolTip(param.help)
-            row = self.form.getWidgetPosition(self.note)[0] + 1 + len(self.arg_rows)
+            position: Any = self.form.getWidgetPosition(self.note)  # (row, role); typed "object" in PySide6
+            row = int(position[0]) + 1 + len(self.arg_rows)
             self.form.insertRow(row, label, widget)
             self.arg_rows[argument.name] = widget
