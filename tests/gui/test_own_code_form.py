@@ -165,3 +165,24 @@ def test_train_with_a_required_argument_left_empty_is_one_sentence_and_no_run(wi
     assert said == [("Cannot start training", "Net needs a value for width (model.args.width): it has no default")]
     assert len(window.session.store.list()) == runs_before  # nothing created, nothing started
     assert window.session.config.model.params["path"] == str(path)  # the settings are kept as they were
+
+
+def test_train_asks_before_running_untrusted_code_and_starts_nothing_on_no(window, tmp_path: Path,
+                                                                          monkeypatch) -> None:
+    from studio.core.config import RunConfig
+    from studio.gui.app import commands
+
+    model, data = write_user_files(tmp_path / "tree")
+    run = tmp_path / "elsewhere" / "r2"
+    (run / "code").mkdir(parents=True)
+    (run / "code" / "my_models.py").write_text(model.read_text())
+    (run / "config.toml").write_text("[train]\nepochs = 1\n")
+    window.session.set_config(RunConfig().with_overrides([
+        "model.name=python", f"model.path={run / 'code' / 'my_models.py'}", "model.class=MLP"]))
+    asked: list[str] = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a: asked.append(a[2]) or QMessageBox.StandardButton.No)
+    runs_before = len(window.session.store.list())
+    assert commands.train(window.shell) is None
+    assert len(asked) == 1 and "my_models.py" in asked[0]
+    assert len(window.session.store.list()) == runs_before
+    assert "not trusted" in window.status.message.text()

@@ -49,6 +49,10 @@ def train(shell: Shell) -> str | None:
     if warnings and not shell.confirm_warnings(warnings):
         shell.status.show_message("Not started: change the settings the warning names, or train anyway")
         return None
+    from studio.gui.app.open_code import ask_to_trust
+
+    if not ask_to_trust(shell, shell.session.config):  # code from a run folder the user has not trusted yet
+        return None
     return shell.session.train()
 
 
@@ -69,8 +73,11 @@ def stop_run(shell: Shell) -> None:
 
 
 def enqueue(shell: Shell) -> None:
-    """Queue a run with these settings (Queue tab)."""
-    shell.session.enqueue()
+    """Queue a run with these settings (Queue tab), after asking about code from a run folder not trusted yet."""
+    from studio.gui.app.open_code import ask_to_trust
+
+    if ask_to_trust(shell, shell.session.config):
+        shell.session.enqueue()
 
 
 def cluster_dialog(shell: Shell) -> QDialog:

@@ -96,7 +96,7 @@ def ask_to_trust(shell: Shell, config: RunConfig) -> bool:
         "(read it first: it runs with your rights). Trust this code?",
         QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
     if answer != QMessageBox.StandardButton.Yes:
-        shell.status.show_message("The run's code is not trusted: its config is shown, but Studio will not run it")
+        shell.status.show_message("The run's code is not trusted: Studio shows its settings but will not run it")
         return False
     trust([sha256_of(p) for p in files], shell.session.store.home)
     return True
