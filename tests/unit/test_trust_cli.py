@@ -43,3 +43,21 @@ def test_list_models_timm_pattern(capsys: pytest.CaptureFixture) -> None:
     assert cli.main(["list", "models", "--timm", "resnet1*", "--json"]) == 0
     names = json.loads(capsys.readouterr().out)["timm"]
     assert "resnet18" in names and all(n.startswith("resnet1") for n in names)
+
+
+def test_a_model_attached_to_someone_elses_run_is_not_imported_until_trusted(tmp_path: Path) -> None:
+    from studio.core.errors import ConfigError
+    from studio.core.models.attached import build_model
+    from studio.core.usercode.trust import sha256_of, trust
+
+    model, _ = write_user_files(tmp_path / "tree")
+    run = tmp_path / "colleague" / "r9"
+    (run / "attached").mkdir(parents=True)
+    (run / "config.toml").write_text("")
+    (run / "attached" / "model.py").write_text(model.read_text())
+    (run / "attached" / "model.json").write_text(json.dumps({"class": "MLP", "init": {"input_shape": [4],
+                                                                                      "num_classes": 2}}))
+    with pytest.raises(ConfigError, match="holds code you have not trusted"):
+        build_model(run)
+    trust([sha256_of(run / "attached" / "model.py")])
+    assert sum(p.numel() for p in build_model(run).parameters()) == (4 * 64 + 64) + (64 * 2 + 2)

@@ -231,8 +231,8 @@ class RunStore:
             return text, {}
         import tomli_w
 
-        named, settings, trusted = copy_code(run_dir, config.to_dict(), self.home)
-        trust(trusted, self.home)  # the user's own file, trained by them: its copy may run again here
+        named, settings, trusted = copy_code(run_dir, config.to_dict())
+        trust(trusted)  # the user's own file, trained by them: its copy may run again (the user's list, studio_home)
         return tomli_w.dumps(named), settings
 
     def update_config(self, run_id: str, config: RunConfig) -> None:

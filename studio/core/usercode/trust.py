@@ -4,8 +4,8 @@ its code without asking".
 A file in the user's own tree is theirs: Studio imports it when they train it. Its copy in a run folder
 (``code/``, core/usercode/run_copy.py) is trusted by the hash Studio recorded when it made that copy; a copy in a
 run folder someone else made (a folder opened from elsewhere, another store) is imported only once its SHA-256 is in
-``HOME/trusted_code.json``: the window asks when such a run is opened, and ``studio trust RUN`` says yes in a
-terminal.
+``HOME/trusted_code.json`` (``HOME``: the user's Studio home, whichever run store is open): the window asks when
+such a run is opened, and ``studio trust RUN`` says yes in a terminal.
 """
 
 from __future__ import annotations
@@ -54,12 +54,18 @@ def trust(hashes: list[str], home: str | Path | None = None) -> None:
 
 
 def run_folder_of(path: str | Path) -> Path | None:
-    """The run folder whose ``code/`` holds ``path``, or None for a file of the user's own tree."""
+    """The run folder whose ``code/`` (or ``attached/``: a model trained outside Studio, core/models/attached.py)
+    holds ``path``, or None for a file of the user's own tree."""
     path = Path(path).resolve()
     parent = path.parent
-    if parent.name == layout.CODE and layout.is_run_dir(parent.parent):
+    if parent.name in (layout.CODE, layout.ATTACHED) and layout.is_run_dir(parent.parent):
         return parent.parent
     return None
+
+
+def trust_copy(path: str | Path) -> None:
+    """Trust a copy Studio just made of the user's own file into a run folder (their code: it may run again)."""
+    trust([sha256_of(path)])
 
 
 def untrusted(paths: list[Path], home: str | Path | None = None) -> list[Path]:

@@ -98,5 +98,5 @@ def ask_to_trust(shell: Shell, config: RunConfig) -> bool:
     if answer != QMessageBox.StandardButton.Yes:
         shell.status.show_message("The run's code is not trusted: Studio shows its settings but will not run it")
         return False
-    trust([sha256_of(p) for p in files], shell.session.store.home)
+    trust([sha256_of(p) for p in files])
     return True
