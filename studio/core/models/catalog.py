@@ -100,6 +100,8 @@ MODELS.add(Entry(
     tags=("image",),
 ))
 
+GENERATES = "generates"  # a next-token model: it can continue a text (Generate, `studio generate`); bert_mlm fills
+# in masked words from both sides instead, and left to right it writes "the the the…" (issue 33)
 _LM_PARAMS = (
     Param("embedding", "int", 64, "size of each word's learned vector", 2, 4096),
     Param("hidden", "int", 128, "units of the recurrent state", 2, 8192),
@@ -113,7 +115,7 @@ MODELS.add(Entry(
     builder="studio.core.models.language:build_lstm_lm",
     info="e_t = E[w_t];  h_t, c_t = LSTM(e_t, h_{t−1}, c_{t−1});  p(w_{t+1} | w_1…w_t) = softmax(W h_t + b). "
          "Trained with cross-entropy; perplexity = exp(loss). (Hochreiter & Schmidhuber 1997; Bengio et al. 2003.)",
-    tags=("text",),
+    tags=("text", GENERATES),
 ))
 MODELS.add(Entry(
     "gru_lm",
@@ -121,7 +123,7 @@ MODELS.add(Entry(
     _LM_PARAMS,
     builder="studio.core.models.language:build_gru_lm",
     info="h_t = GRU(E[w_t], h_{t−1});  p(w_{t+1} | w_1…w_t) = softmax(W h_t + b)   (Cho et al. 2014).",
-    tags=("text",),
+    tags=("text", GENERATES),
 ))
 MODELS.add(Entry(
     "vit",
@@ -204,7 +206,7 @@ MODELS.add(Entry(
          "All You Need'; Radford et al. 2018, 'Improving Language Understanding by Generative Pre-Training'; "
          "Radford et al. 2019, 'Language Models are Unsupervised Multitask Learners' (GPT-2: pre-LN); Press & "
          "Wolf 2017: tied embeddings.) data.tokenizer = char gives a character-level model.",
-    tags=("text", "sequence", "attention"),
+    tags=("text", "sequence", "attention", GENERATES),
 ))
 
 # --- the user's own models and the libraries' backbones (docs/user-guide/own-model-and-data.md) -------------

@@ -63,8 +63,16 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
     ``resume_from``, the state of that checkpoint (engine/loop/resume.py)."""
     torch.manual_seed(cfg.train.seed)
     cfg = point_to_copies(cfg, run_dir)  # a user's file: the copy in the run folder (core/usercode/run_copy.py)
-    data = data if data is not None else load_run_data(cfg)
+
+    def stage(text: str) -> None:  # rank 0 says what the wait before the first curve point is
+        if ctx.is_main:
+            sink.send(protocol.stage(run_id, text))
+
+    if data is None:
+        stage("loading the data")
+        data = load_run_data(cfg)
     train, val, test = device_splits(data, cfg, ctx.device)
+    stage("building the model")
     net = build_model(cfg, data, ctx.device, start_weights(cfg) if resume_from is None else {})
     check_output(net, train, data, cfg)
     note = str(getattr(net, "tokens_note", "") or "")  # a Hugging Face model: which tokens it reads
@@ -73,6 +81,7 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
     full_batch = is_full_batch(cfg, ctx.world_size)
     batches = plan_batches(len(train), cfg.train, ctx.world_size, full_batch)
     k = cfg.train.accumulate_steps  # the global batch (linear scaling rule) counts every micro-batch of a step
+    stage("building the optimizer")  # its first one in a process imports torch._dynamo: seconds on a busy CPU
     optimizer = build_optimizer(cfg, net, batches[0] * k * ctx.world_size, sink if ctx.is_main else None, run_id)
     per_epoch = [steps_per_epoch(len(train), b, ctx.world_size, k) for b in batches]
     factor = SCHEDULES.build(cfg.schedule.name, total_steps=sum(per_epoch), steps_per_epoch=per_epoch[0],
@@ -249,6 +258,8 @@ def run_rank(rank: int, spec: RankSpec) -> None:
         cfg = RunConfig.from_dict(spec.config)
         thread_policy.apply(spec.threads or thread_policy.plan(cfg.hardware.threads, processes=world))
         device = pick_device(cfg, rank if spec.local_rank is None else spec.local_rank)
+        if rank == 0 and world > 1:
+            sink.send(protocol.stage(run_id, f"waiting for the other {world - 1} process{'es' if world > 2 else ''}"))
         ctx = distributed.init(rank, world, spec.init_method, device)
         trainer = build_trainer(cfg, ctx, sink, run_id, spec.run_dir, spec.control if rank == 0 else None,
                                 guard=guard, beats=Beats(spec.beats, rank), resume_from=spec.resume_from)
