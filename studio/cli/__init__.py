@@ -38,6 +38,7 @@ from studio.cli import (
     scale,
     schedule,
     train,
+    trust,
 )
 from studio.cli import eval as eval_cmd
 from studio.core.errors import StudioError
@@ -47,7 +48,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscap
                                            eval_cmd, export, compress, fit, scale, parallel, async_sgd, dataload,
                                            schedule, cluster, generate, attention, check,
                                            import_logs, attach, noise_scale,
-                                           allreduce, dlrm)
+                                           allreduce, dlrm, trust)
 
 COMMANDS = tuple(name for module in COMMAND_MODULES for name in module.COMMANDS)
 

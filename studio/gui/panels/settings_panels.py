@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QGroupBox, QLabel, QPushButton, QScrollArea, QTool
 from studio.core.config import train_params
 from studio.gui.panels.hardware import HardwarePanel
 from studio.gui.session.session import registry_for
+from studio.gui.widgets.code_form import CodeForm
 from studio.gui.widgets.forms import PlainForm, RegistryForm
 
 BASIC_TRAIN = ("epochs", "batch_size", "val_fraction", "seed")  # the rest sits under "Advanced settings"
@@ -46,7 +47,7 @@ class SettingsPanels(QScrollArea):
         self.forms: dict[str, RegistryForm] = {}
         for section, title in (("data", "Data"), ("model", "Model"), ("optimizer", "Optimizer"),
                                ("schedule", "Learning-rate schedule")):
-            form = RegistryForm(session, section, registry_for(section))
+            form = RegistryForm(session, section, registry_for(section), code_form=CodeForm)
             self.forms[section] = form
             below: list[QWidget] = []
             if section == "model":
