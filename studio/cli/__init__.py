@@ -12,6 +12,7 @@ from typing import Any
 
 from studio import version_line
 from studio.cli import (
+    allreduce,
     async_sgd,
     attach,
     attention,
@@ -23,6 +24,7 @@ from studio.cli import (
     data,
     dataload,
     demo,
+    dlrm,
     export,
     fit,
     generate,
@@ -36,6 +38,7 @@ from studio.cli import (
     scale,
     schedule,
     train,
+    trust,
 )
 from studio.cli import eval as eval_cmd
 from studio.cli.terminal_safe import safe_streams
@@ -45,7 +48,8 @@ from studio.core.errors import StudioError
 COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, compare,
                                            eval_cmd, export, compress, fit, scale, parallel, async_sgd, dataload,
                                            schedule, cluster, generate, attention, check,
-                                           import_logs, attach, noise_scale)
+                                           import_logs, attach, noise_scale,
+                                           allreduce, dlrm, trust)
 
 COMMANDS = tuple(name for module in COMMAND_MODULES for name in module.COMMANDS)
 

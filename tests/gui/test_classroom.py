@@ -119,7 +119,7 @@ def test_x_axis_modes_log_x_first_point_and_raw_curve_behind_smoothing(qtbot, wi
     window.session.set_selection([run])
     curves = window.curves_pane.curves
     qtbot.waitUntil(lambda: not curves.loading, timeout=5000)  # read off the GUI thread
-    assert curves.stack.currentWidget() is curves.graphics
+    assert curves.stack.currentWidget() is curves.plot_scroll  # the plots (in their scroll area)
     item = curves.items[(run, "train/loss")]
     assert list(item.xData) == [20, 40, 60, 80]
     curves.set_x_mode("epoch")

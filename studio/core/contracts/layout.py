@@ -19,6 +19,9 @@ its checkpoints. The one owner of these rules; pure pathlib (no torch, no Qt), s
         compressed/<id>/model.pt, summary.json; compressed/sweep.json   compressions (engine/tasks/compression.py)
         logs/rank0.stderr              what each rank wrote to stderr (engine/jobs/child_stderr.py): the last lines
                                        of a rank that died before it could report go into the run's message
+        code/my_net.py, manifest.json  a copy of the user's model or dataset file the run trained, with its source
+                                       path and SHA-256 (core/usercode/run_copy.py); config.toml names the copy
+    HOME/trusted_code.json             SHA-256 of the code files this user let Studio import from run folders
         tracked.json                   a run Studio did not train (studio.track, a TensorBoard import, `studio
                                        attach`): where it came from and the script's own settings
                                        (core/runs/tracked.py)
@@ -59,6 +62,9 @@ HISTOGRAMS: Final = "histograms.jsonl"
 METRICS: Final = "metrics.csv"
 LINEAGE: Final = "lineage.json"
 LOGS: Final = "logs"
+CODE: Final = "code"
+CODE_MANIFEST: Final = "manifest.json"
+TRUSTED_CODE: Final = "trusted_code.json"
 TRACKED: Final = "tracked.json"
 ATTACHED: Final = "attached"
 ATTACHED_CODE: Final = "model.py"
@@ -118,6 +124,19 @@ def rank_log_path(run_dir: PathLike, rank: int) -> Path:
     return Path(run_dir) / LOGS / f"rank{rank}.stderr"
 
 
+def code_dir(run_dir: PathLike) -> Path:
+    """The copies of the user's own code files the run trained (a ``python`` model or dataset)."""
+    return Path(run_dir) / CODE
+
+
+def code_manifest_path(run_dir: PathLike) -> Path:
+    """What ``code/`` holds: each file's role, source path and SHA-256."""
+    return code_dir(run_dir) / CODE_MANIFEST
+
+
+def trusted_code_path(home: PathLike) -> Path:
+    """The SHA-256 of code files from run folders that this user has agreed to run."""
+    return Path(home) / TRUSTED_CODE
 def tracked_path(run_dir: PathLike) -> Path:
     """Where a run Studio did not train came from, and the script's own settings (core/runs/tracked.py)."""
     return Path(run_dir) / TRACKED

@@ -76,7 +76,7 @@ class RunInfo:
 
     @property
     def run_config(self) -> RunConfig:
-        return RunConfig.from_toml(self.config)
+        return RunConfig.from_toml(self.config, self.dir)  # a user file's copy is named relative to the run
 
 
 def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -205,6 +205,7 @@ class RunStore:
         staged = run_dir / f".{layout.CONFIG}.new"
         try:
             layout.checkpoints_dir(run_dir).mkdir()
+            text, code_settings = self._copy_code(run_dir, config, text)
             staged.write_text(text, encoding="utf-8")
             with self._writing("create the run"):
                 self._db.execute(
@@ -213,7 +214,7 @@ class RunStore:
                 )
                 self._db.executemany(
                     "INSERT INTO params VALUES (?,?,?)",
-                    [(run_id, k, json.dumps(v)) for k, v in flatten(config.to_dict()).items()],
+                    [(run_id, k, json.dumps(v)) for k, v in {**flatten(config.to_dict()), **code_settings}.items()],
                 )
             # a folder is a run once it has config.toml (core/runs/db.py registers such folders the database lacks):
             # it gets it only now that the run is in the database, so no other process registers it half-made
@@ -227,10 +228,28 @@ class RunStore:
         write_record(run_dir, id=run_id, name=name, created=now, status=JobState.QUEUED.value)
         return self.get(run_id)
 
+    def _copy_code(self, run_dir: Path, config: RunConfig, text: str) -> tuple[str, dict[str, str]]:
+        """The user's own files of ``config`` copied into the run folder (core/usercode/run_copy.py): the config
+        text naming the copies, and the code hashes to record as settings (``model.code``)."""
+        from studio.core.usercode.run_copy import copy_code, user_files
+        from studio.core.usercode.trust import trust
+
+        if not user_files(config.to_dict()):
+            return text, {}
+        import tomli_w
+
+        named, settings, trusted = copy_code(run_dir, config.to_dict())
+        trust(trusted)  # the user's own file, trained by them: its copy may run again (the user's list, studio_home)
+        return tomli_w.dumps(named), settings
+
     def update_config(self, run_id: str, config: RunConfig) -> None:
         """Replace a run's config (resuming with more epochs): the database, its params and config.toml."""
-        text = config.to_toml()
+        from studio.core.usercode.run_copy import relative_to_run
+
         info = self.get(run_id)
+        import tomli_w
+
+        text = tomli_w.dumps(relative_to_run(config.to_dict(), info.dir))
         with self._writing("update the run's config"):
             self._db.execute("UPDATE runs SET config=? WHERE id=?", (text, run_id))
             self._db.executemany("INSERT OR REPLACE INTO params VALUES (?,?,?)",

@@ -34,6 +34,7 @@ class Series:
         self.n = len(steps)
         self.dirty = True
         self.smoothed: Smoothed | None = None  # the last smoothing, continued when the series grows
+        self._walls_checked = (0, True)  # (points checked, their wall times never stepped back)
 
     @property
     def steps(self) -> np.ndarray:
@@ -68,6 +69,15 @@ class Series:
         self.n += k
         self.dirty = True
 
+    def walls_ordered(self) -> bool:
+        """Whether the wall times are known and never step back (a resumed run's may): each point checked once."""
+        checked, ordered = self._walls_checked
+        if checked < self.n:
+            walls = self._buf[2, max(checked - 1, 0):self.n]
+            ordered = ordered and bool(np.isfinite(walls).all() and np.all(np.diff(walls) >= 0))
+            self._walls_checked = (self.n, ordered)
+        return ordered
+
     def snapshot(self) -> Snap:
         return Snap(self.steps, self.values, self.walls, self.smoothed)
 
@@ -94,7 +104,7 @@ class Job:
     smoothing: float
     smoothed_names: frozenset[str]
     batch_sizes: dict[str, int]
-    plot_of: dict[str, str]  # metric → plot key
+    plot_of: dict[str, str]  # metric → plot key, for the metrics plotted
     ranges: dict[str, tuple[tuple[float, float] | None, int]]  # plot key → (x range in view units, or None for
     # the whole curve; log10 on a log axis) and the pixel columns to decimate it to
 
@@ -156,10 +166,12 @@ def prepare(job: Job, stale: Callable[[], bool] = lambda: False) -> Prepared:
         for name, s in run.items():
             if job.only is not None and (run_id, name) not in job.only:
                 continue
-            out.counts[(run_id, name)] = len(s.values)
             key = job.plot_of.get(name)
-            if key is None or key not in job.ranges:
-                continue
+            if key is not None and key not in job.ranges:
+                continue  # its plot is not there yet (a run read meanwhile brought it): it stays to be drawn
+            out.counts[(run_id, name)] = len(s.values)
+            if key is None:
+                continue  # not plotted
             x_range, columns = job.ranges[key]
             out.drawn[(run_id, name)] = _draw(job, run, s, run_id, name, x_range, columns, gaps)
     return out

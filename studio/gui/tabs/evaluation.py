@@ -383,9 +383,9 @@ class EvaluationTab(RunPicker, QWidget):
 
     def _failed(self, message: str) -> None:
         label = self.panel.label
-        if self._line is self.predict_panel.status:  # no stale table under a failure: nothing was classified
-            self.predict_panel.table.setRowCount(0)
-            self._line.setText("⚠ Nothing classified: the prediction failed (the message box says why).")
+        if self._line is self.predict_panel.status:  # the Predict page says it (a pasted row: on its line only)
+            if self.predict_panel.show_failure(message) is None:
+                return
         else:
             self.panel.show_status(FAILED_LINE, error=True)
         self.session.error.emit(label.capitalize(), message or f"the {label} failed")

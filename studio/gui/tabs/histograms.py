@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.contracts import layout
 from studio.core.runs import histograms
-from studio.gui.plots.axes import plain_numbers
+from studio.gui.plots.axes import IntegerAxis, plain_numbers
 from studio.gui.widgets.run_picker import RunBox, RunPicker
 
 VALUE_BINS = 60  # rows of the heat map (the common value axis)
@@ -53,7 +53,7 @@ class HistogramView(QWidget):
     def __init__(self, title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = title
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(axisItems={"bottom": IntegerAxis("bottom")})  # steps: whole numbers
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.setLabel("bottom", "step")
@@ -79,7 +79,7 @@ class HistogramView(QWidget):
         dens, low, high = s.density(VALUE_BINS)
         self.shown = dens.T  # rows: value bins (low first), columns: steps
         steps = np.asarray(s.steps, float)
-        width = float(np.median(np.diff(steps))) if len(steps) > 1 else 1.0
+        width = max(1.0, float(np.median(np.diff(steps)))) if len(steps) > 1 else 1.0  # a column per record
         top = float(dens.max()) or 1.0
         self.image.setImage(self.shown, autoLevels=False)
         self.colorbar.setLevels((0.0, top))

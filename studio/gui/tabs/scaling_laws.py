@@ -45,6 +45,15 @@ SIZE_SWEEP_HELP = ("Queue one run of the current settings per value of a size se
                    "model.d_model = 32, 64, 128, 256 for gpt_lm): when they have finished, select them and fit "
                    "against non_embedding (Kaplan et al. 2020) or params")
 METRICS = (Metric.VAL_LOSS.value, Metric.TRAIN_LOSS.value)
+# A fit whose r² is below this explains less than half the loss's variance: it is no law to extrapolate, and its 95 %
+# band (issue 33.8: r² = 0.000 drew one over the whole plot) says nothing; the fit is drawn, the band is not, and the
+# summary says why.
+MIN_R2 = 0.5
+
+
+def poor_fit(r2: float) -> bool:
+    """Whether a fit explains too little to extrapolate (r² below ``MIN_R2``, or undefined: a flat loss)."""
+    return not (math.isfinite(r2) and r2 >= MIN_R2)
 
 
 def _log10(values: list[float]) -> list[float]:
@@ -84,7 +93,8 @@ class ScalingLawsTab(QWidget):
         self.result: dict[str, Any] | None = None
         self.names: dict[str, str] = {}  # run id → the run list's name, for the legend and the summary
         # Fit (Cancel while it runs: one button, in the row of its settings), the bar and the summary line
-        self.panel = JobPanel("Fit", toggle=True, words=Words(idle=HINT, starting="fitting…", failed="{message}"))
+        self.panel = JobPanel("Fit", toggle=True, words=Words(idle=HINT, starting="fitting…", failed="{message}"),
+                              status_lines=3)  # a line per fit
         self.panel.run_clicked.connect(self.fit)
         self.panel.done.connect(self._on_done)
 
@@ -258,6 +268,11 @@ class ScalingLawsTab(QWidget):
         for f in result["fits"]:
             p = f["predicted"]
             who = self.run_label(f["runs"])
+            if poor_fit(f["r2"]):
+                lines.append(f"⚠ <b>{who}</b>: the power law explains little of this loss (r² {f['r2']:.3f}, below "
+                             f"{MIN_R2:g}): no prediction and no band. Fit more points, a longer run or runs of "
+                             "more sizes.")
+                continue
             lines.append(f"<b>{who}</b>: L = {f['a']:.4g}·x<sup>−{f['b']:.3f}</sup> + {f['c']:.4f} "
                          f"(b ± {f['stderr']['b']:.2g}, r² {f['r2']:.3f}, {f['points']} points) — at "
                          f"{p['factor']:g}× ({p['x']:,.0f}): {p['loss']:.4g} [{p['low']:.4g}, {p['high']:.4g}]")
@@ -281,21 +296,25 @@ class ScalingLawsTab(QWidget):
             lx, low, high = _log10(c["x"]), _log10(c["low"]), _log10(c["high"])
             lo_item = pg.PlotDataItem(lx, low, pen=pg.mkPen(None))
             hi_item = pg.PlotDataItem(lx, high, pen=pg.mkPen(None))
-            band = QColor(colour)
-            band.setAlpha(50)
-            fill = pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(band))
-            self.plot.addItem(fill)  # its curves are in log10 space already: FillBetween has no log mode
+            poor = poor_fit(f["r2"])
+            if not poor:  # a poor fit's band spans the plot and says nothing (MIN_R2)
+                band = QColor(colour)
+                band.setAlpha(50)
+                fill = pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(band))
+                self.plot.addItem(fill)  # its curves are in log10 space already: FillBetween has no log mode
             label = self.run_label(f["runs"])
             inside = [j for j, x in enumerate(c["x"]) if x <= f["x_max"]]
-            beyond = [j for j, x in enumerate(c["x"]) if x >= f["x_max"]]
+            beyond = [] if poor else [j for j, x in enumerate(c["x"]) if x >= f["x_max"]]
             fitted = self.plot.plot([c["x"][j] for j in inside], [c["y"][j] for j in inside],
                                     pen=pg.mkPen(colour, width=2))
             ahead = self.plot.plot([c["x"][j] for j in beyond], [c["y"][j] for j in beyond],
                                    pen=pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine))
             data = self.plot.plot(f["data"]["x"], f["data"]["y"], pen=None, symbol="o", symbolSize=6,
                                   symbolBrush=colour, symbolPen=None)
-            self.legend.addItem(fitted, f"{label}: b = {f['b']:.3f}, r² = {f['r2']:.3f}")
-            marks = marks or [(data, "measured"), (ahead, "extrapolated (95 % band shaded)")]
+            self.legend.addItem(fitted, f"{label}: b = {f['b']:.3f}, r² = {f['r2']:.3f}{' (poor fit)' if poor else ''}")
+            marks = marks or [(data, "measured")]
+            if not poor and len(marks) == 1:
+                marks.append((ahead, "extrapolated (95 % band shaded)"))
             xs += [*c["x"], *f["data"]["x"]]
             ys += [*c["y"], *f["data"]["y"]]  # not the band: where the data stop it may span decades
         for item, text in marks:  # what the marks mean, once, after the fits
