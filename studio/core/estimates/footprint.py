@@ -212,7 +212,10 @@ def room(device: str, processes: int, gpus: Sequence[int] = ()) -> tuple[int, st
 def check_fits(cfg: RunConfig) -> Footprint | None:
     """Refuse ``cfg`` in one sentence when one of its processes needs more memory than it can have; its footprint
     otherwise (None when it cannot be told)."""
-    need = estimate(cfg)
+    try:
+        need = estimate(cfg)
+    except (LookupError, TypeError, ValueError):  # settings this floor cannot read (a model of one's own): no floor
+        return None
     if need is None:
         return None
     hw = cfg.hardware
