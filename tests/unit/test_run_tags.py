@@ -76,7 +76,7 @@ def test_cli_filter_sort_limit_and_bad_filter(studio_home, capsys):
     assert [r["name"] for r in rows] == ["run3"]
     for bad in (["--filter", "test_acc>good"], ["--sort", "nonsense"], ["--limit", "-1"]):
         code, err = listed(capsys, *bad)
-        assert code == 2 and err.startswith("studio runs: ") and err.count("\n") == 1
+        assert code == 2 and err.startswith("studio: error: ") and err.count("\n") == 1  # the documented prefix
     assert cli.main(["runs", "--filter", "status:running"]) == 0
     assert "No run matches" in capsys.readouterr().out
 
