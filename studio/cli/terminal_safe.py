@@ -53,7 +53,7 @@ class SafeStream:
 def safe_streams() -> Iterator[None]:
     """stdout and stderr as :class:`SafeStream` for the block (restored after it)."""
     saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = SafeStream(saved[0]), SafeStream(saved[1])  # type: ignore[assignment]
+    sys.stdout, sys.stderr = SafeStream(saved[0]), SafeStream(saved[1])
     try:
         yield
     finally:
