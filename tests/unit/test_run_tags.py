@@ -100,8 +100,8 @@ def test_cli_filter_sees_the_names_the_run_list_shows(studio_home, capsys):
     store = RunStore(studio_home)
     # runs from before names were given at creation keep the old "model · optimizer · data" in the store; they are
     # shown by today's rule ("mlp · fashion_mnist_small · adam lr=0.05"), and the filter sees what is shown
-    runs = [store.create_run(RunConfig().with_overrides([f"optimizer.lr={lr}"]), name="mlp · adam · fashion_mnist_small")
-            for lr in (0.05, 0.1)]
+    old_name = "mlp · adam · fashion_mnist_small"
+    runs = [store.create_run(RunConfig().with_overrides([f"optimizer.lr={lr}"]), name=old_name) for lr in (0.05, 0.1)]
     assert "0.05" not in runs[0].name
     code, rows = listed(capsys, "--filter", "0.05")
     assert code == 0 and [r["run_id"] for r in rows] == [runs[0].id]
