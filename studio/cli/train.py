@@ -90,7 +90,10 @@ def _train_one(args: argparse.Namespace, store: Any, cfg: Any, plan: Any) -> tup
         interrupts.append(signum)
         if len(interrupts) == 1:
             print("\nstopping (saving a checkpoint)…", file=sys.stderr)
-            job.stop()
+            if signum == signal.SIGTERM:  # the ranks hear it themselves (sent to this process alone, or to
+                job.forward(signum)  # its group while they have groups of their own) and stop "by SIGTERM"
+            else:
+                job.stop()
         else:
             job.kill()
 
