@@ -14,12 +14,13 @@ SPACE = "&nbsp;&nbsp;&nbsp;"
 @dataclass(frozen=True)
 class Key:
     """The runs the key names (id, label) in colour order, how many more are shown, every shown run (its
-    tooltip), and the train curves' logging intervals in steps."""
+    tooltip), the train curves' logging intervals in steps, and what a seed group's band shows."""
 
     named: list[tuple[str, str]]
     more: int
     everyone: list[tuple[str, str]]
     every: list[int]
+    band: str = ""  # what a seed group's shaded band is (empty: no group drawn as a band)
 
     @property
     def lines(self) -> str:
@@ -27,7 +28,8 @@ class Key:
         every = " or ".join(str(n) for n in self.every)
         train = (f"solid: train, a point every {every} step{'s' if every != '1' else ''} (train.metric_interval)"
                  if every else "solid: train")
-        return f"{train} · dashed, dots: validation (per epoch)"
+        band = f" · a seed group: its mean, shaded {self.band}" if self.band else ""
+        return f"{train} · dashed, dots: validation (per epoch){band}"
 
 
 def key_html(key: Key, colours: dict[str, str], size: int) -> tuple[str, str]:

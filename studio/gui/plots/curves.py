@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.gui.plots.curve_data import Drawn, Prepared, Series, prepare
+from studio.gui.plots.curve_groups import BAND_CHOICES
 from studio.gui.plots.curve_hover import HoverReadout
 from studio.gui.plots.curve_key import KEY_TIP, key_html
 from studio.gui.plots.curve_loader import CurveLoader
@@ -46,6 +47,12 @@ HINT = ("No run to show yet.\n\nPress Train (Ctrl+Return) to start one with the 
         "or select runs in the list below (Ctrl/Shift-click to overlay several).")
 CURVES_PER_TURN = 60  # curves handed to pyqtgraph per event-loop turn (each setData ~0.5 ms)
 ZOOM_SETTLE_MS = 120  # a zoom or pan re-decimates once the view has been still this long
+
+
+def read_params(store: Any, run_ids: list[str]) -> dict[str, dict]:
+    """The settings of these runs from the store (none from a store that keeps none)."""
+    params = getattr(store, "params", None)
+    return {r: params(r) for r in run_ids} if callable(params) else {}
 
 
 class MetricMenu(QMenu):
@@ -144,6 +151,18 @@ class CurvesView(QWidget):
         self.smooth_box.valueChanged.connect(self.set_smoothing)
         bar.addWidget(self.smooth_box)
         bar.addSpacing(12)
+        bar.addWidget(QLabel("Seeds"))
+        self.band_box = QComboBox()
+        self.band_box.setObjectName("seed_band")
+        for key, text in BAND_CHOICES.items():
+            self.band_box.addItem(text, key)
+        self.band_box.setCurrentIndex(list(BAND_CHOICES).index(self.model.band_kind))
+        self.band_box.setToolTip("Runs that differ only in the seed (a seed group): drawn as their mean with a "
+                                 "band of ± 1 standard deviation or the 95 % interval of the mean (each run "
+                                 "smoothed first), or as a line per run")
+        self.band_box.currentIndexChanged.connect(lambda _i: self.set_band(self.band_box.currentData()))
+        bar.addWidget(self.band_box)
+        bar.addSpacing(12)
         self.metrics_button = QToolButton()
         self.metrics_button.setObjectName("curve_metrics")
         self.metrics_button.setText("Metrics")
@@ -182,8 +201,10 @@ class CurvesView(QWidget):
         self._update_key()
 
     def show_runs(self, data: dict[str, dict[str, tuple]], labels: dict[str, str] | None = None,
-                  batch_sizes: dict[str, int] | None = None) -> None:
-        """Replace what is shown with these runs' metrics (``run_id → name → (steps, values[, walls])``)."""
+                  batch_sizes: dict[str, int] | None = None, params: dict[str, dict] | None = None) -> None:
+        """Replace what is shown with these runs' metrics (``run_id → name → (steps, values[, walls])``); with
+        their settings (``params``) runs that differ only in the seed are drawn as a band."""
+        self.model.set_params(params or {})
         self.model.show(data, labels, batch_sizes)
         self.readout.hide()
         self.grid.reset()
@@ -192,7 +213,9 @@ class CurvesView(QWidget):
 
     def load_runs(self, store: Any, run_ids: list[str], labels: dict[str, str] | None = None) -> None:
         """Show these runs from the run store: the key at once, the curves once the loader has read and prepared
-        them (``curves_drawn``). Runs shown already keep their arrays (and their live points)."""
+        them (``curves_drawn``). Runs shown already keep their arrays (and their live points); runs that differ
+        only in the seed are drawn as their mean and a band (the Seeds setting)."""
+        self.model.set_params(read_params(store, [r for r in run_ids if r not in self.model.params]))
         self.model.select(run_ids, labels)
         self._store = store
         self.readout.hide()
@@ -243,6 +266,17 @@ class CurvesView(QWidget):
     # --- the user's choices ----------------------------------------------------------------------
     def set_smoothing(self, weight: float) -> None:
         self.model.set_smoothing(weight)
+        self._refresh(fit=False)
+
+    def set_band(self, kind: str) -> None:
+        """How a seed group is drawn: ``"std"``, ``"ci95"`` or ``"runs"`` (a line per run)."""
+        self.model.set_band(kind)
+        if self.band_box.currentData() != kind:
+            blocked = self.band_box.blockSignals(True)
+            self.band_box.setCurrentIndex(list(BAND_CHOICES).index(kind))
+            self.band_box.blockSignals(blocked)
+        self.grid.reset()  # the runs' colours and the key change with the grouping
+        self._update_key()
         self._refresh(fit=False)
 
     def set_x_mode(self, mode: str) -> None:
@@ -389,6 +423,7 @@ class CurvesView(QWidget):
             QTimer.singleShot(0, lambda: self._draw_slice(result))
             return
         self.model.drawn()
+        self.grid.draw_bands()
         self._set_loading(False)
         if self.model.key_outdated():
             self._update_key()
