@@ -1,0 +1,225 @@
+"""The Search view: a hyperparameter search's study (``studio search``, Optuna's storage ``search.db`` beside
+runs.db) as plots — the optimisation history, each setting's importance (fANOVA), a slice of the objective
+against one setting, and parallel coordinates of the complete trials — and a button that queues the best
+settings once per seed (a seed group, drawn as a band in the curves). The search itself runs from the command
+line (it drives the queue); this view reads the study whenever it is shown or refreshed. Optuna is imported on
+the first read, never at start-up.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.errors import StudioError
+from studio.core.runs.compare import format_metric, make_axis
+from studio.gui.plots.parallel import ParallelCoordinates
+from studio.gui.plots.search_plots import NO_STUDY, draw_history, draw_importances, draw_slice, plot_widget
+
+REPEATS = 5  # the seeds the best settings are queued with, by default
+
+
+def summary_text(report: dict[str, Any]) -> str:
+    """``tpe · asha · max val/acc · 12 complete, 5 pruned · best 0.9120 (trial 7: optimizer.lr=0.01)``."""
+    c = report["counts"]
+    counts = ", ".join(f"{n} {state}" for state, n in c.items() if n)
+    best = report.get("best")
+    found = (f" · best {format_metric(best['value'])} (trial {best['number']}: "
+             + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in best["params"].items())
+             + ")") if best else " · no complete trial yet"
+    return (f"{report['sampler']} sampler · {report['pruner']} pruner · {report['direction'][:3]} {report['metric']}"
+            f" · {counts or 'no trial yet'}{found}")
+
+
+class SearchTab(QWidget):
+    uses_settings_panel = False  # it reads studies, not the next run's settings
+
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.report: dict[str, Any] | None = None
+        self._dirty = True
+
+        self.study_box = QComboBox()
+        self.study_box.setObjectName("search_study")
+        self.study_box.setToolTip("The studies in search.db beside runs.db (optuna-dashboard opens it too)")
+        self.study_box.setMinimumContentsLength(16)
+        self.study_box.currentIndexChanged.connect(lambda _i: self.show_study(self.study_box.currentText()))
+        refresh = QPushButton("Refresh")
+        refresh.setToolTip("Read the studies again (a search running elsewhere adds trials)")
+        refresh.clicked.connect(self.refresh)
+        self.summary = QLabel(NO_STUDY)
+        self.summary.setObjectName("search_summary")
+        self.summary.setWordWrap(True)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Study"))
+        top.addWidget(self.study_box)
+        top.addWidget(refresh)
+        top.addWidget(self.summary, 1)
+
+        self.history, self.history_hint = plot_widget("Optimisation history", "trial", "objective")
+        self.importance, self.importance_hint = plot_widget("Importance (fANOVA)", "share of the variance", "")
+        self.slice, self.slice_hint = plot_widget("Slice", "setting", "objective")
+        self.slice_key = QComboBox()
+        self.slice_key.setObjectName("search_slice_key")
+        self.slice_key.setToolTip("The setting the slice plots the objective against")
+        self.slice_key.currentTextChanged.connect(self._draw_slice)
+        self.parallel = ParallelCoordinates()
+        slice_box = QWidget()
+        sl = QVBoxLayout(slice_box)
+        sl.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Slice of"))
+        row.addWidget(self.slice_key, 1)
+        sl.addLayout(row)
+        sl.addWidget(self.slice, 1)
+        grid = QGridLayout()
+        grid.addWidget(self.history, 0, 0)
+        grid.addWidget(self.importance, 0, 1)
+        grid.addWidget(slice_box, 1, 0)
+        grid.addWidget(self.parallel, 1, 1)
+
+        self.seeds = QSpinBox()
+        self.seeds.setObjectName("search_repeat_seeds")
+        self.seeds.setRange(1, 50)
+        self.seeds.setValue(REPEATS)
+        self.seeds.setSuffix(" seeds")
+        self.seeds.setToolTip("Seeds 0, 1, … the best settings are queued with")
+        self.seeds.valueChanged.connect(self._update_button)
+        self.repeat_button = QPushButton()
+        self.repeat_button.setObjectName("search_repeat_best")
+        self.repeat_button.setToolTip("Queue the best trial's settings once per seed: a seed group, drawn in the "
+                                      "curves as its mean with a band")
+        self.repeat_button.clicked.connect(self.queue_best)
+        bottom = QHBoxLayout()
+        bottom.addStretch(1)
+        bottom.addWidget(self.seeds)
+        bottom.addWidget(self.repeat_button)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addLayout(grid, 1)
+        layout.addLayout(bottom)
+        self._update_button()
+        session.runs_changed.connect(self._changed)
+
+    # --- reading: only while shown -----------------------------------------------------------
+    def _changed(self, *_args: Any) -> None:
+        self._dirty = True
+        if self.isVisible():
+            self.refresh()
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._dirty:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """List the studies again and redraw the one shown (the newest at first)."""
+        from studio.core.search.study import study_names
+
+        self._dirty = False
+        try:
+            names = study_names(self.session.store.home)
+        except StudioError as err:
+            self._show_nothing(str(err))
+            return
+        current = self.study_box.currentText()
+        blocked = self.study_box.blockSignals(True)
+        self.study_box.clear()
+        self.study_box.addItems(names)
+        if names:
+            self.study_box.setCurrentText(current if current in names else names[-1])
+        self.study_box.blockSignals(blocked)
+        if names:
+            self.show_study(self.study_box.currentText())
+        else:
+            self._show_nothing(NO_STUDY)
+
+    def show_study(self, name: str) -> None:
+        """Read study ``name`` and draw it."""
+        from studio.core.search.report import study_report
+
+        if not name:
+            return
+        try:
+            self.report = study_report(self.session.store.home, name)
+        except StudioError as err:
+            self._show_nothing(str(err))
+            return
+        report = self.report
+        self.summary.setText(summary_text(report))
+        draw_history(self.history, self.history_hint, report)
+        draw_importances(self.importance, self.importance_hint, report)
+        keys = list(report["keys"])
+        ranked = sorted(keys, key=lambda k: -report["importances"].get(k, 0.0))  # the most important first
+        current = self.slice_key.currentText()
+        blocked = self.slice_key.blockSignals(True)
+        self.slice_key.clear()
+        self.slice_key.addItems(ranked)
+        self.slice_key.setCurrentText(current if current in keys else (ranked[0] if ranked else ""))
+        self.slice_key.blockSignals(blocked)
+        self._draw_slice()
+        self._draw_parallel()
+        self._update_button()
+
+    def _show_nothing(self, text: str) -> None:
+        self.report = None
+        self.summary.setText(text)
+        for widget, hint in ((self.history, self.history_hint), (self.importance, self.importance_hint),
+                             (self.slice, self.slice_hint)):
+            widget.clear()
+            hint.show_hint(text)
+        self.parallel.show_empty(text)
+        self._update_button()
+
+    def _draw_slice(self, *_args: Any) -> None:
+        if self.report is not None:
+            draw_slice(self.slice, self.slice_hint, self.report, self.slice_key.currentText())
+
+    def _draw_parallel(self) -> None:
+        report = self.report
+        rows = [r for r in (report or {}).get("trials", []) if r["state"] == "complete" and r["value"] is not None]
+        if report is None or not rows:
+            self.parallel.show_empty("The complete trials are drawn here, one line each")
+            return
+        values = [float(r["value"]) for r in rows]
+        axes = [make_axis(k, [r["params"].get(k) for r in rows]) for k in report["keys"]]
+        axes.append(make_axis(report["metric"], values, format_metric))
+        self.parallel.show_axes(axes, [f"trial {r['number']}" for r in rows], values)
+
+    # --- the best settings over seeds --------------------------------------------------------
+    def _update_button(self) -> None:
+        n = self.seeds.value()
+        self.repeat_button.setText(f"Queue the best settings with {n} seed{'s' if n != 1 else ''}")
+        self.repeat_button.setEnabled(bool(self.report and self.report.get("best")))
+
+    def queue_best(self) -> list[str]:
+        """Queue the best trial's settings once per seed 0 … n−1 (tagged with the study); their run ids."""
+        from studio.core.search.driver import search_tag
+        from studio.core.search.study import load_spec
+
+        report = self.report
+        if not report or not report.get("best"):
+            return []
+        try:
+            _study, spec = load_spec(self.session.store.home, report["study"])
+            config = spec.space.apply(spec.base, report["best"]["params"])
+        except StudioError as err:
+            self.session.error.emit("Cannot queue the best settings", str(err))
+            return []
+        configs = [(config.with_overrides([f"train.seed={seed}"]), "") for seed in range(self.seeds.value())]
+        ids = self.session.enqueue(configs)
+        if ids:
+            self.session.store.add_tags(ids, [search_tag(spec.name)])
+        return ids
