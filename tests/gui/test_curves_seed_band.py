@@ -3,6 +3,7 @@ line each; the key names the group once; the Seeds setting switches to the 95 % 
 run; a run with other settings keeps its own line."""
 
 import numpy as np
+import pytest
 
 from studio.gui.plots.curves import CurvesView
 
@@ -29,8 +30,10 @@ def test_a_seed_group_is_drawn_as_its_mean_and_a_band(qtbot):
     data, params = seeded_runs()
     with qtbot.waitSignal(view.curves_drawn, timeout=10_000):
         view.show_runs(data, {r: r for r in data}, params=params)
-    ((gid, metric), (mean, lower, upper, _fill)), = view.grid.bands.items.items()
+    ((gid, metric), (mean, lower, upper, fill)), = view.grid.bands.items.items()
     assert metric == "train/loss"
+    shaded = fill.boundingRect()  # the band is painted between its edges
+    assert shaded.width() == pytest.approx(STEPS[-1] - STEPS[0]) and shaded.height() > 0.1
     stack = np.vstack([data[f"s{i}"]["train/loss"][1] for i in range(5)])
     np.testing.assert_allclose(mean.yData, stack.mean(axis=0))
     np.testing.assert_allclose(upper.yData - lower.yData, 2 * stack.std(axis=0, ddof=1))

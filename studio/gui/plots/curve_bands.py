@@ -63,8 +63,9 @@ class BandLayer:
             return found
         mean = plot.plot([], [], pen=pen(colour, width, dashed), dynamicRangeLimit=None)
         mean.setProperty("band", True)
-        lower = plot.plot([], [], pen=None, dynamicRangeLimit=None)
-        upper = plot.plot([], [], pen=None, dynamicRangeLimit=None)
+        edge = pg.mkPen((0, 0, 0, 0))  # invisible edges; with no pen at all pyqtgraph keeps no path to fill between
+        lower = plot.plot([], [], pen=edge, dynamicRangeLimit=None)
+        upper = plot.plot([], [], pen=edge, dynamicRangeLimit=None)
         shade = QColor(colour)
         shade.setAlpha(BAND_ALPHA)
         fill = pg.FillBetweenItem(lower, upper, brush=pg.mkBrush(shade))

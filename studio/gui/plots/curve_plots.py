@@ -310,9 +310,10 @@ class PlotGrid:
             draw(item, self.raw_items.get((run_id, name)), d, self.model.smoothing > 0)
 
     def draw_bands(self) -> None:
-        """Each seed group's mean and band (its runs' own lines hidden), at the columns the curves were drawn at."""
+        """Each seed group's mean and band (its runs' own lines hidden), at the columns the curves were drawn at;
+        the mean at the style's full width (it stands for several runs)."""
         self.bands.draw(self.model, self.plots, self.model.drawn_columns, self.items, self.raw_items,
-                        self.line_width())
+                        self.style.line)
 
     def views(self) -> dict[str, PlotView]:
         """Each plot's zoomed x range (None while it follows its data) and width, for the model's requests."""

@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from studio.core.runs.compare import make_axis
 from studio.gui.plots.axes import plain_numbers
 from studio.gui.plots.empty_hint import EmptyHint
+from studio.gui.plots.log_axis import LogAxis
 from studio.gui.plots.palette import OKABE_ITO
 
 COMPLETE, PRUNED, BEST = OKABE_ITO[0], "#9a9a9a", OKABE_ITO[3]
@@ -21,7 +22,7 @@ NO_STUDY = "No search yet: run one with  studio search --space 'optimizer.lr=1e-
 
 def plot_widget(title: str, x_label: str, y_label: str) -> tuple[pg.PlotWidget, EmptyHint]:
     """A titled plot with plain-number axes and the hint it shows while empty."""
-    widget = pg.PlotWidget()
+    widget = pg.PlotWidget(axisItems={"left": LogAxis("left"), "bottom": LogAxis("bottom")})
     item = widget.getPlotItem()
     item.setTitle(title)
     item.setLabel("bottom", x_label)

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.errors import StudioError
-from studio.core.runs.compare import format_metric, make_axis
+from studio.core.runs.compare import format_metric, format_value, make_axis
 from studio.gui.plots.parallel import ParallelCoordinates
 from studio.gui.plots.search_plots import NO_STUDY, draw_history, draw_importances, draw_slice, plot_widget
 
@@ -39,6 +39,13 @@ def summary_text(report: dict[str, Any]) -> str:
              + ")") if best else " · no complete trial yet"
     return (f"{report['sampler']} sampler · {report['pruner']} pruner · {report['direction'][:3]} {report['metric']}"
             f" · {counts or 'no trial yet'}{found}")
+
+
+def short(value: Any) -> str:
+    """A sampled setting in 3 significant digits (0.00837, not 0.008371946); anything else as the table shows it."""
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return format_value(value)
 
 
 class SearchTab(QWidget):
@@ -194,7 +201,7 @@ class SearchTab(QWidget):
             self.parallel.show_empty("The complete trials are drawn here, one line each")
             return
         values = [float(r["value"]) for r in rows]
-        axes = [make_axis(k, [r["params"].get(k) for r in rows]) for k in report["keys"]]
+        axes = [make_axis(k, [r["params"].get(k) for r in rows], short) for k in report["keys"]]
         axes.append(make_axis(report["metric"], values, format_metric))
         self.parallel.show_axes(axes, [f"trial {r['number']}" for r in rows], values)
 
