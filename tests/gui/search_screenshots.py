@@ -1,5 +1,6 @@
 """Pictures of issue 36's views in the real window (xcb): a seed group drawn as its mean and band in the curves,
-and the Search view over a finished study. Records both into ``STUDIO_HOME`` first (nothing trains)::
+the Search view over a finished study, and the learning-rate finder on moons (``record`` stores the runs and the
+study in ``STUDIO_HOME`` first; nothing trains but the finder's ramp)::
 
     STUDIO_HOME=/tmp/h STUDIO_THEME=dark xvfb-run -a -s "-screen 0 1280x800x24" \\
         python -m tests.gui.search_screenshots 1280x800 OUT_DIR
@@ -65,6 +66,19 @@ def shoot(size: str, out: Path) -> None:
         window.tabs.setCurrentWidget(tab)
         QTest.qWait(1500)
         QGuiApplication.primaryScreen().grabWindow(0, 0, 0, w, h).save(str(out / f"search-{size}-{theme}.png"))
+        window.session.set_config(window.session.config.with_overrides(
+            ["data.name=moons", "model.widths=64", "optimizer.name=sgd"]))
+        finder = tab.page("lr_finder")
+        finder.start_lr.setValue(1e-4)
+        finder.end_lr.setValue(100.0)
+        finder.steps.setValue(150)
+        finder.find()
+        for _ in range(600):
+            QTest.qWait(100)
+            if finder.result is not None:
+                break
+        QTest.qWait(800)
+        QGuiApplication.primaryScreen().grabWindow(0, 0, 0, w, h).save(str(out / f"lr-finder-{size}-{theme}.png"))
     finally:
         window.close()
         window.session.shutdown(wait_s=10)

@@ -84,6 +84,7 @@ class MainWindow(QMainWindow):
         self.training_splitter.setSizes([560, 200, 90])
         self.pages = Pages(session, self.training_splitter, self)
         self.tabs, self.navigation = self.pages.tabs, self.pages.navigation
+        self.pages.built.connect(self._follow_config)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.settings)
         self.splitter.addWidget(self.tabs)
@@ -149,6 +150,13 @@ class MainWindow(QMainWindow):
             self.probe.failed.connect(lambda message: commands.backend_failed(self.shell, message))
             # started once the window is on screen: the probe imports torch, which would compete for the CPU
             self._probe_pending = True
+
+    def _follow_config(self, page: Any) -> None:
+        """A page that puts values in the session's config (``config_set``: the learning-rate finder) has the
+        settings form show them."""
+        signal = getattr(page, "config_set", None)
+        if signal is not None:
+            signal.connect(self.settings.reload)
 
     def _curves_built(self, curves: Any) -> None:
         """The curves were just made: the run list's names and colours, the window's error dialog, presentation,

@@ -3,13 +3,14 @@ runs.db) as plots — the optimisation history, each setting's importance (fANOV
 against one setting, and parallel coordinates of the complete trials — and a button that queues the best
 settings once per seed (a seed group, drawn as a band in the curves). The search itself runs from the command
 line (it drives the queue); this view reads the study whenever it is shown or refreshed. Optuna is imported on
-the first read, never at start-up.
+the first read, never at start-up. Its second page is the learning-rate finder (``lr_finder.py``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -25,6 +27,7 @@ from studio.core.errors import StudioError
 from studio.core.runs.compare import format_metric, format_value, make_axis
 from studio.gui.plots.parallel import ParallelCoordinates
 from studio.gui.plots.search_plots import NO_STUDY, draw_history, draw_importances, draw_slice, plot_widget
+from studio.gui.tabs.lr_finder import LrFinderPage
 
 REPEATS = 5  # the seeds the best settings are queued with, by default
 
@@ -49,7 +52,21 @@ def short(value: Any) -> str:
 
 
 class SearchTab(QWidget):
-    uses_settings_panel = False  # it reads studies, not the next run's settings
+    """Two pages: the study (it reads studies: the window gives it the settings panel's width) and the
+    learning-rate finder (it tests the form's settings: the settings panel shows beside it)."""
+
+    settings_use_changed = Signal()  # the page shown changed: whether the settings panel shows with it
+    config_set = Signal()  # the finder put a rate in the session's config: the form shows it again
+
+    @property
+    def uses_settings_panel(self) -> bool:
+        return self.pages.currentWidget() is self.lr_finder
+
+    def page(self, page_id: str) -> QWidget:
+        """``"study"`` (this view) or ``"lr_finder"``, shown."""
+        widget = self.lr_finder if page_id == "lr_finder" else self.pages.widget(0)
+        self.pages.setCurrentWidget(widget)
+        return self if page_id == "study" else widget
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -113,10 +130,22 @@ class SearchTab(QWidget):
         bottom.addWidget(self.seeds)
         bottom.addWidget(self.repeat_button)
 
-        layout = QVBoxLayout(self)
+        study_page = QWidget()
+        layout = QVBoxLayout(study_page)
         layout.addLayout(top)
         layout.addLayout(grid, 1)
         layout.addLayout(bottom)
+        self.lr_finder = LrFinderPage(session, self)
+        self.lr_finder.config_set.connect(self.config_set)
+        self.pages = QTabWidget()
+        self.pages.setObjectName("search_pages")
+        self.pages.setDocumentMode(True)
+        self.pages.addTab(study_page, "Study")
+        self.pages.addTab(self.lr_finder, "Learning-rate finder")
+        self.pages.currentChanged.connect(lambda _index: self.settings_use_changed.emit())
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.pages)
         self._update_button()
         session.runs_changed.connect(self._changed)
 
