@@ -306,8 +306,8 @@ class PlotGrid:
     def draw(self, run_id: str, name: str, d: Drawn) -> None:
         """A prepared curve onto its line, if the run is still shown."""
         item = self.items.get((run_id, name))
-        if item is not None and self.model.keep(run_id, name, d):
-            draw(item, self.raw_items.get((run_id, name)), d, self.model.smoothing > 0)
+        if item is not None and self.model.keep(run_id, name, d) and run_id not in self.model.grouped():
+            draw(item, self.raw_items.get((run_id, name)), d, self.model.smoothing > 0)  # a grouped run: its band
 
     def draw_bands(self) -> None:
         """Each seed group's mean and band (its runs' own lines hidden), at the columns the curves were drawn at;
