@@ -49,9 +49,15 @@ CURVES_PER_TURN = 60  # curves handed to pyqtgraph per event-loop turn (each set
 ZOOM_SETTLE_MS = 120  # a zoom or pan re-decimates once the view has been still this long
 
 
+MANY_RUNS = 50  # unknown runs from which every run's settings are read in one query instead of one query each
+
+
 def read_params(store: Any, run_ids: list[str]) -> dict[str, dict]:
     """The settings of these runs from the store (none from a store that keeps none)."""
-    params = getattr(store, "params", None)
+    everyone, params = getattr(store, "all_params", None), getattr(store, "params", None)
+    if len(run_ids) > MANY_RUNS and callable(everyone):
+        found = everyone()
+        return {r: found.get(r, {}) for r in run_ids}
     return {r: params(r) for r in run_ids} if callable(params) else {}
 
 
