@@ -64,7 +64,11 @@ def shoot(size: str, out: Path) -> None:
         QGuiApplication.primaryScreen().grabWindow(0, 0, 0, w, h).save(str(out / f"seed-band-{size}-{theme}.png"))
         tab = window.pages.tab("Search")
         window.tabs.setCurrentWidget(tab)
-        QTest.qWait(1500)
+        for _ in range(300):  # read on a thread of its own
+            QTest.qWait(100)
+            if tab.report is not None:
+                break
+        QTest.qWait(500)
         QGuiApplication.primaryScreen().grabWindow(0, 0, 0, w, h).save(str(out / f"search-{size}-{theme}.png"))
         window.session.set_config(window.session.config.with_overrides(
             ["data.name=moons", "model.widths=64", "optimizer.name=sgd"]))

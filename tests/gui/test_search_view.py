@@ -11,7 +11,8 @@ from tests.gui.search_study import make_study
 
 def _tab(qtbot, window) -> SearchTab:
     tab = window.pages.tab("Search")
-    window.tabs.setCurrentWidget(tab)
+    with qtbot.waitSignal(tab.study_shown, timeout=30_000):  # read on a thread of its own when first shown
+        window.tabs.setCurrentWidget(tab)
     return tab
 
 
@@ -29,7 +30,6 @@ def test_a_finished_study_is_drawn_and_its_best_settings_queued_over_seeds(qtbot
     pruned = [t for t in study.trials if t.state == optuna.trial.TrialState.PRUNED]
     assert complete and pruned
     tab = _tab(qtbot, window)
-    tab.refresh()
     assert tab.study_box.currentText() == "lr-batch"
     assert f"{len(complete)} complete, {len(pruned)} pruned" in tab.summary.text()
 

@@ -85,3 +85,23 @@ def report_of(study: Any, spec: SearchSpec, with_importances: bool = True) -> di
             "log_keys": [d.key for d in spec.space.dims if d.log], "epochs": spec.base.train.epochs,
             "trials": rows, "history": history(rows, maximize), "best": top, "counts": counts,
             "importances": found, "importance_note": why}
+
+
+def read_studies(home: Any, wanted: str, cache: dict[tuple[str, int], tuple[dict[str, float], str]]
+                 ) -> tuple[list[str], dict[str, Any] | None]:
+    """The studies in the storage and the report of ``wanted`` (the newest when it is not one of them; None without
+    any), for the Search view's reading thread. fANOVA refits a random forest (seconds for 60 trials): its
+    importances are kept in ``cache`` by (study, complete trials) and computed again only when a trial completed."""
+    from studio.core.search.study import load_spec, study_names
+
+    names = study_names(home)
+    if not names:
+        return names, None
+    name = wanted if wanted in names else names[-1]
+    study, spec = load_spec(home, name)
+    report = report_of(study, spec, with_importances=False)
+    key = (name, report["counts"]["complete"])
+    if key not in cache:
+        cache[key] = importances(study, spec.seed)
+    report["importances"], report["importance_note"] = cache[key]
+    return names, report
