@@ -45,6 +45,8 @@ class LrFinderPage(QWidget):
             box.setMaximumWidth(BOX_WIDTH)
         self.panel = JobPanel("Find", arrange="compact", words=WORDS)
         self.panel.run_clicked.connect(self.find)
+        self.panel.run_button.setToolTip("Ramp the learning rate on a copy of the model in the form (nothing is kept)")
+        self.panel.cancel_button.setToolTip("Stop the range test")
         self.panel.done.connect(self._done)
         for at, (label, widget) in enumerate((("from", self.start_lr), ("to", self.end_lr), ("steps", self.steps))):
             self.panel.buttons.insertWidget(2 * at, QLabel(label))
