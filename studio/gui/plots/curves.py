@@ -81,6 +81,7 @@ class CurvesView(QWidget):
     curves_drawn = Signal()
     load_failed = Signal(str)
     metrics_chosen = Signal(object)  # the user's metric choices (metric → plotted), to remember
+    band_chosen = Signal(str)  # how a seed group is drawn (the Seeds setting), to remember; the runs' colours changed
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -284,6 +285,7 @@ class CurvesView(QWidget):
         self.grid.reset()  # the runs' colours and the key change with the grouping
         self._update_key()
         self._refresh(fit=False)
+        self.band_chosen.emit(kind)
 
     def set_x_mode(self, mode: str) -> None:
         """``"step"``, ``"epoch"``, ``"samples"`` (step × batch size) or ``"wall"`` (seconds since the run's
