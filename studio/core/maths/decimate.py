@@ -26,7 +26,11 @@ def minmax_decimate(x: np.ndarray, y: np.ndarray, columns: int,
 def minmax_indices(x: np.ndarray, y: np.ndarray, columns: int,
                    x_range: tuple[float, float] | None = None) -> np.ndarray:
     """The indices (ascending) of the points ``minmax_decimate`` keeps: to take other columns of the same points
-    along (a curve's wall times)."""
+    along (a curve's wall times).
+
+    Each column is one run of ``x`` (sorted): its bounds come from a binary search of the column numbers, its
+    extremes from one ``reduceat`` each and the first point equal to them from a binary search of the matches, so
+    a curve costs a few passes over its points and nothing that grows faster (no sort)."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     if len(x) != len(y):
@@ -40,27 +44,28 @@ def minmax_indices(x: np.ndarray, y: np.ndarray, columns: int,
     xs, ys = x[start:stop], y[start:stop]
     if len(xs) <= 4 * columns or hi <= lo:
         return np.arange(start, stop, dtype=np.int64)
-    column = np.clip(np.floor((xs - lo) / (hi - lo) * columns), -1, columns).astype(np.int64)  # left of lo: -1
-    starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])  # x is sorted: each column is one run
+    column = np.floor((xs - lo) / (hi - lo) * columns)  # sorted as x is; left of lo < 0, from hi on ≥ columns
+    bounds = np.searchsorted(column, np.arange(columns + 1, dtype=float), side="left")
+    edges = np.unique(np.r_[0, bounds, len(xs)])
+    starts = edges[:-1][np.diff(edges) > 0]
     ends = np.r_[starts[1:], len(xs)] - 1
-    finite = np.where(np.isfinite(ys), ys, np.nan)
     keep = np.zeros(len(xs), dtype=bool)
     keep[starts] = True
     keep[ends] = True
-    lows = _first_extreme(finite, starts, np.fmin)
-    highs = _first_extreme(finite, starts, np.fmax)
-    keep[lows[lows >= 0]] = True
-    keep[highs[highs >= 0]] = True
+    finite = ys if np.isfinite(ys).all() else np.where(np.isfinite(ys), ys, np.nan)
+    for ufunc in (np.fmin, np.fmax):
+        first = _first_extreme(finite, starts, ends, ufunc)
+        keep[first[first >= 0]] = True
     return np.flatnonzero(keep) + start
 
 
-def _first_extreme(y: np.ndarray, starts: np.ndarray, ufunc: np.ufunc) -> np.ndarray:
-    """Index of the first minimum (``np.fmin``) or maximum (``np.fmax``) of each run ``starts[i]…starts[i+1]``
+def _first_extreme(y: np.ndarray, starts: np.ndarray, ends: np.ndarray, ufunc: np.ufunc) -> np.ndarray:
+    """Index of the first minimum (``np.fmin``) or maximum (``np.fmax``) of each run ``starts[i]…ends[i]``
     (NaNs ignored; -1 where a run is all NaN)."""
     extreme = ufunc.reduceat(y, starts)
-    run = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(y)]))
-    hits = np.flatnonzero(y == extreme[run])
-    out = np.full(len(starts), -1, dtype=np.int64)
-    first_of_run, where = np.unique(run[hits], return_index=True)
-    out[first_of_run] = hits[where]
-    return out
+    hits = np.flatnonzero(y == np.repeat(extreme, ends - starts + 1))  # NaN equals nothing
+    if not len(hits):
+        return np.full(len(starts), -1, dtype=np.int64)
+    at = np.minimum(np.searchsorted(hits, starts), len(hits) - 1)
+    found = hits[at]
+    return np.where(found <= ends, found, -1)
