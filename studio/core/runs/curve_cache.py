@@ -183,6 +183,8 @@ def build(db: sqlite3.Connection, run_id: str, wait_ms: int | None = None) -> bo
         curves = gather(db.execute(sql, args))
         db.execute("DELETE FROM curve_cache WHERE run_id=?", (run_id,))
         fault_points.reached("curve.pack")  # test-only: a crash inside the pack's transaction
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name='curve_chunks'").fetchone() is not None:
+            db.execute("DELETE FROM curve_chunks WHERE run_id=? AND upto_rowid<=?", (run_id, upto))  # now packed
         db.executemany("INSERT INTO curve_cache (run_id, name, upto_rowid, count, steps, vals, walls, overview) "
                        "VALUES (?,?,?,?,?,?,?,?)",
                        [(run_id, name, upto, len(c.steps), c.steps.astype(STEP).tobytes(),

@@ -45,6 +45,10 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (2, ("CREATE TABLE IF NOT EXISTS curve_cache (run_id TEXT, name TEXT, upto_rowid INTEGER, count INTEGER, "
          "appended INTEGER DEFAULT 0, steps BLOB, vals BLOB, walls BLOB, overview BLOB, PRIMARY KEY (run_id, name))",)),
     (3, ("CREATE TABLE IF NOT EXISTS tags (run_id TEXT, tag TEXT, PRIMARY KEY (run_id, tag))",)),  # a person's tags
+    # every run's curves as packed chunks appended as values arrive (core/runs/curve_chunks.py): derived
+    (4, ("CREATE TABLE IF NOT EXISTS curve_chunks (run_id TEXT, upto_rowid INTEGER, level INTEGER, count INTEGER, "
+         "names TEXT, name_ix BLOB, steps BLOB, vals BLOB, walls BLOB, PRIMARY KEY (run_id, upto_rowid))",
+         "CREATE TABLE IF NOT EXISTS curve_chunked (run_id TEXT PRIMARY KEY)")),
 ]
 
 
