@@ -64,8 +64,9 @@ def from_rows(rows: list[tuple[str, int, float, float]]) -> Chunk:
     """A chunk of ``(name, step, value, wall)`` rows, in their order."""
     names: dict[str, int] = {}
     ix = [names.setdefault(name, len(names)) for name, *_ in rows]
-    return Chunk(list(names), np.asarray(ix, dtype=np.uint32), np.asarray([r[1] for r in rows], dtype=np.int64),
-                 np.asarray([r[2] for r in rows], dtype=float), np.asarray([r[3] for r in rows], dtype=float))
+    _, steps, values, walls = zip(*rows, strict=True) if rows else ((), (), (), ())
+    return Chunk(list(names), np.asarray(ix, dtype=np.uint32), np.asarray(steps, dtype=np.int64),
+                 np.asarray(values, dtype=float), np.asarray(walls, dtype=float))
 
 
 def _insert(db: sqlite3.Connection, run_id: str, upto: int, level: int, c: Chunk) -> None:
@@ -127,10 +128,12 @@ def convert_run(db: sqlite3.Connection, run_id: str) -> int:
 
 def _merge_full_levels(db: sqlite3.Connection, run_id: str) -> None:
     while True:
+        levels = db.execute("SELECT level FROM curve_chunks WHERE run_id=? ORDER BY upto_rowid DESC LIMIT ?",
+                            (run_id, FAN_IN)).fetchall()
+        if len(levels) < FAN_IN or len(set(levels)) != 1:
+            return
         last = db.execute("SELECT upto_rowid, level, names, name_ix, steps, vals, walls FROM curve_chunks "
                           "WHERE run_id=? ORDER BY upto_rowid DESC LIMIT ?", (run_id, FAN_IN)).fetchall()
-        if len(last) < FAN_IN or len({r[1] for r in last}) != 1:
-            return
         last.reverse()
         merged = concat([_chunk(*r[2:]) for r in last])
         db.execute(f"DELETE FROM curve_chunks WHERE run_id=? AND upto_rowid IN ({qmarks(last)})",
