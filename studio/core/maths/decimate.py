@@ -134,7 +134,8 @@ class Pyramid:
         bounds = np.searchsorted(x, lo + (hi - lo) * np.arange(1, columns + 1) / columns, side="left")
         if not _bounds_agree(x, bounds, lo, hi, columns):
             return None
-        cuts = np.concatenate(([start, stop - 1, stop, np.searchsorted(x, lo, side="left")], bounds))
+        ends = np.array([start, stop - 1, stop, np.searchsorted(x, lo, side="left")], dtype=np.int64)
+        cuts = np.concatenate((ends, bounds))
         low, high = self.levels[depth]
         first, last = start // size, min(-(-stop // size), len(low))
         raw = np.concatenate(((cuts - 1) // size, cuts // size, [first, last - 1]))
