@@ -169,13 +169,17 @@ def read(db: sqlite3.Connection, run_ids: Sequence[str], after: dict[str, int],
     wanted = None if names is None else set(names)
     for run_id, chunks in by_run.items():
         c = concat(chunks)
-        order = np.lexsort((c.steps, c.name_ix))  # stable: equal steps keep their insertion (rowid) order
-        ix = c.name_ix[order]
-        cuts = np.flatnonzero(np.diff(ix)) + 1
+        order = np.argsort(c.name_ix, kind="stable")  # a radix sort: per metric, in insertion (rowid) order
+        cuts = np.flatnonzero(np.diff(c.name_ix[order])) + 1
         for part in np.split(order, cuts) if len(order) else []:
             name = c.names[int(c.name_ix[part[0]])]
-            if wanted is None or name in wanted:
-                out[(run_id, name)] = Columns(c.steps[part], c.values[part], c.walls[part])
+            if wanted is not None and name not in wanted:
+                continue
+            steps = c.steps[part]
+            if len(steps) > 1 and np.any(steps[1:] < steps[:-1]):  # logged out of step order: a stable sort
+                part = part[np.argsort(steps, kind="stable")]
+                steps = c.steps[part]
+            out[(run_id, name)] = Columns(steps, c.values[part], c.walls[part])
     return out
 
 
