@@ -115,9 +115,11 @@ def append(db: sqlite3.Connection, run_id: str, rows: list[tuple[int, str, float
 def convert_run(db: sqlite3.Connection, run_id: str) -> int:
     """Inside a write transaction: the run's rows not covered by its pack become one chunk (replacing any), and
     the run is listed as chunked. Returns the points chunked."""
-    pack = db.execute("SELECT min(upto_rowid) FROM curve_cache WHERE run_id=?", (run_id,)).fetchone()[0] or 0
-    rows = db.execute("SELECT name, step, value, wall, rowid FROM metrics WHERE run_id=? AND rowid>? "
-                      "ORDER BY name, step, rowid", (run_id, pack)).fetchall()
+    pack, later = db.execute("SELECT min(upto_rowid), max(appended) FROM curve_cache WHERE run_id=?",
+                             (run_id,)).fetchone()
+    rows = [] if pack and not later else db.execute(  # a pack with nothing logged after it: no row to read
+        "SELECT name, step, value, wall, rowid FROM metrics WHERE run_id=? AND rowid>? ORDER BY name, step, rowid",
+        (run_id, pack or 0)).fetchall()
     db.execute("DELETE FROM curve_chunks WHERE run_id=?", (run_id,))
     if rows:
         _insert(db, run_id, max(r[4] for r in rows), FAN_IN, from_rows([r[:4] for r in rows]))
