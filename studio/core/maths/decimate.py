@@ -104,7 +104,8 @@ class Pyramid:
         done, full = len(old[0]), len(y) // self.BASE
         block = y[done * self.BASE:full * self.BASE].reshape(-1, self.BASE)
         base = (done + np.arange(len(block))) * self.BASE
-        below = (np.r_[old[0], base + block.argmin(axis=1)], np.r_[old[1], base + block.argmax(axis=1)])
+        below = (np.concatenate((old[0], base + block.argmin(axis=1))),
+                 np.concatenate((old[1], base + block.argmax(axis=1))))
         out.levels = [below]
         depth = 1
         while len(below[0]) >= self.FAN:
@@ -113,8 +114,8 @@ class Pyramid:
             lows = below[0][done * self.FAN:full * self.FAN].reshape(-1, self.FAN)
             highs = below[1][done * self.FAN:full * self.FAN].reshape(-1, self.FAN)
             rows = np.arange(len(lows))
-            below = (np.r_[old[0], lows[rows, y[lows].argmin(axis=1)]],
-                     np.r_[old[1], highs[rows, y[highs].argmax(axis=1)]])
+            below = (np.concatenate((old[0], lows[rows, y[lows].argmin(axis=1)])),
+                     np.concatenate((old[1], highs[rows, y[highs].argmax(axis=1)])))
             out.levels.append(below)
             depth += 1
         return out
