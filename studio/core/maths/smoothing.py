@@ -2,10 +2,11 @@
 
 ``acc = acc·w + (1−w)·v`` and ``norm = norm·w + (1−w)``, drawn as ``acc / norm``. The recurrence is vectorised
 with numpy in blocks (``_scan``): inside a block the same products and sums as the loop, in the same order; each
-block then adds its predecessor's end times ``w^(t+1)``, so the result equals the loop to ~1e-12 relative (the loop
-itself rounds as much). ~0.5 ms for 20,000 points, 15× the loop; scipy's ``lfilter`` would be as quick but
-importing ``scipy.signal`` costs ~1.4 s and ~67 MB (measured), and numpy is loaded already. ``norm`` has a closed
-form. A curve that grows (a live run) continues from the saved state instead of starting over.
+block then adds its predecessor's end times ``w^(t+1)``, so the result equals the loop to ~1e-12 relative (the
+loop itself rounds as much). 20,000 points take 0.66 ms against the loop's 5.6 ms (×8, side by side, load 16).
+scipy's ``lfilter`` would be as quick, but importing ``scipy.signal`` costs 1.4–2.0 s and 67 MB (measured) and
+numpy is loaded already. ``norm`` has a closed form. A curve that grows (a live run) continues from the saved
+state instead of starting over.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ whole columns, so opening many long runs reads a few blobs per curve instead of 
   such runs are searched for them (a search walks the run's whole index range). Dropping rows
   (``truncate_metrics``, ``delete``) drops the run's cache. Whatever else writes metric rows must do the same.
 - Written when a run ends (engine/loop/sinks.py), or lazily by ``RunStore.curves`` for an ended run that has
-  none; never in a read-only store, and never for a live run (queued, running, paused: read as rows).
+  none; never in a read-only store, and never for a live run (queued, running, paused: read from its chunks,
+  core/runs/curve_chunks.py, which the pack replaces: it deletes the chunks it covers).
 - Derived data: a database rebuilt from the run folders (db.py) starts without it and makes it again.
 """
 

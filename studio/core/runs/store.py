@@ -538,8 +538,10 @@ class RunStore:
     def curves(self, run_ids: Iterable[str], names: Iterable[str] | None = None) -> dict[str, dict[str, Curve]]:
         """Full-resolution curves ``run_id → name → Curve`` (steps, values, walls as numpy arrays, step order) for
         a selection; ``names`` limits the metrics read. Ended runs come from the packed curve cache (made here
-        the first time, unless the store is read-only) plus any rows logged after it; live runs from their rows;
-        either way exactly what the plain row query gives (core/runs/curve_cache.py). Safe to call from a worker
+        the first time, unless the store is read-only), live ones from the chunks written as their values came
+        (core/runs/curve_chunks.py; a run of an old store is converted here the first time), anything after a
+        pack from chunks too (or rows, for a run not converted); either way exactly what the plain row query
+        gives (core/runs/curve_cache.py). Safe to call from a worker
         thread (each thread has its own connection). Runs with no rows are present with no curves."""
         return self._curves(run_ids, names, overview=False)
 
