@@ -35,7 +35,7 @@ NAME_IX = np.dtype("<u4")
 
 @dataclass
 class Chunk:
-    """Points of one run in insertion (rowid) order, every metric together."""
+    """Points of one run grouped by metric (``name_ix`` ascending), each metric's in insertion (rowid) order."""
 
     names: list[str]
     name_ix: np.ndarray
@@ -65,8 +65,14 @@ def from_rows(rows: list[tuple[str, int, float, float]]) -> Chunk:
     names: dict[str, int] = {}
     ix = [names.setdefault(name, len(names)) for name, *_ in rows]
     _, steps, values, walls = zip(*rows, strict=True) if rows else ((), (), (), ())
-    return Chunk(list(names), np.asarray(ix, dtype=np.uint32), np.asarray(steps, dtype=np.int64),
-                 np.asarray(values, dtype=float), np.asarray(walls, dtype=float))
+    return _grouped(Chunk(list(names), np.asarray(ix, dtype=np.uint32), np.asarray(steps, dtype=np.int64),
+                          np.asarray(values, dtype=float), np.asarray(walls, dtype=float)))
+
+
+def _grouped(c: Chunk) -> Chunk:
+    """The chunk's points grouped by metric, a stable (radix) sort: each metric's keep their order."""
+    order = np.argsort(c.name_ix, kind="stable")
+    return Chunk(c.names, c.name_ix[order], c.steps[order], c.values[order], c.walls[order])
 
 
 def _insert(db: sqlite3.Connection, run_id: str, upto: int, level: int, c: Chunk) -> None:
@@ -77,13 +83,13 @@ def _insert(db: sqlite3.Connection, run_id: str, upto: int, level: int, c: Chunk
 
 
 def _chunk(names: str, ix: bytes, steps: bytes, vals: bytes, walls: bytes) -> Chunk:
-    return Chunk(json.loads(names), np.frombuffer(ix, NAME_IX).astype(np.uint32),
-                 np.frombuffer(steps, STEP).astype(np.int64), np.frombuffer(vals, FLOAT).astype(float),
-                 np.frombuffer(walls, FLOAT).astype(float))
+    """A stored chunk (read-only views of its blobs)."""
+    return Chunk(json.loads(names), np.frombuffer(ix, NAME_IX), np.frombuffer(steps, STEP), np.frombuffer(vals, FLOAT),
+                 np.frombuffer(walls, FLOAT))
 
 
 def concat(chunks: list[Chunk]) -> Chunk:
-    """Chunks one after the other (their names unified)."""
+    """Chunks one after the other (their names unified), grouped by metric again."""
     names: dict[str, int] = {}
     ixs = []
     for c in chunks:
@@ -91,8 +97,8 @@ def concat(chunks: list[Chunk]) -> Chunk:
         ixs.append(remap[c.name_ix] if len(c) else c.name_ix)
     if not chunks:
         return Chunk([], np.empty(0, np.uint32), np.empty(0, np.int64), np.empty(0), np.empty(0))
-    return Chunk(list(names), np.concatenate(ixs), np.concatenate([c.steps for c in chunks]),
-                 np.concatenate([c.values for c in chunks]), np.concatenate([c.walls for c in chunks]))
+    return _grouped(Chunk(list(names), np.concatenate(ixs), np.concatenate([c.steps for c in chunks]),
+                          np.concatenate([c.values for c in chunks]), np.concatenate([c.walls for c in chunks])))
 
 
 def ensure(db: sqlite3.Connection, run_id: str) -> None:
@@ -170,18 +176,21 @@ def read(db: sqlite3.Connection, run_ids: Sequence[str], after: dict[str, int],
             by_run.setdefault(run_id, []).append(_chunk(*blobs))
     wanted = None if names is None else set(names)
     for run_id, chunks in by_run.items():
-        c = concat(chunks)
-        order = np.argsort(c.name_ix, kind="stable")  # a radix sort: per metric, in insertion (rowid) order
-        cuts = np.flatnonzero(np.diff(c.name_ix[order])) + 1
-        for part in np.split(order, cuts) if len(order) else []:
-            name = c.names[int(c.name_ix[part[0]])]
-            if wanted is not None and name not in wanted:
-                continue
-            steps = c.steps[part]
+        pieces: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        for c in chunks:  # each metric's slice of each chunk, in chunk (rowid) order
+            bounds = np.searchsorted(c.name_ix, np.arange(len(c.names) + 1))
+            for k, name in enumerate(c.names):
+                if wanted is None or name in wanted:
+                    a, b = bounds[k], bounds[k + 1]
+                    pieces.setdefault(name, []).append((c.steps[a:b], c.values[a:b], c.walls[a:b]))
+        for name, parts in pieces.items():
+            steps = np.concatenate([p[0] for p in parts]).astype(np.int64, copy=False)
+            values = np.concatenate([p[1] for p in parts]).astype(float, copy=False)
+            walls = np.concatenate([p[2] for p in parts]).astype(float, copy=False)
             if len(steps) > 1 and np.any(steps[1:] < steps[:-1]):  # logged out of step order: a stable sort
-                part = part[np.argsort(steps, kind="stable")]
-                steps = c.steps[part]
-            out[(run_id, name)] = Columns(steps, c.values[part], c.walls[part])
+                order = np.argsort(steps, kind="stable")
+                steps, values, walls = steps[order], values[order], walls[order]
+            out[(run_id, name)] = Columns(steps, values, walls)
     return out
 
 
