@@ -142,3 +142,16 @@ def test_merging_keeps_few_chunks_and_every_point(tmp_path, batches):
     assert all(levels.count(lv) < curve_chunks.FAN_IN for lv in set(levels))
     total = store._db.execute("SELECT sum(count) FROM curve_chunks WHERE run_id=?", (run_id,)).fetchone()[0]
     assert total == store._db.execute("SELECT count(*) FROM metrics WHERE run_id=?", (run_id,)).fetchone()[0]
+
+
+def test_a_chunked_run_is_packed_from_its_chunks_not_its_rows(tmp_path, monkeypatch):
+    store = RunStore(tmp_path)
+    run_id = live_run(store, batches=50)
+    store.set_status(run_id, "finished")
+    want = plain(store, [run_id])
+    with monkeypatch.context() as m:
+        no_row_reads(m)
+        assert store.write_curve_cache(run_id)
+    assert chunk_count(store, run_id) == 0
+    packed = curve_cache.read(store._db, [run_id], None)
+    assert_same({run_id: {n: c for (_r, n), c in packed.items()}}, want)

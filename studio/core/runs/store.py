@@ -616,7 +616,7 @@ class RunStore:
         db = self._db
         for run_id in curve_cache.uncached_ended(db, ids):
             try:
-                curve_cache.build(db, run_id, wait_ms=curve_cache.LAZY_WAIT_MS)
+                curve_cache.build(db, run_id, wait_ms=curve_cache.LAZY_WAIT_MS, columns=_chunked_columns)
             except sqlite3.Error:
                 pass
         done = curve_chunks.chunked(db, ids)
@@ -674,7 +674,7 @@ class RunStore:
 
         self._refuse_if_read_only("write the curve cache")
         try:
-            return curve_cache.build(self._db, run_id)
+            return curve_cache.build(self._db, run_id, columns=_chunked_columns)
         except sqlite3.Error as err:
             raise StoreError(f"cannot write the curve cache: {describe_sqlite(err, self.db_path)}") from None
 
@@ -722,6 +722,19 @@ class RunStore:
     def params(self, run_id: str) -> dict[str, Any]:
         rows = self._db.execute("SELECT key, value FROM params WHERE run_id=?", (run_id,)).fetchall()
         return {k: json.loads(v) for k, v in rows}
+
+
+def _chunked_columns(db: sqlite3.Connection, run_id: str) -> dict | None:
+    """A chunked run's curves (its pack, if any, and the chunks past it: core/runs/curve_chunks.py), for packing it
+    without reading its rows; None for a run not chunked."""
+    from studio.core.runs import curve_cache, curve_chunks
+
+    if not curve_chunks.exists(db) or not curve_chunks.chunked(db, [run_id]):
+        return None
+    upto = curve_cache.cached_runs(db, [run_id])[0]
+    tails = curve_chunks.read(db, [run_id], upto, None)
+    packed = curve_cache.read(db, list(upto), None)
+    return {key: curve_cache.merge(packed.get(key), tails.get(key)) for key in {*packed, *tails}}
 
 
 def _names(given: str, run_id: str) -> bool:
