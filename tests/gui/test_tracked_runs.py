@@ -129,3 +129,17 @@ def test_an_imported_tensorboard_runs_histograms_are_in_the_histograms_view(qtbo
         assert tab.weights.shown.shape == (60, 4)  # value bins × the 4 recorded steps
     finally:
         session.shutdown(wait_s=10)
+
+
+def test_the_curves_key_says_a_tracked_run_was_logged_by_its_script(qtbot, window, studio_home: Path) -> None:
+    """Issue 33: its spacing is the script's, not Studio's ``train.metric_interval``."""
+    with studio.track.init("outside", flush_s=0.05) as run:
+        for step in range(0, 50, 5):
+            run.log({"train/loss": 1.0 / (step + 1)}, step=step)
+    window.session.runs_changed.emit()
+    window.session.set_selection([run.id])
+    curves = window.curves_pane.curves
+    qtbot.waitUntil(lambda: not curves.loading and run.id in curves.series, timeout=10_000)
+    qtbot.waitUntil(lambda: "every 5 steps" in curves.key.text(), timeout=10_000)
+    assert "every 5 steps (as your script logged them)" in curves.key.text()
+    assert "train.metric_interval" not in curves.key.text()
