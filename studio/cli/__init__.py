@@ -38,8 +38,10 @@ from studio.cli import (
     scale,
     schedule,
     train,
+    trust,
 )
 from studio.cli import eval as eval_cmd
+from studio.cli.terminal_safe import safe_streams
 from studio.core.errors import StudioError
 
 # In the order ``studio --help`` lists them. A command module imports nothing from this one: no import cycle.
@@ -47,7 +49,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscap
                                            eval_cmd, export, compress, fit, scale, parallel, async_sgd, dataload,
                                            schedule, cluster, generate, attention, check,
                                            import_logs, attach, noise_scale,
-                                           allreduce, dlrm)
+                                           allreduce, dlrm, trust)
 
 COMMANDS = tuple(name for module in COMMAND_MODULES for name in module.COMMANDS)
 
@@ -77,6 +79,11 @@ def _warn_recovered(recovery: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    with safe_streams():  # names, tags and messages are user text: never a command to the terminal
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     from studio.core.runs.db import RECOVERY_LISTENERS
 

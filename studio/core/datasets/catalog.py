@@ -229,3 +229,45 @@ DATASETS.add(Entry(
          "See resources/README.md.",
     tags=("text", "labelled", "bundled"),
 ))
+
+# --- data from code: a user's Dataset, or a Hugging Face datasets folder (docs/user-guide/own-model-and-data.md) --
+_LOADER_PARAMS = (
+    Param("workers", "int", 2, "DataLoader worker processes that read training batches (0: in the training "
+          "process)", 0, 64),
+    Param("val_fraction", "float", DEFAULT_VAL, "share of the training set held out for validation when the "
+          "data has no validation split", 0.0, 0.9),
+    Param("test_fraction", "float", DEFAULT_TEST, "share held out for testing when the data has no test split",
+          0.0, 0.9),
+)
+DATASETS.add(Entry(
+    "python",
+    "Your own data: a torch.utils.data.Dataset class (or a function returning datasets) from a Python file",
+    (
+        Param("path", "str", "", "the .py file that defines the dataset (copied into the run folder)"),
+        Param("class", "str", "", "the Dataset subclass, or a function returning (train, test) or (train, val, "
+              "test)"),
+        Param("args", "args", {}, "its keyword arguments: [data.args] root = \"…\"; split (\"train\", \"val\", "
+              "\"test\") or train (true/false) are filled in per split"),
+        *_LOADER_PARAMS,
+    ),
+    builder="studio.core.datasets.code_data:load_python",
+    info="Items are (input, label) pairs, read through a DataLoader with workers (not held on the device). Classes: "
+         "the dataset's classes list, else num_classes, else the largest label + 1.",
+    tags=("file", "usercode", "loader"),
+))
+DATASETS.add(Entry(
+    "hf_disk",
+    "A Hugging Face datasets folder (saved with save_to_disk) or an image folder (class per sub-folder): images "
+    "and labels",
+    (
+        Param("path", "str", "", "the folder: a dataset saved with datasets' save_to_disk, or an imagefolder"),
+        Param("image", "str", "image", "the column holding the inputs (images or numbers)"),
+        Param("label", "str", "label", "the column holding the class labels"),
+        Param("size", "int", 0, "resize images to size × size (0: keep; they must all be one size)", 0, 4096),
+        *_LOADER_PARAMS,
+    ),
+    builder="studio.core.datasets.hf_data:load_hf_disk",
+    info="datasets.load_from_disk(path), or load_dataset('imagefolder', data_dir=path); splits train / validation "
+         "/ test when present. Needs pip install 'studio[hf]'.",
+    tags=("folder_or_id", "loader", "hf"),
+))
