@@ -110,6 +110,7 @@ class Session(QObject):
     notice = Signal(str, str)  # a status text with details behind a Details… button (e.g. the skipped files)
     error = Signal(str, str)  # title, message
     state_changed = Signal(str)  # "idle", "running", "paused"
+    suggested = Signal(str)  # a model picked in the window: what its suggested settings set or undid ("": nothing)
     job_started = Signal(object)  # a JobHandle
     job_ended = Signal(object)  # a JobHandle, once its job has ended
 
@@ -133,9 +134,18 @@ class Session(QObject):
         self.follower = StoreFollower(self)
 
     # --- config edits ----------------------------------------------------------------------
-    def set_choice(self, section: str, name: str) -> None:
-        """Pick another registry entry for a section; its parameters start at their defaults."""
+    def set_choice(self, section: str, name: str, *, suggest: bool = False) -> None:
+        """Pick another registry entry for a section; its parameters start at their defaults. ``suggest`` (a
+        person's pick of a model in the window): the model's suggested train settings too, and those of the model
+        left back to the shared defaults (core/config/suggested.py), said by ``suggested``."""
         if getattr(self.config, section).name == name:
+            return
+        if suggest and section == "model":
+            from studio.core.config.suggested import pick_model
+
+            self.config, note = pick_model(self.config, name)
+            self.config_changed.emit()
+            self.suggested.emit(note)
             return
         entry = registry_for(section).get(name)
         setattr(self.config, section, Choice(name, entry.defaults()))
