@@ -74,6 +74,33 @@ def test_a_dropped_tensorboard_folder_becomes_selected_runs(qtbot, window, tmp_p
     assert names == {"logs/a", "logs/b"}
 
 
+def test_a_tensorboard_import_is_a_session_task_with_progress_and_cancel(qtbot, window, tmp_path: Path) -> None:
+    """Issue 33: the import runs as a background task the Session follows (not a plain thread): its dialog can
+    cancel it, and a cancelled import says so and leaves no half-imported run."""
+    pytest.importorskip("tbparse")
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QPushButton
+
+    from studio.core.contracts.jobs import LogImportRequest
+    from studio.gui.app import commands
+    from tests.track.tb_logs import summary_writer_run
+
+    for name in ("a", "b", "c"):
+        summary_writer_run(tmp_path / "logs" / name, steps=5, histograms=False)
+    started: list = []
+    window.session.job_started.connect(started.append)
+    commands.import_logs(window.shell, str(tmp_path / "logs"))
+    importer = window.shell.log_importer
+    assert [type(h.request) for h in started] == [LogImportRequest] and started[0].kind == "import"
+    assert importer.busy and importer.dialog is not None and importer.dialog.objectName() == "log_import_progress"
+    with qtbot.waitSignal(importer.cancelled, timeout=60_000):
+        qtbot.mouseClick(importer.dialog.findChild(QPushButton), Qt.MouseButton.LeftButton)  # its Cancel button
+    assert importer.dialog is None and not importer.busy
+    assert "cancelled" in window.status.message.text()
+    runs = window.session.store.list()
+    assert all(r.status == "finished" for r in runs) and len(runs) < 3  # whole runs only, and it did stop
+
+
 def test_opening_a_tracked_run_selects_it_and_keeps_the_settings(window, studio_home: Path) -> None:
     from studio.gui.app import commands
 
