@@ -39,3 +39,26 @@ def test_a_model_that_suggests_nothing_changes_no_other_field(qtbot, window):
     assert after["model"]["name"] == "cnn"
     assert {k: v for k, v in after.items() if k != "model"} == {k: v for k, v in before.items() if k != "model"}
     assert not panel.suggested_note.isVisibleTo(panel)
+
+
+def test_a_window_that_reopens_on_a_next_word_model_has_its_suggested_settings(qtbot, window):
+    """[train] is not remembered between sessions: a window that restores gpt_lm sets its suggestion again (else
+    it would train it with the shared defaults, the untrained result)."""
+    from studio.core.runs.store import RunStore
+    from studio.gui.app.main_window import MainWindow
+    from tests.gui.conftest import new_session
+
+    window.settings.forms["data"].combo.setCurrentText("fortunes")
+    window.settings.forms["model"].combo.setCurrentText("gpt_lm")
+    window.shell.prefs.save_choices(window.session.config)
+    session = new_session(RunStore())
+    again = MainWindow(session, probe_backend=False)
+    again.shell.confirm_close = lambda: True
+    qtbot.addWidget(again)
+    try:
+        config = session.config
+        assert config.model.name == "gpt_lm"
+        assert config.train.batch_size == suggestion("gpt_lm").settings["train.batch_size"]
+        assert again.settings.train_form.widgets["batch_size"].value() == config.train.batch_size
+    finally:
+        session.shutdown(wait_s=5)

@@ -64,7 +64,7 @@ def pick_model(config: RunConfig, name: str) -> tuple[RunConfig, str]:
     found = suggestion(name)
     if found is not None:
         out = with_suggested(out)
-        return out, f"Set {name}'s suggested settings: {in_words(found.settings)} — {found.why}. Edit any to change."
+        return out, f"Set for {name}: {in_words(found.settings)}; {found.why}. Edit any to change."
     changed = {key: value for key, value in back.items() if value_of(config, key) != value}
     return out, (f"Back to the shared defaults: {in_words(changed)}." if changed else "")
 
@@ -85,7 +85,7 @@ def value_of(config: RunConfig, key: str) -> Any:
 
 
 def in_words(settings: dict[str, Any]) -> str:
-    """The settings as the window's fields name them: "6 epochs, batch size 32, adam at learning rate 0.003,
+    """The settings as the window's fields name them: "6 epochs, batch size 32, adam learning rate 0.003,
     cosine schedule, dropout 0.2"."""
     left = dict(settings)
     parts = []
@@ -96,7 +96,7 @@ def in_words(settings: dict[str, Any]) -> str:
         parts.append(f"batch size {left.pop('train.batch_size')}")
     optimizer, lr = left.pop("optimizer.name", None), left.pop("optimizer.lr", None)
     if optimizer is not None or lr is not None:
-        parts.append(" at ".join(p for p in (optimizer, f"learning rate {lr:g}" if lr is not None else None) if p))
+        parts.append(" ".join(p for p in (optimizer, f"learning rate {lr:g}" if lr is not None else None) if p))
     if "schedule.name" in left:
         parts.append(f"{left.pop('schedule.name')} schedule")
     parts += [f"{key.partition('.')[2].replace('_', ' ')} {_word(value)}" for key, value in left.items()]

@@ -115,7 +115,7 @@ _LM_PARAMS = (
 _RNN_SUGGESTED = Suggested(
     {"train.epochs": 6, "train.batch_size": 32, "optimizer.name": "adam", "optimizer.lr": 0.003,
      "schedule.name": "cosine"},
-    "the shared defaults give it too few steps to beat the words' frequencies by much (it writes “a a a …”)")
+    "the shared defaults leave it near the words' frequencies (it writes “a a a …”)")
 MODELS.add(Entry(
     "lstm_lm",
     "Next-word LSTM: word embedding → LSTM → softmax over the vocabulary (text datasets)",
@@ -220,7 +220,7 @@ MODELS.add(Entry(
     suggested=Suggested(
         {"train.epochs": 12, "train.batch_size": 8, "optimizer.name": "adam", "optimizer.lr": 0.0005,
          "schedule.name": "cosine", "model.dropout": 0.2},
-        "the shared defaults give it 25 steps on the bundled fortunes: it writes “the the the …”"),
+        "the shared defaults give it 25 steps on the fortunes (it writes “the the the …”)"),
 ))
 
 # --- the user's own models and the libraries' backbones (docs/user-guide/own-model-and-data.md) -------------
