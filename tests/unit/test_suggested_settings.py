@@ -80,3 +80,9 @@ def test_the_cli_takes_the_suggestion_on_request_only(capsys):
 def test_resume_refuses_a_preset(capsys):
     assert main(["train", "--resume", "some-run", "--preset", "suggested"]) == 2  # a user-fixable error
     assert "drop --preset" in capsys.readouterr().err
+
+
+def test_studio_list_models_says_each_suggestion():
+    listed = {e["name"]: e for e in MODELS.describe()}
+    assert listed["lstm_lm"]["suggested"] == suggestion("lstm_lm").settings
+    assert "suggested" not in listed["mlp"]
