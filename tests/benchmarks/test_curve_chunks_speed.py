@@ -61,6 +61,7 @@ def same(got: dict, want: dict) -> bool:
 
 
 @pytest.mark.benchmark
+@pytest.mark.timeout(1800)  # 3–4 minutes under load at 50 × 20k
 def test_live_and_old_runs_read_like_packed_ones(tmp_path, monkeypatch):
     store = RunStore(tmp_path / "store")
     ids, with_chunk, without = [], 0.0, 0.0
