@@ -4,7 +4,8 @@ packed (ended) one: a few blobs per run instead of a row per value.
 
 - ``RunStore.log_metrics`` appends one chunk per call, in the transaction that inserts the rows: ``upto_rowid``
   (the largest rowid of its rows), ``names`` (JSON) and per point ``name_ix`` (<u4, into ``names``), ``steps``
-  (<i8), ``vals`` and ``walls`` (<f8), in insertion order. So chunks and rows are committed, or lost, together.
+  (<i8), ``vals`` and ``walls`` (<f8), grouped by metric, each metric's points in insertion (rowid) order. So
+  chunks and rows are committed, or lost, together; a read slices each metric out of each chunk.
 - Chunks merge as they accumulate: when the run's last ``FAN_IN`` chunks are of one ``level`` they become one chunk
   of the next level (a log-structured merge: a run of n calls keeps ~``FAN_IN``·log(n) chunks, and each point is
   rewritten ~log(n) times).
