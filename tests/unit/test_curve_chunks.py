@@ -155,3 +155,24 @@ def test_a_chunked_run_is_packed_from_its_chunks_not_its_rows(tmp_path, monkeypa
     assert chunk_count(store, run_id) == 0
     packed = curve_cache.read(store._db, [run_id], None)
     assert_same({run_id: {n: c for (_r, n), c in packed.items()}}, want)
+
+
+def test_rows_an_older_studio_adds_or_removes_are_not_missed(tmp_path):
+    """An older Studio sharing the store writes rows with no chunk (and deletes rows without touching chunks):
+    the run is read as its rows from then on, and chunked again the next time this version logs."""
+    store = RunStore(tmp_path)
+    run_id = live_run(store, batches=20)
+    older = sqlite3.connect(tmp_path / "runs.db")  # what an older version's RunStore does: plain rows
+    with older:
+        older.executemany("INSERT INTO metrics (run_id, step, name, value, wall) VALUES (?,?,?,?,?)",
+                          [(run_id, 1000 + i, "train/loss", 0.5, 2000.0) for i in range(5)])
+    assert_same(store.curves([run_id]), plain(store, [run_id]))
+    assert 1004 in store.curves([run_id])[run_id]["train/loss"].steps
+    store.log_metrics(run_id, [(2000, "train/loss", 0.25, 3000.0)])  # this version logs: chunked again
+    assert curve_chunks.chunked(store._db, [run_id]) == {run_id}
+    assert_same(store.curves([run_id]), plain(store, [run_id]))
+    with older:
+        older.execute("DELETE FROM metrics WHERE run_id=? AND step>=1000", (run_id,))
+    older.close()
+    assert_same(store.curves([run_id]), plain(store, [run_id]))
+    assert 2000 not in store.curves([run_id])[run_id]["train/loss"].steps

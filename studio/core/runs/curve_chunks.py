@@ -15,6 +15,8 @@ packed (ended) one: a few blobs per run instead of a row per value.
 - A pack written at a run's end covers the chunks up to its ``upto_rowid``; they are deleted with it. Reading
   takes the pack plus the chunks past it. Dropping rows (``truncate_metrics``, ``delete``) converts the run again
   or forgets it.
+- A row added or removed by another writer (an older Studio sharing the store) takes its run off
+  ``curve_chunked`` (triggers, migration 5): the run is read as rows until it is converted again.
 - Derived data, like the pack: a database rebuilt from the run folders starts without chunks and converts runs.
 """
 
@@ -117,6 +119,8 @@ def append(db: sqlite3.Connection, run_id: str, rows: list[tuple[int, str, float
     _insert(db, run_id, upto, 0, from_rows([(n, s, v, w) for s, n, v, w in rows]))
     fault_points.reached("curve.chunk")  # test-only: a crash with the chunk written, the transaction open
     _merge_full_levels(db, run_id)
+    # the rows' trigger (migration 5 in core/runs/db.py) took the run off the list: its chunks cover them
+    db.execute("INSERT OR IGNORE INTO curve_chunked (run_id) VALUES (?)", (run_id,))
 
 
 def convert_run(db: sqlite3.Connection, run_id: str) -> int:
