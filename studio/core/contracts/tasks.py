@@ -25,7 +25,14 @@ from studio.core.contracts.dlrm import DlrmRequest
 from studio.core.contracts.evaluation import EvaluationRequest, PredictRequest
 from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
 from studio.core.contracts.generate import GenerateRequest
-from studio.core.contracts.jobs import DemoRequest, FetchRequest, ImportRequest, PreviewRequest, SummaryRequest
+from studio.core.contracts.jobs import (
+    DemoRequest,
+    FetchRequest,
+    ImportRequest,
+    LogImportRequest,
+    PreviewRequest,
+    SummaryRequest,
+)
 from studio.core.contracts.landscape import LandscapeJobRequest, SharpnessJobRequest
 from studio.core.contracts.lr_find import LrFindRequest
 from studio.core.contracts.noise_scale import NoiseScaleRequest
@@ -65,6 +72,7 @@ SUMMARY = Task("studio.engine.tasks.summary:run", "model summary", JobKind.SUMMA
 IMPORT = Task("studio.engine.tasks.data_import:run", "import", JobKind.IMPORT)
 FETCH = Task("studio.engine.tasks.data_import:run", "download", JobKind.IMPORT)
 PREVIEW = Task("studio.engine.tasks.data_import:run", "augmentation preview", JobKind.PREVIEW)
+IMPORT_LOGS = Task("studio.engine.tasks.log_import:run", "TensorBoard import", JobKind.IMPORT)
 DATALOAD = Task("studio.engine.tasks.dataload:run", "input-pipeline sweep", JobKind.TASK)
 PAPER_CHECK = Task("studio.engine.tasks.paper_check:run", "paper check", JobKind.CHECK)
 SCHEDULE = Task("studio.engine.tasks.schedule:run", "scheduling replay", JobKind.TASK)
@@ -79,7 +87,7 @@ LR_FIND = Task("studio.engine.tasks.lr_find:run", "learning-rate range test", Jo
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
                            SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE,
                            SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD, PARALLEL, NOISE_SCALE,
-                           ALLREDUCE, DLRM, LR_FIND)
+                           ALLREDUCE, DLRM, IMPORT_LOGS, LR_FIND)
 
 # Each request type names one task: a new task's request is a type of its own.
 TASK_OF_REQUEST: dict[type, Task] = {
@@ -90,7 +98,7 @@ TASK_OF_REQUEST: dict[type, Task] = {
     ImportRequest: IMPORT, FetchRequest: FETCH, PreviewRequest: PREVIEW, DataloadRequest: DATALOAD,
     CheckRequest: PAPER_CHECK, ScheduleRequest: SCHEDULE, LandscapeJobRequest: LANDSCAPE,
     SharpnessJobRequest: SHARPNESS, NoiseScaleRequest: NOISE_SCALE,
-    AllreduceRequest: ALLREDUCE, DlrmRequest: DLRM, LrFindRequest: LR_FIND,
+    AllreduceRequest: ALLREDUCE, DlrmRequest: DLRM, LogImportRequest: IMPORT_LOGS, LrFindRequest: LR_FIND,
 }
 
 
