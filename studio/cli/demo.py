@@ -1,8 +1,12 @@
-"""``studio demo NAME [--set key=value ...] [--json]``: run a teaching demo's computation headless.
+"""``studio demo NAME [--set key=value ...] [--json] [--record FILE]``: run a teaching demo's computation headless.
 
 Progress goes to stderr. With ``--json`` the last stdout line is one JSON object: ``demo``, ``seconds`` and
 the demo's key numbers (e.g. the race: per optimizer, steps to reach the tolerance or "diverged"; the
 large-batch lab: per batch size, steps to target, top eigenvalue, gap). ``studio list demos`` lists them.
+
+``--record FILE.npz`` also saves what was computed as a recording (``core/demos/recording_file``);
+``studio demo --record-all DIR`` makes every recording Studio ships (each demo and Parallelism-lab page at its
+default settings, ``core/demos/recorder``): the one command that regenerates ``resources/demos``.
 """
 
 from __future__ import annotations
@@ -51,7 +55,12 @@ def format_summary(value: Any, indent: int = 0) -> str:
 def cmd_demo(args: argparse.Namespace) -> int:
     from studio.cli._shared import StderrProgress, emit_json
     from studio.core.demos.catalog import DEMOS
+    from studio.core.errors import ConfigError
 
+    if args.record_all:
+        return record_all(args)
+    if not args.name:
+        raise ConfigError("name a demo (studio list demos), or record them all with --record-all DIR")
     entry = DEMOS.get(args.name)
     params = DEMOS.resolve(args.name, parse_sets(args.set), "demo")
     bar = StderrProgress(args.quiet)
@@ -61,6 +70,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     out = {"demo": args.name, **result["summary"], "seconds": round(time.perf_counter() - started, 3)}
+    if args.record:
+        out["recorded"] = save_record(args.name, params, result, args.record, out["seconds"])
     if args.json:
         emit_json(out)
     else:
@@ -69,10 +80,56 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def save_record(name: str, params: dict[str, Any], result: dict[str, Any], path: str, seconds: float) -> str:
+    """Save the computed ``result`` to ``path`` as a recording (``.npz``); the path written."""
+    import datetime
+
+    from studio import __version__
+    from studio.core.demos.recording_file import Recording, save
+    from studio.core.errors import ConfigError
+
+    if not path.lower().endswith(".npz"):
+        raise ConfigError(f"--record writes a recording (.npz); got {path!r}")
+    meta = {"recorded": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"), "studio": __version__,
+            "seconds": seconds}
+    return str(save(Recording(name, params, result, [], meta), path))
+
+
+def record_all(args: argparse.Namespace) -> int:
+    """``--record-all DIR``: every shipped recording (or those named with ``--only``), one line each on stderr."""
+    from studio.cli._shared import StderrProgress, emit_json
+    from studio.core.demos import recorder, recordings
+    from studio.core.errors import ConfigError
+
+    chosen = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else recordings.names()
+    unknown = [n for n in chosen if n not in recordings.names()]
+    if unknown:
+        raise ConfigError(f"--only names recordings; {unknown[0]!r} is not one of {', '.join(recordings.names())}")
+    made = []
+    for name in chosen:
+        bar = StderrProgress(args.quiet)
+        try:
+            rec = recorder.record(name, args.record_all, progress=bar)
+        finally:
+            bar.close()
+        made.append({"name": name, "seconds": rec.meta["seconds"], "cpu_seconds": rec.meta["cpu_seconds"],
+                     "path": str(recordings.path_of(name, args.record_all))})
+        if not args.quiet:
+            print(f"{name}: {rec.meta['seconds']:.1f} s ({rec.meta['cpu_seconds']:.1f} s of CPU)", file=sys.stderr)
+    if args.json:
+        emit_json({"recorded": made})
+    return 0
+
+
 def add_parser(sub: Any) -> None:
     demo = sub.add_parser("demo", help="run a teaching demo headless (studio list demos)")
-    demo.add_argument("name", metavar="NAME", help="the demo, e.g. optimizer_race (studio list demos)")
+    demo.add_argument("name", metavar="NAME", nargs="?", help="the demo, e.g. optimizer_race (studio list demos)")
     demo.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                       help="set one of the demo's parameters, e.g. --set function=rosenbrock (repeatable)")
+    demo.add_argument("--record", metavar="FILE", help="also save what it computed: FILE.npz, a recording the "
+                      "Teaching lab can show")
+    demo.add_argument("--record-all", metavar="DIR", help="record every demo and Parallelism-lab page at its default "
+                      "settings into DIR (resources/demos: the recordings Studio ships)")
+    demo.add_argument("--only", metavar="NAMES", help="with --record-all: only these recordings, comma-separated")
     add_output_args(demo, quiet=True, what="the key numbers")
     demo.set_defaults(func=cmd_demo)
