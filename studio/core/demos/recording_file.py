@@ -81,16 +81,17 @@ def encode(value: Any, arrays: dict[str, np.ndarray], compact: bool = True) -> A
 
 
 def decode(tree: Any, arrays: Any) -> Any:
-    """The value ``encode`` wrote (arrays as float32 where they were float16, so views compute in float32)."""
+    """The value ``encode`` wrote; float arrays come back as float64, as the demos made them (a float32 number
+    overflows where a plot compares it with its float64 limits)."""
     if isinstance(tree, list):
         return [decode(v, arrays) for v in tree]
     if not isinstance(tree, dict):
         return tree
     if "__array__" in tree:
         array = arrays[tree["__array__"]]
-        return array.astype(np.float32) if array.dtype == np.float16 else array
+        return array.astype(np.float64) if array.dtype.kind == "f" else array
     if "__unit8__" in tree:
-        return arrays[tree["__unit8__"]].astype(np.float32) / 255
+        return arrays[tree["__unit8__"]].astype(np.float64) / 255
     if "__float__" in tree:
         return float(tree["__float__"])
     if "__tuple__" in tree:

@@ -60,7 +60,7 @@ LAB_PAGES: tuple[LabPage, ...] = (
     LabPage("parallel_dataload", "Input pipeline", "studio.core.contracts.dataload:DataloadRequest",
             (("dataset", "fashion_mnist_small"), ("persistent", True))),
     LabPage("parallel_schedule", "Scheduling", "studio.core.contracts.schedule:ScheduleRequest",
-            note="a synthetic trace of 60 jobs shaped like a production cluster's (press Replay for your runs)"),
+            note="a synthetic trace of 60 jobs shaped like a production cluster's, not your runs"),
 )
 
 

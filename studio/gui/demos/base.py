@@ -256,9 +256,15 @@ class DemoView(QWidget):
             return False
         self.recording = recording
         self.badge.button = self.compute_button.text()
-        self.badge.show_recording(recording)
         self.player.reset()
-        self._done(recording.result)
+        try:
+            self._done(recording.result)
+        except Exception:  # noqa: BLE001 - a recording this view cannot draw must not keep the demo from opening
+            self.recording, self.result = None, None
+            self.clear_data()
+            self.player.reset()
+            return False
+        self.badge.show_recording(recording)
         self.player.seek(self.frame_count() - 1)
         return True
 

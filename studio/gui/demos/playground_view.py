@@ -48,6 +48,9 @@ class PlaygroundView(DemoView):
         self.player.reset_requested.connect(self.reset_training)
         self.compute_button.setText("Train")
         self.compute_button.setToolTip("Train from new random weights; change any setting while it learns")
+        self.badge.button = "Train"
+        if self.recording is not None:
+            self.badge.show_recording(self.recording)
         self.stop_button.setToolTip("End the training (the last picture stays)")
         # live training has no end (its bar stays empty; the player's label says the step), and the child's one
         # "starting" report would hide the status line: progress leaves the line to the view

@@ -1,14 +1,18 @@
 """The line over a demo or lab page that says its picture was recorded, not computed here: "Recorded on 2026-11-27
-with Studio 0.1.0 (1 min 40 s on 2 cores); press Compute to run it live here." It says so until a live result
+with Studio 0.1.0 (40 s of CPU time); press Compute to run it live here." It says so until a live result
 replaces the recording, and says which settings differ when the form no longer matches the recording."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 from PySide6.QtWidgets import QLabel, QWidget
 
+from studio.core.demos import recordings
 from studio.core.demos.recording_file import Recording
+from studio.core.errors import StudioError
 
 
 def duration(seconds: float) -> str:
@@ -24,9 +28,8 @@ def recorded_text(recording: Recording, button: str = "Compute", differing: list
                   note: str = "") -> str:
     """What the badge says about ``recording`` (``differing``: the settings the form has changed since)."""
     meta = recording.meta
-    took = meta.get("seconds")
-    cores = meta.get("cores")
-    how = f" ({duration(took)} on {cores} cores)" if took is not None and cores else ""
+    took = meta.get("cpu_seconds", meta.get("seconds"))
+    how = f" ({duration(took)} of CPU time)" if took is not None else ""
     what = f": {note}" if note else ""
     head = f"Recorded on {recording.date or 'an earlier day'} with Studio {meta.get('studio', '?')}{how}{what}"
     if differing:
@@ -71,3 +74,37 @@ class RecordedBadge(QLabel):
         """A live result replaced the recording."""
         self.recording = None
         self.setVisible(False)
+
+    def restore(self) -> None:
+        """A computation ended without a result: the recording is still what is shown."""
+        if self.recording is not None:
+            self.show_recording(self.recording, note=self.note)
+
+    def follow(self, panel: Any) -> None:
+        """Say what a lab page's job panel (``widgets/job_panel.JobPanel``) does to the recording: computing while
+        it runs, gone when its result arrives, back when it ends without one."""
+        panel.done.connect(self.live)
+        panel.busy_changed.connect(lambda busy: self.computing() if busy else self.restore())
+
+
+def show_shipped(badge: RecordedBadge, name: str, request: Callable[[], Any], show: Callable[[Any], None],
+                 ignore: tuple[str, ...] = ()) -> bool:
+    """Show the recording Studio ships for lab page ``name`` (``show(result)``) with the badge, when the page's
+    untouched form (``request()``) asks for what was recorded (``ignore``: fields that are this machine's, such as
+    a run store's folder). Whether it was shown."""
+    recording = recordings.shipped(name)
+    page = recordings.lab_page(name)
+    if recording is None or page is None:
+        return False
+    try:
+        now = asdict(request())
+    except (StudioError, AttributeError):  # a form that is no request yet (a page built on a partial session)
+        return False
+    if [k for k in recordings.same_settings(recording.params, now) if k not in ignore]:
+        return False
+    try:
+        show(recording.result)
+    except Exception:  # noqa: BLE001 - a recording this page cannot draw must not keep the page from opening
+        return False
+    badge.show_recording(recording, note=page.note)
+    return True
