@@ -38,12 +38,16 @@ def points_text(xy: np.ndarray, labels: np.ndarray) -> str:
                                                                         np.asarray(labels).reshape(-1), strict=True))
 
 
-def parse_points(text: str) -> tuple[np.ndarray, np.ndarray]:
-    """The ``points`` setting back as (xy (n, 2) float, classes (n,) 0/1); DataError in one sentence."""
-    rows = [r for r in str(text).replace("\n", ";").split(";") if r.strip()]
+def parse_points(text: str, two_classes: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The ``points`` setting back as (xy (n, 2) float, classes (n,) 0/1); DataError in one sentence. Without
+    ``two_classes``, points being drawn: any count of either class (the classes are the numbers 0 and 1)."""
+    rows = [r.split(",") for r in str(text).replace("\n", ";").split(";") if r.strip()]
+    if not two_classes:
+        values = np.array(rows, dtype=float).reshape(-1, 3) if rows else np.zeros((0, 3))
+        return values[:, :2], (values[:, 2] > 0.5).astype(np.int64)
     if not rows:
         raise DataError("no points given: a custom point set needs points of two classes, as x, y, class")
-    return _check([r.split(",") for r in rows], "the points", "have")
+    return _check(rows, "the points", "have")
 
 
 def read_csv(text: str, name: str = "the CSV") -> tuple[np.ndarray, np.ndarray]:
@@ -119,7 +123,13 @@ def custom_split(xy: np.ndarray, labels: np.ndarray, train_ratio: float,
     ``MIN_FOR_TEST`` or the rule would leave no training point."""
     xy = np.asarray(xy, dtype=np.float32).reshape(-1, 2)
     labels = np.asarray(labels, dtype=np.int64).reshape(-1)
-    test = np.random.default_rng(seed).random(len(labels)) >= train_ratio
-    if len(labels) < MIN_FOR_TEST or test.all():
-        test = np.zeros(len(labels), dtype=bool)
+    test = test_mask(len(labels), train_ratio, seed)
     return xy[~test], labels[~test], xy[test], labels[test]
+
+
+def test_mask(n: int, train_ratio: float, seed: int) -> np.ndarray:
+    """Which of ``n`` own points test the model (see :func:`custom_split`)."""
+    test = np.random.default_rng(seed).random(n) >= train_ratio
+    if n < MIN_FOR_TEST or test.all():
+        test = np.zeros(n, dtype=bool)
+    return test
