@@ -16,6 +16,7 @@ Hessian-vector products over the whole training subset (``studio.core.landscape.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -58,7 +59,7 @@ def half_squared_error(num_classes: int) -> LossFn:
     return loss
 
 
-def hessian_matvec(loss: torch.Tensor, params: list[torch.Tensor]) -> tuple[list[torch.Tensor], curvature.MatVec]:
+def hessian_matvec(loss: torch.Tensor, params: Sequence[torch.Tensor]) -> tuple[list[torch.Tensor], curvature.MatVec]:
     """(∇L, v ↦ ∇²L·v on flat vectors) at the weights ``loss`` was computed with. The gradient's graph is built
     once and kept, so each Hessian-vector product is one backward pass through it (half the cost of rebuilding
     the graph per product); the gradient comes back detached, for the training step."""

@@ -29,7 +29,7 @@ from studio.core.targets import resolve_target
 
 FRAMES = 3  # the frames a recording keeps for its check
 RTOL, ATOL = 2e-3, 1e-5  # how far a re-run may be from the recording (float32 storage, other CPUs' rounding)
-Progress = Callable[[float, str], None]
+Progress = Callable[..., Any]  # (fraction, text) for a demo, a Report for a lab page: StderrProgress takes both
 
 
 class Enough(Exception):  # noqa: N818 - not an error: the check has the frames it needs

@@ -78,6 +78,8 @@ ACTIONS: Final[tuple[ActionSpec, ...]] = (
                enabled=False),
     ActionSpec("export", "Export metrics…", commands.export_dialog, "Save the selected runs' metrics as a CSV file",
                "file", "Ctrl+E"),
+    ActionSpec("record_curves", "Record the curves…", commands.record_curves, "For slides: the selected runs' "
+               "curves growing step by step as an MP4 or GIF, or a PNG or SVG still", "file"),
     ActionSpec("quit", "Quit", commands.quit_window, "Quit Studio", "file", "Quit", separator_before=True),
     ActionSpec("presentation", "Presentation mode", commands.toggle_presentation,
                "Full screen with large fonts and thick lines, for a projector", "view", "F11", checkable=True),

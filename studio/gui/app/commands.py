@@ -246,6 +246,23 @@ def export_metrics(session: Session, status: StatusBar, run_ids: list[str], path
     return rows
 
 
+def record_curves(shell: Shell) -> None:
+    """Record the curves…: the selected runs' curves growing step by step (or a still), for slides."""
+    from studio.gui.plots.curves_reel import reel_of_runs
+    from studio.gui.widgets.record_dialog import ask_and_record
+
+    runs = shell.session.selected_runs()
+    if not runs:
+        shell.status.show_error("Record the curves", "Select one or more runs in the run list first.")
+        return
+    labels = {r: shell.run_list.names.get(r, r) for r in runs}
+    done = ask_and_record("the curves", lambda style: reel_of_runs(shell.session.store, runs, labels, style),
+                          "curves", shell.window)
+    if done is not None:
+        text, failed = done
+        shell.status.show_error("Record the curves", text) if failed else shell.status.show_message(text)
+
+
 def files_dropped_on_run(shell: Shell, run_id: str, paths: list[str]) -> bool:
     """Files dropped on a run's row are classified with that run (Evaluation › Predict shows them); dropped
     between rows they open as anywhere else in the window."""

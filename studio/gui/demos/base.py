@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
     QScrollArea,
     QSpinBox,
     QSplitter,
@@ -56,7 +57,8 @@ class DemoView(QWidget):
     endless = False  # live and without an end: it runs until stopped (the playground)
     short_title = ""  # the title in presentation mode (the lab sets it from its list)
 
-    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Any, parent: QWidget | None = None, recorded: bool = True) -> None:
+        """``recorded``: open on the shipped recording (a copy made for a recording of slides does not)."""
         super().__init__(parent)
         self.entry = DEMOS.get(self.demo)
         self.explanation = EXPLANATIONS[self.demo]
@@ -84,7 +86,8 @@ class DemoView(QWidget):
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.stop)
-        self.show_recorded()
+        if recorded:
+            self.show_recorded()
 
     # --- layout ------------------------------------------------------------------------------
     def _build(self) -> None:
@@ -118,6 +121,12 @@ class DemoView(QWidget):
         self.stop_button.setObjectName("stop")
         self.stop_button.setToolTip("Cancel the computation running in the background")
         self.panel.status.setObjectName("status")
+        self.record_button = QPushButton("Record…")
+        self.record_button.setObjectName("record")
+        self.record_button.setToolTip("Save this demo for slides: an MP4 or GIF of its frames, or a PNG or SVG "
+                                      "still, at the size you choose")
+        self.record_button.clicked.connect(self.record_for_slides)
+        self.panel.add_button(self.record_button, while_busy=True)
         checks = checks_for_demo(self.demo)  # the lesson's paper checks: a button beside Compute, text by the claim
         self.check_panel = CheckPanel(self, checks) if checks else None
         if self.check_panel is not None:
@@ -267,6 +276,24 @@ class DemoView(QWidget):
         self.badge.show_recording(recording)
         self.player.seek(self.frame_count() - 1)
         return True
+
+    def snapshot(self) -> dict[str, Any] | None:
+        """What a recording of this view replays: the finished (or recorded) result; None while computing."""
+        return self.result
+
+    def show_result(self, result: dict[str, Any]) -> None:
+        """Draw ``result`` as a finished computation (a recording's copy of this view)."""
+        self._done(result)
+
+    def record_for_slides(self) -> None:
+        """Record…: what is shown, as a video, an animation or a still (``widgets/record_dialog.py``)."""
+        from studio.gui.demos.demo_reel import reel_of
+        from studio.gui.widgets.record_dialog import ask_and_record
+
+        done = ask_and_record(self.short_title or self.entry.description, lambda style: reel_of(self, style),
+                              self.demo, self)
+        if done is not None:
+            self.show_status(*done)
 
     def _recording_settings(self) -> None:
         if self.recording is not None:

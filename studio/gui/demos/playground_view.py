@@ -43,8 +43,8 @@ class PlaygroundView(DemoView):
     live = True
     endless = True
 
-    def __init__(self, session: Any, parent: Any = None) -> None:
-        super().__init__(session, parent)
+    def __init__(self, session: Any, parent: Any = None, recorded: bool = True) -> None:
+        super().__init__(session, parent, recorded)
         self.pending: dict[str, Any] = {}  # changes not sent yet
         self.send_timer = QTimer(self)
         self.send_timer.setSingleShot(True)
@@ -135,6 +135,14 @@ class PlaygroundView(DemoView):
             self.send_timer.start()
         else:
             self.show_status(f"Your {len(xy)} points: press Train to learn them (changes follow while it trains).")
+
+    def snapshot(self) -> dict[str, Any] | None:
+        """A finished run's result, or the live training so far (its frames keep only the newest picture)."""
+        if self.result is not None:
+            return self.result
+        if self.setup is None or not self.frames:
+            return None
+        return {**self.setup, "frames": [dict(f) for f in self.frames]}
 
     def _dragging(self, xy: np.ndarray, classes: np.ndarray) -> None:
         self._draw_own(xy, classes)
