@@ -12,6 +12,7 @@ from typing import Any
 
 from studio import version_line
 from studio.cli import (
+    allreduce,
     async_sgd,
     attach,
     attention,
@@ -23,6 +24,7 @@ from studio.cli import (
     data,
     dataload,
     demo,
+    dlrm,
     export,
     fit,
     generate,
@@ -36,15 +38,18 @@ from studio.cli import (
     scale,
     schedule,
     train,
+    trust,
 )
 from studio.cli import eval as eval_cmd
+from studio.cli.terminal_safe import safe_streams
 from studio.core.errors import StudioError
 
 # In the order ``studio --help`` lists them. A command module imports nothing from this one: no import cycle.
 COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, compare,
                                            eval_cmd, export, compress, fit, scale, parallel, async_sgd, dataload,
                                            schedule, cluster, generate, attention, check,
-                                           import_logs, attach, noise_scale)
+                                           import_logs, attach, noise_scale,
+                                           allreduce, dlrm, trust)
 
 COMMANDS = tuple(name for module in COMMAND_MODULES for name in module.COMMANDS)
 
@@ -74,6 +79,11 @@ def _warn_recovered(recovery: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    with safe_streams():  # names, tags and messages are user text: never a command to the terminal
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     from studio.core.runs.db import RECOVERY_LISTENERS
 

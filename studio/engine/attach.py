@@ -16,6 +16,7 @@ from studio.core.config.run_config import RunConfig
 from studio.core.contracts import layout
 from studio.core.errors import ConfigError, DataError
 from studio.core.models import attached
+from studio.core.usercode.trust import trust_copy
 
 
 def parse_model(spec: str) -> tuple[Path, str]:
@@ -92,6 +93,7 @@ def attach(run_dir: Path, model: str, weights: Path, data: Path | None, init: st
         raise ConfigError("the run has no data yet: give --data FILE.pt (a tuple (inputs, targets) of tensors)")
     layout.attached_dir(run_dir).mkdir(parents=True, exist_ok=True)
     shutil.copyfile(code, layout.attached_code_path(run_dir))
+    trust_copy(layout.attached_code_path(run_dir))  # the user's own code: it may run again (core/usercode/trust.py)
     meta: dict[str, Any] = {"class": name, "module": code.stem, "source": str(code.resolve()), "init": kwargs}
     if batch is not None:
         attached.save_data(run_dir, *batch)

@@ -63,7 +63,7 @@ class RunData:
         from studio.engine.training.worker import build_model, device_splits
 
         cfg = self.config
-        data = load_run_data(cfg)
+        data = load_run_data(cfg, run_dir=self.run_dir)  # what the run keeps of a parent run, never the parent
         self._splits = dict(zip(SPLITS, device_splits(data, cfg, torch.device("cpu")), strict=True))
         attach(cfg.data.params, *self._splits.values())  # sample-wise centering, as the trainer does
         self.classes = list(data.classes)
@@ -71,6 +71,7 @@ class RunData:
         self.input_shape, self.num_classes = data.input_shape, data.num_classes
         self.task = task_for(data.meta)
         self.task_name = str(data.meta.get("task", "classification"))  # "tokens": a prediction at every position
+        self.meta: dict[str, Any] = dict(data.meta)  # what the dataset knows of itself (a corpus: its unigram)
         self.model = build_model(cfg, data, self.device).eval()
 
     def _attach(self) -> None:
@@ -85,6 +86,7 @@ class RunData:
         task = meta.get("task") or attached.task_of(x, y)
         self.task = task_for({"task": "regression"} if task == attached.REGRESSION else {})
         self.task_name = "regression" if task == attached.REGRESSION else "classification"
+        self.meta = {}  # no dataset of Studio's behind it
         self.is_image = x.dim() == 4
         self.input_shape = tuple(x.shape[1:])
         self.num_classes = int(y.max()) + 1 if task == attached.CLASSIFICATION and len(y) else 1

@@ -13,6 +13,7 @@ from typing import Any
 
 from studio.core.contracts import layout
 from studio.core.models import attached
+from studio.core.usercode.trust import trust_copy
 from studio.track.warn import warn_once
 
 
@@ -35,6 +36,7 @@ def save_model(run_dir: Path, model: Any, example_batch: Any, *, step: int,
     folder = layout.attached_dir(run_dir)
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, layout.attached_code_path(run_dir))
+    trust_copy(layout.attached_code_path(run_dir))  # the script's own code: it may run again (core/usercode/trust.py)
     meta: dict[str, Any] = {"class": cls.__qualname__, "module": cls.__module__, "source": source,
                             "init": dict(init or {})}
     if example_batch is not None:

@@ -67,18 +67,19 @@ def _seed(store, overrides: list[str], steps=(20, 40, 60), epoch_every=40):
     return run.id
 
 
-def test_runs_are_named_by_what_differs_and_coloured_alike_in_list_and_plots(window):
+def test_runs_are_named_by_the_rule_and_coloured_alike_in_list_and_plots(window):
     store = window.session.store
     sgd = _seed(store, ["optimizer.name=sgd", "optimizer.lr=0.05", "train.batch_size=256"])
     adam = _seed(store, ["optimizer.lr=0.001"])
     window.session.runs_changed.emit()
     names = window.run_list.names
-    assert names[sgd] == "sgd lr=0.05 · batch 256" and names[adam] == "adam lr=0.001 · batch 128"
+    # the model, the data and what differs from the defaults (sgd's own lr is 0.05; adam's 0.001)
+    assert names[sgd] == "mlp · fashion_mnist_small · sgd · batch 256" and names[adam] == "mlp · fashion_mnist_small"
     window.session.set_selection([sgd, adam])
     colours = window.curves_pane.curves.colours()
     assert len(set(colours.values())) == 2
     assert window.run_list.colours == colours  # the run list is the plots' colour key
-    assert "sgd lr=0.05 · batch 256" in window.curves_pane.curves.key.text()
+    assert "mlp · fashion_mnist_small · sgd · batch 256" in window.curves_pane.curves.key.text()
     assert window.curves_pane.curves.plots["loss"].legend is None  # nothing on top of the data
 
 
@@ -99,8 +100,8 @@ def test_rename_notes_and_delete_from_the_run_list(window):
     assert store.notes()[a] == "noisy labels, take two"
     row = runs.tree.topLevelItem(runs.run_ids().index(a))
     assert row.text(0) == "baseline" and row.text(6) == "noisy labels, take two"
-    runs.rename(a, "")  # back to the name made from what differs
-    assert runs.names[a] == "adam lr=0.01"
+    runs.rename(a, "")  # back to the naming rule's name
+    assert runs.names[a] == "mlp · fashion_mnist_small · adam lr=0.01"
     runs.confirm_delete = lambda ids: False
     assert runs.delete_runs([a]) == 0 and a in runs.run_ids()
     runs.confirm_delete = lambda ids: True
@@ -118,7 +119,7 @@ def test_x_axis_modes_log_x_first_point_and_raw_curve_behind_smoothing(qtbot, wi
     window.session.set_selection([run])
     curves = window.curves_pane.curves
     qtbot.waitUntil(lambda: not curves.loading, timeout=5000)  # read off the GUI thread
-    assert curves.stack.currentWidget() is curves.graphics
+    assert curves.stack.currentWidget() is curves.plot_scroll  # the plots (in their scroll area)
     item = curves.items[(run, "train/loss")]
     assert list(item.xData) == [20, 40, 60, 80]
     curves.set_x_mode("epoch")
@@ -250,3 +251,29 @@ def test_regularisation_right_column_fits_a_narrow_view(qtbot):
     needed = view.graphics.ci.layout.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
     assert needed <= view.graphics.width(), (needed, view.graphics.width())  # long titles no longer widen it
     assert view.panels[3].title.startswith("augmentation: gap")
+
+
+def test_a_model_too_big_for_the_memory_is_said_before_train_and_refused_in_one_sentence(window, monkeypatch):
+    """Issue 39.4: the yellow note names the figures as soon as the model is too big; Train does not ask "train
+    anyway?" about it but refuses in one sentence, creating no run."""
+    from studio.core.estimates import footprint
+
+    monkeypatch.setattr(footprint.memory, "available_ram", lambda: 8 * 2**30)
+    session = window.session
+    session.set_choice("data", "fortunes")
+    session.set_choice("model", "gpt_lm")
+    for key, value in (("layers", 48), ("heads", 32), ("d_model", 4096)):
+        session.set_param("model", key, value)
+    assert window.settings.check_fit() == []  # nothing to ask about: Train itself refuses it
+    note = window.settings.warnings.text()
+    assert window.settings.warnings.isVisibleTo(window)
+    assert "This gpt_lm needs at least 177.79 GiB: 36.01 GiB of weights (9.7 billion parameters)" in note
+    assert "more than the 8.00 GiB available on this machine" in note and "--" not in note
+    errors: list = []
+    session.error.connect(lambda title, message: errors.append(message))
+    window.shell.confirm_warnings = lambda warnings: (_ for _ in ()).throw(AssertionError("asked"))
+    commands.train(window.shell)
+    assert not session.jobs and len(errors) == 1 and "needs at least" in errors[0] and "\n" not in errors[0]
+    assert session.store.list() == []
+    session.set_param("model", "layers", 2)
+    assert "needs at least" not in window.settings.warnings.text()

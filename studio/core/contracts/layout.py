@@ -12,12 +12,16 @@ its checkpoints. The one owner of these rules; pure pathlib (no torch, no Qt), s
         snapshots/step_0000120.pt      float16 weights for trajectories (engine/callbacks/trajectory_snapshots.py)
         attention/step_0000050.pt      attention snapshots of Transformers (engine/callbacks/attention_snapshots.py)
         metrics.csv                    every logged value, appended as it is logged (core/runs/metric_log.py)
+        lineage.json                   what a run built on another run keeps of it (core/runs/lineage_record.py)
         histograms.jsonl               weight and gradient histograms per tensor, a line each (core/runs/histograms.py)
         landscapes/<name>.npz          landscape results and sharpness_<time>.json (core/landscape/io.py)
         evaluations/<split>-<checkpoint>.json and .npz   saved evaluations (engine/tasks/evaluation.py)
         compressed/<id>/model.pt, summary.json; compressed/sweep.json   compressions (engine/tasks/compression.py)
         logs/rank0.stderr              what each rank wrote to stderr (engine/jobs/child_stderr.py): the last lines
                                        of a rank that died before it could report go into the run's message
+        code/my_net.py, manifest.json  a copy of the user's model or dataset file the run trained, with its source
+                                       path and SHA-256 (core/usercode/run_copy.py); config.toml names the copy
+    HOME/trusted_code.json             SHA-256 of the code files this user let Studio import from run folders
         tracked.json                   a run Studio did not train (studio.track, a TensorBoard import, `studio
                                        attach`): where it came from and the script's own settings
                                        (core/runs/tracked.py)
@@ -56,7 +60,11 @@ COMPRESSED_SUMMARY: Final = "summary.json"
 SWEEP: Final = "sweep.json"
 HISTOGRAMS: Final = "histograms.jsonl"
 METRICS: Final = "metrics.csv"
+LINEAGE: Final = "lineage.json"
 LOGS: Final = "logs"
+CODE: Final = "code"
+CODE_MANIFEST: Final = "manifest.json"
+TRUSTED_CODE: Final = "trusted_code.json"
 TRACKED: Final = "tracked.json"
 ATTACHED: Final = "attached"
 ATTACHED_CODE: Final = "model.py"
@@ -106,11 +114,29 @@ def metrics_path(run_dir: PathLike) -> Path:
     return Path(run_dir) / METRICS
 
 
+def lineage_path(run_dir: PathLike) -> Path:
+    """What a run built on another run (a fine-tuned classifier) keeps of its parent, so it needs it no more."""
+    return Path(run_dir) / LINEAGE
+
+
 def rank_log_path(run_dir: PathLike, rank: int) -> Path:
     """What rank ``rank`` wrote to stderr (``logs/rank0.stderr``)."""
     return Path(run_dir) / LOGS / f"rank{rank}.stderr"
 
 
+def code_dir(run_dir: PathLike) -> Path:
+    """The copies of the user's own code files the run trained (a ``python`` model or dataset)."""
+    return Path(run_dir) / CODE
+
+
+def code_manifest_path(run_dir: PathLike) -> Path:
+    """What ``code/`` holds: each file's role, source path and SHA-256."""
+    return code_dir(run_dir) / CODE_MANIFEST
+
+
+def trusted_code_path(home: PathLike) -> Path:
+    """The SHA-256 of code files from run folders that this user has agreed to run."""
+    return Path(home) / TRUSTED_CODE
 def tracked_path(run_dir: PathLike) -> Path:
     """Where a run Studio did not train came from, and the script's own settings (core/runs/tracked.py)."""
     return Path(run_dir) / TRACKED

@@ -15,7 +15,7 @@ from studio.core.errors import ConfigError
 from studio.core.numbers.ints import split_ints
 from studio.core.targets import resolve_target
 
-KINDS = ("int", "float", "bool", "choice", "ints", "str")
+KINDS = ("int", "float", "bool", "choice", "ints", "str", "args")  # args: a table of a user's own arguments
 
 
 @dataclass
@@ -48,6 +48,10 @@ class Param:
 
     def coerce(self, value: Any, where: str) -> Any:
         """Return ``value`` converted to this parameter's type, or raise ConfigError naming ``where``."""
+        if self.kind == "args":  # checked against the user's signature by core/usercode (arguments.py)
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where} must be a table of argument = value, e.g. [{where}] width = 64")
+            return dict(value)
         try:
             if self.kind == "bool":
                 if isinstance(value, str):

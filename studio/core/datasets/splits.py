@@ -28,11 +28,20 @@ def holdout(y: np.ndarray, pool: np.ndarray, fraction: float, seed: int) -> np.n
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    picked = []
-    for c in np.unique(y[pool]):
-        idx = np.flatnonzero(pool & (y == c))
-        picked.append(rng.permutation(idx)[: round(len(idx) * fraction)])
+    picked = [rng.permutation(idx)[: round(len(idx) * fraction)] for idx in by_class(y, pool)]
     return np.concatenate(picked) if picked else np.zeros(0, np.int64)
+
+
+def by_class(y: np.ndarray, pool: np.ndarray | None = None) -> list[np.ndarray]:
+    """The indices of each class present (in ``pool``, a mask), ascending, classes in sorted order: one sort, where
+    a scan per class was quadratic in the number of classes."""
+    import numpy as np
+
+    where = np.flatnonzero(pool) if pool is not None else np.arange(len(y))
+    labels = np.asarray(y)[where]
+    order = np.argsort(labels, kind="stable")  # stable: each class keeps its indices ascending
+    cuts = np.flatnonzero(np.diff(labels[order])) + 1
+    return [where[part] for part in np.split(order, cuts)] if len(order) else []
 
 
 def assign(y: np.ndarray, source: np.ndarray, val_fraction: float = DEFAULT_VAL,
@@ -53,6 +62,30 @@ def assign(y: np.ndarray, source: np.ndarray, val_fraction: float = DEFAULT_VAL,
                             "nothing to train on; their sum must be below 1")
         codes[holdout(y, codes == TRAIN, share, seed)] = VAL
     return codes
+
+
+def planned_sizes(y: np.ndarray, source: np.ndarray, val_fraction: float = DEFAULT_VAL,
+                  test_fraction: float = DEFAULT_TEST) -> dict[str, int]:
+    """``sizes(assign(y, source, val_fraction, test_fraction))`` from counts alone: the same per-class rounding,
+    no permutation (the fit check asks at every edit of the settings; which samples go where does not change how
+    many)."""
+    import numpy as np
+
+    codes = np.asarray(source, dtype=np.int64)
+    labels = np.asarray(y, dtype=np.int64)
+    classes = int(labels.max()) + 1 if len(labels) else 0
+    per_class = np.bincount(labels * 3 + codes, minlength=3 * classes).reshape(classes, 3)  # class × split code
+    has_test, has_val = bool(per_class[:, TEST].any()), bool(per_class[:, VAL].any())
+    train, val, test = (per_class[:, i].tolist() for i in (TRAIN, VAL, TEST))
+    if not has_test and test_fraction > 0:
+        held = [round(n * test_fraction) for n in train]
+        train, test = [n - h for n, h in zip(train, held, strict=True)], [t + h for t, h in zip(test, held,
+                                                                                                  strict=True)]
+    if not has_val and val_fraction > 0:
+        share = val_fraction if has_test else val_fraction / (1 - test_fraction)
+        held = [round(n * share) for n in train]
+        train, val = [n - h for n, h in zip(train, held, strict=True)], [v + h for v, h in zip(val, held, strict=True)]
+    return {name: int(sum(part)) for name, part in zip(SPLITS, (train, val, test), strict=True)}
 
 
 def sizes(codes: np.ndarray) -> dict[str, int]:

@@ -44,7 +44,11 @@ def write_meta(run_dir: str | Path, meta: dict[str, Any]) -> None:
 
 
 def import_code(code: Path) -> Any:
-    """The module of a copied code file, imported under a name of its own (its ``__main__`` block not run)."""
+    """The module of a copied code file, imported under a name of its own (its ``__main__`` block not run); a copy
+    this user has not trusted (someone else's run folder) is refused (core/usercode/trust.py)."""
+    from studio.core.usercode.trust import check_trusted
+
+    check_trusted(code)
     name = "studio_attached_" + hashlib.sha1(str(code.resolve()).encode()).hexdigest()[:12]
     if name in sys.modules:
         return sys.modules[name]

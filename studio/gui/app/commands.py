@@ -49,6 +49,10 @@ def train(shell: Shell) -> str | None:
     if warnings and not shell.confirm_warnings(warnings):
         shell.status.show_message("Not started: change the settings the warning names, or train anyway")
         return None
+    from studio.gui.app.open_code import ask_to_trust
+
+    if not ask_to_trust(shell, shell.session.config):  # code from a run folder the user has not trusted yet
+        return None
     return shell.session.train()
 
 
@@ -69,8 +73,11 @@ def stop_run(shell: Shell) -> None:
 
 
 def enqueue(shell: Shell) -> None:
-    """Queue a run with these settings (Queue tab)."""
-    shell.session.enqueue()
+    """Queue a run with these settings (Queue tab), after asking about code from a run folder not trusted yet."""
+    from studio.gui.app.open_code import ask_to_trust
+
+    if ask_to_trust(shell, shell.session.config):
+        shell.session.enqueue()
 
 
 def cluster_dialog(shell: Shell) -> QDialog:
@@ -125,6 +132,11 @@ def open_path(shell: Shell, path: str) -> str:
         switch_store(shell, str(target.target))  # a run store (`studio /shared/studio`): watch it
     elif target.kind == open_target.IMPORT:
         import_path(shell, str(target.target))
+    elif target.kind == open_target.CODE:
+        from studio.gui.app.open_code import open_code
+
+        if not open_code(shell, target.target):
+            return open_target.MISSING
     elif target.kind == open_target.TENSORBOARD:
         import_logs(shell, str(target.target))
     elif not load_config(shell, target):
@@ -185,6 +197,9 @@ def load_config(shell: Shell, target: open_target.OpenTarget) -> bool:
             shell.session.set_selection([run.id])
         shell.status.show_message(f"Opened {target.target.name}, a run trained outside Studio")
         return True
+    from studio.gui.app.open_code import ask_to_trust
+
+    ask_to_trust(shell, config)  # someone else's run folder: its code runs only if the user says so
     shell.session.set_config(config)
     shell.settings.reload()
     if target.kind == open_target.CONFIG:
