@@ -36,8 +36,9 @@ class Step:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "title": self.title, "notes": self.notes}
-        extra = {"demo": {"demo": self.demo, "params": self.params}, "dataset": {"dataset": self.dataset},
-                 "config": {"config": self.config}, "compare": {"runs": self.runs}}
+        extra: dict[str, dict[str, Any]] = {
+            "demo": {"demo": self.demo, "params": self.params}, "dataset": {"dataset": self.dataset},
+            "config": {"config": self.config}, "compare": {"runs": self.runs}}
         out.update(extra.get(self.kind, {}))
         return out
 

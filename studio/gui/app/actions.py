@@ -80,6 +80,9 @@ ACTIONS: Final[tuple[ActionSpec, ...]] = (
                "file", "Ctrl+E"),
     ActionSpec("record_curves", "Record the curves…", commands.record_curves, "For slides: the selected runs' "
                "curves growing step by step as an MP4 or GIF, or a PNG or SVG still", "file"),
+    ActionSpec("save_lesson", "Save as lesson…", commands.save_lesson, "For a class: the demos opened in the "
+               "Teaching lab with their settings, the training settings and the selected runs as the steps of one "
+               ".studio-lesson file that students open read-only", "file"),
     ActionSpec("quit", "Quit", commands.quit_window, "Quit Studio", "file", "Quit", separator_before=True),
     ActionSpec("presentation", "Presentation mode", commands.toggle_presentation,
                "Full screen with large fonts and thick lines, for a projector", "view", "F11", checkable=True),

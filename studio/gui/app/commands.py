@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QDialog
 
@@ -139,9 +140,63 @@ def open_path(shell: Shell, path: str) -> str:
             return open_target.MISSING
     elif target.kind == open_target.TENSORBOARD:
         import_logs(shell, str(target.target))
+    elif target.kind == open_target.LESSON:
+        if not open_lesson(shell, target.target):
+            return open_target.MISSING
     elif not load_config(shell, target):
         return open_target.MISSING
     return target.kind
+
+
+def open_lesson(shell: Shell, path: Path) -> bool:
+    """A ``.studio-lesson`` file: read-only, in a panel beside the window, on its first step; refused in one
+    sentence when it is damaged, changed, too large or from a newer Studio."""
+    from studio.core.lessons import lesson_file
+    from studio.gui.app.lesson_panel import LessonPanel
+
+    try:
+        lesson, _manifest = lesson_file.load(path)
+    except StudioError as err:
+        shell.status.show_error("Open lesson", str(err))
+        return False
+    if shell.lesson_panel is not None:
+        shell.window.removeDockWidget(shell.lesson_panel)
+        shell.lesson_panel.deleteLater()
+    panel = LessonPanel(shell, lesson, path.name)
+    shell.lesson_panel = panel
+    shell.window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, panel)
+    panel.go(0)
+    shell.status.show_message(f"Opened the lesson {path.name}: {len(lesson.steps)} steps; Next and Back walk "
+                              "through them")
+    return True
+
+
+def save_lesson(shell: Shell) -> None:
+    """File › Save as lesson…: steps from what the window shows now, ticked and annotated, to one file."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from studio.core.lessons import lesson_file
+    from studio.gui.app.lesson_dialog import LessonDialog, steps_from_state
+
+    dialog = LessonDialog(steps_from_state(shell), shell.window)
+    if dialog.exec() != QDialog.DialogCode.Accepted:
+        return
+    lesson = dialog.lesson()
+    if not lesson.steps:
+        shell.status.show_error("Save as lesson", "Tick at least one step to save a lesson.")
+        return
+    stem = "".join(c if c.isalnum() or c in "-_ " else "_" for c in lesson.title).strip() or "lesson"
+    path, _ = QFileDialog.getSaveFileName(shell.window, "Save the lesson", f"{stem}{lesson_file.SUFFIX}",
+                                          f"Studio lesson (*{lesson_file.SUFFIX})")
+    if not path:
+        return
+    try:
+        saved = lesson_file.save(lesson, path)
+    except StudioError as err:
+        shell.status.show_error("Save as lesson", str(err))
+        return
+    shell.status.show_message(f"Saved the lesson {saved.name} ({len(lesson.steps)} steps): students open it with "
+                              "a double-click or studio " + saved.name)
 
 
 def import_logs(shell: Shell, logdir: str) -> None:

@@ -58,6 +58,7 @@ class MainWindow(QMainWindow):
     own_store_action: QAction
     export_action: QAction
     record_curves_action: QAction
+    save_lesson_action: QAction
     quit_action: QAction
     presentation_action: QAction
     docs_action: QAction

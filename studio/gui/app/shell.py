@@ -44,5 +44,6 @@ class Shell:
     confirm_close: Callable[[], bool]
     importer: Any = None
     log_importer: Any = None  # TensorBoard logs being imported (gui/session/log_import.py)
+    lesson_panel: Any = None  # the lesson opened (gui/app/lesson_panel.py)
     help_window: Any = None
     about_box: Any = None
