@@ -53,6 +53,9 @@ def test_a_lesson_saved_from_the_window_opens_on_its_first_step(qtbot, window, t
     assert "2 of 2 runs are selected" in panel.what.text()
     panel.back.click()
     assert panel.index == len(lesson.steps) - 2
+    panel.student.setText("Ada L.")
+    panel.tag_run(runs[0].id)  # what Train does while a lesson is open: the class board finds the run by these
+    assert store.tags([runs[0].id])[runs[0].id] == ["lesson:week-3", "student:ada-l"]
     assert path.read_bytes() == before  # read-only: the file is never written
 
 

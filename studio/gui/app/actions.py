@@ -83,6 +83,8 @@ ACTIONS: Final[tuple[ActionSpec, ...]] = (
     ActionSpec("save_lesson", "Save as lesson…", commands.save_lesson, "For a class: the demos opened in the "
                "Teaching lab with their settings, the training settings and the selected runs as the steps of one "
                ".studio-lesson file that students open read-only", "file"),
+    ActionSpec("class_board", "Class board…", commands.class_board, "For a class: the runs the students trained "
+               "for a lesson in a shared run store, ranked live by the lesson's metric, full screen", "file"),
     ActionSpec("quit", "Quit", commands.quit_window, "Quit Studio", "file", "Quit", separator_before=True),
     ActionSpec("presentation", "Presentation mode", commands.toggle_presentation,
                "Full screen with large fonts and thick lines, for a projector", "view", "F11", checkable=True),

@@ -54,7 +54,10 @@ def train(shell: Shell) -> str | None:
 
     if not ask_to_trust(shell, shell.session.config):  # code from a run folder the user has not trusted yet
         return None
-    return shell.session.train()
+    run_id = shell.session.train()
+    if run_id is not None and shell.lesson_panel is not None:  # for the class board: the lesson and the student
+        shell.lesson_panel.tag_run(run_id)
+    return run_id
 
 
 def toggle_pause(shell: Shell) -> None:
@@ -197,6 +200,27 @@ def save_lesson(shell: Shell) -> None:
         return
     shell.status.show_message(f"Saved the lesson {saved.name} ({len(lesson.steps)} steps): students open it with "
                               "a double-click or studio " + saved.name)
+
+
+def class_board(shell: Shell) -> None:
+    """File › Class board…: a shared run store's runs of one lesson, ranked, full screen (read-only)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from studio.core.runs.store import RunStore, is_run_store
+    from studio.gui.app.class_board import ClassBoard
+
+    home = QFileDialog.getExistingDirectory(shell.window, "The class's shared run store (its folder holds runs.db)",
+                                            str(shell.session.store.home))
+    if not home:
+        return
+    if not is_run_store(Path(home)):
+        shell.status.show_error("Class board", f"{home} is not a run store: choose the folder the students' Studio "
+                                "writes to (it holds runs.db).")
+        return
+    lesson = shell.lesson_panel.lesson_slug() if shell.lesson_panel is not None else ""
+    board = ClassBoard(RunStore(home, read_only=True), lesson)
+    shell.class_board = board
+    board.showFullScreen()
 
 
 def import_logs(shell: Shell, logdir: str) -> None:

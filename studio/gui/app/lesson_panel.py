@@ -6,10 +6,20 @@ scripts or pictures)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from studio.core.errors import StudioError
 from studio.core.lessons.lesson import Lesson, Step
@@ -50,6 +60,12 @@ class LessonPanel(QDockWidget):
         self.next.setObjectName("lesson_next")
         self.back.clicked.connect(lambda: self.go(self.index - 1))
         self.next.clicked.connect(lambda: self.go(self.index + 1))
+        self.student = QLineEdit(default_student())
+        self.student.setObjectName("lesson_student")
+        self.student.setToolTip("Your name on the class board: the runs you train while the lesson is open carry it")
+        name_row = QHBoxLayout()
+        name_row.addWidget(QLabel("Your name"))
+        name_row.addWidget(self.student, 1)
         buttons = QHBoxLayout()
         buttons.addWidget(self.back)
         buttons.addStretch(1)
@@ -58,9 +74,25 @@ class LessonPanel(QDockWidget):
             column.addWidget(part)
         column.addWidget(self.notes, 1)
         column.addWidget(self.what)
+        column.addLayout(name_row)
         column.addLayout(buttons)
         self.setWidget(body)
         self.setMinimumWidth(260)
+
+    def lesson_slug(self) -> str:
+        from studio.core.runs.class_board import slug
+
+        return slug(self.lesson.title or Path(self.source).stem)
+
+    def tag_run(self, run_id: str) -> None:
+        """Tag a run trained with the lesson open, for the class board (``core/runs/class_board``)."""
+        from studio.core.runs.class_board import lesson_tags
+
+        try:
+            self.shell.session.store.add_tags([run_id], lesson_tags(self.lesson.title or Path(self.source).stem,
+                                                                    self.student.text().strip() or "anonymous"))
+        except StudioError as err:
+            self.shell.status.show_message(f"The run was not tagged for the class board: {err}")
 
     def go(self, index: int) -> None:
         """Show step ``index`` (kept within the lesson) in the panel and in the window."""
@@ -77,6 +109,16 @@ class LessonPanel(QDockWidget):
             self.what.setText(show_step(self.shell, step))
         except StudioError as err:
             self.what.setText(f"This step could not be shown: {err}")
+
+
+def default_student() -> str:
+    """The account's name, as the class board's first guess at the student's."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return ""
 
 
 def show_step(shell: Any, step: Step) -> str:

@@ -59,6 +59,7 @@ class MainWindow(QMainWindow):
     export_action: QAction
     record_curves_action: QAction
     save_lesson_action: QAction
+    class_board_action: QAction
     quit_action: QAction
     presentation_action: QAction
     docs_action: QAction
