@@ -152,7 +152,7 @@ def open_path(shell: Shell, path: str) -> str:
 
 
 def open_lesson(shell: Shell, path: Path) -> bool:
-    """A ``.studio-lesson`` file: read-only, in a panel beside the window, on its first step; refused in one
+    """A ``.studio-lesson`` file: read-only, in a strip under the window's pages, on its first step; refused in one
     sentence when it is damaged, changed, too large or from a newer Studio."""
     from studio.core.lessons import lesson_file
     from studio.gui.app.lesson_panel import LessonPanel
@@ -167,7 +167,9 @@ def open_lesson(shell: Shell, path: Path) -> bool:
         shell.lesson_panel.deleteLater()
     panel = LessonPanel(shell, lesson, path.name)
     shell.lesson_panel = panel
-    shell.window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, panel)
+    shell.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, panel)
+    panel.set_presentation(shell.presentation.on)
+    shell.presentation.action.toggled.connect(panel.set_presentation)
     panel.go(0)
     shell.status.show_message(f"Opened the lesson {path.name}: {len(lesson.steps)} steps; Next and Back walk "
                               "through them")

@@ -1,4 +1,4 @@
-"""An opened lesson (``core/lessons``): a panel docked beside the window, read-only, on its first step, with Back
+"""An opened lesson (``core/lessons``): a strip docked under the window's pages, read-only, on its first step, with Back
 and Next. Each step is shown in the window as it comes: a demo opens in the Teaching lab with the lesson's
 settings, a dataset or a training config is loaded into the forms (the student's copy: the lesson file is never
 written), runs to compare are selected, notes are shown as plain text (never as HTML: a lesson carries no links,
@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
 from studio.core.errors import StudioError
 from studio.core.lessons.lesson import Lesson, Step
 
+STRIP_HEIGHT = 150  # the strip under the window's pages, at most
+
 
 class LessonPanel(QDockWidget):
     """``LessonPanel(shell, lesson, source)``; ``go(i)`` shows step i (0-based); ``index`` is the step shown."""
@@ -35,8 +37,6 @@ class LessonPanel(QDockWidget):
                          | QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.shell, self.lesson, self.source = shell, lesson, source
         self.index = -1
-        body = QWidget()
-        column = QVBoxLayout(body)
         self.counter = QLabel("")
         self.counter.setObjectName("lesson_counter")
         self.heading = QLabel("")
@@ -63,21 +63,43 @@ class LessonPanel(QDockWidget):
         self.student = QLineEdit(default_student())
         self.student.setObjectName("lesson_student")
         self.student.setToolTip("Your name on the class board: the runs you train while the lesson is open carry it")
+        self.name_label = QLabel("Your name")
+        self.presentation = False
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """A strip under the window's pages: the step and its heading, the notes, Next and Back side by side, so
+        a demo keeps the window's width (1024 pixels wide included); "Your name" and what the step did are left
+        out in presentation mode (the heading's tooltip says the latter)."""
+        body = QWidget()
+        column = QVBoxLayout()
+        column.addWidget(self.counter)
+        column.addWidget(self.heading)
+        column.addStretch(1)
         name_row = QHBoxLayout()
-        name_row.addWidget(QLabel("Your name"))
+        name_row.addWidget(self.name_label)
         name_row.addWidget(self.student, 1)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.back)
-        buttons.addStretch(1)
-        buttons.addWidget(self.next)
-        for part in (self.counter, self.heading):
-            column.addWidget(part)
-        column.addWidget(self.notes, 1)
-        column.addWidget(self.what)
         column.addLayout(name_row)
-        column.addLayout(buttons)
+        notes = QVBoxLayout()
+        notes.addWidget(self.notes, 1)
+        notes.addWidget(self.what)
+        arrows = QVBoxLayout()
+        arrows.addWidget(self.next)
+        arrows.addWidget(self.back)
+        arrows.addStretch(1)
+        strip = QHBoxLayout(body)
+        strip.setContentsMargins(4, 0, 4, 2)
+        strip.addLayout(column, 2)
+        strip.addLayout(notes, 3)
+        strip.addLayout(arrows)
         self.setWidget(body)
-        self.setMinimumWidth(260)
+        self.setMaximumHeight(STRIP_HEIGHT)
+
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode: only the heading, the notes and the buttons (the class reads them from afar)."""
+        self.presentation = on
+        for part in (self.name_label, self.student, self.what):
+            part.setVisible(not on)
 
     def lesson_slug(self) -> str:
         from studio.core.runs.class_board import slug
@@ -109,6 +131,7 @@ class LessonPanel(QDockWidget):
             self.what.setText(show_step(self.shell, step))
         except StudioError as err:
             self.what.setText(f"This step could not be shown: {err}")
+        self.heading.setToolTip(self.what.text())
 
 
 def default_student() -> str:
