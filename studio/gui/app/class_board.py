@@ -111,6 +111,7 @@ class ClassBoard(QWidget):
         table_font = QFont(base)
         table_font.setPointSizeF(size * 1.4 * scale)
         self.table.setFont(table_font)
+        self.table.horizontalHeader().setFont(table_font)
         heading_font = QFont(base)
         heading_font.setPointSizeF(size * 2.0 * scale)
         heading_font.setBold(True)
