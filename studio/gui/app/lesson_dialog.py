@@ -26,13 +26,13 @@ from studio.core.lessons.lesson import Lesson, Step, check_config
 def steps_from_state(shell: Any) -> list[Step]:
     """What the window shows now, as lesson steps in a sensible order: a note, the demos opened in the Teaching lab
     (in the order they were opened), the dataset and the training settings, the selected runs."""
-    from studio.gui.app.pages import TabPlaceholder
+    from studio.gui.demos.lab import TeachingLab
 
     steps = [Step("note", "Welcome")]
     for i in range(shell.pages.tabs.count()):
         tab = shell.pages.tabs.widget(i)
-        if not isinstance(tab, TabPlaceholder) and hasattr(tab, "views") and hasattr(tab, "open"):  # the lab
-            steps += [Step("demo", getattr(view, "short_title", ""), demo=name, params=dict(view.params))
+        if isinstance(tab, TeachingLab):  # built: its demos in the order they were opened
+            steps += [Step("demo", view.short_title, demo=name, params=dict(view.params))
                       for name, view in tab.views.items()]
     config = shell.session.config.to_dict()
     steps.append(Step("dataset", dataset=shell.session.config.data.name))
