@@ -21,4 +21,5 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     #                                                     policies; hyperparameter search on the queue (Optuna)
     ("demos",),  # the teaching demos' maths
     ("checks",),  # the paper checks, which run the demos
+    ("lessons",),  # a teacher's sequence of demos, data, configs and runs: one .studio-lesson file
 )
