@@ -14,14 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from studio.core.maths.bands import BANDS, Band, band, grid_of
+from studio.core.maths.bands import CI95, STD, Band, band, grid_of
 from studio.core.maths.smoothing import smooth
 from studio.core.runs.seed_groups import SeedGroup, seed_groups
 from studio.gui.plots.curve_data import Series
 
 EACH_RUN = "runs"  # the band setting that draws every run's own line
-BAND_CHOICES = {EACH_RUN: "each run", **{k: f"mean {v}" if v.startswith("±") else f"mean, {v}"
-                                         for k, v in BANDS.items()}}
+BAND_CHOICES = {EACH_RUN: "Each run on its own", STD: "Mean ± 1 standard deviation",
+                CI95: "Mean and the 95 % interval of the mean"}
 
 
 def groups_among(params: Mapping[str, Mapping[str, Any]], order: list[str]) -> list[SeedGroup]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QAction, QActionGroup, QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -159,17 +159,25 @@ class CurvesView(QWidget):
         self.smooth_box.valueChanged.connect(self.set_smoothing)
         bar.addWidget(self.smooth_box)
         bar.addSpacing(12)
-        bar.addWidget(QLabel("Seeds"))
-        self.band_box = QComboBox()
-        self.band_box.setObjectName("seed_band")
+        self.band_button = QToolButton()  # a menu, as Metrics: a combo box here pushed the window past 1024 px
+        self.band_button.setObjectName("seed_band")
+        self.band_button.setText("Seeds")
+        self.band_button.setToolTip("Runs that differ only in the seed (a seed group): drawn as their mean with a "
+                                    "band of ± 1 standard deviation or the 95 % interval of the mean (each run "
+                                    "smoothed first), or as a line per run")
+        self.band_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        band_menu = QMenu(self.band_button)
+        choices = QActionGroup(band_menu)
+        self.band_actions: dict[str, QAction] = {}
         for key, text in BAND_CHOICES.items():
-            self.band_box.addItem(text, key)
-        self.band_box.setCurrentIndex(list(BAND_CHOICES).index(self.model.band_kind))
-        self.band_box.setToolTip("Runs that differ only in the seed (a seed group): drawn as their mean with a "
-                                 "band of ± 1 standard deviation or the 95 % interval of the mean (each run "
-                                 "smoothed first), or as a line per run")
-        self.band_box.currentIndexChanged.connect(lambda _i: self.set_band(self.band_box.currentData()))
-        bar.addWidget(self.band_box)
+            action = band_menu.addAction(text)
+            action.setCheckable(True)
+            action.setChecked(key == self.model.band_kind)
+            choices.addAction(action)
+            action.triggered.connect(lambda _=False, k=key: self.set_band(k))
+            self.band_actions[key] = action
+        self.band_button.setMenu(band_menu)
+        bar.addWidget(self.band_button)
         bar.addSpacing(12)
         self.metrics_button = QToolButton()
         self.metrics_button.setObjectName("curve_metrics")
@@ -279,10 +287,7 @@ class CurvesView(QWidget):
     def set_band(self, kind: str) -> None:
         """How a seed group is drawn: ``"std"``, ``"ci95"`` or ``"runs"`` (a line per run)."""
         self.model.set_band(kind)
-        if self.band_box.currentData() != kind:
-            blocked = self.band_box.blockSignals(True)
-            self.band_box.setCurrentIndex(list(BAND_CHOICES).index(kind))
-            self.band_box.blockSignals(blocked)
+        self.band_actions[kind].setChecked(True)
         self.grid.reset()  # the runs' colours and the key change with the grouping
         self._update_key()
         self._refresh(fit=False)
