@@ -24,7 +24,7 @@ from studio.core.contracts.runs import RunSummary
 from studio.core.errors import ConfigError, RunFailed, StudioError
 from studio.core.host import threads as thread_policy
 from studio.core.host.procs import free_port
-from studio.core.runs.lineage import check_bert_config
+from studio.core.runs.lineage import check_lineage
 from studio.core.runs.run_lock import RunLock
 from studio.core.runs.settings_diff import CPU_THREADS_KEY
 from studio.core.runs.store import RunInfo, RunStore
@@ -52,7 +52,7 @@ class Job(ProcessJob):
         self.resume_from: str | None = None
         config.validate()
         check_machine(config)  # before anything is created: a config this machine cannot run never starts
-        check_bert_config(config, store)  # a pretraining run to start from, its encoder's shape and vocabulary
+        check_lineage(config, store)  # a run to start from (BERT, init_from): its shapes, and BERT's vocabulary
         check_model_data(config)  # a model that cannot read the dataset: one sentence, nothing created
         self.config = config
         self.store = store
