@@ -71,7 +71,7 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
 
     if data is None:
         stage("loading the data")
-        data = load_run_data(cfg)
+        data = load_run_data(cfg, run_dir=run_dir or None)  # kept lineage first
     train, val, test = device_splits(data, cfg, ctx.device)
     stage("building the model")
     if start is None:
