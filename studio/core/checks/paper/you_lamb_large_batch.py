@@ -71,8 +71,7 @@ def run(progress: Any = None, seeds: int = SEEDS, first_seed: int = 0, epochs: i
                 _fit(data, train, val, seed, "adam" if optimizer == "small" else optimizer, batch, lr, epochs))
             done += 1
     small = [test for _, test in results[("small", 1e-3)]]
-    best = {name: max(grid, key=lambda lr, n=name: over_seeds(v for v, _ in results[(n, lr)]).mean)
-            for name, grid in (("adam", ADAM_GRID), ("lamb", LAMB_GRID))}
+    best = {name: _best_rate(results, name, grid) for name, grid in (("adam", ADAM_GRID), ("lamb", LAMB_GRID))}
     adam = [test for _, test in results[("adam", best["adam"])]]
     lamb = [test for _, test in results[("lamb", best["lamb"])]]
     gain = paired(lamb, adam).scaled(100)
@@ -90,6 +89,12 @@ def run(progress: Any = None, seeds: int = SEEDS, first_seed: int = 0, epochs: i
                "seeds": list(seed_list), "trust_ratio": trust_ratio,
                "wall_s": round(time.perf_counter() - started, 2)}
     return Reproduction(measures, details)
+
+
+def _best_rate(results: dict[tuple[str, float], list[tuple[float, float]]], name: str,
+               grid: tuple[float, ...]) -> float:
+    """The rate of ``grid`` whose runs of ``name`` have the best mean held-out accuracy."""
+    return max(grid, key=lambda lr: over_seeds(held_out for held_out, _ in results[(name, lr)]).mean)
 
 
 def _split(train: Split) -> tuple[Split, Split]:
