@@ -468,6 +468,8 @@ class CurveModel:
             return False
         if d.smoothed is not None and len(d.smoothed.values) <= len(s):
             s.smoothed = d.smoothed
+        if d.pyramid is not None and d.pyramid.n <= len(s) and (s.pyramid is None or s.pyramid.n < d.pyramid.n):
+            s.pyramid = d.pyramid  # a series' first points never change: it stays valid as it grows
         return True
 
     def drawn(self) -> None:

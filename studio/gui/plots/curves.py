@@ -88,7 +88,8 @@ class CurvesView(QWidget):
         self.items, self.raw_items = self.grid.items, self.grid.raw_items
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(self._controls())
+        self.controls_bar = self._controls()
+        layout.addLayout(self.controls_bar)
         self.key = QLabel("")
         self.key.setObjectName("curve_key")
         self.key.setWordWrap(True)
