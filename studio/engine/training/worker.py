@@ -58,9 +58,8 @@ def pick_device(cfg: RunConfig, rank: int) -> torch.device:
 
 def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_id: str, run_dir: str,
                   control_queue: Any, data: ArrayData | None = None, guard: Any = None, beats: Any = None,
-                  resume_from: str | None = None, start: dict[str, str] | None = None) -> Trainer:
-    """Everything a run needs, from its config (``data`` replaces loading the config's dataset; ``start`` what the
-    model's builder starts from, instead of the parent run ``core/runs/lineage.start_weights`` finds); with
+                  resume_from: str | None = None) -> Trainer:
+    """Everything a run needs, from its config (``data`` replaces loading the config's dataset); with
     ``resume_from``, the state of that checkpoint (engine/loop/resume.py)."""
     torch.manual_seed(cfg.train.seed)
     cfg = point_to_copies(cfg, run_dir)  # a user's file: the copy in the run folder (core/usercode/run_copy.py)
@@ -74,9 +73,7 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
         data = load_run_data(cfg, run_dir=run_dir or None)  # kept lineage first
     train, val, test = device_splits(data, cfg, ctx.device)
     stage("building the model")
-    if start is None:
-        start = start_weights(cfg) if resume_from is None else {}
-    net = build_model(cfg, data, ctx.device, start)
+    net = build_model(cfg, data, ctx.device, start_weights(cfg) if resume_from is None else {})
     check_output(net, train, data, cfg)
     note = str(getattr(net, "tokens_note", "") or "")  # a Hugging Face model: which tokens it reads
     if ctx.is_main and note:
