@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from studio.cli._shared import add_output_args
+from studio.core.contracts.runs import MetricSpread
 from studio.core.runs.compare import format_value
 
 COMMANDS = ("compare",)
@@ -58,8 +59,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _spread(s: dict) -> str:
-    if s["n"] < 2 or s["std"] is None:
+def _spread(s: MetricSpread) -> str:
+    if s["n"] < 2 or s["std"] is None or s["mean"] is None:
         return format_value(s["mean"])
     return f"{s['mean']:.4g} ± {s['std']:.2g} (n={s['n']})"
 

@@ -72,7 +72,7 @@ def _train_seeds(args: argparse.Namespace, store: Any) -> int:
         if code != 0 or result["status"] == JobState.STOPPED:  # a failure, or Ctrl+C: the other seeds wait
             break
     keys = ("test_acc", "val_acc", "test_loss", "val_loss", "train_loss")
-    spreads = summary_spreads(reports, keys)  # type: ignore[arg-type]  # a TrainReport is a summary
+    spreads = summary_spreads(reports, keys)
     name = group_name(flatten(base.to_dict()), seeds[:len(reports)])
     if not args.quiet:
         print(f"{name}: " + ", ".join(f"{k} {s.text()}" for k, s in spreads.items()), file=sys.stderr)

@@ -98,7 +98,8 @@ def largest_batch(cfg: RunConfig, data: Any, device: torch.device, train: Any, t
         optimizer = build_optimizer(cfg, net, batch, None, "batch-find")
         idx = torch.arange(batch, device=device) % len(train)
         try:
-            _step(net, optimizer, task, *train.batch(idx), False)
+            x, y = train.batch(idx)
+            _step(net, optimizer, task, x, y, False)
             torch.cuda.synchronize(device)
             return True
         except torch.cuda.OutOfMemoryError:

@@ -64,8 +64,8 @@ def draw_lr_find(widget: pg.PlotWidget, hint: EmptyHint, result: LrFindResult) -
     widget.plot(lrs, smoothed, pen=pg.mkPen(LINE, width=2))
     marks = {}
     s = result["suggestion"]
-    for key, colour, words in (("steepest", STEEPEST, "steepest"), ("min_over_10", MINIMUM, "min ÷ 10")):
-        value = s.get(key)  # type: ignore[misc]  # a key of LrSuggestion
+    for key, colour, words, value in (("steepest", STEEPEST, "steepest", s["steepest"]),
+                                      ("min_over_10", MINIMUM, "min ÷ 10", s["min_over_10"])):
         if value is None or not value > 0:
             continue
         line = pg.InfiniteLine(pos=math.log10(value), angle=90,

@@ -81,7 +81,7 @@ class LrFinderPage(QWidget):
         req.validate()
         return req
 
-    def find(self) -> Any:
+    def find(self) -> Any:  # type: ignore[override]  # not QWidget.find (a window id): the view's action
         """Start the range test; its handle (None when refused: the status line says why)."""
         return self.panel.submit(self.session, self.request)
 
@@ -96,7 +96,7 @@ class LrFinderPage(QWidget):
                                 f"{result['batch_size']} on {result['device']}"
                                 + (" (stopped: the loss blew up)" if result["stopped_early"] else ""))
         for key, words in SUGGESTIONS:
-            value = result["suggestion"].get(key)  # type: ignore[misc]  # a key of LrSuggestion
+            value = suggested(result, key)
             button = self.use[key]
             button.setVisible(value is not None)
             if value is not None:
@@ -104,7 +104,7 @@ class LrFinderPage(QWidget):
 
     def use_suggestion(self, key: str) -> float | None:
         """Put a suggested rate (``steepest`` or ``min_over_10``) in the form's learning rate; the rate put."""
-        value = (self.result or {}).get("suggestion", {}).get(key)  # type: ignore[attr-defined]
+        value = suggested(self.result, key) if self.result is not None else None
         if value is None:
             return None
         rate = float(f"{value:.2g}")
@@ -112,6 +112,12 @@ class LrFinderPage(QWidget):
         self.config_set.emit()
         self.session.status_text.emit(f"Learning rate set to {rate:g} (the range test's {dict(SUGGESTIONS)[key]})")
         return rate
+
+
+def suggested(result: LrFindResult, key: str) -> float | None:
+    """A suggested rate of a result by name: ``steepest`` or ``min_over_10``."""
+    s = result["suggestion"]
+    return s["steepest"] if key == "steepest" else s["min_over_10"]
 
 
 def _rate_box(name: str, value: float, tip: str) -> SciSpinBox:

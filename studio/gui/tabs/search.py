@@ -67,9 +67,11 @@ class SearchTab(QWidget):
 
     def page(self, page_id: str) -> QWidget:
         """``"study"`` (this view) or ``"lr_finder"``, shown."""
-        widget = self.lr_finder if page_id == "lr_finder" else self.pages.widget(0)
-        self.pages.setCurrentWidget(widget)
-        return self if page_id == "study" else widget
+        if page_id == "lr_finder":
+            self.pages.setCurrentWidget(self.lr_finder)
+            return self.lr_finder
+        self.pages.setCurrentIndex(0)
+        return self
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -259,7 +261,7 @@ class SearchTab(QWidget):
         if report is None or not rows:
             self.parallel.show_empty("The complete trials are drawn here, one line each")
             return
-        values = [float(r["value"]) for r in rows]
+        values: list[float | None] = [float(r["value"]) for r in rows]
         axes = [make_axis(k, [r["params"].get(k) for r in rows], short) for k in report["keys"]]
         axes.append(make_axis(report["metric"], values, format_metric))
         self.parallel.show_axes(axes, [f"trial {r['number']}" for r in rows], values)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from typing import Any, Literal
 
 from studio.core.checks.base import Measure, PaperCheck, Reproduction
 
@@ -49,7 +49,8 @@ def run(progress: Any = None, trials: int = 81, epochs: int = 27, eta: int = 3, 
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     pruner = optuna.pruners.SuccessiveHalvingPruner(min_resource=min_epochs, reduction_factor=eta)
-    study = optuna.create_study(direction=direction, pruner=pruner, sampler=optuna.samplers.RandomSampler(seed))
+    told: Literal["minimize", "maximize"] = "minimize" if direction == "minimize" else "maximize"
+    study = optuna.create_study(direction=told, pruner=pruner, sampler=optuna.samplers.RandomSampler(seed))
     space = {"lr": optuna.distributions.FloatDistribution(1e-4, 1.0, log=True),
              "width": optuna.distributions.CategoricalDistribution((32, 64, 128))}
     set_ = configs(trials, seed)
