@@ -1,9 +1,12 @@
 """``studio check [NAME ...] [--json] [--markdown] [--list] [--set KEY=VALUE ...]``: run the paper checks.
 
 Each check (``core/checks``) is a small, seeded reproduction of a published claim, compared with the paper's
-direction and band. No NAME: every check. Text: ``PASS  name  (12.3 s)`` and a line per measure (ours, the
-paper's number, the band). ``--json``: the last stdout line is ``{"checks": [...], "passed": bool, "seconds": s}``.
-``--markdown``: the table of docs/developer/paper-checks.md. ``--list``: the checks and their claims, without running.
+direction and band; a few are method checks (Studio's own code on data with a known answer), listed and printed
+after the reproductions. No NAME: every check. Text: ``PASS  name  (12.3 s)`` and a line per measure (ours — with
+statistics ``mean ± s.e. (n seeds, margin m)`` —, the paper's number, the band). ``--json``: the last stdout line
+is ``{"checks": [...], "passed": bool, "seconds": s}`` (a measure with statistics also has ``se``, ``n``, ``over``,
+``margin`` and ``values``; a check has ``kind``). ``--markdown``: the table of docs/developer/paper-checks.md.
+``--list``: the checks and their claims, without running.
 ``--set KEY=VALUE``: change one check's set-up (its ``run``'s keyword arguments; one NAME only). Exit codes:
 0 every check passed, 3 one failed (a lesson is broken), 2 an unknown name or a bad ``--set``.
 """
@@ -75,9 +78,31 @@ def _coerce(key: str, text: str, default: Any) -> Any:
         raise ConfigError(f"--set {key} must be like its default {default!r}; got {text!r}") from None
 
 
+METHOD_NOTE = ("Method checks: Studio's own code run on data whose answer is known (they test the code, not a "
+               "paper's claim).")
+
+
+def print_list(names: list[str], as_json: bool) -> None:
+    """The checks' names and claims: the reproductions, then the method checks under their own heading."""
+    from studio.cli._shared import emit_json
+    from studio.core.checks.catalog import CHECKS
+
+    checks = [CHECKS[n] for n in names]
+    if as_json:
+        emit_json({"checks": [{"name": c.name, "kind": c.kind, "claim": c.claim, "paper": c.paper,
+                               "demos": list(c.demos)} for c in checks]})
+        return
+    for c in checks:
+        if c.is_method_check and c is next(m for m in checks if m.is_method_check):
+            print(f"\n{METHOD_NOTE}")
+        print(f"{c.name:<26} {c.claim}")
+
+
 def format_text(outcome: Any) -> str:
-    """``PASS  name  (12.3 s)`` and one indented line per measure."""
-    lines = [f"{outcome.verdict}  {outcome.check.name}  ({outcome.seconds:.1f} s)"]
+    """``PASS  name  (12.3 s)`` (a method check: ``[method check]`` after it) and one indented line per measure;
+    a measure with statistics prints ``mean ± s.e. (n seeds, margin m)``."""
+    kind = "  [method check]" if outcome.check.is_method_check else ""
+    lines = [f"{outcome.verdict}  {outcome.check.name}  ({outcome.seconds:.1f} s){kind}"]
     if outcome.error:
         lines.append(f"    could not run: {outcome.error}")
     for m in outcome.measures:
@@ -93,14 +118,22 @@ def _cell(text: str) -> str:
 def format_markdown(outcomes: list[Any]) -> str:
     """The docs/developer/paper-checks.md page: per check a heading, its claim, a table
     ``claim | paper's number | ours | PASS/FAIL`` (one row per measure), then the paper, their set-up and ours
-    (with what was scaled down)."""
+    (with what was scaled down); the method checks after the reproductions, under their own heading."""
     passed = sum(o.passed for o in outcomes)
+    reproductions = [o for o in outcomes if not o.check.is_method_check]
+    methods = [o for o in outcomes if o.check.is_method_check]
     out = [MARKDOWN_HEADER, "", "# Paper checks", "",
            f"Each Teaching-lab lesson and analysis claim is checked against its paper by a small, seeded "
            f"reproduction on the CPU (`studio check`; CI's slow step runs every one). This run: {passed} of "
-           f"{len(outcomes)} checks PASS.", ""]
-    for o in outcomes:
+           f"{len(outcomes)} checks PASS ({len(reproductions)} reproductions, {len(methods)} method checks).", "",
+           "Where one seed is noise, a number is the mean ± its standard error over n seeds (or over the test "
+           "images, or the timed steps: the cell says which), and a band that claims a direction or a limit takes "
+           "a one-sided 95 % margin off it (Student's t × s.e.; z = 1.645 for a test set's binomial s.e.). The "
+           "timing checks count each rank's CPU time, so a busy machine does not move them.", ""]
+    for o in reproductions + methods:
         c = o.check
+        if methods and o is methods[0]:
+            out += ["## Method checks", "", METHOD_NOTE, ""]
         out += [f"## {c.name} — {o.verdict}", "", _cell(c.claim), "",
                 "| claim | paper's number | ours | PASS/FAIL |", "|---|---|---|---|"]
         for m in o.measures:
@@ -110,8 +143,9 @@ def format_markdown(outcomes: list[Any]) -> str:
             out.append(f"| the check could not run | — | {_cell(o.error)} | FAIL |")
         out += ["", f"- **Paper:** {c.paper}", f"- **Their set-up:** {c.paper_setup}",
                 f"- **Ours (what was scaled down):** {c.our_setup}",
-                f"- **Time:** {o.seconds:.1f} s" + (f"; shown in the demo {', '.join(c.demos)}" if c.demos else
-                                                     "; shown in the Paper checks view"), ""]
+                f"- **Time:** {o.seconds:.1f} s ({o.cpu_seconds:.1f} s of CPU)"
+                + (f"; shown in the demo {', '.join(c.demos)}" if c.demos else "; shown in the Paper checks view"),
+                ""]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -127,12 +161,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise ConfigError("--set changes one check's set-up: name exactly one check")
     overrides = parse_overrides(names[0], args.set) if args.set else {}
     if args.list:
-        if args.json:
-            emit_json({"checks": [{"name": n, "claim": CHECKS[n].claim, "paper": CHECKS[n].paper,
-                                   "demos": list(CHECKS[n].demos)} for n in names]})
-        else:
-            for n in names:
-                print(f"{n:<26} {CHECKS[n].claim}")
+        print_list(names, args.json)
         return 0
     outcomes = []
     started = time.perf_counter()

@@ -172,6 +172,7 @@ class CheckOutcome:
     seconds: float
     details: dict[str, Any] = field(default_factory=dict)
     error: str = ""  # a check that could not run (bad data, an exception) fails with this sentence
+    cpu_seconds: float = 0.0  # its CPU time, child processes included (on a busy machine the wall time is longer)
 
     @property
     def passed(self) -> bool:
@@ -185,5 +186,6 @@ class CheckOutcome:
         return {"name": self.check.name, "kind": self.check.kind, "verdict": self.verdict, "passed": self.passed,
                 "claim": self.check.claim,
                 "paper": self.check.paper, "paper_setup": self.check.paper_setup, "our_setup": self.check.our_setup,
-                "seconds": round(self.seconds, 2), "measures": [m.to_dict() for m in self.measures],
+                "seconds": round(self.seconds, 2), "cpu_seconds": round(self.cpu_seconds, 2),
+                "measures": [m.to_dict() for m in self.measures],
                 "error": self.error}
