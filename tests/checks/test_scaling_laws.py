@@ -23,7 +23,7 @@ def test_other_exponents_are_recovered_too() -> None:
     outcome = run_check("scaling_laws", kaplan_alpha=0.1, chinchilla_alpha=0.3, chinchilla_beta=0.4)
     assert outcome.passed, outcome.to_dict()
     fits = outcome.details["fits"]
-    assert [f["kaplan α_N"] for f in fits] == pytest.approx([0.1] * 3, rel=0.05)
+    assert [f["Kaplan α_N"] for f in fits] == pytest.approx([0.1] * 3, rel=0.05)
     assert [f["Chinchilla β"] for f in fits] == pytest.approx([0.4] * 3, rel=0.05)
 
 

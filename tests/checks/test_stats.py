@@ -7,7 +7,7 @@ import math
 import pytest
 
 from studio.core.checks.base import Measure
-from studio.core.checks.stats import Z95, binomial, over_seeds, paired, repeat, seeds_of, t95
+from studio.core.checks.stats import Z95, binomial, over_seeds, paired, repeat, seeds_of, short, t95
 
 
 def test_over_seeds_is_the_mean_and_the_standard_error_with_students_t() -> None:
@@ -46,6 +46,12 @@ def test_binomial_and_paired_standard_errors() -> None:
         paired([1.0], [1.0, 0.0])
 
 
+def test_short_numbers_keep_two_significant_digits() -> None:
+    assert [short(x) for x in (0.8223, 1.753, 0.07071, 15.74, 1753.0, 0.0)] == ["0.82", "1.8", "0.071", "16", "1800",
+                                                                              "0"]
+    assert short(None) == "n/a" and short(math.inf) == "inf"
+
+
 def test_t_table_ends_at_the_normal_quantile() -> None:
     assert t95(1) == pytest.approx(6.314) and t95(30) == pytest.approx(1.697) and t95(500) == Z95
     assert math.isinf(t95(0))
@@ -61,7 +67,7 @@ def test_measures_take_the_margin_off_and_say_so() -> None:
     assert not Measure.close_to("match", est, 0.9, 0.2, "paper").passed  # 0.1 + 0.151 > 0.2
     assert Measure.inside("level", est, 0.95, 1.05, "paper", what="this set-up").passed
     text = above.ours_text()
-    assert text.startswith("1 ± 0.07071") and "5 seeds" in text and "margin 0.1508" in text
+    assert text.startswith("1 ± 0.071") and "5 seeds" in text and "margin 0.15)" in text
     row = above.to_dict()
     assert row["n"] == 5 and row["over"] == "seeds" and row["margin"] == pytest.approx(0.1508, abs=1e-4)
     assert "margin" not in Measure.at_least("plain", 1.0, 0.0, "p").to_dict()  # a plain measure: as before

@@ -136,7 +136,7 @@ def test_a_result_shows_its_seeds_and_margin_and_a_method_check_says_what_it_is(
     plain = Measure.at_least("sparsity (%)", 92.0, 90.0, "92 %")
     outcome = CheckOutcome(CHECKS["regularisation_gap"], (gain, plain), 12.0).to_dict()
     text = outcome_html(CHECKS["regularisation_gap"], outcome)
-    assert "ours <b>9</b> ± 0.7071 (5 seeds, margin 1.508) vs paper 1.60 % → 1.25 %" in text
+    assert "ours <b>9</b> ± 0.71 (5 seeds, margin 1.5) vs paper 1.60 % → 1.25 %" in text
     assert "[mean − 2.132 × s.e. &gt; 0]" in text
     assert "ours <b>92</b> vs paper 92 %" in text  # a measure without statistics reads as before
     note = html.escape(METHOD_NOTE)

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from studio.core.checks.stats import Estimate
+from studio.core.checks.stats import Estimate, short
 
 REPRODUCTION = "reproduction"  # a published claim measured on a scaled-down set-up
 METHOD_CHECK = "method check"  # Studio's own method (a fitter) run on data whose answer is known: not a paper's claim
@@ -130,13 +130,13 @@ class Measure:
         """The number; with statistics ``mean ± s.e. (n seeds, margin m)``."""
         if self.estimate is None or self.ours is None or not math.isfinite(self.ours):
             return _fmt(self.ours)
-        return f"{_fmt(self.ours)} ± {_fmt(self.estimate.se)} ({self.stats_text()})"
+        return f"{_fmt(self.ours)} ± {short(self.estimate.se)} ({self.stats_text()})"
 
     def stats_text(self) -> str:
         """``5 seeds, margin 0.42`` (empty without statistics)."""
         if self.estimate is None:
             return ""
-        margin = f", margin {_fmt(self.estimate.margin)}" if self.uses_margin else ""
+        margin = f", margin {short(self.estimate.margin)}" if self.uses_margin else ""
         return f"{self.estimate.n} {self.estimate.over}{margin}"
 
     def to_dict(self) -> dict[str, Any]:

@@ -23,6 +23,16 @@ _T95 = (6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860, 1.833, 1.812, 1.
         1.746, 1.740, 1.734, 1.729, 1.725, 1.721, 1.717, 1.714, 1.711, 1.708, 1.706, 1.703, 1.701, 1.699, 1.697)
 
 
+def short(x: float | None) -> str:
+    """A standard error or a margin as people read it: two significant digits (0.82, 1.8, 16, 1800)."""
+    if x is None or not math.isfinite(x):
+        return "n/a" if x is None else str(x)
+    if x == 0:
+        return "0"
+    digits = 1 - math.floor(math.log10(abs(x)))
+    return f"{round(x, digits):.{max(digits, 0)}f}"
+
+
 def t95(dof: int) -> float:
     """The one-sided 95 % critical value of Student's t with ``dof`` degrees of freedom (∞ for none)."""
     if dof < 1:

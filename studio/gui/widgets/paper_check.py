@@ -9,6 +9,7 @@ import html
 from typing import Any
 
 from studio.core.checks.base import PaperCheck
+from studio.core.checks.stats import short
 from studio.gui.session import theme
 
 PASS_COLOUR = "#2e9e44"  # readable on the light and the dark theme's window (a FAIL: the theme's error colour)
@@ -34,10 +35,10 @@ def measure_ours_html(measure: dict[str, Any]) -> str:
     if measure.get("n") is None or measure.get("ours") is None:
         return text
     se = measure.get("se")
-    text += f" ± {e(ours_text(se))}" if se is not None else " ± n/a"
+    text += f" ± {e(short(se))}" if se is not None else " ± n/a"
     stats = f"{measure['n']} {measure.get('over') or 'seeds'}"
     if measure.get("margin") is not None:
-        stats += f", margin {ours_text(measure['margin'])}"
+        stats += f", margin {short(measure['margin'])}"
     elif measure.get("se") is None and measure["n"] < 2:
         stats += ", no margin: one repeat"
     return f"{text} ({e(stats)})"

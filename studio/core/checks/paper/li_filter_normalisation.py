@@ -36,7 +36,7 @@ CHECK = PaperCheck(
               "filter-normalised curvature of the shrunk net (it equals the unshrunk net's by construction: filter "
               "normalisation divides out the weights' scale; the details keep it).",
     runner="studio.core.checks.paper.li_filter_normalisation:run",
-    budget_s=90.0,
+    budget_s=120.0,
 )
 
 

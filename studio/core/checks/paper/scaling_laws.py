@@ -16,7 +16,7 @@ DRAWS = 3  # noise draws (seeds 0, 1, 2)
 
 CHECK = PaperCheck(
     name="scaling_laws",
-    claim="Method check: Studio's scaling-law fitter recovers the exponents of points drawn from a known law with 1 % "
+    claim="Studio's scaling-law fitter recovers the exponents of points drawn from a known law with 1 % "
           "noise — Kaplan's L(N) = (N_c/N)^α_N and Chinchilla's L(N, D) = E + A/N^α + B/D^β — within 10 % (it "
           "tests the fitter, not the papers' claims).",
     paper="Kaplan et al., Scaling Laws for Neural Language Models (2020); Hoffmann et al., Training "
@@ -47,7 +47,7 @@ def run(progress: Any = None, kaplan_alpha: float = KAPLAN_ALPHA, chinchilla_alp
     published ones by default; others must PASS too); ``noise``: the multiplicative noise's σ (0.3: too noisy to
     pin an exponent to 10 %, a broken set-up); ``chinchilla=False`` fits Kaplan's law only (a quick test; the check
     then has one measure)."""
-    truth = {"kaplan α_N": kaplan_alpha}
+    truth = {"Kaplan α_N": kaplan_alpha}
     if chinchilla:
         truth |= {"Chinchilla α": chinchilla_alpha, "Chinchilla β": chinchilla_beta}
     draws = repeat(lambda s, p: _fit(s, p, kaplan_alpha, chinchilla_alpha, chinchilla_beta, noise, chinchilla),
@@ -63,7 +63,7 @@ def run(progress: Any = None, kaplan_alpha: float = KAPLAN_ALPHA, chinchilla_alp
 
 
 def _published(key: str) -> float:
-    return {"kaplan α_N": KAPLAN_ALPHA, "Chinchilla α": CHINCHILLA["alpha"], "Chinchilla β": CHINCHILLA["beta"]}[key]
+    return {"Kaplan α_N": KAPLAN_ALPHA, "Chinchilla α": CHINCHILLA["alpha"], "Chinchilla β": CHINCHILLA["beta"]}[key]
 
 
 def _fit(seed: int, progress: Any, kaplan_alpha: float, chinchilla_alpha: float, chinchilla_beta: float,
@@ -78,7 +78,7 @@ def _fit(seed: int, progress: Any, kaplan_alpha: float, chinchilla_alpha: float,
     report(progress, 0.0, "Kaplan: fitting L(N)")
     n = np.geomspace(1e3, 1e9, 14)
     kaplan = fit_power_law(n, (KAPLAN_NC / n) ** kaplan_alpha * np.exp(noise * rng.standard_normal(len(n))))
-    out: dict[str, Any] = {"seed": seed, "kaplan α_N": float(kaplan.b), "kaplan": {"a": kaplan.a, "floor": kaplan.c,
+    out: dict[str, Any] = {"seed": seed, "Kaplan α_N": float(kaplan.b), "kaplan": {"a": kaplan.a, "floor": kaplan.c,
                                                                                    "r2": kaplan.r2}}
     if chinchilla:
         report(progress, 0.2, "Chinchilla: fitting L(N, D)")
