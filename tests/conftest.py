@@ -45,6 +45,12 @@ def studio_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "studio_home"
     monkeypatch.setenv("STUDIO_HOME", str(home))
     monkeypatch.delenv("STUDIO_DATA_DIR", raising=False)
+    # studio.app.main sets these for every child it starts (core/host/child_env.py); a test that calls it in this
+    # process must not leave them to the tests after it (a `python -c` probe that imports from its folder)
+    for name in ("PYTHONSAFEPATH", "PYTHONPATH"):
+        monkeypatch.setenv(name, os.environ.get(name, ""))  # recorded as it was (absent or its value): undone after
+        if not os.environ[name]:
+            monkeypatch.delenv(name)
     return home
 
 

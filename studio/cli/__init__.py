@@ -12,7 +12,9 @@ from typing import Any
 
 from studio import version_line
 from studio.cli import (
+    allreduce,
     async_sgd,
+    attach,
     attention,
     catalog,
     check,
@@ -22,17 +24,21 @@ from studio.cli import (
     data,
     dataload,
     demo,
+    dlrm,
     export,
     fit,
     generate,
+    import_logs,
     landscape,
     model,
+    noise_scale,
     parallel,
     queue,
     runs,
     scale,
     schedule,
     train,
+    trust,
 )
 from studio.cli import eval as eval_cmd
 from studio.core.errors import StudioError
@@ -40,7 +46,9 @@ from studio.core.errors import StudioError
 # In the order ``studio --help`` lists them. A command module imports nothing from this one: no import cycle.
 COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, compare,
                                            eval_cmd, export, compress, fit, scale, parallel, async_sgd, dataload,
-                                           schedule, cluster, generate, attention, check)
+                                           schedule, cluster, generate, attention, check,
+                                           import_logs, attach, noise_scale,
+                                           allreduce, dlrm, trust)
 
 COMMANDS = tuple(name for module in COMMAND_MODULES for name in module.COMMANDS)
 
@@ -51,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Studio: train and see neural networks.\n\n"
                     "  studio              open the window (the GUI)\n"
                     "  studio PATH ...     open the window with these files or folders (a config .toml, a run's\n"
-                    "                      folder, a run store, or a dataset folder or archive to import)\n"
+                    "                      folder, a run store, a folder of TensorBoard logs, or a dataset folder\n"
+                    "                      or archive to import)\n"
                     "  studio COMMAND ...  run a command headless, without a window (below)",
         epilog="`studio COMMAND --help` describes one command. Exit codes: 0 done, 2 a problem you can fix "
                "(one line on stderr), 3 a run that failed.")

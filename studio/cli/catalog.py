@@ -31,9 +31,28 @@ def list_checks(as_json: bool) -> int:
     return 0
 
 
+def list_timm(pattern: str, as_json: bool) -> int:
+    """timm's architectures matching ``pattern`` (``studio list models --timm '*resnet*'``): names for
+    ``[model] name = "timm"``, ``arch = …``."""
+    from studio.core.models.library_models import timm_names
+
+    names = timm_names(pattern)
+    if as_json:
+        emit_json({"timm": names})
+        return 0
+    print("\n".join(names) if names else f"no timm model matches {pattern!r}")
+    return 0
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     if args.what == "checks":
         return list_checks(args.json)
+    if args.timm is not None:
+        if args.what != "models":
+            from studio.core.errors import ConfigError
+
+            raise ConfigError("--timm lists models: studio list models --timm '*resnet*'")
+        return list_timm(args.timm, args.json)
     reg = registries()[args.what]
     if args.json:
         emit_json({args.what: reg.describe()})
@@ -47,5 +66,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     lst = sub.add_parser("list", help="list a registry")
     lst.add_argument("what", choices=(*registries(), "checks"))
+    lst.add_argument("--timm", metavar="PATTERN", default=None,
+                     help="with models: timm's architectures matching a shell pattern, e.g. '*resnet*' (needs "
+                          "pip install 'studio[timm]')")
     add_output_args(lst, what="the registry's entries")
     lst.set_defaults(func=cmd_list)

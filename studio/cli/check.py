@@ -8,7 +8,8 @@ is ``{"checks": [...], "passed": bool, "seconds": s}`` (a measure with statistic
 ``margin`` and ``values``; a check has ``kind``). ``--markdown``: the table of docs/developer/paper-checks.md.
 ``--list``: the checks and their claims, without running.
 ``--set KEY=VALUE``: change one check's set-up (its ``run``'s keyword arguments; one NAME only). Exit codes:
-0 every check passed, 3 one failed (a lesson is broken), 2 an unknown name or a bad ``--set``.
+0 every check passed, 3 one failed (a lesson is broken), 2 an unknown name or a bad ``--set``. Each outcome (not one
+with ``--set``) is kept where the window's Paper checks view shows it (``core/checks/results.py``).
 """
 
 from __future__ import annotations
@@ -151,6 +152,7 @@ def format_markdown(outcomes: list[Any]) -> str:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from studio.cli._shared import StderrProgress, emit_json
+    from studio.core.checks import results
     from studio.core.checks.catalog import CHECKS, get_check, run_check
     from studio.core.errors import ConfigError
 
@@ -174,6 +176,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         finally:
             bar.close()
         outcomes.append(outcome)
+        if not overrides:  # the paper's set-up: kept where the Paper checks view reads it (core/checks/results.py)
+            results.keep([outcome.to_dict()])
         if not (args.json or args.markdown):
             print(format_text(outcome), flush=True)
     passed = all(o.passed for o in outcomes)

@@ -4,7 +4,9 @@ next-word run (lstm_lm, gru_lm, gpt_lm; words, or characters for a ``data.tokeni
 Greedy (the most likely token each time) when the temperature is 0, the default; sampling from
 softmax(logits / T) over the ``--top-k`` most likely tokens otherwise (0, the default: all; ``--sample-seed``
 makes a sample repeatable). With ``--json`` the last stdout line is one object: run_id, checkpoint, seed,
-words (the new tokens), text, temperature, top_k, tokenizer, oov_in_seed, vocab_size, seconds.
+words (the new tokens), text, temperature, top_k, tokenizer, oov_in_seed, vocab_size, seconds, blank (true when
+the new tokens are only spaces and line ends), undertrained ([its, the unigram model's] validation perplexity when the
+run is barely better than token frequencies; else null); stderr says either in one sentence.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ COMMANDS = ("generate",)
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from studio.cli._shared import emit_json, run_dir_of
+    from studio.core.contracts.generate import result_notes
     from studio.engine.tasks.generate import check_request, generate
 
     check_request(args.words, args.temperature, args.top_k)  # before loading anything
@@ -31,6 +34,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         print(out["text"])
         if out["oov_in_seed"]:
             print(f"not in the run's vocabulary (read as <oov>): {', '.join(out['oov_in_seed'])}", file=sys.stderr)
+    for note in result_notes(out):  # blank output, an undertrained run: said, not left to be guessed
+        print(f"studio: warning: {note}", file=sys.stderr)
     return 0
 
 

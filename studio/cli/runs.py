@@ -25,6 +25,7 @@ FILTER_HELP = ("keep the runs that match every word: plain words search name, id
 
 def cmd_runs(args: argparse.Namespace) -> int:
     from studio.core.errors import ConfigError
+    from studio.core.runs.names import shown_names
     from studio.core.runs.store import RunStore
 
     store = RunStore()
@@ -35,6 +36,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
     except ConfigError as err:
         print(f"studio runs: {err}", file=sys.stderr)
         return 2
+    names = shown_names(store)  # the name every view shows (core/runs/names.py)
+    for run in runs:
+        run.name = names.get(run.id, run.name)
     if args.json:
         emit_json({"runs": [r.to_json() for r in runs]})
         return 0
@@ -57,7 +61,7 @@ def _chosen(store: RunStore, args: argparse.Namespace) -> list[RunInfo]:
     """The runs to list: filtered, sorted, limited (ConfigError for a bad filter, sort column or limit)."""
     from studio.core.errors import ConfigError
     from studio.core.runs import run_filter
-    from studio.core.runs.names import run_names
+    from studio.core.runs.names import shown_names
 
     if args.limit is not None and args.limit < 0:
         raise ConfigError(f"--limit {args.limit}: give 0 or more runs")
@@ -66,8 +70,8 @@ def _chosen(store: RunStore, args: argparse.Namespace) -> list[RunInfo]:
         return runs[:args.limit] if args.limit is not None else runs
     params = store.all_params()
     notes = store.notes()
-    # named as the run list names them (by what differs), so a filter finds the runs the window's filter finds
-    names = run_names({r.id: params.get(r.id, {}) for r in runs}, {r.id: r.name for r in runs})
+    # named as the run list names them, so a filter finds the runs the window's filter finds
+    names = shown_names(store, runs)
     facts = [run_filter.facts_of(r, params.get(r.id, {}), notes.get(r.id, ""), names.get(r.id, "")) for r in runs]
     by_id = {r.id: r for r in runs}
     if args.filter:

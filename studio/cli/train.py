@@ -17,6 +17,7 @@ from typing import Any
 
 from studio.cli._shared import StderrProgress, add_config_args, add_output_args, emit_json, load_config
 from studio.core.config.global_batch import global_batch_text
+from studio.core.contracts.protocol import STAGE
 from studio.core.contracts.runs import TrainReport
 from studio.core.errors import ConfigError
 from studio.core.vocab import JobState, Metric
@@ -65,8 +66,10 @@ def cmd_train(args: argparse.Namespace) -> int:
                         if name == Metric.TRAIN_LOSS:
                             last_loss = value
                     bar.training({**job.progress, "eta_s": job.eta_s}, last_loss)  # the job's own ETA
-                elif message["type"] == "log":
+                elif message["type"] == "log" and message.get("level") != STAGE:
                     print(message["text"], file=sys.stderr)
+                elif message["type"] == "log" and bar.tty:  # before the first step: on the live line only
+                    bar.show(0.0, f"{message['text']}…", None, "stage")
     finally:
         for s, handler in old.items():
             signal.signal(s, handler)

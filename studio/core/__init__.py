@@ -13,6 +13,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("contracts",),  # every feature's typed request and result, the job vocabulary, the messages, the task
     #                  catalog, the run folder's layout, the form of a registry entry
     ("host", "maths"),  # the machine (processes, folders, threads, devices); maths on arrays and tensors
+    ("usercode",),  # a user's own model or dataset file: read with ast, imported by path in workers, copied, trusted
     ("datasets", "models", "optim"),  # the registries (text data is a kind of dataset: datasets/text/)
     ("config",),  # RunConfig and what is decided from a config alone
     ("runs",),  # the run store, its queue, runs built on other runs

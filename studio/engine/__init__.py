@@ -7,9 +7,10 @@ knows no callback, a callback knows no launcher, the tasks sit on everything the
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("jobs", "loop"),  # child processes and their queues; the training loop and what a step needs
-    ("callbacks", "async_sgd", "parallel", "dataload"),  # the loop's features; the Parallelism lab's engines
+    ("callbacks", "async_sgd", "parallel", "dataload", "allreduce"),  # the loop's features; the lab's engines
+    ("dlrm",),  # DLRM's hybrid parallelism, on the all-reduce package's traffic counting
     ("training",),  # a run assembled from its config, its ranks started, supervised, queued, run under torchrun
-    ("replay",),  # a finished run loaded back
+    ("replay", "attach"),  # a finished run loaded back; a model trained elsewhere attached to a run
     ("tasks",),  # one module per background task (core/contracts/tasks.py names them)
     ("worker", "dp_scaling", "port"),  # the public ``python -m`` entry points; the GUI's port (engine_port)
 )

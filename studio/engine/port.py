@@ -65,6 +65,11 @@ class ProcessEngine:
 
         backend.start_warm()
 
+    def backend_loading(self) -> bool:
+        from studio.engine.jobs import backend
+
+        return backend.loading()
+
 
 def engine() -> EnginePort:
     """The engine the window uses (typed as the port: mypy checks that ProcessEngine is one)."""

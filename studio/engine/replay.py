@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 from studio.core.config import RunConfig
+from studio.core.config.external import is_external
 from studio.core.contracts import layout
 from studio.core.contracts.layout import (  # noqa: F401 - the checkpoint listing, read here by the engine
     CheckpointRef,
@@ -53,6 +54,9 @@ class RunData:
             raise ConfigError(f"{run_dir} is not a run directory (no config.toml)")
         self.config = RunConfig.load(config_path)
         self.device = device if isinstance(device, torch.device) else pick_device(device)
+        if is_external(self.config):  # trained outside Studio: its attached model and batch
+            self._attach()
+            return
         from studio.core.maths.objectives import task_for
         from studio.core.runs.lineage import load_run_data
         from studio.engine.loop.augment import attach
@@ -67,7 +71,27 @@ class RunData:
         self.input_shape, self.num_classes = data.input_shape, data.num_classes
         self.task = task_for(data.meta)
         self.task_name = str(data.meta.get("task", "classification"))  # "tokens": a prediction at every position
+        self.meta: dict[str, Any] = dict(data.meta)  # what the dataset knows of itself (a corpus: its unigram)
         self.model = build_model(cfg, data, self.device).eval()
+
+    def _attach(self) -> None:
+        """A model trained elsewhere (core/models/attached.py): its batch is every split, used as the model saw it."""
+        from studio.core.maths.objectives import task_for
+        from studio.core.models import attached
+
+        meta = attached.read_meta(self.run_dir)
+        x, y = attached.load_data(self.run_dir)
+        part = DeviceData(x, y, torch.zeros(1), torch.ones(1), torch.device("cpu"))
+        self._splits = dict.fromkeys(SPLITS, part)
+        task = meta.get("task") or attached.task_of(x, y)
+        self.task = task_for({"task": "regression"} if task == attached.REGRESSION else {})
+        self.task_name = "regression" if task == attached.REGRESSION else "classification"
+        self.meta = {}  # no dataset of Studio's behind it
+        self.is_image = x.dim() == 4
+        self.input_shape = tuple(x.shape[1:])
+        self.num_classes = int(y.max()) + 1 if task == attached.CLASSIFICATION and len(y) else 1
+        self.classes = [str(i) for i in range(self.num_classes)]
+        self.model = attached.build_model(self.run_dir).to(self.device).eval()
 
     @property
     def run_id(self) -> str:

@@ -98,6 +98,21 @@ def test_bad_input_is_one_sentence_and_starts_nothing(page):
     assert page.panel.run_button.isEnabled()
 
 
+def test_bad_input_is_said_in_the_pages_words_not_the_command_lines(page):
+    """Issue 33.8: "--delays takes seconds per gradient…" named the CLI's option on a page that has a field."""
+    said = []
+    for delays, modes in (("0,slow", ("sync",)), ("0", ())):
+        page.delays.setText(delays)
+        for mode, box in page.mode_boxes.items():
+            box.setChecked(mode in modes)
+        page.run()
+        said.append(page.panel.status.text())
+        assert not page.panel.busy
+    assert said[0].startswith("Delays are seconds per gradient") and "'0,slow'" in said[0]
+    assert said[1] == "Tick at least one mode: sync, async or hogwild."
+    assert not [text for text in said if "--" in text or "async-sa" in text]
+
+
 def test_the_check_setup_goes_into_the_form(page):
     page.set_params(dict(get_check("chen_async_straggler").preset))
     r = page.request()

@@ -67,18 +67,19 @@ def _seed(store, overrides: list[str], steps=(20, 40, 60), epoch_every=40):
     return run.id
 
 
-def test_runs_are_named_by_what_differs_and_coloured_alike_in_list_and_plots(window):
+def test_runs_are_named_by_the_rule_and_coloured_alike_in_list_and_plots(window):
     store = window.session.store
     sgd = _seed(store, ["optimizer.name=sgd", "optimizer.lr=0.05", "train.batch_size=256"])
     adam = _seed(store, ["optimizer.lr=0.001"])
     window.session.runs_changed.emit()
     names = window.run_list.names
-    assert names[sgd] == "sgd lr=0.05 · batch 256" and names[adam] == "adam lr=0.001 · batch 128"
+    # the model, the data and what differs from the defaults (sgd's own lr is 0.05; adam's 0.001)
+    assert names[sgd] == "mlp · fashion_mnist_small · sgd · batch 256" and names[adam] == "mlp · fashion_mnist_small"
     window.session.set_selection([sgd, adam])
     colours = window.curves_pane.curves.colours()
     assert len(set(colours.values())) == 2
     assert window.run_list.colours == colours  # the run list is the plots' colour key
-    assert "sgd lr=0.05 · batch 256" in window.curves_pane.curves.key.text()
+    assert "mlp · fashion_mnist_small · sgd · batch 256" in window.curves_pane.curves.key.text()
     assert window.curves_pane.curves.plots["loss"].legend is None  # nothing on top of the data
 
 
@@ -99,8 +100,8 @@ def test_rename_notes_and_delete_from_the_run_list(window):
     assert store.notes()[a] == "noisy labels, take two"
     row = runs.tree.topLevelItem(runs.run_ids().index(a))
     assert row.text(0) == "baseline" and row.text(6) == "noisy labels, take two"
-    runs.rename(a, "")  # back to the name made from what differs
-    assert runs.names[a] == "adam lr=0.01"
+    runs.rename(a, "")  # back to the naming rule's name
+    assert runs.names[a] == "mlp · fashion_mnist_small · adam lr=0.01"
     runs.confirm_delete = lambda ids: False
     assert runs.delete_runs([a]) == 0 and a in runs.run_ids()
     runs.confirm_delete = lambda ids: True
@@ -118,7 +119,7 @@ def test_x_axis_modes_log_x_first_point_and_raw_curve_behind_smoothing(qtbot, wi
     window.session.set_selection([run])
     curves = window.curves_pane.curves
     qtbot.waitUntil(lambda: not curves.loading, timeout=5000)  # read off the GUI thread
-    assert curves.stack.currentWidget() is curves.graphics
+    assert curves.stack.currentWidget() is curves.plot_scroll  # the plots (in their scroll area)
     item = curves.items[(run, "train/loss")]
     assert list(item.xData) == [20, 40, 60, 80]
     curves.set_x_mode("epoch")

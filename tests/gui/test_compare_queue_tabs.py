@@ -27,10 +27,13 @@ def test_compare_tab_table_parallel_coordinates_and_diff(qtbot, queued_runs):
     win.tabs.setCurrentWidget(tab)
     # Qt asks a widget it renders for its metrics: an attribute named ``metric`` (QWidget.metric) crashed it
     assert not tab.grab().isNull()
-    assert "Select two or more runs" in tab.summary.text()
+    assert "Tick two or more runs" in tab.summary.text()
     chosen = [ids[0], ids[2], ids[3]]
-    session.set_selection(chosen)
+    session.set_selection(chosen)  # the run list's selection is ticked in the Compare tab's own list
+    assert tab.picker.checked() == [i for i in tab.picker.run_ids() if i in chosen]
     assert tab.summary.text() == "3 runs · 2 settings differ"
+    names = tab.picker.names()
+    assert names == {i: win.run_list.names[i] for i in names}  # named as the run list names them
     table = tab.table
     assert table.rowCount() == 3
     lr, acc = column(table, "optimizer.lr"), column(table, "test_acc")
@@ -47,6 +50,12 @@ def test_compare_tab_table_parallel_coordinates_and_diff(qtbot, queued_runs):
     assert {t.toPlainText() for t in tab.parallel.labels} >= {"optimizer.lr (log)", "train.epochs", "test_acc"}
     tab.metric_choice.setCurrentText("train_loss")
     assert any(t.toPlainText() == "train_loss" for t in tab.parallel.labels)
+
+    row = tab.picker.run_ids().index(ids[3])  # unticked in the Compare tab's own list: the selection follows
+    tab.picker.item(row).setCheckState(Qt.CheckState.Unchecked)
+    assert session.selected_runs() == [i for i in tab.picker.run_ids() if i in (ids[0], ids[2])]
+    assert tab.table.rowCount() == 2 and win.run_list.selected_ids() == session.selected_runs()
+    session.set_selection(chosen)
 
     tab.views.setCurrentIndex(1)
     assert tab.left.currentData() == ids[0] and tab.right.currentData() == ids[2]

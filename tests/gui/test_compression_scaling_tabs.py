@@ -27,10 +27,16 @@ def open_tab(qtbot, home, title: str):
 def test_compression_tab_compresses_and_sweeps_the_selected_run(qtbot, queued_runs):
     home, _, _, ids = queued_runs
     session, tab = open_tab(qtbot, home, "Compression")
-    session.set_selection([])
-    assert not tab.run_button.isEnabled() and "Select a finished" in tab.title.text()
+    session.set_selection([ids[1]])  # cancelled before it started: nothing to compress, and it says so
+    assert tab.run_box.currentData() is None and not tab.run_button.isEnabled()
+    assert tab.run_box.shown_text().endswith("not finished, or no checkpoint saved") and "Pick a" in tab.title.text()
+    session.set_selection([ids[0]])  # its own Run box follows the run list's selection …
+    assert tab.run_box.currentData() == ids[0] and tab.run_button.isEnabled()
+    other = tab.run_box.findData(ids[2])
+    tab.run_box.setCurrentIndex(other)
+    tab.run_box.activated.emit(other)  # … and a run picked in it is the selection everywhere
+    assert session.selected_runs() == [ids[2]] and tab.run_id == ids[2]
     session.set_selection([ids[0]])
-    assert tab.run_button.isEnabled()
     tab.prune.setValue(0.5)
     tab.quantize.setCurrentText("int8")
     tab.compress()
@@ -67,6 +73,29 @@ def test_scaling_laws_tab_fits_a_power_law_and_reports_a_bad_axis(qtbot, studio_
     tab.fit()
     qtbot.waitUntil(lambda: bool(tab.panel.error is not None), timeout=60_000)
     assert "at least 4 runs" in tab.panel.error and "at least 4 runs" in tab.summary.text()
+
+
+def test_a_fit_that_explains_nothing_warns_and_draws_no_band(qtbot, studio_home):
+    """Issue 33.8: a fit with r² = 0.000 drew its 95 % band over the whole plot, without a word."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    from studio.gui.tabs.scaling_laws import MIN_R2
+
+    store = RunStore(studio_home)
+    run = store.create_run(RunConfig(), name="flat")
+    noise = np.random.default_rng(0).normal(0, 0.05, 40)  # a flat, noisy loss: no power law in it
+    store.log_metrics(run.id, [(10 + 25 * i, "val/loss", 1.0 + float(v), 0.0) for i, v in enumerate(noise)])
+    session, tab = open_tab(qtbot, studio_home, "Scaling laws")
+    session.set_selection([run.id])
+    tab.fit()
+    qtbot.waitUntil(lambda: bool(tab.result is not None or tab.panel.error), timeout=60_000)
+    assert tab.panel.error is None, tab.panel.error
+    assert tab.result["fits"][0]["r2"] < MIN_R2  # the set-up really is a poor fit
+    assert "explains little" in tab.summary.text() and f"below {MIN_R2:g}" in tab.summary.text()
+    items = tab.plot.getPlotItem().items
+    assert not [i for i in items if isinstance(i, pg.FillBetweenItem)]  # no band over the plot
+    assert any("(poor fit)" in label.text for _sample, label in tab.legend.items)
 
 
 @pytest.mark.slow  # spawns 3 processes that import torch; `studio scale` itself is tested in the default run

@@ -115,3 +115,29 @@ def test_a_bad_input_is_one_clear_message(qtbot, tab, tmp_path):
     assert "failed" in panel.status.text() and "Classifying" not in panel.status.text()
     assert panel.table.rowCount() == 0 and "notes.png" not in panel.status.text()
     assert not widget.status.text().startswith("Failed") and "prediction" not in widget.status.text()
+
+
+def test_a_bad_pasted_row_is_said_in_the_pages_words_and_keeps_the_last_prediction(qtbot, tab):
+    """Issue 33.8: "Pasted row.csv has no rows to predict" (a file name the person never saw) for a bad pasted row,
+    and the prediction shown before was wiped."""
+    widget, run_dir, errors = tab
+    widget.select_run(run_dir.name)
+    panel = widget.predict_panel
+    panel.row.setText(",".join(["0"] * 784))  # a good row first: its prediction is what must stay
+    panel.row.returnPressed.emit()
+    _finish(qtbot, widget)
+    assert panel.table.rowCount() == 1 and panel.table.item(0, 0).text() == "pasted row"
+    shown = panel.table.item(0, 1).text()
+    panel.row.setText("0,0,x7,0")  # a typo: refused on the page, nothing starts
+    panel.row.returnPressed.emit()
+    assert not widget.busy
+    assert panel.status.text().startswith("The pasted row holds 'x7', which is not a number")
+    assert panel.table.rowCount() == 1 and panel.table.item(0, 1).text() == shown
+    panel.row.setText("1,2,3")  # numbers, but not as many as the model takes: the job says so
+    panel.row.returnPressed.emit()
+    _finish(qtbot, widget)
+    said = panel.status.text()
+    assert said.startswith("The pasted row was not classified: it has 3 values; this run's model takes 784"), said
+    assert ".csv" not in said and "row 1" not in said
+    assert panel.table.rowCount() == 1 and panel.table.item(0, 1).text() == shown  # the last prediction stays
+    assert panel.row.text() == "1,2,3" and not errors  # the pasted text stays to fix; no dialog on top

@@ -73,3 +73,40 @@ def test_without_histograms_the_tab_shows_a_hint(qtbot, tmp_path):
         assert tab.pages.currentWidget() is tab.hint and "histogram_every" in tab.hint.text()
     finally:
         session.shutdown(wait_s=10)
+
+
+def shown_ticks(view) -> tuple[list[str], tuple[float, float], str]:
+    """The x axis's labelled ticks as drawn at its width, its range and its label's text."""
+    from studio.gui.tabs.histograms import HistogramView
+
+    assert isinstance(view, HistogramView)
+    axis = view.plot.getAxis("bottom")
+    lo, hi = view.plot.getPlotItem().viewRange()[0]
+    strings = []
+    for spacing, values in axis.tickValues(lo, hi, axis.width()):
+        strings += axis.tickStrings(values, axis.autoSIPrefixScale, spacing)
+    return strings, (lo, hi), axis.labelString()
+
+
+def _series(steps: list[int]) -> histograms.HistogramSeries:
+    return histograms.HistogramSeries("fc.weight", "weight", list(steps), [-0.1] * len(steps), [0.1] * len(steps),
+                                      [[1, 3, 5, 3, 1]] * len(steps))
+
+
+def test_a_short_runs_histograms_have_a_step_axis_of_whole_numbers(qtbot):
+    """Issue 33.6: a 40-step run's histogram read "step (×0.001)" with ticks −400…400 for its one record at step 0."""
+    from studio.gui.tabs.histograms import HistogramView
+
+    view = HistogramView("weights")
+    qtbot.addWidget(view)
+    view.resize(600, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    for steps in ([0], [40], [0, 10, 20, 30, 40], [0, 1, 2]):
+        view.draw(_series(steps), "fc.weight")
+        qtbot.wait(10)
+        strings, (lo, hi), label = shown_ticks(view)
+        assert strings and all(s.lstrip("-").isdigit() for s in strings), (steps, strings)
+        assert lo >= min(steps) - 5.01 and hi <= max(steps) + 5.01, (steps, lo, hi)  # the data's own range
+        assert {int(s) for s in strings} <= set(range(int(lo) - 1, int(hi) + 2))
+        assert "×" not in label and "x0.001" not in label, label

@@ -14,7 +14,7 @@ from studio.core.runs.store import RunStore
 from studio.engine.jobs import backend
 from studio.gui.demos.lab import VIEWS, TeachingLab
 from studio.gui.tabs import find
-from studio.gui.tabs.paper_checks import OURS, VERDICT, PaperChecksTab
+from studio.gui.tabs.paper_checks import OURS, SECONDS, VERDICT, PaperChecksTab
 from studio.gui.widgets.check_panel import IDLE_TEXT, RUNNING_TEXT
 from tests.gui.conftest import new_session
 
@@ -124,6 +124,48 @@ def test_stop_in_the_view_drops_the_remaining_checks(qtbot, session):
     qtbot.waitUntil(lambda: not tab.busy, timeout=60_000)
     assert tab.pending == [] and tab.run_all_button.isEnabled()
     assert all(tab.table.item(r, VERDICT).text() == "—" for r in range(tab.table.rowCount()))
+
+
+# --- issue 33.3: one place for a check's outcome, whoever ran it ------------------------------------------------
+def test_a_check_run_in_the_teaching_lab_shows_in_the_paper_checks_view(qtbot, lab, session):
+    view = PaperChecksTab(session)  # open before the lesson's check runs …
+    qtbot.addWidget(view)
+    row = view.names.index(CHEAP)
+    assert view.table.item(row, VERDICT).text() == "—" and "none run yet" in view.status.text()
+    panel = lab.open("optimizer_race").check_panel
+    panel.run_button.click()
+    qtbot.waitUntil(lambda: not panel.busy, timeout=120_000)
+    (outcome,) = panel.outcomes
+    qtbot.waitUntil(lambda: view.table.item(row, VERDICT).text() == outcome["verdict"], timeout=10_000)
+    assert view.table.item(row, OURS).text() == "69 · 52 · 1"
+    assert view.table.item(row, SECONDS).text() == f"{outcome['seconds']:.1f}"
+    assert view.status.text() == f"{len(CHECKS)} checks; 1 run, 1 PASS."
+    later = PaperChecksTab(session)  # … and one opened after it
+    qtbot.addWidget(later)
+    assert later.table.item(row, VERDICT).text() == "PASS" and later.outcomes[CHEAP]["seconds"] == outcome["seconds"]
+
+
+def test_a_check_run_by_the_cli_shows_in_the_view_when_it_is_shown(qtbot, session):
+    from tests.conftest import run_cli
+
+    view = PaperChecksTab(session)
+    qtbot.addWidget(view)
+    row = view.names.index(CHEAP)
+    done = run_cli("check", CHEAP, "--json")
+    assert done.returncode == 0, done.stderr
+    assert view.table.item(row, VERDICT).text() == "—"  # not shown: not read yet
+    view.show()  # shown (again): what `studio check` kept is read
+    assert view.table.item(row, VERDICT).text() == "PASS"
+    assert "Last run" in (view.table.selectRow(row) or view.detail.text())
+
+
+def test_a_check_with_a_changed_set_up_is_not_kept(studio_home):
+    from studio.core.checks import results
+    from tests.conftest import run_cli
+
+    done = run_cli("check", CHEAP, "--set", "steps=150", "--json")
+    assert done.returncode in (0, 3), done.stderr
+    assert results.kept() == {}
 
 
 def test_a_result_shows_its_seeds_and_margin_and_a_method_check_says_what_it_is(qtbot, session):

@@ -9,7 +9,7 @@ from typing import Any
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 
 from studio.core.checks.base import PaperCheck
 from studio.core.contracts import tasks
@@ -156,6 +156,26 @@ def test_run_hands_the_session_the_request_of_the_form(page):
     assert page.panel.bar.value() == 500 and "step 12" in page.panel.status.text()
     page.panel.cancel_button.click()
     assert page.panel.status.text() == "Cancelled." and page.panel.run_button.isEnabled()
+
+
+def test_each_mode_is_drawn_as_its_frame_arrives_and_the_rest_is_listed_greyed(page):
+    """Issue 33: the page showed nothing until every mode was done; the job now streams a frame per finished
+    configuration (the result so far, ``pending`` the rest) and the page draws what has arrived."""
+    full = make_result()
+    page.panel.run_button.click()
+    handle = page.started[0][2]
+    first = {**full, "rows": full["rows"][:2], "pending": [("model", 1), ("pipeline-gpipe", 1)]}
+    handle.frame.emit(first)
+    assert page.table.rowCount() == 4
+    assert [cell(page, i, "mode") for i in range(4)] == ["single", "DDP", "model-parallel", "GPipe M=1"]
+    assert cell(page, 1, "loss gap").endswith("✓") and cell(page, 2, "samples/s") == "measuring…"
+    assert cell(page, 3, "samples/s") == "to come"
+    assert not page.table.item(2, 0).flags() & Qt.ItemFlag.ItemIsSelectable  # no timeline to draw yet
+    assert page.timeline.selector.count() == 2 and not page.timeline.empty.shown  # single's timeline at once
+    assert len(page.plots.loss.getPlotItem().listDataItems()) == 2
+    assert page.panel.cancel_button.isEnabled() and page.result is None  # still running: not the result yet
+    handle.end("finished", "", full)
+    assert page.table.rowCount() == 11 and page.result is full and page.timeline.selector.count() == 11
 
 
 @pytest.mark.parametrize(("field", "text", "words"), [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from studio.core.runs.store import RunStore
-from studio.gui.parallel.schedule_page import SchedulePage, time_unit
+from studio.gui.parallel.schedule_page import SchedulePage, lowest_mean_jct, time_unit
 from studio.gui.tabs.parallel_lab import PAGES, ParallelLab
 from tests.gui.conftest import new_session
 from tests.unit.schedule_store import finished_store
@@ -85,3 +85,31 @@ def test_controls_have_tooltips_and_times_get_a_readable_unit(page):
               page.check_panel.run_button, *page.policy_boxes.values()):
         assert w.toolTip()
     assert time_unit(50) == ("s", 1.0) and time_unit(600) == ("min", 60.0) and time_unit(5 * 3600) == ("h", 3600.0)
+
+
+def _row(policy: str, label: str, mean: float) -> dict:
+    return {"policy": policy, "label": label, "mean_jct": mean}
+
+
+@pytest.mark.parametrize(("means", "said"), [
+    ((30.0, 12.0, 12.5), "Lowest mean JCT: SJF, 2.50× below FIFO's."),
+    ((30.0, 12.0, 12.0), "Lowest mean JCT: SJF and LAS (tied), 2.50× below FIFO's."),
+    ((12.0, 12.0, 12.0), "All 3 policies tie on mean JCT (12 s): they schedule these jobs alike."),
+    ((12.0,), "Mean JCT under FIFO: 12 s."),
+])
+def test_the_lowest_mean_jct_says_when_policies_tie(means, said):
+    """Issue 33.8: "Lowest mean JCT: FIFO" when every policy gave the same JCT."""
+    rows = [_row(p, label, m) for (p, label), m in zip((("fifo", "FIFO"), ("sjf", "SJF"), ("las", "LAS")), means,
+                                                       strict=False)]
+    assert lowest_mean_jct(rows, "s", 1.0) == said
+
+
+def test_a_replay_where_every_policy_ties_says_so(qtbot, page):
+    page.gpus.setValue(64)  # room for every run at once: no policy makes a job wait, every JCT is the same
+    page.arrivals.setCurrentIndex(page.arrivals.findData("together"))
+    page.run()
+    qtbot.waitUntil(lambda: page.result is not None or page.panel.error is not None, timeout=60_000)
+    assert page.panel.error is None, page.panel.error
+    means = {r["mean_jct"] for r in page.result["policies"]}
+    assert len(means) == 1  # the set-up really ties
+    assert "policies tie on mean JCT" in page.panel.status.text() and "Lowest" not in page.panel.status.text()

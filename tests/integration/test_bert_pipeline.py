@@ -21,6 +21,8 @@ def test_pretrain_then_fine_tune_then_evaluate():
     assert pre.returncode == 0, pre.stderr
     mlm = last_json(pre.stdout)
     assert mlm["status"] == "finished" and mlm["val_perplexity"] < 2000  # below a uniform guess over the vocabulary
+    gen = run_cli("generate", mlm["run_id"], "--seed", "the man")  # a masked LM does not write the next word
+    assert gen.returncode == 2 and "fills in masked words" in gen.stderr and gen.stdout == "", gen.stderr
     fine = ["train", "--set", "data.name=fortune_sources", "--set", "model.name=bert_classifier", "--set",
             "train.epochs=2", *SMALL, "--json"]
     tuned = run_cli(*fine, "--set", f"model.init_from={mlm['run_id']}", "--set", "model.frozen_epochs=1")

@@ -84,3 +84,11 @@ def idle_spin(progress, seconds: float = 0.6) -> dict:
         x.add_(1)
         time.sleep(0.002)  # the measured pattern: short bursts of work with idle gaps between
     return {"spin": (workers_cpu() - before) / (time.perf_counter() - t0), "threads": torch.get_num_threads()}
+
+
+def dies_without_a_word(progress) -> None:
+    """Writes to stderr below Python (as native code does) and above it, then exits with no report."""
+    progress(0.1, "loading")
+    print("loading the weights", file=sys.stderr)
+    os.write(2, b"libfoo.so: undefined symbol: bar\n")
+    os._exit(1)

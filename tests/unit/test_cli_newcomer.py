@@ -11,7 +11,7 @@ from studio import app, cli
 
 
 def test_a_typo_is_not_opened_as_a_gui_path(monkeypatch, capsys):
-    monkeypatch.setattr("studio.gui.app.start.run_gui", lambda argv: pytest.fail("the GUI opened"))
+    monkeypatch.setattr("studio.gui.app.start.run_gui", lambda argv, engine=None: pytest.fail("the GUI opened"))
     assert app.main(["trian"]) == 2
     assert "unknown command 'trian'; did you mean 'train'?" in capsys.readouterr().err
     assert app.main(["missing-config.toml"]) == 2
@@ -22,7 +22,7 @@ def test_a_typo_is_not_opened_as_a_gui_path(monkeypatch, capsys):
 
 def test_an_existing_path_still_opens_the_gui(monkeypatch, tmp_path):
     opened = []
-    monkeypatch.setattr("studio.gui.app.start.run_gui", lambda argv: opened.append(argv) or 0)
+    monkeypatch.setattr("studio.gui.app.start.run_gui", lambda argv, engine=None: opened.append(argv) or 0)
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
     (tmp_path / "train").mkdir()  # a folder named like a command is still a command; any other path opens
     config = tmp_path / "my.toml"
@@ -36,7 +36,7 @@ def test_no_display_is_one_line_and_exit_2(monkeypatch, capsys):
     monkeypatch.setattr(sys, "platform", "linux")
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr("studio.gui.app.start.run_gui", lambda argv: pytest.fail("Qt would abort"))
+    monkeypatch.setattr("studio.gui.app.start.run_gui", lambda argv, engine=None: pytest.fail("Qt would abort"))
     assert app.main([]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no display" in err and "studio --help" in err

@@ -49,7 +49,7 @@ def test_compare_runs_from_the_store(tmp_path):
     assert {"optimizer.lr", "optimizer.beta1", "optimizer.momentum"} <= set(table["differing"])  # adam's vs sgd's
     assert table["metric_names"] == ["test_acc", "train_loss"]
     first, second = table["runs"]
-    assert (first["name"], second["name"]) == ("adam lr=0.01", "my sgd")  # as the run list names them
+    assert (first["name"], second["name"]) == ("mlp · fashion_mnist_small · adam lr=0.01 · 1 epoch", "my sgd")
     assert first["settings"]["optimizer.lr"] == 0.01 and second["settings"]["optimizer.name"] == "sgd"
     assert first["metrics"] == {"test_acc": 0.8, "train_loss": 0.5}
     assert second["metrics"] == {"test_acc": None, "train_loss": 9.0} and second["status"] == "failed"

@@ -22,6 +22,7 @@ from studio.gui.plots.curve_model import (
     PlotView,
     bounds,
     covers,
+    plot_spec,
     spread,
 )
 from studio.gui.plots.palette import OKABE_ITO
@@ -246,3 +247,106 @@ def test_small_requests_are_prepared_inline_and_grown_series_stay_dirty():
     model.add_rows("r", [(INLINE_POINTS + 1, "train/loss", 0.0, 0.0)])  # came while it was being prepared
     assert [(r, n) for r, n, _d in model.settle(result)] == [("r", "train/loss")]
     assert model.dirty() == {("r", "train/loss")}
+
+
+# --- issue 33.6: any logged metric on a plot, chosen by the user; the read-out at the pointer ---------------------
+def grad_norm_run() -> dict:
+    steps = [10, 20, 30, 40]
+    return {"train/loss": (steps, [2.0, 1.5, 1.2, 1.0]), "val/loss": ([20, 40], [1.6, 1.1]),
+            "train/grad_norm": (steps, [5.0, 4.0, 3.5, 3.0]), "epoch": ([20, 40], [1, 2])}
+
+
+def test_the_chooser_lists_every_logged_metric_known_ones_first():
+    model = CurveModel()
+    model.show({"a": grad_norm_run(), "b": {"lr": ([10], [0.1]), "custom/zeta": ([10], [1.0])}})
+    assert model.logged() == ["train/loss", "val/loss", "lr", "custom/zeta", "train/grad_norm"]  # no "epoch"
+    assert [model.chosen(m) for m in model.logged()] == [True, True, True, False, False]
+
+
+def test_a_chosen_custom_metric_gets_a_plot_of_its_own_and_is_drawn():
+    model = CurveModel()
+    model.show({"a": grad_norm_run()})
+    assert "metric:train/grad_norm" not in model.plots and ("a", "train/grad_norm") not in drawn(model)
+    assert model.set_chosen("train/grad_norm", True)
+    assert model.plots == [*PLOTS, "metric:train/grad_norm"] and "metric:train/grad_norm" in model.unfitted
+    assert plot_spec("metric:train/grad_norm")[:2] == ("train/grad_norm", "train/grad_norm")
+    assert drawn(model)[("a", "train/grad_norm")].y.tolist() == [5.0, 4.0, 3.5, 3.0]
+    assert model.choices == {"train/grad_norm": True}  # what the window remembers
+    assert not model.set_chosen("train/grad_norm", True)  # no change, nothing to redraw
+
+
+def test_unchosen_metrics_are_not_drawn_and_an_empty_plot_goes():
+    model = CurveModel()
+    model.show({"a": {**grad_norm_run(), "train/acc": ([10, 20], [0.5, 0.6])}})
+    model.set_chosen("val/loss", False)
+    assert "loss" in model.plots and ("a", "val/loss") not in drawn(model) and ("a", "train/loss") in drawn(model)
+    assert [m[0] for m in model.plotted("loss")] == ["train/loss"]
+    model.set_chosen("train/acc", False)
+    model.set_chosen("val/acc", False)
+    assert "acc" not in model.plots  # no chosen metric left in it
+
+
+def test_remembered_choices_apply_to_runs_read_later():
+    model = CurveModel()
+    model.set_choices({"train/grad_norm": True, "lr": False})
+    assert "lr" not in model.plots and model.plotted_metrics()["train/grad_norm"] == "metric:train/grad_norm"
+    model.select(["a"])  # a run still to be read: its custom metric is drawn once it comes
+    job = model.request(1, None, views(model))
+    assert job.plot_of["train/grad_norm"] == "metric:train/grad_norm" and "lr" not in job.plot_of
+    model.install("a", {name: Series(*cols) for name, cols in grad_norm_run().items()}, 32)
+    assert "metric:train/grad_norm" in model.plots
+
+
+def test_the_readout_gives_each_runs_point_nearest_the_pointer():
+    model = CurveModel()
+    model.show({"a": grad_norm_run(), "b": {"train/loss": ([5, 25, 45], [3.0, 2.0, 1.0])}}, {"a": "A", "b": "B"})
+    got = [(r.run_id, r.label, r.metric, r.line, r.x, r.value, r.smoothed) for r in model.readout("loss", 23.0)]
+    assert got == [("a", "A", "train/loss", "train", 20.0, 1.5, None), ("a", "A", "val/loss", "validation", 20.0, 1.6,
+                   None), ("b", "B", "train/loss", "train", 25.0, 2.0, None)]
+    assert model.readout("lr", 23.0) == []  # nothing logged there
+    model.set_x_mode("epoch")  # in the x axis's units: step 40 is the end of epoch 2
+    assert [(r.x, r.value) for r in model.readout("loss", 1.9)][:2] == [(2.0, 1.0), (2.0, 1.1)]
+
+
+def test_the_readout_gives_the_smoothed_and_the_raw_value():
+    from studio.core.maths.smoothing import ema
+
+    model = CurveModel()
+    model.show({"a": grad_norm_run()})
+    model.set_smoothing(0.6)
+    train, val = model.readout("loss", 30.0)
+    assert (train.value, train.smoothed) == (1.2, pytest.approx(ema(np.array([2.0, 1.5, 1.2, 1.0]), 0.6)[2]))
+    assert val.smoothed is None  # validation is not smoothed
+    drawn(model)  # after a drawing the model keeps the smoothing: the read-out uses it
+    assert model.readout("loss", 30.0)[0].smoothed == pytest.approx(train.smoothed)
+
+
+def test_the_readout_reads_a_log_x_axis_in_its_units():
+    model = CurveModel()
+    model.show({"a": {"train/loss": ([1, 10, 100, 1000], [4.0, 3.0, 2.0, 1.0])}})
+    model.set_log_x(True)
+    assert [(r.x, r.value) for r in model.readout("loss", np.log10(80.0))] == [(100.0, 2.0)]
+
+
+@pytest.mark.parametrize("mode", ["step", "samples", "epoch", "wall", "wall resumed"])
+@pytest.mark.parametrize("log_x", [False, True])
+def test_the_readout_finds_the_nearest_point_as_a_full_scan_does(mode, log_x):
+    rng = np.random.default_rng(7)
+    steps = np.unique(rng.integers(1, 5000, 400)).astype(float)
+    walls = 1000.0 + np.cumsum(rng.random(len(steps)))
+    if mode == "wall resumed":  # resumed from a checkpoint on a machine whose clock was behind: walls step back
+        walls[200:] -= 50.0
+        mode = "wall"
+    model = CurveModel()
+    model.show({"a": {"train/loss": (steps, rng.random(len(steps)), walls),
+                      "epoch": ([1000, 2000, 3000], [1, 2, 3], [1500.0, 1600.0, 1700.0])}}, batch_sizes={"a": 32})
+    model.set_x_mode(mode)
+    model.set_log_x(log_x)
+    s = model.series["a"]["train/loss"]
+    xs = model.x_values("a", s)
+    ux = np.log10(np.where(xs > 0, xs, np.nan)) if log_x else xs
+    for x in rng.uniform(np.nanmin(ux), np.nanmax(ux), 25):
+        best = int(np.nanargmin(np.abs(ux - x)))
+        (got,) = model.readout("loss", float(x))
+        assert (np.log10(got.x) if log_x else got.x) == pytest.approx(ux[best])
+        assert got.value == s.values[best]

@@ -81,3 +81,45 @@ def test_progress_reports_the_windowed_eta(monkeypatch):
         now[0] = float(i)
         p(0.01 * i if i <= 20 else 0.2 + 0.0025 * (i - 20), "working")
     assert reports[-1].eta_s == pytest.approx((1 - 0.3) / 0.0025, rel=0.05)
+
+
+def async_study_reports(start_s: float = 45.0, phase_s: float = 20.0, between_s: float = 60.0,
+                        hogwild_s: float = 20.0, tail_s: float = 10.0) -> tuple[list[tuple[float, float]], float]:
+    """(time, fraction) as the Async SGD page's job reports them on a busy machine (engine/async_sgd/launch.py):
+    "no news" every 0.1 s while the parameter server and workers start (fraction 0), three rpc modes of
+    ``phase_s`` (the server's fraction every 0.5 s) making 3/4 of the work, a minute of evaluation and the
+    Hogwild processes starting (fraction 3/4), Hogwild, then its evaluation. Returns the reports and the end."""
+    reports, t = [(0.0, 0.0)], 0.0
+
+    def run(seconds: float, fraction) -> None:
+        nonlocal t
+        for k in range(1, round(seconds / 0.1) + 1):
+            t += 0.1
+            reports.append((t, fraction(int(k * 0.1 / 0.5) * 0.5 / seconds)))  # a new fraction every 0.5 s
+
+    run(start_s, lambda _p: 0.0)
+    for mode in range(3):
+        run(phase_s, lambda p, mode=mode: 0.25 * (mode + p))
+    run(between_s, lambda _p: 0.75)
+    run(hogwild_s, lambda p: 0.75 + 0.25 * p)
+    run(tail_s, lambda _p: 1.0)
+    return reports, t
+
+
+def test_the_async_pages_eta_after_a_long_start_is_not_minutes_for_seconds():
+    """Issue 33: "about 46 min left" one minute before the end. A stall the job reported (the same fraction for a
+    minute: processes starting) was measured as part of the rate, so the first percent after it read as 40 min
+    (and the first phase's first seconds as an hour). Now the rate counts from the end of a long stall, and during
+    one the estimate is unknown rather than a rate falling to zero."""
+    reports, end = async_study_reports()
+    est = EtaEstimator()
+    worst = 0.0
+    for t, fraction in reports:
+        eta = est.update(fraction, t)
+        if eta is not None and end - t > 1:
+            worst = max(worst, eta / (end - t))
+        if 45 + 60 + 35 <= t < 45 + 60 + 60:  # over half a window into the one-minute stall before Hogwild
+            assert eta is None, f"{eta:.0f} s left at {t:.0f} s, in a stall"
+        if abs(end - t - 60) < 0.05 or abs(end - t - 28) < 0.05:
+            assert eta is None or eta < 120, f"{eta:.0f} s left {end - t:.0f} s before the end"
+    assert worst < 2.0, f"an estimate {worst:.1f}× the time really left"

@@ -81,3 +81,15 @@ def test_the_engine_import_check_sees_a_lazy_import(tmp_path: Path):
                       "    import studio.engine.port\n    from studio import engine\n")
     assert engine_imports(module) == ["line 4: studio.engine.jobs", "line 5: studio.engine.port",
                                       "line 6: studio.engine"]
+
+
+def test_the_tracking_client_imports_only_core():
+    """``studio.track`` runs inside a user's training script: no Qt, no GUI, no engine, no CLI, no torch at import."""
+    offenders = [f"{p.relative_to(ROOT)} imports {m}" for p in (ROOT / "track").rglob("*.py")
+                 for m in imported_modules(p)
+                 if m.split(".")[0] in QT or m.startswith(("studio.gui", "studio.engine", "studio.cli", "studio.app"))]
+    assert offenders == []
+    code = ("import sys, studio.track; bad = [m for m in sys.modules if m.split('.')[0] in "
+            "('torch', 'PySide6', 'lightning', 'transformers')]; assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True,
+                   env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT.parent)})

@@ -47,6 +47,12 @@ def test_a_config_file_is_loaded_whatever_its_name(tmp_path):
         assert target.kind == ot.CONFIG and target.config_file == tmp_path / name
 
 
+def test_a_python_file_is_code_to_read(tmp_path):
+    (tmp_path / "my_net.py").write_text("import torch\n")
+    target = ot.classify(tmp_path / "my_net.py")
+    assert target.kind == ot.CODE and target.config_file is None and target.remembered
+
+
 def test_everything_else_is_a_dataset_to_import(tmp_path):
     (tmp_path / "table.csv").write_text("x,label\n1,a\n")
     (tmp_path / "images" / "cat").mkdir(parents=True)

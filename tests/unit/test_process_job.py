@@ -4,6 +4,7 @@ ignores cancel, one whose process dies, each through the same ProcessJob; every 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 
 import pytest
@@ -60,6 +61,19 @@ def test_a_job_whose_process_dies_fails_with_a_death_note():
     job = TaskJob("tests.unit.job_targets:crash", label="count").start()
     _follow(job)
     assert job.state == "failed" and "killed by signal 9" in job.error
+
+
+def test_a_task_that_dies_without_a_word_carries_its_last_stderr_lines():
+    """Issue 33: a task child that exits before it can report (native code, ``os._exit``) is not a bare "exited
+    with code 1": its last lines on stderr, below Python and above it, are in the failure message."""
+    job = TaskJob("tests.unit.job_targets:dies_without_a_word", label="count").start()
+    kept = job.stderr_path
+    messages = _follow(job)
+    assert job.state == "failed" and job.exit_code == 3
+    assert job.error == ("the count process exited with code 1 without reporting an error; its last lines on "
+                         "stderr:\nloading the weights\nlibfoo.so: undefined symbol: bar")
+    assert messages[-1]["message"] == job.error
+    assert kept and not os.path.exists(kept)  # the file is gone: what mattered is in the message
 
 
 def test_a_cancelled_job_stops_by_itself():

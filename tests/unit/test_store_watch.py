@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +103,24 @@ def test_rank_0_hands_its_plan_to_the_others(tmp_path):
     got = _receive(channel)
     assert (got.run_id, got.resume_from, got.finished) == (sent.run_id, None, False)
     assert got.config.to_dict() == cfg.to_dict() and got.run_dir == ""  # only rank 0 writes the run's folder
+
+
+def test_a_user_file_travels_with_the_plan(tmp_path):
+    import torch.distributed as dist
+
+    from studio.engine.training.torchrun import _receive, _send
+    from tests.own_code_files import user_model, write_user_files
+
+    model, data = write_user_files(tmp_path / "tree")
+    store = RunStore(tmp_path / "home")
+    cfg = RunConfig().with_overrides(user_model(model, data, width=8))
+    channel = dist.HashStore()
+    sent = plan(store, cfg, None, rank=0)
+    _send(channel, sent)
+    model.write_text("# the user's tree changed after the run started\n")
+    got = _receive(channel)  # a rank on a machine that has neither the user's tree nor the run folder
+    for section, name in (("model", "my_models.py"), ("data", "my_data.py")):
+        path = Path(getattr(got.config, section).params["path"])
+        copy = Path(sent.run_dir) / "code" / name
+        assert path.name == name and path.read_text() == copy.read_text() and not path.is_relative_to(sent.run_dir)
+    assert "class MLP" in Path(got.config.model.params["path"]).read_text()  # the code the run started with

@@ -131,3 +131,21 @@ def test_a_warm_server_that_cannot_fork_falls_back_to_spawn(warm, monkeypatch, c
         monkeypatch.undo()
         backend.start_warm()  # the next tests find it warm again
     assert _run("warm_check").result["torch_preloaded"]
+
+
+def test_the_back_end_says_it_is_loading_until_its_first_child_answers(monkeypatch):
+    """A new server imports torch for seconds: until then a job waits for it, and ``loading()`` says so (the
+    window tells a person what a first Train waits for)."""
+    monkeypatch.setattr(backend, "_servers", {})
+    monkeypatch.setattr(backend, "_state", {"warm": False, "second": None, "ready": False, "probe": None})
+    monkeypatch.setattr(backend, "EAGER_PASSIVE_CORES", 99)
+    assert not backend.loading()  # not started: jobs are spawned, nothing to wait for
+    backend.start_warm()
+    try:
+        assert backend.loading()
+        backend._state["probe"].join(180)
+        assert not backend.loading() and backend._state["ready"]
+    finally:
+        backend.stop_warm()
+        for server in backend._servers.values():
+            server.server._stop()

@@ -13,11 +13,13 @@ from studio.core.errors import ConfigError
 
 def check_model_data(cfg: RunConfig) -> None:
     """Raise ``ConfigError`` when ``cfg``'s model cannot train on its dataset."""
+    from studio.core.config.code_check import check_code
     from studio.core.datasets import DATASETS
     from studio.core.models import MODELS
     from studio.core.models.catalog import sequence_context
     from studio.core.models.shape_rules import check_heads, check_patch
 
+    check_code(cfg)  # the user's own files, timm and Hugging Face models (core/config/code_check.py)
     model, data = cfg.model, cfg.data
     model_tags, data_tags = MODELS.get(model.name).tags, DATASETS.get(data.name).tags
     text_models = ", ".join(e.name for e in MODELS if "text" in e.tags)
@@ -33,7 +35,7 @@ def check_model_data(cfg: RunConfig) -> None:
     if shape is not None:
         check_patch(shape, int(model.params.get("patch", MODELS.get(model.name).param("patch").default)))
     context = sequence_context(model.name, model.params)
-    if context and data.params.get("tokenizer", "word") == "word":
+    if context and data.params.get("tokenizer", "word") == "word" and "labelled" not in data_tags:
         longest = longest_line(data.name)
         if context >= longest:
             raise ConfigError(f"model.context ({context}) needs lines of more than {context} words, and the longest "

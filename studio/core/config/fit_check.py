@@ -10,12 +10,15 @@ import math
 from studio.core.config import RunConfig
 
 BUNDLED_TRAIN = 10_000  # fashion_mnist_small (core/datasets/catalog.py)
+# datasets whose n_samples are all training points: their loader draws the validation points besides them
+# (core/datasets/noisy_line.py), so train.val_fraction takes none away
+OWN_VALIDATION = frozenset({"noisy_line"})
 
 
 def training_samples(config: RunConfig) -> int | None:
-    """About how many samples an epoch goes through (after the validation hold-out); None if unknown."""
+    """About how many samples an epoch goes through (after the validation hold-out); None if unknown. An imported
+    dataset's count is exact: its split rules (``core/datasets/splits.py``), as the Data tab shows them."""
     from studio.core.datasets import DATASETS
-    from studio.core.datasets.cache import entries
     from studio.core.datasets.known import KNOWN
 
     name, params = config.data.name, config.data.params
@@ -23,17 +26,42 @@ def training_samples(config: RunConfig) -> int | None:
         total = int(params["n_samples"])
     elif name == "fashion_mnist_small":
         total = BUNDLED_TRAIN
-    elif name in KNOWN:
+    elif name in KNOWN and not _cached(name):
         total = KNOWN[name].sizes[0]
     else:
-        manifest = next((m for m in entries() if m.get("name") == name), None)
-        if manifest is None or "num_samples" not in manifest:
-            return None
-        total = int(manifest["num_samples"] * (1 - float(params.get("test_fraction", 0.0))))
+        return imported_training_samples(name, params)
+    if name in OWN_VALIDATION:
+        return total
     entry = DATASETS.get(name)
     own_split = any(p.name == "val_fraction" for p in entry.params)
     val = float(params["val_fraction"]) if own_split else config.train.val_fraction
     return max(int(total * (1 - val)), 0)
+
+
+def _cached(name: str) -> bool:
+    from studio.core.datasets import cache
+
+    return cache.manifest(name) is not None
+
+
+_SPLIT_SIZES: dict[tuple[str, str, float, float], dict[str, int]] = {}  # (name, cache key, val, test) → sizes
+
+
+def imported_training_samples(name: str, params: dict) -> int | None:
+    """The training split of cached dataset ``name`` under its ``[data]`` split parameters (None: not cached).
+    Read once per dataset and split (the settings panel asks at every edit)."""
+    from studio.core.datasets import cache, splits
+
+    manifest = cache.manifest(name)
+    if manifest is None:
+        return None
+    val = float(params.get("val_fraction", splits.DEFAULT_VAL))
+    test = float(params.get("test_fraction", splits.DEFAULT_TEST))
+    key = (name, str(manifest.get("key", "")), val, test)
+    if key not in _SPLIT_SIZES:
+        arrays = cache.load_arrays(name, mmap=True)
+        _SPLIT_SIZES[key] = splits.planned_sizes(arrays["y"], arrays["split"], val, test)
+    return _SPLIT_SIZES[key]["train"]
 
 
 def fit_warnings(config: RunConfig) -> list[str]:

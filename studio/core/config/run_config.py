@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from studio.core.config import external  # noqa: F401 - the hidden "external" entries, before any config is read
 from studio.core.contracts.registry import Choice, Param, Registry
 from studio.core.datasets import DATASETS
 from studio.core.errors import ConfigError
@@ -162,8 +163,10 @@ class RunConfig:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
-        """Build and validate a config; missing keys take defaults, bad ones raise ConfigError."""
+    def from_dict(cls, data: dict[str, Any], base: str | Path | None = None) -> RunConfig:
+        """Build and validate a config; missing keys take defaults, bad ones raise ConfigError. A relative ``path``
+        of an entry tagged ``file`` (a user's .py file, a local folder) is read from ``base`` (the config file's
+        folder; the working folder when None) and kept absolute."""
         data = copy.deepcopy(data)
         unknown = sorted(set(data) - set(CHOICE_SECTIONS) - {"train", "hardware"})
         if unknown:
@@ -179,6 +182,7 @@ class RunConfig:
                 raise ConfigError(f"[{section}] must be a table of keys")
             name = values.pop("name", getattr(cfg, section).name)
             params = regs[section].resolve(str(name), values, section)
+            _absolute_path(regs[section].get(str(name)).tags, params, base)
             setattr(cfg, section, Choice(str(name), params))
         cfg.train = _plain_section(TrainConfig, data.get("train", {}), "train")
         cfg.hardware = _plain_section(HardwareConfig, data.get("hardware", {}), "hardware")
@@ -191,9 +195,9 @@ class RunConfig:
         return tomli_w.dumps(self.to_dict())
 
     @classmethod
-    def from_toml(cls, text: str) -> RunConfig:
+    def from_toml(cls, text: str, base: str | Path | None = None) -> RunConfig:
         try:
-            return cls.from_dict(tomllib.loads(text))
+            return cls.from_dict(tomllib.loads(text), base)
         except tomllib.TOMLDecodeError as err:
             raise ConfigError(f"the config is not valid TOML: {err}") from None
 
@@ -206,7 +210,7 @@ class RunConfig:
             raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
         except UnicodeDecodeError:
             raise ConfigError(f"config file {path} is not a TOML text file (it holds binary data)") from None
-        return cls.from_toml(text)
+        return cls.from_toml(text, path.parent)
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.to_toml(), encoding="utf-8")
@@ -230,6 +234,13 @@ class RunConfig:
                 if value != data[section]["name"]:
                     regs[section].get(value)  # a clear error for an unknown name
                     data[section] = {"name": value}  # parameters of the old entry do not carry over
+                continue
+            table, _, sub = name.partition(".")
+            if sub and section in CHOICE_SECTIONS:  # model.args.width=64: a key of a table (a user's arguments)
+                inner = data[section].setdefault(table, {})
+                if not isinstance(inner, dict):
+                    raise ConfigError(f"{section}.{table} is not a table; --set {section}.{table}=value instead")
+                inner[sub] = _parse_scalar(value)
                 continue
             data[section][name] = _parse_scalar(value)
         return RunConfig.from_dict(data)
@@ -270,6 +281,18 @@ class RunConfig:
 
     def copy(self) -> RunConfig:
         return copy.deepcopy(self)
+
+
+def _absolute_path(tags: tuple[str, ...], params: dict[str, Any], base: str | Path | None) -> None:
+    """A relative ``path`` of a ``file`` entry made absolute (read from ``base``); a ``folder_or_id`` entry's only
+    when that folder exists (otherwise it is a hub id, kept as written)."""
+    path = str(params.get("path") or "")
+    if not path or not ({"file", "folder_or_id"} & set(tags)):
+        return
+    given = Path(path).expanduser()
+    full = given if given.is_absolute() else Path(base or Path.cwd()) / given
+    if "file" in tags or full.exists():
+        params["path"] = str(full.resolve())
 
 
 def _parse_scalar(text: str) -> Any:

@@ -48,6 +48,7 @@ class DataloadRequest:
     device_resident: bool = True
     seed: int = 0
     extra: dict[str, Any] = field(default_factory=dict)  # knobs for checks and tests (``slow_item_s``)
+    data_params: dict[str, Any] | None = None  # a dataset read by a DataLoader (python, hf_disk): its settings
 
     @property
     def params(self) -> dict[str, Any]:

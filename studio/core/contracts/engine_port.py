@@ -87,3 +87,7 @@ class EnginePort(Protocol):
     def warm_up(self) -> None:
         """Start the warm back end (a server that imports torch now, so the first job forks instead)."""
         ...
+
+    def backend_loading(self) -> bool:
+        """Whether the warm back end is still importing torch (a job started now waits for it)."""
+        ...

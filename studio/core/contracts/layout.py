@@ -18,6 +18,14 @@ its checkpoints. The one owner of these rules; pure pathlib (no torch, no Qt), s
         compressed/<id>/model.pt, summary.json; compressed/sweep.json   compressions (engine/tasks/compression.py)
         logs/rank0.stderr              what each rank wrote to stderr (engine/jobs/child_stderr.py): the last lines
                                        of a rank that died before it could report go into the run's message
+        code/my_net.py, manifest.json  a copy of the user's model or dataset file the run trained, with its source
+                                       path and SHA-256 (core/usercode/run_copy.py); config.toml names the copy
+    HOME/trusted_code.json             SHA-256 of the code files this user let Studio import from run folders
+        tracked.json                   a run Studio did not train (studio.track, a TensorBoard import, `studio
+                                       attach`): where it came from and the script's own settings
+                                       (core/runs/tracked.py)
+        attached/model.py              its model's code, copied; attached/model.json: the class and its arguments;
+        attached/data.pt               attached/data.pt: a batch of its data (engine/attached.py builds them)
 """
 
 from __future__ import annotations
@@ -52,6 +60,14 @@ SWEEP: Final = "sweep.json"
 HISTOGRAMS: Final = "histograms.jsonl"
 METRICS: Final = "metrics.csv"
 LOGS: Final = "logs"
+CODE: Final = "code"
+CODE_MANIFEST: Final = "manifest.json"
+TRUSTED_CODE: Final = "trusted_code.json"
+TRACKED: Final = "tracked.json"
+ATTACHED: Final = "attached"
+ATTACHED_CODE: Final = "model.py"
+ATTACHED_MODEL: Final = "model.json"
+ATTACHED_DATA: Final = "data.pt"
 
 PathLike = str | Path
 
@@ -99,6 +115,41 @@ def metrics_path(run_dir: PathLike) -> Path:
 def rank_log_path(run_dir: PathLike, rank: int) -> Path:
     """What rank ``rank`` wrote to stderr (``logs/rank0.stderr``)."""
     return Path(run_dir) / LOGS / f"rank{rank}.stderr"
+
+
+def code_dir(run_dir: PathLike) -> Path:
+    """The copies of the user's own code files the run trained (a ``python`` model or dataset)."""
+    return Path(run_dir) / CODE
+
+
+def code_manifest_path(run_dir: PathLike) -> Path:
+    """What ``code/`` holds: each file's role, source path and SHA-256."""
+    return code_dir(run_dir) / CODE_MANIFEST
+
+
+def trusted_code_path(home: PathLike) -> Path:
+    """The SHA-256 of code files from run folders that this user has agreed to run."""
+    return Path(home) / TRUSTED_CODE
+def tracked_path(run_dir: PathLike) -> Path:
+    """Where a run Studio did not train came from, and the script's own settings (core/runs/tracked.py)."""
+    return Path(run_dir) / TRACKED
+
+
+def attached_dir(run_dir: PathLike) -> Path:
+    """A model trained elsewhere: its code, its class and arguments, a batch of its data (engine/attached.py)."""
+    return Path(run_dir) / ATTACHED
+
+
+def attached_code_path(run_dir: PathLike) -> Path:
+    return attached_dir(run_dir) / ATTACHED_CODE
+
+
+def attached_model_path(run_dir: PathLike) -> Path:
+    return attached_dir(run_dir) / ATTACHED_MODEL
+
+
+def attached_data_path(run_dir: PathLike) -> Path:
+    return attached_dir(run_dir) / ATTACHED_DATA
 
 
 def run_path(home: PathLike, run_id: str) -> Path:

@@ -95,3 +95,4 @@ class ParallelResult(TypedDict):
     loss_tolerance: float  # the largest gap the equal-curves check allows
     notes: NotRequired[list[str]]  # what was not run and why (e.g. 1F1B needs at least as many micro-batches as ranks)
     equal_curves: NotRequired[bool]  # every row's max_loss_gap ≤ loss_tolerance
+    pending: NotRequired[list[tuple[str, int]]]  # a frame while it runs: (mode, micro-batches) still to measure

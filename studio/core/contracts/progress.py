@@ -60,7 +60,9 @@ class EtaEstimator:
     seconds: a quarter of the time measured so far, at least ``min_window_s`` and at most ``max_window_s``.
     So neither the first seconds (a fast preview, a slow warm-up) nor a load that came or went minutes ago
     decide the estimate (issue 22: "about 28 s" that took 2 min, "about 5 min" that took 75 s). Progress
-    that goes back (a new stage) starts the measurement again; so does :meth:`reset` (a pause).
+    that goes back (a new stage) starts the measurement again; so does :meth:`reset` (a pause), and progress
+    that resumes after a reported stall longer than half the window (a start-up: issue 33's "about 46 min left"
+    a minute before the end); during such a stall the estimate is unknown (None), not a rate that tends to 0.
     """
 
     def __init__(self, min_window_s: float = 10.0, max_window_s: float = 120.0, share: float = 0.25) -> None:
@@ -77,6 +79,18 @@ class EtaEstimator:
     def window(self, elapsed_s: float) -> float:
         return min(self.max_window_s, max(self.min_window_s, self.share * elapsed_s))
 
+    def _resumes_after_a_long_stall(self, fraction: float, now: float) -> bool:
+        """Whether progress resumes (``fraction`` above the last) after a long stall the job reported (the same
+        fraction again and again: a start-up, the next stage's processes starting): that was not work at the rate
+        to come, and measured with it, 1 % in the first second after a minute of stall read as 40 min left
+        (issue 33). Progress that only comes seldom (no reports between) is slow, not stalled."""
+        return fraction > (self._samples[-1][1] if self._samples else 1.0) and self._long_stall(now)
+
+    def _long_stall(self, now: float) -> bool:
+        """Whether the job has reported the same fraction for more than half the window: measured with the
+        window, the rate would fall towards 0 and the estimate grow without bound (40 min for 30 s)."""
+        return self._first_t is not None and self._stall_s() > 0.5 * self.window(now - self._first_t)
+
     def update(self, fraction: float, now: float | None = None) -> float | None:
         """Record ``fraction`` (0..1) done at ``now`` (``time.monotonic()``); the seconds left (None: no rate yet)."""
         now = time.monotonic() if now is None else now
@@ -88,6 +102,8 @@ class EtaEstimator:
         if len(self._samples) >= 2 and self._samples[-1][1] == self._samples[-2][1] == fraction:
             self._samples[-1] = (now, fraction)  # no progress since: keep one sample for the stall
         else:
+            if self._resumes_after_a_long_stall(fraction, now):
+                self._samples = deque([self._samples[-1]])  # the rate counts from the stall's end
             self._samples.append((now, fraction))
         start = now - self.window(now - self._first_t)
         while len(self._samples) > 2 and self._samples[1][0] <= start:  # keep one sample at or before the start
@@ -95,10 +111,18 @@ class EtaEstimator:
         t0, f0 = self._samples[0]
         if fraction >= 1.0:
             self.eta_s = 0.0
+        elif self._long_stall(now):
+            self.eta_s = None  # stalled for long (a stage starting up): unknown until it moves again
         elif now > t0 and fraction > f0:
             self.eta_s = (1.0 - fraction) * (now - t0) / (fraction - f0)
-        # else no progress in the whole window (a long evaluation): the last estimate stands
+        # else no report in the whole window (a long evaluation): the last estimate stands
         return self.eta_s
+
+    def _stall_s(self) -> float:
+        """How long the job has been reporting the same fraction (0 when the last report moved it)."""
+        if len(self._samples) < 2 or self._samples[-1][1] != self._samples[-2][1]:
+            return 0.0
+        return self._samples[-1][0] - self._samples[-2][0]
 
 
 class Progress:

@@ -39,6 +39,7 @@ ERROR: Final = "error"
 ARTIFACT: Final = "artifact"
 JOB_ENDED: Final = "ended"  # added by the parent (studio/engine/jobs/process_job.py), never sent by a child
 TYPES = (METRICS, STATUS, PROGRESS, FRAME, RESULT, LOG, ERROR, ARTIFACT, JOB_ENDED)
+STAGE: Final = "stage"  # a log message's level: what a run does before its first step ("loading the data")
 
 # --- control commands ----------------------------------------------------------------------------
 STOP: Final = "stop"
@@ -196,6 +197,12 @@ def result(run_id: str, value: Any) -> ResultMessage:
 
 def log(run_id: str, text: str, level: str = "info") -> LogMessage:
     return {"v": VERSION, "type": LOG, "run_id": run_id, "time": time.time(), "text": text, "level": level}
+
+
+def stage(run_id: str, text: str) -> LogMessage:
+    """What a run is doing before its first step ("importing PyTorch", "loading the data"): the window says it
+    instead of a silent wait."""
+    return log(run_id, text, STAGE)
 
 
 def error(run_id: str, message: str, *, rank: int = 0, detail: str = "", exit_code: int = 3,

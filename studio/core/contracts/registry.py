@@ -15,7 +15,7 @@ from studio.core.errors import ConfigError
 from studio.core.numbers.ints import split_ints
 from studio.core.targets import resolve_target
 
-KINDS = ("int", "float", "bool", "choice", "ints", "str")
+KINDS = ("int", "float", "bool", "choice", "ints", "str", "args")  # args: a table of a user's own arguments
 
 
 @dataclass
@@ -48,6 +48,10 @@ class Param:
 
     def coerce(self, value: Any, where: str) -> Any:
         """Return ``value`` converted to this parameter's type, or raise ConfigError naming ``where``."""
+        if self.kind == "args":  # checked against the user's signature by core/usercode (arguments.py)
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where} must be a table of argument = value, e.g. [{where}] width = 64")
+            return dict(value)
         try:
             if self.kind == "bool":
                 if isinstance(value, str):
@@ -116,18 +120,22 @@ class Registry:
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self._entries: dict[str, Entry] = {}
+        self._hidden: dict[str, Entry] = {}  # found by name, never listed (core/config/external.py)
 
-    def add(self, entry: Entry) -> Entry:
-        if entry.name in self._entries:
+    def add(self, entry: Entry, hidden: bool = False) -> Entry:
+        """Register ``entry``; a ``hidden`` one is found by name (a config that names it is valid) but is left out
+        of every listing (pickers, ``studio list``, the tests' sets): a run Studio did not train."""
+        if entry.name in self._entries or entry.name in self._hidden:
             raise ValueError(f"{self.kind} {entry.name!r} registered twice")
-        self._entries[entry.name] = entry
+        (self._hidden if hidden else self._entries)[entry.name] = entry
         return entry
 
     def remove(self, name: str) -> None:
         self._entries.pop(name, None)
+        self._hidden.pop(name, None)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._entries
+        return name in self._entries or name in self._hidden
 
     def __iter__(self):
         return iter(self._entries.values())
@@ -137,7 +145,7 @@ class Registry:
 
     def get(self, name: str) -> Entry:
         try:
-            return self._entries[name]
+            return self._entries[name] if name in self._entries else self._hidden[name]
         except KeyError:
             raise ConfigError(
                 f"unknown {self.kind} {name!r}; choose one of: {', '.join(self._entries)}"

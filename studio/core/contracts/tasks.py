@@ -15,16 +15,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from studio.core.contracts.activations import ActivationsRequest
+from studio.core.contracts.allreduce import AllreduceRequest
 from studio.core.contracts.async_sgd import AsyncRequest
 from studio.core.contracts.attention import AttentionRequest
 from studio.core.contracts.checks import CheckRequest
 from studio.core.contracts.compression import CompressRequest, SweepRequest
 from studio.core.contracts.dataload import DataloadRequest
+from studio.core.contracts.dlrm import DlrmRequest
 from studio.core.contracts.evaluation import EvaluationRequest, PredictRequest
 from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
 from studio.core.contracts.generate import GenerateRequest
 from studio.core.contracts.jobs import DemoRequest, FetchRequest, ImportRequest, PreviewRequest, SummaryRequest
 from studio.core.contracts.landscape import LandscapeJobRequest, SharpnessJobRequest
+from studio.core.contracts.noise_scale import NoiseScaleRequest
 from studio.core.contracts.parallel import ParallelRequest
 from studio.core.contracts.scaling import FitRequest, ScaleRequest
 from studio.core.contracts.schedule import ScheduleRequest
@@ -51,7 +54,9 @@ SWEEP = Task("studio.engine.tasks.compression:run", "sparsity sweep", JobKind.CO
 FIT = Task("studio.engine.tasks.fit_runs:run", "fit", JobKind.FIT)
 SCALE = Task("studio.engine.tasks.dp_scaling:run", "scaling measurement", JobKind.SCALE)
 ASYNC_SGD = Task("studio.engine.tasks.async_sgd:run", "async SGD study", JobKind.SCALE)
-PARALLEL = Task("studio.engine.tasks.parallel:run", "one model four ways", JobKind.SCALE)
+PARALLEL = Task("studio.engine.tasks.parallel:run", "one model four ways", JobKind.SCALE, frames=True)
+ALLREDUCE = Task("studio.engine.tasks.allreduce:run", "ring all-reduce study", JobKind.SCALE)
+DLRM = Task("studio.engine.tasks.dlrm:run", "DLRM hybrid-parallel study", JobKind.SCALE)
 GENERATE = Task("studio.engine.tasks.generate:run", "generation", JobKind.GENERATE)
 ATTENTION = Task("studio.engine.tasks.attention:run", "attention maps", JobKind.EVALUATION)
 DEMO = Task("studio.engine.tasks.demo:run", "demo", JobKind.DEMO, frames=True)
@@ -67,10 +72,12 @@ READY = Task("studio.engine.tasks.summary:ready", "start-up", JobKind.TASK)  # t
 # landscapes and sharpness: the request names the run folder (LandscapeJobRequest, SharpnessJobRequest)
 LANDSCAPE = Task("studio.engine.tasks.landscape_job:run_landscape", "landscape", JobKind.LANDSCAPE, frames=True)
 SHARPNESS = Task("studio.engine.tasks.landscape_job:run_sharpness", "sharpness", JobKind.SHARPNESS)
+NOISE_SCALE = Task("studio.engine.tasks.noise_scale:run", "gradient noise scale", JobKind.EVALUATION)
 
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
                            SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE,
-                           SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD, PARALLEL)
+                           SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD, PARALLEL, NOISE_SCALE,
+                           ALLREDUCE, DLRM)
 
 # Each request type names one task: a new task's request is a type of its own.
 TASK_OF_REQUEST: dict[type, Task] = {
@@ -80,7 +87,8 @@ TASK_OF_REQUEST: dict[type, Task] = {
     GenerateRequest: GENERATE, AttentionRequest: ATTENTION, DemoRequest: DEMO, SummaryRequest: SUMMARY,
     ImportRequest: IMPORT, FetchRequest: FETCH, PreviewRequest: PREVIEW, DataloadRequest: DATALOAD,
     CheckRequest: PAPER_CHECK, ScheduleRequest: SCHEDULE, LandscapeJobRequest: LANDSCAPE,
-    SharpnessJobRequest: SHARPNESS,
+    SharpnessJobRequest: SHARPNESS, NoiseScaleRequest: NOISE_SCALE,
+    AllreduceRequest: ALLREDUCE, DlrmRequest: DLRM,
 }
 
 

@@ -55,5 +55,29 @@ def assign(y: np.ndarray, source: np.ndarray, val_fraction: float = DEFAULT_VAL,
     return codes
 
 
+def planned_sizes(y: np.ndarray, source: np.ndarray, val_fraction: float = DEFAULT_VAL,
+                  test_fraction: float = DEFAULT_TEST) -> dict[str, int]:
+    """``sizes(assign(y, source, val_fraction, test_fraction))`` from counts alone: the same per-class rounding,
+    no permutation (the fit check asks at every edit of the settings; which samples go where does not change how
+    many)."""
+    import numpy as np
+
+    codes = np.asarray(source, dtype=np.int64)
+    labels = np.asarray(y, dtype=np.int64)
+    classes = int(labels.max()) + 1 if len(labels) else 0
+    per_class = np.bincount(labels * 3 + codes, minlength=3 * classes).reshape(classes, 3)  # class × split code
+    has_test, has_val = bool(per_class[:, TEST].any()), bool(per_class[:, VAL].any())
+    train, val, test = (per_class[:, i].tolist() for i in (TRAIN, VAL, TEST))
+    if not has_test and test_fraction > 0:
+        held = [round(n * test_fraction) for n in train]
+        train, test = [n - h for n, h in zip(train, held, strict=True)], [t + h for t, h in zip(test, held,
+                                                                                                  strict=True)]
+    if not has_val and val_fraction > 0:
+        share = val_fraction if has_test else val_fraction / (1 - test_fraction)
+        held = [round(n * share) for n in train]
+        train, val = [n - h for n, h in zip(train, held, strict=True)], [v + h for v, h in zip(val, held, strict=True)]
+    return {name: int(sum(part)) for name, part in zip(SPLITS, (train, val, test), strict=True)}
+
+
 def sizes(codes: np.ndarray) -> dict[str, int]:
     return {name: int((codes == i).sum()) for i, name in enumerate(SPLITS)}

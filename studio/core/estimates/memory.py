@@ -158,7 +158,7 @@ def memory_of_config(cfg: RunConfig, data: Any = None) -> MemoryView:
     """The memory view of ``cfg``'s training: its model, optimizer, per-process micro-batch, precision and
     device (``hardware.device``; the CPU when CUDA is not there), one real step measured beside the formulas."""
     from studio.core.maths.objectives import task_for
-    from studio.core.models.catalog import MODELS
+    from studio.core.models.catalog import MODELS, build_kwargs
     from studio.core.optim import OPTIMIZERS
     from studio.core.runs.lineage import load_run_data
 
@@ -166,8 +166,8 @@ def memory_of_config(cfg: RunConfig, data: Any = None) -> MemoryView:
     data = data if data is not None else load_run_data(cfg)
     device = torch.device("cuda" if cfg.hardware.device == "cuda" and torch.cuda.is_available() else "cpu")
     precision = cfg.train.precision if device.type == "cuda" or cfg.train.precision != "fp16" else "fp32"
-    model = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
-                         **cfg.model.params).to(device)
+    model = MODELS.build(cfg.model.name, **build_kwargs(cfg.model.name, cfg.model.params, data.input_shape,
+                                                        data.num_classes, data.meta)).to(device)
     model.train()
     micro = max(1, min(cfg.train.batch_size // max(1, cfg.hardware.processes), len(data.y_train)))
     x, y = data.x_train[:micro].to(device), data.y_train[:micro].to(device)

@@ -74,12 +74,12 @@ def summarize(model: nn.Module, input_shape: tuple[int, ...]) -> ModelSummary:
 def summarize_config(cfg: RunConfig, memory: bool = False) -> SummaryWithMemory:
     """Build the config's model for its dataset's input shape and summarise it; with ``memory``, also where a
     training step's memory goes (core/estimates/memory.py: one real step, measured beside the formulas)."""
-    from studio.core.models.catalog import MODELS, builder_extras
+    from studio.core.models.catalog import MODELS, build_kwargs
     from studio.core.runs.lineage import load_run_data
 
     data = load_run_data(cfg)
-    model = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
-                         **cfg.model.params, **builder_extras(cfg.model.name, data.meta))
+    model = MODELS.build(cfg.model.name, **build_kwargs(cfg.model.name, cfg.model.params, data.input_shape,
+                                                        data.num_classes, data.meta))
     result: SummaryWithMemory = {"model": cfg.model.name, "dataset": cfg.data.name,
                                  **summarize(model, data.input_shape)}
     if memory:

@@ -100,6 +100,8 @@ MODELS.add(Entry(
     tags=("image",),
 ))
 
+GENERATES = "generates"  # a next-token model: it can continue a text (Generate, `studio generate`); bert_mlm fills
+# in masked words from both sides instead, and left to right it writes "the the the…" (issue 33)
 _LM_PARAMS = (
     Param("embedding", "int", 64, "size of each word's learned vector", 2, 4096),
     Param("hidden", "int", 128, "units of the recurrent state", 2, 8192),
@@ -113,7 +115,7 @@ MODELS.add(Entry(
     builder="studio.core.models.language:build_lstm_lm",
     info="e_t = E[w_t];  h_t, c_t = LSTM(e_t, h_{t−1}, c_{t−1});  p(w_{t+1} | w_1…w_t) = softmax(W h_t + b). "
          "Trained with cross-entropy; perplexity = exp(loss). (Hochreiter & Schmidhuber 1997; Bengio et al. 2003.)",
-    tags=("text",),
+    tags=("text", GENERATES),
 ))
 MODELS.add(Entry(
     "gru_lm",
@@ -121,7 +123,7 @@ MODELS.add(Entry(
     _LM_PARAMS,
     builder="studio.core.models.language:build_gru_lm",
     info="h_t = GRU(E[w_t], h_{t−1});  p(w_{t+1} | w_1…w_t) = softmax(W h_t + b)   (Cho et al. 2014).",
-    tags=("text",),
+    tags=("text", GENERATES),
 ))
 MODELS.add(Entry(
     "vit",
@@ -204,7 +206,54 @@ MODELS.add(Entry(
          "All You Need'; Radford et al. 2018, 'Improving Language Understanding by Generative Pre-Training'; "
          "Radford et al. 2019, 'Language Models are Unsupervised Multitask Learners' (GPT-2: pre-LN); Press & "
          "Wolf 2017: tied embeddings.) data.tokenizer = char gives a character-level model.",
-    tags=("text", "sequence", "attention"),
+    tags=("text", "sequence", "attention", GENERATES),
+))
+
+# --- the user's own models and the libraries' backbones (docs/user-guide/own-model-and-data.md) -------------
+MODELS.add(Entry(
+    "python",
+    "Your own model: an nn.Module class (or a function returning one) from a Python file, its arguments as settings",
+    (
+        Param("path", "str", "", "the .py file that defines the model (copied into the run folder when it starts)"),
+        Param("class", "str", "", "the nn.Module subclass or factory function to build (Zoo.Net for a nested one)"),
+        Param("args", "args", {}, "its keyword arguments: [model.args] width = 64, or --set model.args.width=64; "
+              "input_shape, num_classes, in_channels, in_chans, in_features, vocab_size come from the dataset"),
+    ),
+    builder="studio.core.models.user_model:build_python",
+    info="Studio reads the file's classes and their __init__ arguments without running it (ast); the training "
+         "processes import it by path. Each run keeps a copy of the file and its SHA-256 (code/ in the run folder).",
+    tags=("file", "usercode"),
+))
+MODELS.add(Entry(
+    "timm",
+    "A timm backbone (PyTorch Image Models): any of its ~1,000 architectures with a head for your classes",
+    (
+        Param("arch", "str", "resnet18", "the timm model name, e.g. resnet18, convnext_atto, vit_tiny_patch16_224 "
+              "(studio list models --timm '*resnet*')"),
+        Param("pretrained", "bool", False, "start from timm's pretrained weights (its own cache; timm downloads "
+              "them when online)"),
+        Param("in_chans", "int", 0, "input channels (0: the dataset's)", 0, 64),
+        Param("num_classes", "int", 0, "outputs of the new head (0: the dataset's classes)", 0, 100_000),
+    ),
+    builder="studio.core.models.library_models:build_timm",
+    info="timm.create_model(arch, pretrained, in_chans, num_classes) (Wightman 2019, github.com/huggingface/"
+         "pytorch-image-models). Needs the timm extra: pip install 'studio[timm]'.",
+    tags=("image", "timm"),
+))
+MODELS.add(Entry(
+    "hf",
+    "A Hugging Face transformers model from a folder or the local hub cache: sequence classification on labelled "
+    "text, a causal LM on a corpus",
+    (
+        Param("path", "str", "", "a folder with config.json (and weights), or a hub id already in the local cache"),
+        Param("context", "int", 32, "tokens per training window on a text corpus (causal LM)", 2, 8192),
+    ),
+    builder="studio.core.models.library_models:build_hf",
+    info="AutoModelForSequenceClassification (num_labels = the dataset's classes) on labelled text; "
+         "AutoModelForCausalLM on a corpus, every position predicting the next token. Weights are read when the "
+         "folder has them, else the model starts from random weights of its config. Tokens are Studio's "
+         "vocabulary, which must fit the model's embedding (vocab_size). Needs pip install 'studio[hf]'.",
+    tags=("text", "sequence", "hf", "folder_or_id", "attention", "vocab"),
 ))
 
 
@@ -218,6 +267,19 @@ def sequence_context(model: str, params: dict[str, object]) -> int:
 
 def builder_extras(model: str, meta: dict) -> dict:
     """What a model tagged ``vocab`` needs from its dataset besides the input shape: the vocabulary's size."""
-    if "vocab" in MODELS.get(model).tags and "vocabulary" in meta:
-        return {"vocab_size": len(meta["vocabulary"])}
-    return {}
+    out: dict = {}
+    tags = MODELS.get(model).tags
+    if "vocab" in tags and "vocabulary" in meta:
+        out["vocab_size"] = len(meta["vocabulary"])
+    if "hf" in tags and "pad_id" in meta:  # text tokenized by the model folder's own tokenizer (hf_text.py)
+        out.update(pad_id=int(meta["pad_id"]), tokens=str(meta.get("tokens", "")))
+    return out
+
+
+def build_kwargs(model: str, params: dict, input_shape: tuple[int, ...], num_classes: int, meta: dict) -> dict:
+    """What ``MODELS.build(model, **…)`` takes for a dataset: its input shape and classes, the model's settings
+    (a setting that names a dataset value and is 0, as timm's ``num_classes``, leaves the dataset's), and what a
+    ``vocab`` model reads from the dataset (:func:`builder_extras`)."""
+    given = {"input_shape": input_shape, "num_classes": num_classes}
+    own = {k: v for k, v in params.items() if not (k in given and not v)}
+    return {**given, **own, **builder_extras(model, meta)}

@@ -103,6 +103,22 @@ def attention_recorder(model: nn.Module) -> Iterator[Callable[[], list[torch.Ten
             layer.record, layer.weights = False, None
 
 
+def has_attention(model: nn.Module) -> bool:
+    """Whether the model's attention can be read: Studio's attention layers, or a model that gives its maps itself
+    (``attention_maps(x)``: a Hugging Face model, core/models/library_models.HFModel)."""
+    return bool(attention_layers(model)) or callable(getattr(model, "attention_maps", None))
+
+
+def attention_of(model: nn.Module, x: torch.Tensor) -> list[torch.Tensor]:
+    """One forward of ``model`` on ``x`` and its attention, one ``(B, heads, T, T)`` tensor per layer."""
+    own = getattr(model, "attention_maps", None)
+    if callable(own):
+        return list(own(x))
+    with attention_recorder(model) as weights:
+        model(x)
+        return weights()
+
+
 def non_embedding_parameters(model: nn.Module) -> int:
     """Kaplan et al.'s N: the parameters outside the token and position embeddings (and a tied output head)."""
     skip = {id(p) for m in model.modules() if isinstance(m, nn.Embedding) for p in m.parameters()}

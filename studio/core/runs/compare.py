@@ -1,7 +1,7 @@
 """What differs between runs: the settings whose values are not the same in every run, a two-run config
 diff, and the compare table (differing settings plus final metrics) that the GUI and ``studio compare`` show.
 
-One place for "what differs": the run list's names and the compare table both use ``differing_keys``.
+The compare table's "what differs" is ``differing_keys``; runs are named as everywhere (``core/runs/names.py``).
 Settings are the flat ``section.key`` params of the run store (``RunStore.params``).
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from studio.core.contracts.runs import CompareRow, CompareTable
-from studio.core.runs.names import run_names
+from studio.core.runs.names import shown_names
 from studio.core.runs.settings_diff import MISSING, differing_keys, format_value, hashable, key_order
 
 NOT_METRICS = frozenset({"world_size"})  # summary numbers that restate a setting
@@ -59,8 +59,7 @@ def compare_runs(store: Any, run_ids: Sequence[str]) -> CompareTable:
     ``core/runs/names.py``), status, the value of every differing setting and its final metrics; plus the lists
     of differing settings and metrics."""
     infos = [store.get(r) for r in run_ids]
-    # the names the run list shows: what differs between all runs, or the name a person gave
-    names = run_names(store.all_params(), {r.id: r.name for r in store.list()})
+    names = shown_names(store)  # the names the run list shows
     params = [store.params(i.id) for i in infos]
     keys = differing_keys(params)
     finals = [final_metrics(i.summary) for i in infos]

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from studio.core.contracts import layout
 from studio.core.errors import StoreError
@@ -241,6 +242,9 @@ def rebuild(db: sqlite3.Connection, runs_dir: Path, damaged: Path, reason: str) 
                                (folder.name, rec.get("name") or folder.name, created, time.time(), status, config,
                                 json.dumps(rec.get("summary") or {}), f"{message} [{note}]".strip(),
                                 str(folder))).rowcount
+            if added:  # the settings: the config's, and a run Studio did not train keeps its script's beside them
+                db.executemany("INSERT OR IGNORE INTO params VALUES (?,?,?)",
+                               [(folder.name, k, json.dumps(v)) for k, v in _settings(folder, config).items()])
             if added and rec.get("tags"):  # mirrored in run.json by RunStore.add_tags/remove_tags
                 db.executemany("INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?,?)",
                                [(folder.name, str(t)) for t in rec["tags"]])
@@ -252,6 +256,30 @@ def rebuild(db: sqlite3.Connection, runs_dir: Path, damaged: Path, reason: str) 
                 salvage.add(folder.name)
         count += 1
     return count, values + _salvage_metrics(db, damaged, salvage)
+
+
+def _settings(folder: Path, config: str) -> dict[str, Any]:
+    """A run folder's settings as ``section.key`` params: its config.toml's, then (a run Studio did not train)
+    the script's from tracked.json (core/runs/tracked.py)."""
+    import tomllib
+
+    def flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in d.items():
+            out.update(flat(value, f"{prefix}{key}.") if isinstance(value, dict) else {f"{prefix}{key}": value})
+        return out
+
+    try:
+        settings = flat(tomllib.loads(config))
+    except tomllib.TOMLDecodeError:
+        settings = {}
+    try:
+        tracked = json.loads(layout.tracked_path(folder).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        tracked = {}
+    if isinstance(tracked, dict) and isinstance(tracked.get("settings"), dict):
+        settings.update(tracked["settings"])
+    return settings
 
 
 def _salvage_metrics(db: sqlite3.Connection, damaged: Path, runs: set[str]) -> int:

@@ -1,73 +1,140 @@
-"""Run names a person can tell apart: each run named by the settings that differ between the runs shown
-(``sgd lr=0.05 · batch 256`` against ``adam lr=0.001 · batch 128``), built on ``settings_diff.differing_keys``.
+"""One name per run, the same in every view, picker, the curves' key and the CLI; given once, when the run is
+made (``RunStore.create_run``), and kept in the run store, so it never changes when other runs come or go.
 
-A name the person gave (``RunStore.rename``, ``launch(name=…)``, a queued sweep's name) is kept as it is;
-only the automatic ``model · optimizer · data`` names are replaced. Runs that would still share a name (the same
-config trained twice) are numbered in the order they were made: ``… · adam`` and ``… · adam #2``.
+The rule: the model and the data, then each setting that differs from its default (the registry entry's defaults
+for the model, data, optimizer and schedule; ``RunConfig``'s for [train] and [hardware]), every part after a
+" · ": ``mlp · fashion_mnist_small · sgd lr=0.05 · batch 256 · 3 epochs``. Settings that only say what the run
+records or keeps (``histogram_every``, ``checkpoint_every`` …) are left out. The same settings again are numbered
+in the order the runs were made: ``… #2``, ``… #3``. A name a person gives (Rename, ``launch(name=…)``, a sweep's
+name) is kept as it is. Runs made before this rule carry the old automatic name (``model · optimizer · data``):
+they are shown by the rule, numbered with the others in the order the runs were made.
+
+Short of room (:func:`fit`), a name loses its data part first, then its last settings one by one, then the model's
+own settings (an "…" says where); the model and the number always stay (the whole name goes in a tooltip).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import asdict
+from functools import lru_cache
 from typing import Any
 
-from studio.core.runs.settings_diff import differing_keys, format_value
+from studio.core.runs.settings_diff import format_value
 
-MAX_PARTS = 4  # more differing settings than this: the first four and "…"
-# [train] settings read better as words
-TRAIN_WORDS = {"batch_size": "batch {}", "epochs": "{} epochs", "seed": "seed {}"}
-REGISTRY_SECTIONS = ("data", "model", "optimizer", "schedule")
-_SECTIONS = ("optimizer", "schedule", "train", "model", "data", "hardware")  # the order a name tells them
+SEP = " · "
+MORE = "…"
+SECTIONS = ("model", "data", "optimizer", "schedule")  # registry sections, in the order a name tells them
+# [train] settings that read better as words
+TRAIN_WORDS = {"batch_size": "batch {}", "seed": "seed {}"}
+# [train] settings that say what a run records or keeps, not what it learns: never part of a name
+RECORDING = frozenset({"metric_interval", "checkpoint_every", "checkpoint_minutes", "landscape_every",
+                       "sharpness_every", "histogram_every", "trajectory_snapshots", "attention_every",
+                       "keep_checkpoints", "stall_timeout"})
+_NUMBER = re.compile(r"^(.*) #(\d+)$")
 
 
-def automatic_name(params: dict[str, Any]) -> str:
-    """The name the run store gives a run nobody named (``core/runs/store.py``)."""
+def legacy_name(params: dict[str, Any]) -> str:
+    """The automatic name of runs made before the naming rule (``model · optimizer · data``)."""
     return f"{params.get('model.name')} · {params.get('optimizer.name')} · {params.get('data.name')}"
 
 
-def _setting(key: str, value: Any) -> str:
-    section, _, name = key.partition(".")
-    text = format_value(value).replace(" ", "")
-    if section == "train" and name in TRAIN_WORDS:
-        return TRAIN_WORDS[name].format(text)
-    return f"{name.replace('_', ' ') if section not in REGISTRY_SECTIONS else name}={text}"
+@lru_cache(maxsize=256)
+def _entry_defaults(section: str, name: str) -> tuple[tuple[str, Any], ...]:
+    from studio.core.config.run_config import REGISTRIES
+
+    try:
+        return tuple(REGISTRIES[section].get(name).defaults().items())
+    except Exception:  # noqa: BLE001 - an entry no longer registered (an imported dataset removed): no defaults
+        return ()
 
 
-def describe(params: dict[str, Any], keys: list[str]) -> str:
-    """One run's ``params`` told by ``keys`` (the differing settings, in section order)."""
-    groups: dict[str, list[str]] = {}
-    for key in keys:
-        section, _, name = key.partition(".")
-        words = groups.setdefault(section, [])
-        if section in REGISTRY_SECTIONS and not words:
-            words.append(str(params.get(f"{section}.name", "?")))  # "sgd lr=0.05", not "lr=0.05"
-        if name != "name":
-            words.append(_setting(key, params.get(key)))
-    parts = [" ".join(words) for words in groups.values()]
-    if len(parts) > MAX_PARTS:
-        parts = parts[:MAX_PARTS] + ["…"]
-    return " · ".join(parts)
+@lru_cache(maxsize=1)
+def _config_defaults() -> tuple[dict[str, str], dict[str, Any]]:
+    """The default entry of each registry section, and the default [train] and [hardware] settings."""
+    from studio.core.config.run_config import RunConfig
+
+    config = RunConfig()
+    plain = {**{f"train.{k}": v for k, v in asdict(config.train).items()},
+             **{f"hardware.{k}": v for k, v in asdict(config.hardware).items()}}
+    return {s: getattr(config, s).name for s in SECTIONS}, plain
 
 
-def _tells_apart(key: str, runs: list[dict[str, Any]]) -> bool:
-    """A setting only some runs have (another optimizer's momentum) counts when those runs disagree on it."""
-    present = {format_value(p[key]) for p in runs if key in p}
-    return len(present) > 1 or all(key in p for p in runs) or key.endswith(".name")
+def _same(a: Any, b: Any) -> bool:
+    return format_value(a) == format_value(b)
+
+
+def _value(value: Any) -> str:
+    return format_value(value).replace(" ", "")
+
+
+def _changed(params: dict[str, Any], section: str) -> list[str]:
+    """``key=value`` for each of the section's settings that differs from its entry's default."""
+    defaults = dict(_entry_defaults(section, str(params.get(f"{section}.name"))))
+    return [f"{key}={_value(params[f'{section}.{key}'])}" for key, default in defaults.items()
+            if f"{section}.{key}" in params and not _same(params[f"{section}.{key}"], default)]
+
+
+def _train_part(key: str, value: Any) -> str:
+    if key == "epochs":
+        return f"{_value(value)} epoch{'' if value == 1 else 's'}"
+    if key in TRAIN_WORDS:
+        return TRAIN_WORDS[key].format(_value(value))
+    return f"{key.replace('_', ' ')}={_value(value)}"
+
+
+def base_name(params: dict[str, Any]) -> str:
+    """The rule's name of a run with these settings (``RunStore.all_params``' flat ``section.key``), unnumbered."""
+    default_entries, plain = _config_defaults()
+    parts = []
+    for section in SECTIONS:
+        name = params.get(f"{section}.name")
+        changed = _changed(params, section) if name is not None else []
+        if section in ("model", "data"):
+            parts.append(" ".join([str(name if name is not None else "?"), *changed]))
+        elif name is not None and (changed or name != default_entries[section]):
+            parts.append(" ".join([str(name), *changed]))
+    for key, default_value in plain.items():
+        section, _, setting = key.partition(".")
+        if key not in params or _same(params[key], default_value) or setting in RECORDING:
+            continue
+        if section == "train":
+            parts.append(_train_part(setting, params[key]))
+        elif setting == "device":
+            parts.append(str(params[key]))
+        elif setting == "processes":
+            parts.append(f"{_value(params[key])} processes")
+    return SEP.join(parts)
+
+
+def numbered(base: str, taken: Iterable[str]) -> str:
+    """``base``, or ``base #k`` past the highest number a taken name of that base has (the same settings again)."""
+    highest = 0
+    for name in taken:
+        if name == base:
+            highest = max(highest, 1)
+        else:
+            m = _NUMBER.match(name)
+            if m and m.group(1) == base:
+                highest = max(highest, int(m.group(2)))
+    return base if highest == 0 else f"{base} #{highest + 1}"
+
+
+def fresh_name(params: dict[str, Any], taken: Iterable[str]) -> str:
+    """The name a new run with these settings gets, beside runs named ``taken`` (``RunStore.create_run``)."""
+    return numbered(base_name(params), taken)
 
 
 def run_names(params: dict[str, dict[str, Any]], given: dict[str, str] | None = None) -> dict[str, str]:
-    """``run_id → name`` for these runs' settings (``RunStore.all_params``); ``given`` holds the stored names in
-    ``RunStore.list()``'s order (newest first): one a person chose is kept, an automatic one becomes what differs
-    (or stays, when nothing differs). Runs left with one name are numbered, oldest first."""
+    """``run_id → name`` as every view shows it: the stored name (``given``, in ``RunStore.list()``'s order, newest
+    first), or the rule's for a run with the old automatic name (or none); names two runs would share (old runs,
+    two processes naming at once) numbered oldest first."""
     given = given or {}
-    runs = list(params.values())
-    keys = [k for k in differing_keys(runs) if _tells_apart(k, runs)]
-    keys.sort(key=lambda k: (_SECTIONS.index(k.split(".")[0]) if k.split(".")[0] in _SECTIONS else 9,
-                             not k.endswith(".name"), not k.endswith(".lr"), k))
     out = {}
     for run_id, p in params.items():
         stored = given.get(run_id, "")
-        chosen = stored and stored != automatic_name(p)
-        out[run_id] = stored if chosen else (describe(p, keys) if keys else stored or automatic_name(p))
+        out[run_id] = stored if stored and stored != legacy_name(p) else base_name(p)
     newest_first = [r for r in given if r in out]
     return number_duplicates(out, [*reversed(newest_first), *sorted(set(out) - set(newest_first))])
 
@@ -90,3 +157,73 @@ def number_duplicates(names: dict[str, str], oldest_first: list[str] | None = No
             out[run_id] = f"{name} #{number}"
             taken.add(out[run_id])
     return out
+
+
+_shown: dict[str, tuple[Any, dict[str, str]]] = {}  # store database → (what it was read at, the names)
+
+
+def shown_names(store: Any, runs: list[Any] | None = None) -> dict[str, str]:
+    """Every run's name in a ``RunStore`` (``run_names`` over all its runs; ``runs``: its ``list()`` when the
+    caller has it). Read again only when a run, a stored name or a setting changed."""
+    runs = store.list() if runs is None else runs
+    seen = (store.params_version(), tuple((r.id, r.name) for r in runs))
+    key = str(store.db_path)
+    cached = _shown.get(key)
+    if cached is None or cached[0] != seen:
+        params = store.all_params()
+        cached = _shown[key] = (seen, run_names({r.id: params.get(r.id, {}) for r in runs},
+                                                {r.id: r.name for r in runs}))
+    return dict(cached[1])
+
+
+def fit(name: str, room: float, measure: Callable[[str], float] = len) -> str:
+    """``name`` in ``room`` (``measure``: its width, characters by default): whole if it fits; else without its
+    data part, then without its last settings one by one, then without the model's own settings, "…" where
+    something was left out; the model's name and the number (`` #2``) stay. Still too wide: cut in the middle of
+    the characters, the number kept."""
+    if measure(name) <= room:
+        return name
+    m = _NUMBER.match(name)
+    body, number = (m.group(1), f" #{m.group(2)}") if m else (name, "")
+    parts = body.split(SEP)
+    order = ([1] if len(parts) > 1 else []) + list(range(len(parts) - 1, 1, -1))
+    dropped: set[int] = set()
+    text = body + number
+    for index in order:
+        dropped.add(index)
+        text = _join(parts, dropped) + number
+        if measure(text) <= room:
+            return text
+    words = parts[0].split(" ")  # the model's own settings, last first; its name stays
+    rest = text[len(parts[0]):]
+    if rest == f"{SEP}{MORE}{number}":  # one "…" says it: "gpt_lm layers=1 …", not "gpt_lm layers=1 … · …"
+        rest = number
+    for keep in range(len(words) - 1, 0, -1):
+        text = " ".join([*words[:keep], MORE]) + rest
+        if measure(text) <= room:
+            return text
+    return _cut_middle(text, room, measure, len(number))
+
+
+def _join(parts: list[str], dropped: set[int]) -> str:
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        if i not in dropped:
+            out.append(part)
+        elif not out or out[-1] != MORE:
+            out.append(MORE)
+    return SEP.join(out)
+
+
+def _cut_middle(text: str, room: float, measure: Callable[[str], float], keep_end: int) -> str:
+    """The most of ``text``'s start and end (at least its last ``keep_end`` characters) around an "…"."""
+    best = MORE + text[len(text) - keep_end:] if keep_end else MORE
+    for shown in range(len(text) - 1, 0, -1):
+        tail = max(keep_end, shown // 3)
+        head = shown - tail
+        if head < 1:
+            continue
+        candidate = text[:head] + MORE + text[len(text) - tail:]
+        if measure(candidate) <= room:
+            return candidate
+    return best

@@ -1,7 +1,8 @@
 """What a path handed to Studio is (``studio PATH``, File > Open…, a drop, a second launch): pure rules, no Qt.
 
 The window acts on the answer (``MainWindow.open_path``): watch a run store, load a run's config and select the
-run, load a config file, or import the rest as a dataset.
+run, load a config file, read a Python file's models and datasets into the forms (never running it), import a
+folder of TensorBoard logs as runs, or import the rest as a dataset.
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ from typing import Final
 from studio.core.config import RunConfig
 from studio.core.contracts import layout
 from studio.core.runs.store import is_run_config, is_run_dir, is_run_store
+from studio.core.runs.tensorboard_import import is_log_dir
 
 MISSING: Final = "missing"
 STORE: Final = "store"  # a run store's folder: watched read-only
 RUN: Final = "run"  # a run's folder (or its own config.toml): load its config, select the run
 CONFIG: Final = "config"  # any other .toml: a run config to load
+CODE: Final = "code"  # a .py file: the user's own model or dataset (read with ast, core/usercode/reader.py)
+TENSORBOARD: Final = "tensorboard"  # a folder of TensorBoard event files: its runs imported as Studio runs
 IMPORT: Final = "import"  # anything else: a dataset (folder, archive, table, IDX) to import
 
 
@@ -40,7 +44,7 @@ class OpenTarget:
     @property
     def remembered(self) -> bool:
         """Whether it goes into the recent-files list (a run store and a missing path do not)."""
-        return self.kind in (RUN, CONFIG, IMPORT)
+        return self.kind in (RUN, CONFIG, CODE, IMPORT, TENSORBOARD)
 
 
 def classify(path: str | Path) -> OpenTarget:
@@ -56,6 +60,10 @@ def classify(path: str | Path) -> OpenTarget:
         return OpenTarget(RUN, given, target)
     if given.is_file() and given.suffix.lower() == ".toml":
         return OpenTarget(CONFIG, given, given)
+    if given.is_file() and given.suffix.lower() == ".py":
+        return OpenTarget(CODE, given, given)
+    if is_log_dir(given):
+        return OpenTarget(TENSORBOARD, given, given)
     return OpenTarget(IMPORT, given, given)
 
 
@@ -64,3 +72,12 @@ def read_config(path: Path) -> RunConfig:
     config = RunConfig.load(path)
     config.validate()
     return config
+
+
+def untrusted_code(config: RunConfig) -> list[Path]:
+    """The user files of ``config`` that sit in a run folder this user has not trusted (someone else's run):
+    the window asks before anything may import them (core/usercode/trust.py)."""
+    from studio.core.usercode.run_copy import user_files
+    from studio.core.usercode.trust import untrusted
+
+    return untrusted([path for _, path in user_files(config.to_dict())])

@@ -291,11 +291,11 @@ class RunQueue:
             busy = [json.loads(d) for (d,) in db.execute("SELECT devices FROM queue WHERE state='running'")]
             busy += outside
             blocked: set[str] = set()
-            for run_id, config_text in db.execute(
-                    "SELECT q.run_id, r.config FROM queue q JOIN runs r ON r.id = q.run_id "
+            for run_id, config_text, run_dir in db.execute(
+                    "SELECT q.run_id, r.config, r.dir FROM queue q JOIN runs r ON r.id = q.run_id "
                     "WHERE q.state='waiting' ORDER BY q.position").fetchall():
                 try:
-                    config = RunConfig.from_toml(config_text)
+                    config = RunConfig.from_toml(config_text, run_dir)  # a user file: its copy in the run
                     request = Request.of(config)
                     reason = devices_needed_error(request, inventory)
                 except StudioError as err:

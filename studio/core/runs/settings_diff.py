@@ -1,5 +1,5 @@
-"""Which settings differ between runs, and a setting's value as a person reads it: the primitives that the
-run list's names (core/runs/names.py) and the compare table (core/runs/compare.py) share."""
+"""Which settings differ between runs, and a setting's value as a person reads it: the primitives of the compare
+table (core/runs/compare.py) and of the run names (core/runs/names.py, which formats values with them)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ IGNORED_KEYS = frozenset({"hardware.threads"})
 # change a CPU run's numbers in the last digits, so they are a setting like any other. Runs from before it
 # was recorded lack it; only runs that have it are compared on it.
 CPU_THREADS_KEY = "hardware.cpu_threads"
-RECORDED_KEYS = frozenset({CPU_THREADS_KEY})
+CODE_KEYS = ("model.code", "data.code")  # the SHA-256 (12 digits) of a user file a run trained (core/usercode)
+RECORDED_KEYS = frozenset({CPU_THREADS_KEY, *CODE_KEYS})
 MISSING = None  # a setting a run does not have (another model's parameter)
 SECTION_ORDER = ("data", "model", "optimizer", "schedule", "train", "hardware")
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.config import RunConfig
+from studio.core.config.external import is_external
 from studio.core.contracts import layout
 from studio.core.contracts.progress import ENDED, STATES  # noqa: F401 - ENDED: what other modules read here
 from studio.core.contracts.runs import RunListing, RunSummary
@@ -70,11 +71,12 @@ class RunInfo:
 
     @property
     def resumable(self) -> bool:
-        return self.status in RESUMABLE and self.last_checkpoint is not None
+        """Ended with a checkpoint, and trained by Studio (a tracked or attached run cannot be resumed here)."""
+        return self.status in RESUMABLE and self.last_checkpoint is not None and not is_external(self.run_config)
 
     @property
     def run_config(self) -> RunConfig:
-        return RunConfig.from_toml(self.config)
+        return RunConfig.from_toml(self.config, self.dir)  # a user file's copy is named relative to the run
 
 
 def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -171,12 +173,16 @@ class RunStore:
 
         The id (``run_id``, or a fresh one) is claimed by creating its folder (``mkdir`` fails if it exists),
         so ids never collide however fast runs are created. On any failure (a full disk) nothing is left
-        behind."""
+        behind. Without a ``name`` the run is named by the naming rule (``core/runs/names.py``), once."""
         import shutil
 
         self._refuse_if_read_only("create a run")
         text = config.to_toml()
-        name = name or f"{config.model.name} · {config.optimizer.name} · {config.data.name}"
+        if not name:  # the naming rule's name, kept from now on (core/runs/names.py)
+            from studio.core.runs.names import fresh_name
+
+            taken = [n for (n,) in self._db.execute("SELECT name FROM runs").fetchall()]
+            name = fresh_name(flatten(config.to_dict()), taken)
         given = run_id
         for _ in range(100):
             run_id = given or self.new_run_id()
@@ -195,6 +201,7 @@ class RunStore:
         now = time.time()
         try:
             layout.checkpoints_dir(run_dir).mkdir()
+            text, code_settings = self._copy_code(run_dir, config, text)
             layout.config_path(run_dir).write_text(text, encoding="utf-8")
             with self._writing("create the run"):
                 self._db.execute(
@@ -203,7 +210,7 @@ class RunStore:
                 )
                 self._db.executemany(
                     "INSERT INTO params VALUES (?,?,?)",
-                    [(run_id, k, json.dumps(v)) for k, v in flatten(config.to_dict()).items()],
+                    [(run_id, k, json.dumps(v)) for k, v in {**flatten(config.to_dict()), **code_settings}.items()],
                 )
         except OSError as err:
             shutil.rmtree(run_dir, ignore_errors=True)
@@ -214,10 +221,28 @@ class RunStore:
         write_record(run_dir, id=run_id, name=name, created=now, status=JobState.QUEUED.value)
         return self.get(run_id)
 
+    def _copy_code(self, run_dir: Path, config: RunConfig, text: str) -> tuple[str, dict[str, str]]:
+        """The user's own files of ``config`` copied into the run folder (core/usercode/run_copy.py): the config
+        text naming the copies, and the code hashes to record as settings (``model.code``)."""
+        from studio.core.usercode.run_copy import copy_code, user_files
+        from studio.core.usercode.trust import trust
+
+        if not user_files(config.to_dict()):
+            return text, {}
+        import tomli_w
+
+        named, settings, trusted = copy_code(run_dir, config.to_dict())
+        trust(trusted)  # the user's own file, trained by them: its copy may run again (the user's list, studio_home)
+        return tomli_w.dumps(named), settings
+
     def update_config(self, run_id: str, config: RunConfig) -> None:
         """Replace a run's config (resuming with more epochs): the database, its params and config.toml."""
-        text = config.to_toml()
+        from studio.core.usercode.run_copy import relative_to_run
+
         info = self.get(run_id)
+        import tomli_w
+
+        text = tomli_w.dumps(relative_to_run(config.to_dict(), info.dir))
         with self._writing("update the run's config"):
             self._db.execute("UPDATE runs SET config=? WHERE id=?", (text, run_id))
             self._db.executemany("INSERT OR REPLACE INTO params VALUES (?,?,?)",
@@ -258,6 +283,22 @@ class RunStore:
                                  "sems": semaphores or []})
         with self._writing("record the run's processes"):
             self._db.execute("UPDATE runs SET procs=?, heartbeat=? WHERE id=?", (procs_json, time.time(), run_id))
+
+    def add_procs(self, run_id: str, pids: list[int]) -> None:
+        """Add processes to the run's recorded ones, keeping the others' (several scripts logging to one run, each
+        adding its own: the run is settled as interrupted only when all of them are gone)."""
+        mine = [procs.identity(p) for p in pids]
+        with self._writing("record the run's processes"):
+            # the write first: the read below is then inside the write transaction, so two adders never race
+            self._db.execute("UPDATE runs SET heartbeat=? WHERE id=?", (time.time(), run_id))
+            row = self._db.execute("SELECT procs FROM runs WHERE id=?", (run_id,)).fetchone()
+            try:
+                old = json.loads(row[0]) if row and row[0] else {}
+            except ValueError:
+                old = {}
+            have = old.get("pids", []) if old.get("host") == procs.host() else []
+            new = {"host": procs.host(), "pids": have + [m for m in mine if m not in have], "sems": old.get("sems", [])}
+            self._db.execute("UPDATE runs SET procs=? WHERE id=?", (json.dumps(new), run_id))
 
     def beat(self, run_id: str) -> None:
         """Rank 0's sign of life (every few seconds while a run trains)."""

@@ -16,13 +16,13 @@ FINISHED = "finished"
 def finished_runs(store: RunStore, expression: str = "") -> list[RunInfo]:
     """The finished runs matching ``expression`` (the run list's filter language), oldest first."""
     from studio.core.runs import run_filter
-    from studio.core.runs.names import run_names
+    from studio.core.runs.names import shown_names
 
     runs = [r for r in store.list() if r.status == FINISHED]
     if expression.strip():
         params = store.all_params()
         notes = store.notes()
-        names = run_names({r.id: params.get(r.id, {}) for r in runs}, {r.id: r.name for r in runs})
+        names = shown_names(store)  # numbered among all the store's runs, as every view names them
         facts = [run_filter.facts_of(r, params.get(r.id, {}), notes.get(r.id, ""), names.get(r.id, ""))
                  for r in runs]
         keep = {f.id for f in run_filter.parse(expression, run_filter.known_keys(facts)).select(facts)}

@@ -23,6 +23,7 @@ from typing import IO, Any
 from studio.core.contracts.async_sgd import RPC_MODES, AsyncRequest, request_to_dict, validate
 from studio.core.errors import ConfigError, RunFailed
 from studio.core.host.procs import free_port
+from studio.engine.jobs import child_stderr
 
 Report = Callable[[float, str], None]
 STOP_GRACE_S = 3.0  # after SIGTERM, before the process group is killed
@@ -67,22 +68,23 @@ class Child:
     died_at: float | None = None
 
     def last_line(self) -> str:
-        self.stderr.seek(0)
-        lines = [ln.strip() for ln in self.stderr.read().splitlines() if ln.strip()]
-        return lines[-1] if lines else ""
+        return child_stderr.last_lines_of(self.stderr, 1)
 
-    def death(self) -> str:
+    def death(self) -> tuple[str, str]:
+        """How it ended, in words, and its last lines on stderr where they may say why ('' otherwise)."""
         code = self.proc.returncode
         if code is not None and code < 0:
             try:
                 how = f"was killed by {signal.Signals(-code).name}"
             except ValueError:
                 how = f"was killed by signal {-code}"
-            return f"{self.name} (pid {self.proc.pid}) {how}"
-        line = self.last_line()
-        if code == 3 and line:  # the Hogwild process names its own dead worker
-            return line
-        return f"{self.name} (pid {self.proc.pid}) exited with code {code}" + (f": {line}" if line else "")
+        else:
+            line = self.last_line()
+            if code == 3 and line:  # the Hogwild process names its own dead worker
+                return line, ""
+            how = f"exited with code {code}"
+        words = child_stderr.last_lines_of(self.stderr) if child_stderr.speaks_for_its_death(code) else ""
+        return f"{self.name} (pid {self.proc.pid}) {how}", words
 
 
 @dataclass
@@ -159,7 +161,9 @@ def run_group(group: Group, report: Report, limit_s: float) -> list[dict[str, An
         codes = [c.proc.poll() for c in group.children]
         if any(code not in (None, 0) for code in codes):
             time.sleep(0.3)  # the one killed first, not the peers that lost it a moment later
-            raise RunFailed(_first_death(group) + "; the study stopped and its other processes were ended")
+            death, words = _first_death(group)
+            raise RunFailed(child_stderr.with_last_words(
+                f"{death}; the study stopped and its other processes were ended", words))
         if all(code == 0 for code in codes) and (rows is not None or msg is None):
             break
         if time.monotonic() > deadline:
@@ -169,7 +173,7 @@ def run_group(group: Group, report: Report, limit_s: float) -> list[dict[str, An
     return rows
 
 
-def _first_death(group: Group) -> str:
+def _first_death(group: Group) -> tuple[str, str]:
     dead = [c for c in group.children if c.proc.poll() not in (None, 0)]
     by_signal = [c for c in dead if (c.proc.returncode or 0) < 0]
     return (by_signal or dead)[0].death()

@@ -23,7 +23,7 @@ from typing import Any
 import torch
 
 from studio.core.contracts import layout
-from studio.core.models.transformer import attention_layers, attention_recorder
+from studio.core.models.transformer import attention_of, has_attention
 from studio.engine.callbacks.base import Callback, every
 from studio.engine.loop.trainer import Trainer
 
@@ -44,9 +44,7 @@ def probe_maps(net: torch.nn.Module, x: torch.Tensor) -> list[torch.Tensor]:
     was = net.training
     net.eval()
     try:
-        with attention_recorder(net) as weights:
-            net(x)
-            return [w.float() for w in weights()]
+        return [w.float() for w in attention_of(net, x)]
     finally:
         net.train(was)
 
@@ -69,7 +67,7 @@ class AttentionSnapshots(Callback):
                 "with attention layers only)")
 
     def on_train_start(self, t: Trainer) -> None:
-        self.enabled = self.enabled and t.ctx.is_main and bool(attention_layers(t.net))
+        self.enabled = self.enabled and t.ctx.is_main and has_attention(t.net)
         if not self.enabled:
             return
         self.keep_weights = sum(p.numel() for p in t.net.parameters()) <= MAX_PARAMS

@@ -91,6 +91,30 @@ def preload(paths: list[str], labels: list[int], geo: Geometry, root: str,
     return x[:len(kept)], kept, skips, seconds
 
 
+def code_source(req: DataloadRequest, report: Reporter) -> tuple[Any, Any, Any, list[str], str, float]:
+    """A dataset that is code (``req.dataset`` with ``req.data_params``): (its training split, at most
+    ``req.limit`` items read once for the device-resident path, their labels, the classes, its name, seconds)."""
+    import torch
+
+    from studio.core.config.data_loading import load_dataset
+    from studio.core.contracts.registry import Choice
+    from studio.core.datasets.code_data import as_pair
+
+    data: Any = load_dataset(Choice(req.dataset, dict(req.data_params or {})), seed=req.seed)  # a CodeData
+    train = data.train
+    n = min(len(train), req.limit)
+    started = time.perf_counter()
+    xs, ys = [], []
+    for i in range(n):
+        x, y = as_pair(train[i], data.owner)
+        xs.append(x)
+        ys.append(int(y))
+        report(0.15 * (i + 1) / n, f"reading every item once (the device-resident path) {i + 1:,}/{n:,}")
+    seconds = time.perf_counter() - started
+    return train, torch.stack(xs), torch.as_tensor(ys, dtype=torch.int64), list(data.classes), \
+        f"{req.dataset} ({data.owner})", seconds
+
+
 def cpu_seconds() -> float:
     """CPU time of this process and of its children that have ended (the DataLoader's joined workers)."""
     t = os.times()
@@ -134,7 +158,8 @@ def sweep(plan: dict[str, Any]) -> dict[str, Any]:
 
     req = DataloadRequest(**{**plan["request"], "size": tuple(plan["request"]["size"]) if plan["request"]["size"]
                              else None})
-    paths, labels, classes, root = plan["paths"], plan["labels"], plan["classes"], plan["folder"]
+    paths, labels = plan.get("paths", []), plan.get("labels", [])
+    classes, root = plan.get("classes", []), plan.get("folder", "")
     report = Reporter()
     cuda = torch.cuda.is_available()
     if req.device == "cuda" and not cuda:
@@ -145,15 +170,23 @@ def sweep(plan: dict[str, Any]) -> dict[str, Any]:
         torch.set_num_threads(req.threads)
     sync: Callable[[], None] = torch.cuda.synchronize if on_gpu else (lambda: None)
 
-    geo = Geometry(*plan["geometry"])
-    x_np, kept, skips, preload_s = preload(paths, labels, geo, root, report)
-    good = [paths[i] for i in kept]  # the loader reads only the files that decode
-    good_labels = [labels[i] for i in kept]
-    x_all = torch.from_numpy(x_np)
-    y_all = torch.as_tensor(good_labels, dtype=torch.int64)
+    dataset: Any
+    if plan.get("code_data"):  # a dataset that is code (python, hf_disk): its training items, read as training does
+        dataset, x_all, y_all, classes, root, preload_s = code_source(req, report)
+        paths, skips = list(range(len(y_all))), Skips()
+    else:
+        geo = Geometry(*plan["geometry"])
+        x_np, kept, skips, preload_s = preload(paths, labels, geo, root, report)
+        good = [paths[i] for i in kept]  # the loader reads only the files that decode
+        good_labels = [labels[i] for i in kept]
+        x_all = torch.from_numpy(x_np)
+        y_all = torch.as_tensor(good_labels, dtype=torch.int64)
     mean, std = stats(x_all)
     mean_l, std_l = mean.flatten().tolist(), std.flatten().tolist()
-    shape = (geo.channels, geo.height, geo.width)
+    shape = tuple(x_all.shape[1:])
+    if not plan.get("code_data"):
+        dataset = ImageFiles(good, good_labels, geo.channels, (geo.height, geo.width), mean_l, std_l,
+                             float(req.extra.get("slow_item_s", 0.0)))
 
     torch.manual_seed(req.seed)
     net = MODELS.build(req.model, input_shape=shape, num_classes=max(len(classes), 1), **req.params).to(device)
@@ -161,6 +194,7 @@ def sweep(plan: dict[str, Any]) -> dict[str, Any]:
     loss_fn = nn.CrossEntropyLoss()
 
     def compute(xb: torch.Tensor, yb: torch.Tensor) -> None:
+        xb = xb if xb.is_floating_point() else xb.float()  # a code dataset's raw uint8 items
         opt.zero_grad(set_to_none=True)
         loss_fn(net(xb), yb).backward()
         opt.step()
@@ -182,8 +216,6 @@ def sweep(plan: dict[str, Any]) -> dict[str, Any]:
         plan_rows.append(("device", None))
 
     nvml = open_nvml() if on_gpu else "GPU utilisation is not measured: the sweep trains on the CPU"
-    dataset = ImageFiles(good, good_labels, geo.channels, (geo.height, geo.width), mean_l, std_l,
-                         float(req.extra.get("slow_item_s", 0.0)))
     rows: list[dict[str, Any]] = []
     total = len(plan_rows)
 
@@ -269,7 +301,7 @@ def sweep(plan: dict[str, Any]) -> dict[str, Any]:
     if skips.count:
         notes.append(f"{skips.count} of {len(paths):,} files could not be decoded and were left out"
                      + (f" (e.g. {skips.examples[0]})" if skips.examples else ""))
-    return {"rows": rows, "folder": root, "images": len(good), "skipped": skips.count,
+    return {"rows": rows, "folder": root, "images": len(y_all), "skipped": skips.count,
             "skipped_examples": skips.examples, "classes": len(classes), "shape": list(shape), "model": req.model,
             "batch_size": req.batch_size, "steps": req.steps, "epochs": req.epochs, "device": device.type,
             "cores": os.cpu_count() or 1, "threads": torch.get_num_threads(),

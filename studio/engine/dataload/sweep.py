@@ -90,11 +90,19 @@ def run_sweep(request: DataloadRequest, progress: Report | None = None,
     """Measure ``request``; ``on_start`` sees the measuring process (tests)."""
     request = validate(request)
     report = progress or (lambda _f, _t: None)
+    if request.dataset and request.data_params is not None:  # a dataset that is code: its own items, no files
+        return _measure({"request": asdict(request), "code_data": True}, request, report, [], on_start)
     report(0.0, "finding the image files")
     files = resolve(request, progress=report)
     geo = geometry_of(files.paths, request.size)  # headers only: a folder of unreadable files stops here
     plan = {"request": asdict(request), "paths": files.paths, "labels": files.labels, "classes": files.classes,
             "folder": str(files.folder), "geometry": [geo.channels, geo.height, geo.width]}
+    return _measure(plan, request, report, files.notes, on_start)
+
+
+def _measure(plan: dict[str, Any], request: DataloadRequest, report: Report, notes: list[str],
+             on_start: Callable[[subprocess.Popen], None] | None) -> DataloadResult:
+    """Run the measurement process on ``plan`` and follow it to its result."""
     with tempfile.TemporaryDirectory(prefix="studio-dataload-") as tmp:
         plan_path = Path(tmp) / "plan.json"
         plan_path.write_text(json.dumps(plan), encoding="utf-8")
@@ -110,7 +118,7 @@ def run_sweep(request: DataloadRequest, progress: Report | None = None,
             kill_group(proc)
             raise
         kill_group(proc)  # the measurement has ended; any worker it left behind goes with its group
-    result["notes"] = files.notes + result["notes"]
+    result["notes"] = notes + result["notes"]
     return finish(result)
 
 

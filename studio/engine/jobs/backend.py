@@ -39,7 +39,7 @@ PRELOAD_PASSIVE = ["studio.engine.jobs.warm_passive", *PRELOAD]
 EAGER_PASSIVE_CORES = 3
 
 _servers: dict[str, ServerContext] = {}  # wait policy → its server (made on first use, started by start_warm)
-_state: dict[str, Any] = {"warm": False, "second": None}
+_state: dict[str, Any] = {"warm": False, "second": None, "ready": False, "probe": None}
 _lock = threading.Lock()
 
 
@@ -76,12 +76,35 @@ def start_warm() -> None:
     first.ensure_running()
     with _lock:
         _state["warm"] = True
+        probe = _state["probe"]
+        if not _state["ready"] and (probe is None or not probe.is_alive()):
+            _state["probe"] = threading.Thread(target=_wait_ready, args=(first,), name="studio-warm-probe",
+                                               daemon=True)
+            _state["probe"].start()
         thread = _state["second"]
         # a policy in the environment is the person's: every plan keeps it, so the first server serves them all
         if env_policy() or (thread is not None and thread.is_alive()) or cpu_count() < EAGER_PASSIVE_CORES:
             return
         _state["second"] = threading.Thread(target=_start_second, args=(first,), name="studio-warm", daemon=True)
         _state["second"].start()
+
+
+def _wait_ready(first: ServerContext) -> None:
+    """Fork one empty child from the first server: it answers once its imports (torch) are done, and from then on
+    a job starts at once (:func:`loading` says so to the window, which tells a person what a first Train waits
+    for)."""
+    try:
+        probe = first.Process(target=os.getpid, name="studio-warm-probe", daemon=True)
+        probe.start()
+        probe.join()
+    except OSError:
+        return  # the server failed: the next job starts it again, or is spawned
+    _state["ready"] = True
+
+
+def loading() -> bool:
+    """Whether the warm back end is still importing torch: a job started now waits for it."""
+    return bool(_state["warm"]) and not _state["ready"]
 
 
 def _start_second(first: ServerContext) -> None:

@@ -13,10 +13,11 @@ from __future__ import annotations
 import faulthandler
 import io
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
 TAIL_LINES = 8
 TAIL_CHARS = 240  # a line longer than this is cut: the message is for a person, the file has it whole
@@ -81,12 +82,42 @@ def last_lines(path: str | os.PathLike[str] | None, lines: int = TAIL_LINES) -> 
     except OSError:
         return ""
     rows = text.splitlines()[1 if start else 0:]  # the first row read may be the end of a longer line
-    kept = [line.rstrip()[:TAIL_CHARS] for line in rows if line.strip()]
+    return tail("\n".join(rows), lines)
+
+
+def tail(text: str, lines: int = TAIL_LINES) -> str:
+    """The last ``lines`` non-empty lines of ``text``, each cut to ``TAIL_CHARS``."""
+    kept = [line.rstrip()[:TAIL_CHARS] for line in text.splitlines() if line.strip()]
     return "\n".join(kept[-lines:])
+
+
+def last_lines_of(stream: IO[str], lines: int = TAIL_LINES) -> str:
+    """The last ``lines`` non-empty lines of an open text file a child writes its stderr to (read from the
+    start: the file is a child's, small), '' when there are none or it cannot be read."""
+    try:
+        stream.seek(0)
+        return tail(stream.read(), lines)
+    except (OSError, ValueError):
+        return ""
+
+
+CRASH_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGFPE, signal.SIGILL})
+
+
+def speaks_for_its_death(exitcode: int | None) -> bool:
+    """Whether a child's stderr may say why it ended with ``exitcode``: an error exit, or a crash that Python's
+    fault handler describes (not SIGKILL or SIGTERM: killed from outside, its stderr knows nothing of it)."""
+    return exitcode is not None and (exitcode > 0 or -exitcode in CRASH_SIGNALS)
+
+
+def with_last_words(death: str, words: str) -> str:
+    """``death`` and, below it, the last lines the child wrote to stderr (what it died of, where it could say)."""
+    return f"{death}; its last lines on stderr:\n{words}" if words else death
 
 
 START_MODULES = ("studio.app", "studio.engine.training.entry")  # a child runs Studio's entry script (as its
 # ``__main__``) and then the target's module before it can report anything
+TASK_START_MODULES = ("studio.app", "studio.engine.jobs.process_job")  # the same for a task's child
 
 
 def start_check(modules: tuple[str, ...] = START_MODULES, timeout_s: float = 30.0, **popen: Any) -> str:
@@ -99,5 +130,4 @@ def start_check(modules: tuple[str, ...] = START_MODULES, timeout_s: float = 30.
         return ""
     if out.returncode == 0:
         return ""
-    kept = [line.rstrip()[:TAIL_CHARS] for line in out.stderr.splitlines() if line.strip()]
-    return "\n".join(kept[-TAIL_LINES:])
+    return tail(out.stderr)

@@ -14,10 +14,12 @@ A short job is a :class:`TaskJob`: any ``module:function(progress=..., **kwargs)
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
 import sys
+import tempfile
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -41,7 +43,7 @@ from studio.core.errors import RunFailed, StudioError
 from studio.core.host import threads as thread_policy
 from studio.core.targets import resolve_target
 from studio.core.vocab import JobKind
-from studio.engine.jobs import backend
+from studio.engine.jobs import backend, child_stderr
 from studio.engine.jobs.queues import drain
 
 GRACE_S = 5.0  # after Cancel, a job has this long to stop by itself before it is killed
@@ -80,6 +82,8 @@ class ProcessJob:
         self.finished = False
         self.started_at = 0.0
         self.ended_at = 0.0
+        self.stderr_path: str | None = None  # where a task's child keeps its stderr (a temporary file, removed
+        # at the end: its last lines go into the failure message of a child that died without a word)
         self._cancel_at: float | None = None
 
     # --- what subclasses provide ---------------------------------------------------------------
@@ -106,8 +110,18 @@ class ProcessJob:
             code = proc.exitcode
             if code not in (None, 0):
                 how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
-                return f"the {self.label} process {how} without reporting an error (out of memory?)"
-        return f"the {self.label} process ended without a result"
+                note = f"the {self.label} process {how} without reporting an error"
+                words = self._last_words(code)
+                return child_stderr.with_last_words(note, words) if words else f"{note} (out of memory?)"
+        return child_stderr.with_last_words(f"the {self.label} process ended without a result", self._last_words(0))
+
+    def _last_words(self, exitcode: int) -> str:
+        """The last lines the child wrote to stderr; for one that exited with an error before it could open its
+        file (its first import failed), what the same start says in a fresh interpreter."""
+        words = child_stderr.last_lines(self.stderr_path)
+        if words or self.stderr_path is None or exitcode <= 0:
+            return words
+        return child_stderr.start_check(child_stderr.TASK_START_MODULES, cwd=os.getcwd(), env=dict(os.environ))
 
     # --- starting ------------------------------------------------------------------------------
     @property
@@ -244,6 +258,7 @@ class ProcessJob:
             self.state = STOPPED if self._cancel_at is not None else FAILED
         if self.state == FAILED:
             self.failure = self._failure_message()
+        self._forget_stderr()
         if self.state == FINISHED:
             self.fraction, self.eta_s = 1.0, 0.0
         self._on_end(forced)
@@ -270,6 +285,12 @@ class ProcessJob:
 
     def ended_message(self) -> protocol.EndedMessage:
         return protocol.ended(self.id, self.state, self.error or "", self.exit_code, label=self.label)
+
+    def _forget_stderr(self) -> None:
+        """Remove a task child's stderr file (what mattered of it is in the failure message)."""
+        if self.stderr_path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.stderr_path)
 
     def _teardown(self) -> None:
         for proc in self.processes:
@@ -314,6 +335,7 @@ class TaskSpec:
     env: dict[str, str] = field(default_factory=dict)
     control: Any = None  # the job's control queue (parent → child)
     controls: bool = False  # pass ``controls(wait_s)`` to the function (a live demo the view steers)
+    stderr_path: str = ""  # the child's stderr goes to this file too (engine/jobs/child_stderr.py)
 
 
 def control_reader(control: Any, progress: Progress) -> Any:
@@ -335,10 +357,10 @@ def control_reader(control: Any, progress: Progress) -> Any:
     return controls
 
 
-
-
 def task_main(spec: TaskSpec) -> None:
     """The child of a :class:`TaskJob`: run the function, report on the queue, honour cancel."""
+    if spec.stderr_path:  # first: a child that dies without a word (native code, os._exit) leaves its last lines
+        child_stderr.capture(spec.stderr_path)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides
     os.environ.update(spec.env)
     thread_policy.apply(spec.threads)
@@ -402,9 +424,11 @@ class TaskJob(ProcessJob):
 
     def _launch(self) -> None:
         assert self.threads is not None
+        fd, self.stderr_path = tempfile.mkstemp(prefix=f"studio-{self.kind}-", suffix=".stderr")
+        os.close(fd)
         spec = TaskSpec(self.id, self.target, self.kwargs, self.label, self.threads, self.messages,
                         self.cancel_flag, self.frames, backend.child_env(self.threads, self.ctx), self.control,
-                        self.controls)
+                        self.controls, self.stderr_path)
         self.spawn(task_main, (spec,), f"studio-{self.kind}")
         self.state = RUNNING
 

@@ -45,6 +45,12 @@ class DeviceData:
             x = self.augment(x)
         return self._centred(x), self.y[idx]
 
+    def fetcher(self, order: torch.Tensor, slices: list[slice], skip: int, seed: int,
+                epoch: int) -> Callable[[int], tuple[torch.Tensor, torch.Tensor]]:
+        """Batch ``i`` of the epoch: the gather of its slice of ``order`` (engine/loop/loader_data.py reads it
+        through a DataLoader instead)."""
+        return lambda i: self.batch(order[slices[i]])
+
     def slices(self, batch: int, ctx: DistContext):
         """This rank's contiguous share of the split in batches (for evaluation; unpadded)."""
         n = len(self)

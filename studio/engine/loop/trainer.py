@@ -189,10 +189,11 @@ class Trainer:
             order = epoch_shard(len(self.train_data), self.epoch, self.cfg.train.seed, self.ctx)
             order = order.to(self.ctx.device, non_blocking=True)
             slices = batch_slices(len(order), self.batch)
+            fetch = self.train_data.fetcher(order, slices, skip, self.cfg.train.seed, self.epoch)
             for start, stop in accumulation_groups(len(slices), self.accumulate):
                 if start < skip:  # a resumed run: checkpoints are taken at step boundaries only
                     continue
-                self.train_step((self.train_data.batch(order[slices[i]]) for i in range(start, stop)), stop - start)
+                self.train_step((fetch(i) for i in range(start, stop)), stop - start)
                 self.batch_in_epoch = stop
                 self.step += 1
                 self._call("on_step_end")

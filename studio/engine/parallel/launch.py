@@ -146,8 +146,11 @@ def _cuda_count() -> int:
         return 0
 
 
-def run_parallel(request: ParallelRequest, progress: Report | None = None) -> ParallelResult:
-    """Validate ``request``, train every configuration on ``request.ranks`` rank processes, return the result."""
+def run_parallel(request: ParallelRequest, progress: Report | None = None,
+                 emit: Callable[[ParallelResult], None] | None = None) -> ParallelResult:
+    """Validate ``request``, train every configuration on ``request.ranks`` rank processes, return the result.
+    ``emit(partial)``: after each configuration, the result of those measured so far (``pending``: the others),
+    so a view shows single and DDP while the pipelines still run."""
     shape = validate(request)
     plan, notes = plan_of(request)
     sizes, stage_layers = stages_for(request, shape)
@@ -166,6 +169,10 @@ def run_parallel(request: ParallelRequest, progress: Report | None = None) -> Pa
                 if progress:
                     progress((msg["config"] + msg["step"] / msg["steps"]) / msg["configs"],
                              f"{msg['label']}: step {msg['step']}/{msg['steps']}")
+            elif msg.get("type") == "row":
+                raw.append(msg["row"])
+                if emit:
+                    emit({**assemble(request, raw, stage_layers, notes), "pending": list(plan[len(raw):])})
             elif msg.get("type") == "result":
                 raw = msg["rows"]
             elif progress:  # a heartbeat: the same report again (a Progress raises Cancelled here once asked)

@@ -171,6 +171,7 @@ def main(argv: list[str] | None = None) -> None:
         row = run_config(mode_name, m, spec, a.rank, a.world, x, y, device, i, len(plan))
         if row is not None:
             rows.append(row)
+            _emit({"type": "row", "row": row})  # each configuration as soon as it is measured (the page draws it)
     dist.barrier()
     dist.destroy_process_group()
     if a.rank == 0:

@@ -16,10 +16,11 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import IO, Any
+from typing import Any
 
 from studio.core.errors import RunFailed
 from studio.core.host.procs import free_port
+from studio.engine.jobs import child_stderr
 
 
 def _describe_exit(code: int) -> str:
@@ -29,12 +30,6 @@ def _describe_exit(code: int) -> str:
         except ValueError:
             return f"was killed by signal {-code}"
     return f"exited with code {code}"
-
-
-def _last_line(stream: IO[str]) -> str:
-    stream.seek(0)
-    lines = [ln.strip() for ln in stream.read().splitlines() if ln.strip()]
-    return lines[-1] if lines else ""
 
 
 class Ranks:
@@ -87,10 +82,10 @@ class Ranks:
                 codes = [p.poll() for p in self.procs]
                 failed = [(r, c) for r, c in enumerate(codes) if c not in (None, 0)] or failed
                 rank, code = min(failed, key=lambda rc: (rc[1] >= 0, rc[0]))  # a signal first, then the lowest
-                tail = _last_line(self.errs[rank]) if code > 0 else ""
+                words = child_stderr.last_lines_of(self.errs[rank]) if child_stderr.speaks_for_its_death(code) else ""
                 self.stop()
-                raise RunFailed(f"parallel rank {rank} {_describe_exit(code)} during {where()}"
-                                + (f" ({tail})" if tail else "") + "; the other ranks were stopped")
+                death = f"parallel rank {rank} {_describe_exit(code)} during {where()}; the other ranks were stopped"
+                raise RunFailed(child_stderr.with_last_words(death, words))
             if done and all(c == 0 for c in codes):
                 return
 

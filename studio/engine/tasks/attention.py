@@ -26,7 +26,7 @@ from studio.core.datasets.text.bert_text import CLS, MASK
 from studio.core.datasets.text.tokenizer import OOV, PAD, words
 from studio.core.errors import ConfigError
 from studio.core.maths.attention import pca_2d, rollout
-from studio.core.models.transformer import attention_layers, attention_recorder
+from studio.core.models.transformer import attention_layers, attention_of, has_attention
 
 
 def attention_steps(run_dir: str | Path) -> list[CheckpointRef]:
@@ -76,6 +76,14 @@ def token_embedding(model: nn.Module, vocab_size: int) -> nn.Embedding | None:
                 None)
 
 
+def input_embedding(model: nn.Module) -> nn.Embedding | None:
+    """A library model's own token embedding (``get_input_embeddings``: Hugging Face), if it has one."""
+    inner = getattr(model, "model", model)
+    get = getattr(inner, "get_input_embeddings", None)
+    table = get() if callable(get) else None
+    return table if isinstance(table, nn.Embedding) else None
+
+
 class Replay:
     """One run, one input: the maps (and embedding points) at each chosen snapshot."""
 
@@ -86,12 +94,12 @@ class Replay:
         self.request = request
         self.data = RunData(request.run_dir, request.device)
         model = self.data.model
-        if not attention_layers(model):
+        if not has_attention(model):
             raise ConfigError(f"run {self.data.run_id} ({self.data.config.model.name}) has no attention layers; the "
                               "Attention view shows Transformer runs (vit, gpt_lm, bert_mlm)")
         self.refs = attention_steps(request.run_dir)
         self.chosen = pick_steps(self.refs, request.step)
-        self.causal = any(layer.causal for layer in attention_layers(model))
+        self.causal = any(layer.causal for layer in attention_layers(model)) or bool(getattr(model, "causal", False))
         self.grid: tuple[int, int] | None = getattr(model, "grid", None)
         self.cls = getattr(model, "pool", "cls") == "cls"
         self.oov: list[str] = []
@@ -160,23 +168,35 @@ class Replay:
         """The maps (one (heads, T, T) per layer) and the embedding vectors of the current weights."""
         model, data = self.data.model, self.data
         entering: list[torch.Tensor] = []
-        first = attention_layers(model)[0]
-        hook = first.register_forward_pre_hook(lambda _m, args: entering.append(args[0].detach()))
+        layers = attention_layers(model)
+        hook = layers[0].register_forward_pre_hook(lambda _m, args: entering.append(args[0].detach())) \
+            if layers else None
         try:
             x = self.x.to(data.device)
             if data.is_image:
                 x = data.split("test").normalise(x)  # the training split's statistics, as in training
-            with attention_recorder(model) as weights:
-                model(x)
-                maps = [w[0].float().cpu().numpy() for w in weights()]
+            maps = [w[0].float().cpu().numpy() for w in attention_of(model, x)]
         finally:
-            hook.remove()
-        table = token_embedding(model, len(self.vocabulary)) if self.vocabulary else None
+            if hook is not None:
+                hook.remove()
+        table = self._vocabulary_table()
         if table is not None:
             vectors = table.weight[self.embedding_ids].float().cpu().numpy()
-        else:
+        elif entering:
             vectors = entering[0][0].float().cpu().numpy()  # the tokens entering the first attention layer
+        else:  # a library model read by ids: the embeddings of the input's tokens
+            own = input_embedding(model)
+            vectors = (own.weight[self.x[0].long().to(own.weight.device)].float().cpu().numpy() if own is not None
+                       else np.zeros((0, 2)))
         return maps, vectors
+
+    def _vocabulary_table(self) -> nn.Embedding | None:
+        """The embedding whose rows are the run's vocabulary (a library model's own when its classes are the
+        vocabulary: a causal LM), or None."""
+        if not self.vocabulary:
+            return None
+        model = self.data.model
+        return token_embedding(model, len(self.vocabulary)) or (input_embedding(model) if self.causal else None)
 
     def frame(self, ref: CheckpointRef) -> AttentionFrame:
         from studio.engine.loop.checkpoints import load_weights_into
@@ -215,8 +235,8 @@ class Replay:
             if progress:
                 progress((i + 1) / len(self.chosen), f"step {ref.step}")
         data = self.data
-        labels = ([self.vocabulary[i] for i in self.embedding_ids] if self.embedding_ids and
-                  token_embedding(data.model, len(self.vocabulary)) is not None else list(self.tokens))
+        labels = ([self.vocabulary[i] for i in self.embedding_ids]
+                  if self.embedding_ids and self._vocabulary_table() is not None else list(self.tokens))
         return {
             "run_id": data.run_id, "model": data.config.model.name, "kind": "image" if data.is_image else "text",
             "input": self.input, "tokens": self.tokens, "oov": self.oov, "causal": self.causal,

@@ -38,6 +38,7 @@ from studio.core.host import threads as thread_policy
 from studio.core.host.procs import free_port
 from studio.core.numbers.ints import split_ints
 from studio.core.optim import OPTIMIZERS
+from studio.engine.jobs import child_stderr
 
 Report = Callable[[float, str], None]
 MODES = ("ddp", "dp")  # dp: single-process nn.DataParallel over the GPUs (CUDA only)
@@ -206,8 +207,10 @@ def measure(cfg: RunConfig, processes: int, mode: str, options: RankOptions, wor
             p.kill()
         raise
     if result is None or any(p.returncode for p in procs):
-        tail = next((e.strip().splitlines()[-1] for e in errs if e and e.strip()), "no message")
-        raise RunFailed(f"the {processes}-process {mode.upper()} measurement failed: {tail}")
+        failed = [e for p, e in zip(procs, errs, strict=True) if p.returncode] + list(errs)  # the failed first
+        words = next((child_stderr.tail(e) for e in failed if e and e.strip()), "")
+        what = f"the {processes}-process {mode.upper()} measurement failed"
+        raise RunFailed(child_stderr.with_last_words(what, words) if words else f"{what}: no message")
     return result
 
 

@@ -18,10 +18,20 @@ from typing import Any
 
 import torch
 
-from studio.core.contracts.generate import MAX_TOP_K, MAX_WORDS, GenerateRequest, GenerateResult
+from studio.core.contracts.generate import (
+    MAX_TOP_K,
+    MAX_WORDS,
+    GenerateRequest,
+    GenerateResult,
+    is_blank,
+    undertrained,
+)
 from studio.core.datasets.text.sequences import pad_left
 from studio.core.datasets.text.tokenizer import LINE_END, OOV, PAD, Vocabulary, vocabulary_for
 from studio.core.errors import ConfigError
+from studio.core.models import MODELS
+from studio.core.models.catalog import GENERATES
+from studio.core.runs.record import read_record
 
 
 def check_request(n_words: int, temperature: float, top_k: int = 0) -> None:
@@ -84,6 +94,11 @@ def generate(run_dir: str | Path, seed_text: str, n_words: int = 8, temperature:
     check_request(n_words, temperature, top_k)
     started = time.perf_counter()
     data, ref = load_run(run_dir, checkpoint, device)
+    model = data.config.model.name
+    if model in MODELS and GENERATES not in MODELS.get(model).tags and "text" in MODELS.get(model).tags:
+        raise ConfigError(f"run {data.run_id} is a {model} run, which fills in masked words from both sides rather "
+                          "than writing the next one, so it cannot continue a text; generate with a next-word run "
+                          "(lstm_lm, gru_lm or gpt_lm)")
     if data.classes[:2] != [PAD, OOV] or len(data.input_shape) != 1:
         raise ConfigError(f"run {data.run_id} is not a next-word run (train lstm_lm, gru_lm or gpt_lm on a text "
                           "dataset)")
@@ -106,7 +121,9 @@ def generate(run_dir: str | Path, seed_text: str, n_words: int = 8, temperature:
         "run_id": data.run_id, "checkpoint": ref.label,
         "seed": seed_text, "words": new, "text": text, "temperature": temperature, "top_k": top_k,
         "tokenizer": tokenizer, "oov_in_seed": [w for w in seed_tokens if w not in vocab.index],
-        "vocab_size": len(vocab), "seconds": round(time.perf_counter() - started, 3),
+        "vocab_size": len(vocab), "seconds": round(time.perf_counter() - started, 3), "blank": is_blank(new),
+        "undertrained": undertrained(read_record(Path(run_dir)).get("summary", {}).get("val_perplexity"),
+                                     data.meta.get("unigram_val_perplexity")) if ref.is_final else None,
     }
 
 

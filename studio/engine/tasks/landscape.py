@@ -96,7 +96,7 @@ def landscape_of(run_dir: str | Path, request: LandscapeRequest, save: bool = Tr
     evaluate = {"fast": request.fast, **data.loss_fns()}
     meta: dict[str, Any] = {
         "run_id": data.run_id, "model": data.config.model.name, "dataset": data.config.data.name,
-        "samples": samples or data.split_size(split), "seed": seed, "device": str(data.device.type),
+        "samples": _used(data, split, samples), "seed": seed, "device": str(data.device.type),
         "evaluator": "fast (vmap)" if request.fast else "sequential", "include_bias_bn": include_bias_bn,
     }
     if kind == LandscapeKind.LINE:
@@ -142,7 +142,14 @@ def _one_d(data: RunData, ref: Any, other_run: Any, resolution: int, samples: in
                                      progress=_steps(progress, f"{split} data", i / 2, (i + 1) / 2), **evaluate)
         values[Metric.loss(split)], values[Metric.acc(split)] = out["loss"], out["acc"]
     meta["splits"] = list(splits)
+    meta["samples"] = {str(split): _used(data, split, samples) for split in splits}  # what each split gave
     return Landscape(LandscapeKind.LINE, alphas, None, values, None, meta)
+
+
+def _used(data: RunData, split: str, samples: int) -> int:
+    """How many examples of ``split`` an evaluation of ``samples`` uses (0, or more than the split has: all)."""
+    size = data.split_size(split)
+    return min(samples, size) if samples else size
 
 
 def _two_d(data: RunData, ref: Any, resolution: int, samples: int, split: str, span: float, seed: int,

@@ -9,8 +9,10 @@ from collections.abc import Callable
 from studio.core.contracts.parallel import ParallelRequest, ParallelResult
 
 
-def run(request: ParallelRequest, progress: Callable[[float, str], None] | None = None) -> ParallelResult:
-    """Check ``request`` (a ``ConfigError`` before any rank starts), run it, return the result."""
+def run(request: ParallelRequest, progress: Callable[[float, str], None] | None = None,
+        emit: Callable[[ParallelResult], None] | None = None) -> ParallelResult:
+    """Check ``request`` (a ``ConfigError`` before any rank starts), run it, return the result; ``emit``: a frame
+    per configuration as it finishes (the result so far)."""
     from studio.engine.parallel.launch import run_parallel
 
-    return run_parallel(request, progress)
+    return run_parallel(request, progress, emit)

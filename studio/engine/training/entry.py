@@ -4,6 +4,7 @@ child imports the worker (and torch) itself. What the rank gets is engine/traini
 from __future__ import annotations
 
 import os
+import sys
 
 from studio.engine.training.rank_spec import RankSpec
 
@@ -15,6 +16,10 @@ def rank_main(rank: int, spec: RankSpec) -> None:
 
         child_stderr.capture(layout.rank_log_path(spec.run_dir, rank))
     os.environ.update(spec.env)
+    if rank == 0 and spec.queue is not None and "torch" not in sys.modules:  # spawned: no warm back end
+        from studio.core.contracts import protocol
+
+        spec.queue.put(protocol.stage(spec.run_id, "importing PyTorch"))
     from studio.engine.training.worker import run_rank
 
     run_rank(rank, spec)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.host import procs
+from studio.engine.jobs.child_stderr import with_last_words
 
 PARENT_POLL_S = 1.0
 # Words in a rank's error that mean it only lost a peer (gloo/NCCL), not that it failed itself.
@@ -105,11 +106,6 @@ def describe_death(rank: int, exitcode: int, oom_before: int | None = None) -> s
         hint = " (the kernel's out-of-memory killer also does this; see `dmesg`)" if sig == signal.SIGKILL else ""
         return f"training process rank {rank} was killed by {name} (signal {sig}){hint}"
     return f"training process rank {rank} exited with code {exitcode} without reporting an error"
-
-
-def with_last_words(death: str, words: str) -> str:
-    """``death`` and, below it, the last lines the rank wrote to stderr (what it died of, where it could say)."""
-    return f"{death}; its last lines on stderr:\n{words}" if words else death
 
 
 def is_peer_loss(message: Mapping[str, Any]) -> bool:

@@ -184,6 +184,8 @@ def _wrap(line: str, indent: int) -> str:
 
 
 def _value(v: Any) -> str:
+    if isinstance(v, dict):  # a user's own arguments: model.args
+        return "{" + ", ".join(f"{k}={_value(x)}" for k, x in v.items()) + "}"
     if isinstance(v, (list, tuple)):
         return ",".join(str(x) for x in v)
     if isinstance(v, float):

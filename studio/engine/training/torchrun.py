@@ -70,13 +70,35 @@ def _plan_channel() -> Any:
 
 def _send(channel: Any, p: TorchrunPlan) -> None:
     channel.set("studio_plan", json.dumps({"run_id": p.run_id, "run_dir": p.run_dir, "resume_from": p.resume_from,
-                                           "config": p.config.to_dict(), "finished": p.finished}))
+                                           "config": p.config.to_dict(), "finished": p.finished,
+                                           "code": code_of(p)}))
+
+
+def code_of(p: TorchrunPlan) -> dict[str, dict[str, str]]:
+    """The user files the run trains (its copies in the run folder), by config section: the file travels with the
+    plan, so a rank on a machine without the user's tree (or the run folder) imports the same code."""
+    from studio.core.usercode.run_copy import point_to_copies, user_files
+
+    config = point_to_copies(p.config, p.run_dir)
+    return {section: {"name": path.name, "text": path.read_text(encoding="utf-8")}
+            for section, path in user_files(config.to_dict()) if path.is_file()}
 
 
 def _receive(channel: Any) -> TorchrunPlan:
     """Wait for rank 0's plan (it fails the whole group if it cannot make one: torchrun then stops this rank)."""
     got = json.loads(channel.get("studio_plan"))
-    return TorchrunPlan(got["run_id"], "", got["resume_from"], RunConfig.from_dict(got["config"]), got["finished"])
+    config = RunConfig.from_dict(got["config"])
+    if got.get("code"):
+        import tempfile
+        from pathlib import Path
+
+        folder = Path(tempfile.mkdtemp(prefix="studio-code-"))  # rank 0's copies, as this rank imports them
+        for section, code in got["code"].items():
+            target = folder / section / code["name"]
+            target.parent.mkdir()
+            target.write_text(code["text"], encoding="utf-8")
+            getattr(config, section).params["path"] = str(target)
+    return TorchrunPlan(got["run_id"], "", got["resume_from"], config, got["finished"])
 
 
 def _open_store(rank: int) -> RunStore | None:

@@ -23,11 +23,12 @@ from studio.core.host import threads as thread_policy
 from studio.core.maths.normalise import stats
 from studio.core.maths.objectives import task_for
 from studio.core.models import MODELS
-from studio.core.models.catalog import builder_extras
+from studio.core.models.catalog import build_kwargs
 from studio.core.models.ghost_batch_norm import use_ghost_batch_norm
 from studio.core.optim import OPTIMIZERS, SCHEDULES
 from studio.core.runs.lineage import load_run_data, start_weights
 from studio.core.runs.store import RunStore
+from studio.core.usercode.run_copy import point_to_copies
 from studio.engine.callbacks.assemble import assemble
 from studio.engine.callbacks.attention_snapshots import attention_callbacks
 from studio.engine.callbacks.base import Callback
@@ -61,12 +62,26 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
     """Everything a run needs, from its config (``data`` replaces loading the config's dataset); with
     ``resume_from``, the state of that checkpoint (engine/loop/resume.py)."""
     torch.manual_seed(cfg.train.seed)
-    data = data if data is not None else load_run_data(cfg)
+    cfg = point_to_copies(cfg, run_dir)  # a user's file: the copy in the run folder (core/usercode/run_copy.py)
+
+    def stage(text: str) -> None:  # rank 0 says what the wait before the first curve point is
+        if ctx.is_main:
+            sink.send(protocol.stage(run_id, text))
+
+    if data is None:
+        stage("loading the data")
+        data = load_run_data(cfg)
     train, val, test = device_splits(data, cfg, ctx.device)
+    stage("building the model")
     net = build_model(cfg, data, ctx.device, start_weights(cfg) if resume_from is None else {})
+    check_output(net, train, data, cfg)
+    note = str(getattr(net, "tokens_note", "") or "")  # a Hugging Face model: which tokens it reads
+    if ctx.is_main and note:
+        sink.send(protocol.log(run_id, note))
     full_batch = is_full_batch(cfg, ctx.world_size)
     batches = plan_batches(len(train), cfg.train, ctx.world_size, full_batch)
     k = cfg.train.accumulate_steps  # the global batch (linear scaling rule) counts every micro-batch of a step
+    stage("building the optimizer")  # its first one in a process imports torch._dynamo: seconds on a busy CPU
     optimizer = build_optimizer(cfg, net, batches[0] * k * ctx.world_size, sink if ctx.is_main else None, run_id)
     per_epoch = [steps_per_epoch(len(train), b, ctx.world_size, k) for b in batches]
     factor = SCHEDULES.build(cfg.schedule.name, total_steps=sum(per_epoch), steps_per_epoch=per_epoch[0],
@@ -100,6 +115,13 @@ def device_splits(data: ArrayData, cfg: RunConfig, device: torch.device) -> tupl
     if len(data.y_train) == 0:
         raise DataError(f"dataset {cfg.data.name!r} has no training samples")
     x_tr, y_tr, x_val, y_val = data.split_validation(cfg.train.val_fraction, cfg.train.seed)
+    if getattr(data, "loader", False):  # a dataset read by a DataLoader, not held on the device
+        from studio.engine.loop.loader_data import LoaderData
+
+        workers = int(getattr(data, "workers", 0))
+        loaders = [LoaderData(x, y, device, workers)  # type: ignore[arg-type]  # columns (core/datasets/code_data.py)
+                   for x, y in ((x_tr, y_tr), (x_val, y_val), (data.x_test, data.y_test))]
+        return loaders[0], loaders[1], loaders[2]
     mean, std = stats(x_tr) if data.meta.get("normalise", True) else (torch.zeros(1), torch.ones(1))
     return tuple(DeviceData(x, y, mean, std, device)  # type: ignore[return-value]
                  for x, y in ((x_tr, y_tr), (x_val, y_val), (data.x_test, data.y_test)))
@@ -112,11 +134,31 @@ def build_model(cfg: RunConfig, data: ArrayData, device: torch.device,
     if data.meta.get("task") == "next_word" and "text" not in MODELS.get(cfg.model.name).tags:
         raise ConfigError(f"{cfg.data.name} is a text dataset: choose a next-word model (lstm_lm, gru_lm or gpt_lm), "
                           f"not {cfg.model.name}")
-    net = MODELS.build(cfg.model.name, input_shape=data.input_shape, num_classes=data.num_classes,
-                       **cfg.model.params, **builder_extras(cfg.model.name, data.meta), **(weights or {}))
+    net = MODELS.build(cfg.model.name, **build_kwargs(cfg.model.name, cfg.model.params, data.input_shape,
+                                                      data.num_classes, data.meta), **(weights or {}))
     if cfg.train.ghost_batch:
         use_ghost_batch_norm(net, cfg.train.ghost_batch)
     return net.to(device)
+
+
+def check_output(net: torch.nn.Module, train: Any, data: Any, cfg: RunConfig) -> None:
+    """A model from outside the catalog (a user's file, timm, Hugging Face) run once on the first training batch
+    (RNG and batch-norm statistics untouched): an output that does not fit the task, or an exception in its
+    ``forward``, is one sentence before the first step (core/models/output_check.py)."""
+    from studio.core.models.output_check import OUTSIDE, check_batch_output
+
+    if cfg.model.name not in OUTSIDE or not len(train):
+        return
+    first = next(iter(net.parameters()), None)
+    was_training = net.training
+    net.eval()
+    try:
+        with torch.random.fork_rng(devices=[]), torch.no_grad():  # a user's random transform draws here too
+            x = train.normalise(train.x[:min(64, len(train))]).to(first.device if first is not None else "cpu")
+            out = net(x)
+    finally:
+        net.train(was_training)
+    check_batch_output(cfg, out, tuple(x.shape), data.num_classes, str(data.meta.get("task", "")))
 
 
 def build_optimizer(cfg: RunConfig, net: torch.nn.Module, global_batch: int, sink: Sink | None,
@@ -177,6 +219,11 @@ def describe_failure(err: BaseException, cfg: RunConfig | None) -> tuple[str, in
     """A sentence a person can act on, and the CLI exit code (2: fix your input; 3: the run failed)."""
     if isinstance(err, StudioError):
         return str(err), err.exit_code
+    from studio.core.usercode.loading import user_error
+
+    in_user_code = user_error(err)  # raised in the user's own file: its line, not Studio's stack
+    if in_user_code:
+        return in_user_code, 2
     if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
         return f"the disk is full ({err.filename or 'a run file'}); free some space and resume the run", 3
     if is_peer_loss({"message": str(err)}):
@@ -211,6 +258,8 @@ def run_rank(rank: int, spec: RankSpec) -> None:
         cfg = RunConfig.from_dict(spec.config)
         thread_policy.apply(spec.threads or thread_policy.plan(cfg.hardware.threads, processes=world))
         device = pick_device(cfg, rank if spec.local_rank is None else spec.local_rank)
+        if rank == 0 and world > 1:
+            sink.send(protocol.stage(run_id, f"waiting for the other {world - 1} process{'es' if world > 2 else ''}"))
         ctx = distributed.init(rank, world, spec.init_method, device)
         trainer = build_trainer(cfg, ctx, sink, run_id, spec.run_dir, spec.control if rank == 0 else None,
                                 guard=guard, beats=Beats(spec.beats, rank), resume_from=spec.resume_from)

@@ -49,6 +49,10 @@ def train(shell: Shell) -> str | None:
     if warnings and not shell.confirm_warnings(warnings):
         shell.status.show_message("Not started: change the settings the warning names, or train anyway")
         return None
+    from studio.gui.app.open_code import ask_to_trust
+
+    if not ask_to_trust(shell, shell.session.config):  # code from a run folder the user has not trusted yet
+        return None
     return shell.session.train()
 
 
@@ -69,8 +73,11 @@ def stop_run(shell: Shell) -> None:
 
 
 def enqueue(shell: Shell) -> None:
-    """Queue a run with these settings (Queue tab)."""
-    shell.session.enqueue()
+    """Queue a run with these settings (Queue tab), after asking about code from a run folder not trusted yet."""
+    from studio.gui.app.open_code import ask_to_trust
+
+    if ask_to_trust(shell, shell.session.config):
+        shell.session.enqueue()
 
 
 def cluster_dialog(shell: Shell) -> QDialog:
@@ -125,9 +132,41 @@ def open_path(shell: Shell, path: str) -> str:
         switch_store(shell, str(target.target))  # a run store (`studio /shared/studio`): watch it
     elif target.kind == open_target.IMPORT:
         import_path(shell, str(target.target))
+    elif target.kind == open_target.CODE:
+        from studio.gui.app.open_code import open_code
+
+        if not open_code(shell, target.target):
+            return open_target.MISSING
+    elif target.kind == open_target.TENSORBOARD:
+        import_logs(shell, str(target.target))
     elif not load_config(shell, target):
         return open_target.MISSING
     return target.kind
+
+
+def import_logs(shell: Shell, logdir: str) -> None:
+    """Import a folder of TensorBoard logs as runs in the background; the new runs are selected when done."""
+    from studio.gui.session.log_import import LogImporter
+
+    session = shell.session
+    if session.store.read_only:
+        shell.status.show_error("Import TensorBoard logs", "This window watches another run store read-only; go "
+                                "back to your own run store to import logs into it.")
+        return
+    importer = LogImporter(session.store.home, shell.window)
+    shell.log_importer = importer
+
+    def done(report: Any) -> None:
+        session.runs_changed.emit()
+        if report.imported:
+            session.set_selection(list(report.imported))
+        shell.status.show_message(report.line()[:1].upper() + report.line()[1:],
+                                  "\n".join(str(p) for p in report.foreign + report.truncated))
+
+    importer.done.connect(done)
+    importer.failed.connect(lambda text: shell.status.show_error("Import TensorBoard logs", text))
+    shell.status.show_message(f"Importing the TensorBoard logs in {logdir}…")
+    importer.start(logdir)
 
 
 def open_paths(shell: Shell, paths: list[str]) -> None:
@@ -150,6 +189,17 @@ def load_config(shell: Shell, target: open_target.OpenTarget) -> bool:
     except StudioError as err:
         shell.status.show_error("Cannot load the config", f"{path}: {err}")
         return False
+    from studio.core.config.external import is_external
+
+    if is_external(config):  # a run trained outside Studio: selected; its config is no recipe to train
+        run = shell.session.find_run(str(target.target))
+        if run is not None:
+            shell.session.set_selection([run.id])
+        shell.status.show_message(f"Opened {target.target.name}, a run trained outside Studio")
+        return True
+    from studio.gui.app.open_code import ask_to_trust
+
+    ask_to_trust(shell, config)  # someone else's run folder: its code runs only if the user says so
     shell.session.set_config(config)
     shell.settings.reload()
     if target.kind == open_target.CONFIG:

@@ -20,7 +20,8 @@ def image_folder(parent: QWidget) -> str:
 
 
 def run_or_config(parent: QWidget, start: str) -> str:
-    path, _ = QFileDialog.getOpenFileName(parent, "Open a run or a run config", start, "Run configs (*.toml);;All (*)")
+    path, _ = QFileDialog.getOpenFileName(parent, "Open a run, a run config or your model's Python file", start,
+                                          "Run configs (*.toml);;Your model or data (*.py);;All (*)")
     return path
 
 

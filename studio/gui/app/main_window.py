@@ -151,8 +151,11 @@ class MainWindow(QMainWindow):
             self._probe_pending = True
 
     def _curves_built(self, curves: Any) -> None:
-        """The curves were just made: the run list's names and colours, the window's error dialog, presentation."""
+        """The curves were just made: the run list's names and colours, the window's error dialog, presentation,
+        the metrics plotted."""
         curves.load_failed.connect(lambda message: self.status.show_error("Curves", message))
+        curves.set_metric_choices(self.prefs.metric_choices)  # which metrics are plotted, as last chosen
+        curves.metrics_chosen.connect(lambda choices: setattr(self.prefs, "metric_choices", choices))
         curves.set_labels(dict(self.run_list.names))
         self.run_list.set_colours(curves.colours())
         if self.presentation.on:

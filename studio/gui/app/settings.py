@@ -1,5 +1,5 @@
 """What Studio remembers between sessions (QSettings): window geometry and splitters, the last dataset,
-model and optimizer, recent files, and the theme.
+model and optimizer, recent files, the theme, and which metrics the curves plot.
 
 Where: ``$STUDIO_SETTINGS`` (an INI file) if set, else ``$STUDIO_HOME/settings.ini`` when STUDIO_HOME is set
 (so tests and separate run stores keep separate settings), else Qt's native place for "Studio/Studio".
@@ -127,3 +127,18 @@ class SettingsStore:
         if value not in THEMES:
             raise ValueError(f"theme must be one of {THEMES}, not {value!r}")
         self.qs.setValue("view/theme", value)
+
+    # --- curves ----------------------------------------------------------------------------
+    @property
+    def metric_choices(self) -> dict[str, bool]:
+        """Which metrics the curves plot, where the user chose (metric → plotted; the others take the default)."""
+        raw = self.qs.value("curves/metrics")
+        try:
+            data = json.loads(raw) if isinstance(raw, str) else {}
+        except ValueError:
+            data = {}
+        return {str(k): bool(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+    @metric_choices.setter
+    def metric_choices(self, choices: dict[str, bool]) -> None:
+        self.qs.setValue("curves/metrics", json.dumps({str(k): bool(v) for k, v in choices.items()}))

@@ -73,6 +73,27 @@ def run_gui(argv: list[str], engine: EnginePort) -> int:
                 window.close()
 
         QTimer.singleShot(0, report)
+        report_runs(session)
     code = app.exec()
     server.close()
     return code
+
+
+def report_runs(session: Session) -> None:
+    """Under ``STUDIO_STARTUP_REPORT``: every session status message, each run's first curve point and end, stamped with
+    ``time.monotonic()`` (one clock for every process of the machine): tests/benchmarks/test_first_point.py times
+    Train → first point in the real window from these."""
+    first: set[str] = set()
+
+    def said(text: str) -> None:
+        print(f"studio: {time.monotonic():.3f} status: {text}", flush=True)
+
+    def point(run_id: str, _rows: object) -> None:
+        if run_id not in first:
+            first.add(run_id)
+            print(f"studio: {time.monotonic():.3f} first point of run {run_id}", flush=True)
+
+    session.status_text.connect(said)
+    session.metrics.connect(point)
+    session.run_ended.connect(lambda run_id, status, _message: print(
+        f"studio: {time.monotonic():.3f} run {run_id} ended: {status}", flush=True))

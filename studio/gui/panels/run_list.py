@@ -1,7 +1,9 @@
 """The run list: past and current runs from the run store; selecting runs overlays their curves.
 
-Runs are named by what differs between them (``core/runs/names.py``) unless a person renamed them; the
-runs shown in the curves carry their curve colour as a swatch (the plots' colour key). Right-click:
+Runs are named once, when they are made, by the naming rule (``core/runs/names.py``: the model, the data and what
+differs from the defaults) unless a person renamed them; a name too long for its column is shortened by the same
+rule (``gui/widgets/run_picker.FittedNames``: the model and the number stay). The runs shown in the curves
+carry their curve colour as a swatch (the plots' colour key). Right-click:
 Resume (issue 12: continue a stopped, interrupted or finished run from its checkpoint; also a button),
 Rename…, Notes…, Tags…, Delete…. Images (or a folder, or a CSV) dropped on a run's row are classified with that
 run (``RunTree.files_dropped``; the Evaluation tab's Predict shows the result). Other features add theirs with
@@ -37,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.config.external import is_external_toml
 from studio.core.contracts import layout
 from studio.core.errors import StudioError
 from studio.core.runs import run_filter
@@ -45,6 +48,7 @@ from studio.core.runs.run_filter import RunFacts, RunFilter
 from studio.core.runs.store import RESUMABLE
 from studio.core.vocab import JobState
 from studio.gui.panels.run_rows import DEFAULT_SORT, FilterBox, RunItem, column_of, row_keys, sort_rows
+from studio.gui.widgets.run_picker import FittedNames
 
 COLUMNS = ("Run", "Status", "Test acc", "Val acc", "Steps", "Started", "Notes", "Tags")
 # the run has a status it can continue from (core/runs/store.py RESUMABLE); whether it has a checkpoint too is
@@ -138,6 +142,7 @@ class RunList(QWidget):
         self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setRootIsDecorated(False)
         self.tree.setUniformRowHeights(True)  # 1,000 rows: one row's height stands for all
+        self.tree.setItemDelegateForColumn(0, FittedNames(self.tree))  # a long name keeps its model and number
         header = self.tree.header()
         header.setResizeContentsPrecision(200)  # column widths from the first 200 rows and the visible ones
         header.setSectionsClickable(True)
@@ -153,7 +158,8 @@ class RunList(QWidget):
         find.triggered.connect(self._find)
         self.addAction(find)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.tree.setToolTip("Runs in the run store, named by what differs between them. Select one to see its "
+        self.tree.setToolTip("Runs in the run store, named by their model, data and what differs from the defaults. "
+                             "Select one to see its "
                              "curves; Ctrl/Shift-click to overlay several (the swatch is the run's curve colour). "
                              "Right-click to rename, add notes or delete. Drop images or a CSV on a finished run to "
                              "classify them with it.")
@@ -268,7 +274,7 @@ class RunList(QWidget):
                             time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created)), notes.split("\n", 1)[0],
                             ", ".join(run.tags), *extras], row_keys(facts, name, status, extras))
             item.setData(0, Qt.ItemDataRole.UserRole, run.id)
-            item.setData(0, RESUMABLE_ROLE, run.status in RESUMABLE)
+            item.setData(0, RESUMABLE_ROLE, run.status in RESUMABLE and not is_external_toml(run.config))
             item.setToolTip(0, f"{name}\n{run.id}\n{run.dir}")
             if notes:
                 item.setToolTip(COLUMNS.index("Notes"), notes)
@@ -449,12 +455,12 @@ class RunList(QWidget):
 
     # --- rename, notes, delete -----------------------------------------------------------------
     def rename(self, run_id: str, name: str) -> None:
-        """Name the run (an empty name goes back to the name made from what differs)."""
+        """Name the run (an empty name goes back to the naming rule's name)."""
         store = self.session.store
         if not name.strip():
-            from studio.core.runs.names import automatic_name
+            from studio.core.runs.names import fresh_name
 
-            name = automatic_name(store.params(run_id))
+            name = fresh_name(store.params(run_id), [n for r, n in self.names.items() if r != run_id])
         store.rename(run_id, name)
         self.session.runs_changed.emit()
 
@@ -505,7 +511,7 @@ class RunList(QWidget):
         self.retag(run_ids, [w for w in words if w not in common], [t for t in common if t not in words])
 
     def rename_dialog(self, run_id: str) -> None:
-        text = self.ask_text("Rename the run", "Name (empty: named by what differs):",
+        text = self.ask_text("Rename the run", "Name (empty: named by its settings):",
                              self.names.get(run_id, ""), False)
         if text is not None:
             self.rename(run_id, text)

@@ -1,18 +1,29 @@
-"""The side panels built from the registries and the plain config sections."""
+"""The side panels built from the registries and the plain config sections.
+
+The yellow note at the top (what does not fit, ``core/config/fit_check.py``) comes and goes as the settings change;
+the fields under the pointer stay where they are (issue 33.5: the next click landed on another field). While the
+panel is scrolled, a note that appears, grows or shrinks above the view moves the scroll by its change in height,
+so nothing on screen moves; a note that goes while it is in view keeps its place (saying the settings fit now)
+until the pointer leaves the panel."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QGroupBox, QLabel, QPushButton, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
 from studio.core.config import train_params
 from studio.gui.panels.hardware import HardwarePanel
 from studio.gui.session.session import registry_for
+from studio.gui.widgets.code_form import CodeForm
 from studio.gui.widgets.forms import PlainForm, RegistryForm
 
 BASIC_TRAIN = ("epochs", "batch_size", "val_fraction", "seed")  # the rest sits under "Advanced settings"
+NOTE_STYLE = "QLabel { background: #fff3cd; color: #664d03; border: 1px solid #e0c060; padding: 4px; }"
+FITS_NOW = "✓ The settings fit together now."  # the note's place, kept while the pointer is over the panel
+FITS_STYLE = "QLabel { border: 1px solid palette(mid); padding: 4px; }"
 
 
 class SettingsPanels(QScrollArea):
@@ -24,18 +35,19 @@ class SettingsPanels(QScrollArea):
         self.setWidgetResizable(True)
         inner = QWidget()
         layout = QVBoxLayout(inner)
+        self.inner, self.inner_layout = inner, layout  # the scrolled widget and its column of groups
         # what does not fit together (core/config/fit_check.py), said before Train is pressed
         self.warnings = QLabel("")
         self.warnings.setObjectName("fit_warnings")
         self.warnings.setWordWrap(True)
-        self.warnings.setStyleSheet("QLabel { background: #fff3cd; color: #664d03; border: 1px solid #e0c060; "
-                                    "padding: 4px; }")
+        self.warnings.setStyleSheet(NOTE_STYLE)
         self.warnings.setVisible(False)
+        self.holding = False  # the note went while in view: its place is kept until the pointer leaves
         layout.addWidget(self.warnings)
         self.forms: dict[str, RegistryForm] = {}
         for section, title in (("data", "Data"), ("model", "Model"), ("optimizer", "Optimizer"),
                                ("schedule", "Learning-rate schedule")):
-            form = RegistryForm(session, section, registry_for(section))
+            form = RegistryForm(session, section, registry_for(section), code_form=CodeForm)
             self.forms[section] = form
             below: list[QWidget] = []
             if section == "model":
@@ -100,9 +112,56 @@ class SettingsPanels(QScrollArea):
         except Exception:  # noqa: BLE001 - a check must never break the panel (e.g. a dataset being imported)
             found = []
         self.show_global_batch()
+        self.show_note(found)
+        return found
+
+    def show_note(self, found: list[str]) -> None:
+        """Show the warnings ``found`` in the note (none: no note) without moving the fields on screen."""
+        bar = self.verticalScrollBar()
+        below = self._below_note()
+        before, value = below.y(), bar.value()
+        in_view = self.warnings.isVisible() and value < before
+        if not found and in_view and self._pointer_inside():
+            self.holding = True  # gone while in view, under the pointer's eyes: keep its place for now
+            self.warnings.setMinimumHeight(self.warnings.height())
+            self.warnings.setStyleSheet(FITS_STYLE)
+            self.warnings.setText(FITS_NOW)
+            return
+        self.holding = False
+        self.warnings.setMinimumHeight(0)
+        self.warnings.setStyleSheet(NOTE_STYLE)
         self.warnings.setText("\n\n".join(f"⚠ {w}" for w in found))
         self.warnings.setVisible(bool(found))
-        return found
+        self._keep_in_place(below, before, value)
+
+    def _below_note(self) -> QWidget:
+        """The first widget under the note: where it starts tells how much room the note takes."""
+        layout = self.inner_layout
+        item = layout.itemAt(layout.indexOf(self.warnings) + 1)
+        widget = item.widget() if item is not None else None
+        assert widget is not None
+        return widget
+
+    def _keep_in_place(self, below: QWidget, before: int, value: int) -> None:
+        """The note's height changed: scroll by as much, so what was on screen stays (at the very top, the note
+        shows and pushes the fields down: it is what the person is to see)."""
+        inner = self.inner
+        self.inner_layout.activate()  # the new geometry now, not at the next turn of the event loop
+        inner.resize(inner.width(), max(inner.minimumSizeHint().height(), self.viewport().height()))
+        bar = self.verticalScrollBar()
+        bar.setRange(0, max(0, inner.height() - self.viewport().height()))
+        shift = below.y() - before
+        if shift and value > 0:
+            bar.setValue(max(0, value + shift))
+
+    def _pointer_inside(self) -> bool:
+        return self.rect().contains(self.mapFromGlobal(QCursor.pos()))
+
+    def leaveEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        """The pointer left: a note kept in place for it goes now."""
+        super().leaveEvent(event)
+        if self.holding:
+            self.show_note([])
 
     def show_global_batch(self) -> str:
         from studio.core.config.global_batch import global_batch

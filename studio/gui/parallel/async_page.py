@@ -63,7 +63,8 @@ class AsyncPage(QWidget):
         self.session = session
         self.result: dict[str, Any] | None = None
         self.panel = JobPanel("Run", words=Words(idle="Press Run: the processes start in a few seconds.",
-                                                 starting="Starting the parameter server and the workers…"))
+                                                 starting="Starting the parameter server and the workers…"),
+                              status_lines=3)  # a narrow column: the result's summary and a refusal take three
         self.panel.run_clicked.connect(self.run)
         self.panel.done.connect(self.show_result)
 
@@ -235,13 +236,20 @@ class AsyncPage(QWidget):
         try:
             lr = float(self.lr.text())
         except ValueError:
-            raise ConfigError(f"the learning rate is a number, e.g. 0.05 (not {self.lr.text()!r})") from None
+            raise ConfigError(f"The learning rate is a number, e.g. 0.05 (not {self.lr.text()!r}).") from None
         seconds = self.budget_kind.currentText() == "seconds"
         modes = tuple(m for m, box in self.mode_boxes.items() if box.isChecked())
+        if not modes:
+            raise ConfigError("Tick at least one mode: sync, async or hogwild.")
+        try:
+            delays = parse_delays(self.delays.text())
+        except ConfigError:  # its words name the command line's option; these name the field
+            raise ConfigError(f"Delays are seconds per gradient, one per worker, separated by commas, e.g. "
+                              f"0,0,0.05 (not {self.delays.text()!r}).") from None
         request = AsyncRequest(workers=self.workers.value(), batch_size=self.batch.value(),
                                updates=0 if seconds else self.budget.value(),
                                seconds=float(self.budget.value()) if seconds else 0.0, lr=lr,
-                               delays=parse_delays(self.delays.text()), modes=modes,
+                               delays=delays, modes=modes,
                                staleness_aware=self.staleness_aware.isChecked() and "async" in modes,
                                seed=self.seed.value())
         validate(request)

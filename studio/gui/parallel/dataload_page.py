@@ -36,6 +36,7 @@ from studio.core.contracts.dataload import DataloadRequest, validate
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
 from studio.gui.session import theme
+from studio.gui.session.session import registry_for
 from studio.gui.widgets.check_panel import CheckPanel
 from studio.gui.widgets.job_panel import JobPanel, Words
 
@@ -225,9 +226,11 @@ class DataloadPage(QWidget):
             from studio.core.errors import ConfigError
 
             raise ConfigError("pick a folder of images first (or choose the current dataset)")
+        data = self.session.config.data
+        code = not from_folder and "loader" in registry_for("data").get(data.name).tags  # read by a DataLoader
         return validate(DataloadRequest(
-            folder=self.folder.text().strip() if from_folder else "",
-            dataset="" if from_folder else self.session.config.data.name, workers=self.workers.text().strip(),
+            folder=self.folder.text().strip() if from_folder else "", data_params=dict(data.params) if code else None,
+            dataset="" if from_folder else data.name, workers=self.workers.text().strip(),
             pin_memory=self.pin.isChecked(), persistent=self.persistent.isChecked(), batch_size=self.batch.value(),
             steps=self.steps.value(), prefetch_factor=self.prefetch.value()))
 

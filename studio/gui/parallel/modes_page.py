@@ -34,6 +34,8 @@ CLAIM = ("<b>The claim.</b> Splitting the <i>data</i> keeps every rank busy: eac
          "the bubble (p−1)/(M+p−1) for p stages and M micro-batches. Every mode trains the same network on the "
          "same samples, so the loss curves coincide.")
 CHECK_NAMES = ("huang_gpipe_bubble", "model_parallel_slower")
+
+
 class ModesPage(QWidget):
     """Form and buttons on the left; the timeline above the numbers and plots on the right."""
 
@@ -45,6 +47,7 @@ class ModesPage(QWidget):
         self.panel = JobPanel("Run", words=Words(idle="Choose the modes and press Run.", starting="Starting the ranks…",
                                                  refused="Not started: {message}"))
         self.panel.run_clicked.connect(self.run)
+        self.panel.frame.connect(self.show_partial)  # each configuration as soon as it is measured
         self.panel.done.connect(self.show_result)
 
         self.claim = QLabel(CLAIM)
@@ -149,6 +152,11 @@ class ModesPage(QWidget):
         self.show_status(f"{result['ranks']} ranks on {result['device']} ({result['cores']} cores), "
                          f"{result['dataset']}, global batch {result['batch_size']}, {result['steps']} steps."
                          + (f" Stages: {stages}." if stages else "") + (f" Not run: {notes}." if notes else ""))
+        self.show_partial(result)
+
+    def show_partial(self, result: dict[str, Any]) -> None:
+        """Draw the configurations measured so far (a frame while the job runs; its ``pending`` ones are listed,
+        greyed, in the table): single and DDP are read while the pipelines still train."""
         self.timeline.show_rows(result["rows"])
         self.table.show_result(result)
         self.plots.show(result)

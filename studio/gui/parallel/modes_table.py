@@ -33,6 +33,12 @@ def row_cells(row: dict[str, Any], single_rate: float | None, tolerance: float) 
             " / ".join(f"{b:.0%}" for b in row["busy"]), *per_rank]
 
 
+def _blank() -> QTableWidgetItem:
+    item = QTableWidgetItem("")
+    item.setFlags(Qt.ItemFlag.NoItemFlags)
+    return item
+
+
 class ModesTable(QTableWidget):
     """Read-only; selecting a row is how the page picks the timeline to draw."""
 
@@ -62,3 +68,13 @@ class ModesTable(QTableWidget):
                     item.setToolTip(f"Larger than the tolerance {result['loss_tolerance']:.1e}: this mode does "
                                     "not compute the same training as the single process")
                 self.setItem(i, j, item)
+        pending = result.get("pending", [])  # while it runs: the configuration being measured, then the rest, greyed
+        self.setRowCount(len(rows) + len(pending))
+        for i, (mode, microbatches) in enumerate(pending, start=len(rows)):
+            state = "measuring…" if i == len(rows) else "to come"
+            for j, text in enumerate((row_title({"mode": mode, "microbatches": microbatches}), state)):
+                item = QTableWidgetItem(text)
+                item.setFlags(Qt.ItemFlag.NoItemFlags)  # shown, not selectable: it has no timeline yet
+                self.setItem(i, j, item)
+            for j in range(2, len(COLUMNS)):
+                self.setItem(i, j, _blank())

@@ -5,6 +5,7 @@ The replay is ``engine/tasks/schedule.py`` in a background job (``core/schedulin
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pyqtgraph as pg
@@ -48,6 +49,7 @@ TOOLTIPS = {"fifo": "First in, first out: arrival order, never preempts; a job t
             "srtf": "Shortest remaining time first: knows durations, preempts for a shorter job",
             "las": "Least attained service (Tiresias): the job with the least GPU-seconds so far runs first; "
                    "preempts every quantum; knows no durations"}
+TIE = 1e-9  # mean JCTs this close (relatively) are a tie
 MAX_JOB_KINDS = 8  # more jobs than this: the Gantt colours them short / medium / long, not one colour each
 
 
@@ -58,6 +60,25 @@ def time_unit(seconds: float) -> tuple[str, float]:
     if seconds >= 180:
         return "min", 60.0
     return "s", 1.0
+
+
+def lowest_mean_jct(rows: list[dict[str, Any]], unit: str, per: float) -> str:
+    """Which policy gave the lowest mean JCT, in words: a tie is said to be one (policies that schedule these
+    jobs alike give the same JCT to the last digit), and one policy alone is not "the lowest"."""
+    means = [r["mean_jct"] for r in rows]
+    low = min(means)
+    best = [r for r in rows if math.isclose(r["mean_jct"], low, rel_tol=TIE, abs_tol=1e-12)]
+    value = f"{low / per:.3g} {unit}"
+    if len(rows) == 1:
+        return f"Mean JCT under {rows[0]['label']}: {value}."
+    if len(best) == len(rows):
+        return f"All {len(rows)} policies tie on mean JCT ({value}): they schedule these jobs alike."
+    names = " and ".join(r["label"] for r in best) if len(best) < 3 else \
+        ", ".join(r["label"] for r in best[:-1]) + f" and {best[-1]['label']}"
+    fifo = next((r for r in rows if r["policy"] == "fifo"), None)
+    versus = (f", {fifo['mean_jct'] / low:.2f}× below FIFO's" if fifo is not None and fifo not in best and low > 0
+              else "")
+    return f"Lowest mean JCT: {names}{' (tied)' if len(best) > 1 else ''}{versus}."
 
 
 class SchedulePage(QWidget):
@@ -245,14 +266,10 @@ class SchedulePage(QWidget):
         rows = result["policies"]
         jobs = result["jobs"]
         skipped = f"; {result['skipped']} finished runs had no measured duration" if result["skipped"] else ""
-        best = min(rows, key=lambda r: r["mean_jct"])
-        fifo = next((r for r in rows if r["policy"] == "fifo"), None)
-        versus = (f", {fifo['mean_jct'] / best['mean_jct']:.2f}× below FIFO's" if fifo and best is not fifo
-                  and best["mean_jct"] > 0 else "")
         how = "arriving as queued" if result["arrivals"] == "recorded" else "arriving together"
-        self.panel.show_status(f"{len(jobs)} jobs on {result['gpus']} GPUs ({how}{skipped}). Lowest mean JCT: "
-                            f"{best['label']}{versus}.")
         unit, per = time_unit(max(max(r["p95_jct"] for r in rows), max(r["makespan"] for r in rows)))
+        self.panel.show_status(f"{len(jobs)} jobs on {result['gpus']} GPUs ({how}{skipped}). "
+                               f"{lowest_mean_jct(rows, unit, per)}")
         self.table.setRowCount(len(rows))
         self.table.setHorizontalHeaderLabels([f"{c}\n({unit})" if c in TIMED else c
                                               for c in COLUMNS])

@@ -15,3 +15,26 @@ def plain_numbers(axis: pg.AxisItem) -> None:
     axis.labelUnitPrefix = ""
     axis.picture = None  # the cached tick picture was drawn with the old scale
     axis.update()
+
+
+class IntegerAxis(pg.AxisItem):
+    """An axis of whole numbers (steps): ticks only at integers, labelled as integers, never SI-scaled (a
+    40-step run's histogram read "step (×0.001) −400…400": one step at 0 spread over a unit range)."""
+
+    def __init__(self, orientation: str, **kwargs: object) -> None:
+        super().__init__(orientation, **kwargs)
+        plain_numbers(self)
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list:  # noqa: N802, N803 - pyqtgraph's
+        levels = super().tickSpacing(minVal, maxVal, size)
+        whole = [(spacing, offset) for spacing, offset in levels if spacing >= 1 and float(spacing).is_integer()]
+        return whole or [(1.0, 0.0)]
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:  # noqa: N802, N803 - pyqtgraph's
+        out = []
+        for spacing, values in super().tickValues(minVal, maxVal, size):
+            out.append((spacing, [v for v in values if float(v).is_integer()]))
+        return out
+
+    def tickStrings(self, values: list, scale: float, spacing: float) -> list[str]:  # noqa: N802 - pyqtgraph's
+        return [f"{round(v * scale):d}" for v in values]

@@ -13,6 +13,7 @@ import numpy as np
 
 from studio.core.maths.decimate import minmax_indices
 from studio.core.maths.smoothing import Smoothed, smooth
+from studio.gui.plots.wall_gaps import Gap, break_at, pause_gaps
 
 CHUNK = 1024  # a live series grows its arrays by at least this many points at a time
 
@@ -33,6 +34,7 @@ class Series:
         self.n = len(steps)
         self.dirty = True
         self.smoothed: Smoothed | None = None  # the last smoothing, continued when the series grows
+        self._walls_checked = (0, True)  # (points checked, their wall times never stepped back)
 
     @property
     def steps(self) -> np.ndarray:
@@ -67,6 +69,15 @@ class Series:
         self.n += k
         self.dirty = True
 
+    def walls_ordered(self) -> bool:
+        """Whether the wall times are known and never step back (a resumed run's may): each point checked once."""
+        checked, ordered = self._walls_checked
+        if checked < self.n:
+            walls = self._buf[2, max(checked - 1, 0):self.n]
+            ordered = ordered and bool(np.isfinite(walls).all() and np.all(np.diff(walls) >= 0))
+            self._walls_checked = (self.n, ordered)
+        return ordered
+
     def snapshot(self) -> Snap:
         return Snap(self.steps, self.values, self.walls, self.smoothed)
 
@@ -93,7 +104,7 @@ class Job:
     smoothing: float
     smoothed_names: frozenset[str]
     batch_sizes: dict[str, int]
-    plot_of: dict[str, str]  # metric → plot key
+    plot_of: dict[str, str]  # metric → plot key, for the metrics plotted
     ranges: dict[str, tuple[tuple[float, float] | None, int]]  # plot key → (x range in view units, or None for
     # the whole curve; log10 on a log axis) and the pixel columns to decimate it to
 
@@ -134,9 +145,15 @@ def x_values(mode: str, run: dict[str, Snap], s: Snap, batch_size: float) -> np.
     if mode == "samples":
         return steps * batch_size
     if mode == "wall":
-        starts = [float(m.walls[0]) for m in run.values() if len(m.walls) and np.isfinite(m.walls[0])]
-        return s.walls - min(starts) if starts else np.full(len(steps), np.nan)
+        origin = wall_origin(run)
+        return s.walls - origin if origin is not None else np.full(len(steps), np.nan)
     return steps.copy()
+
+
+def wall_origin(run: dict[str, Snap]) -> float | None:
+    """The wall time the run's first metric was logged (x = 0 of the wall-time axis), None if none is known."""
+    starts = [float(m.walls[0]) for m in run.values() if len(m.walls) and np.isfinite(m.walls[0])]
+    return min(starts) if starts else None
 
 
 def prepare(job: Job, stale: Callable[[], bool] = lambda: False) -> Prepared:
@@ -145,20 +162,29 @@ def prepare(job: Job, stale: Callable[[], bool] = lambda: False) -> Prepared:
     for run_id, run in job.series.items():
         if stale():
             raise Cancelled
+        gaps = _gaps(run) if job.x_mode == "wall" else []
         for name, s in run.items():
             if job.only is not None and (run_id, name) not in job.only:
                 continue
-            out.counts[(run_id, name)] = len(s.values)
             key = job.plot_of.get(name)
-            if key is None or key not in job.ranges:
-                continue
+            if key is not None and key not in job.ranges:
+                continue  # its plot is not there yet (a run read meanwhile brought it): it stays to be drawn
+            out.counts[(run_id, name)] = len(s.values)
+            if key is None:
+                continue  # not plotted
             x_range, columns = job.ranges[key]
-            out.drawn[(run_id, name)] = _draw(job, run, s, run_id, name, x_range, columns)
+            out.drawn[(run_id, name)] = _draw(job, run, s, run_id, name, x_range, columns, gaps)
     return out
 
 
+def _gaps(run: dict[str, Snap]) -> list[Gap]:
+    """The run's pauses and stop-resume gaps on the wall-time axis (``wall_gaps.py``), in its x units."""
+    origin = wall_origin(run)
+    return [] if origin is None else [(a - origin, b - origin, idle) for a, b, idle in pause_gaps(run)]
+
+
 def _draw(job: Job, run: dict[str, Snap], s: Snap, run_id: str, name: str,
-          x_range: tuple[float, float] | None, columns: int) -> Drawn:
+          x_range: tuple[float, float] | None, columns: int, gaps: list[Gap]) -> Drawn:
     xs = x_values(job.x_mode, run, s, job.batch_sizes.get(run_id, np.nan))
     keep = np.isfinite(xs)
     if job.log_x:
@@ -178,7 +204,8 @@ def _draw(job: Job, run: dict[str, Snap], s: Snap, run_id: str, name: str,
         xs, raw, ys = xs[order], raw[order], ys[order]
     ux = np.log10(xs) if job.log_x else xs
     idx = minmax_indices(ux, ys, columns, x_range)
+    x, y = break_at(xs[idx], ys[idx], gaps)  # no line across a pause (wall time only: gaps is empty otherwise)
     if smoothed is None:
-        return Drawn(xs[idx], ys[idx], None, None, len(s.values))
+        return Drawn(x, y, None, None, len(s.values))
     raw_idx = minmax_indices(ux, raw, columns, x_range)
-    return Drawn(xs[idx], ys[idx], xs[raw_idx], raw[raw_idx], len(s.values), smoothed)
+    return Drawn(x, y, *break_at(xs[raw_idx], raw[raw_idx], gaps), len(s.values), smoothed)

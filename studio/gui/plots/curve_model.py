@@ -1,7 +1,9 @@
 """What the curves view shows, without Qt: the series per run and metric, the x axis (step, epoch, samples
-seen, wall time; log x), the smoothing, which run has which colour and what the key says (``Key``), and the
-decimation requests (``Job``) that ``curve_data.prepare`` turns into the arrays to draw. ``CurvesView``
-(curves.py) forwards the user's intent here and draws what comes back.
+seen, wall time; log x), the smoothing, which run has which colour and what the key says (``Key``), which metrics
+are plotted (every metric a shown run logged may be: the known ones in their plots, any other in a plot of its
+own; ``chosen``), the read-out of every shown run's value at the pointer (``readout``), and the decimation
+requests (``Job``) that ``curve_data.prepare`` turns into the arrays to draw. ``CurvesView`` (curves.py) forwards
+the user's intent here and draws what comes back.
 
 Smoothing is TensorBoard's debiased EMA (``core/maths/smoothing.py``); it is computed with the decimation, on the
 curve loader's thread for big selections.
@@ -13,29 +15,34 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from studio.core.maths.smoothing import smooth
 from studio.core.vocab import Metric
 from studio.gui.plots.curve_data import Drawn, Job, Prepared, Series, x_values
 from studio.gui.plots.curve_key import KEY_NAMES, Key
 from studio.gui.plots.palette import run_colour
 
-# plot title, y-axis label (with its unit), then (metric name, line label, dashed?, per-epoch symbols?)
+# plot title, y-axis label (what is measured, in what unit: short enough for a plot of the least height, 14
+# characters or so, or the axis cuts it), then (metric name, line label, dashed?, per-epoch symbols?)
 PLOTS = {
     "loss": ("Loss", "loss (nats)",
              [(Metric.TRAIN_LOSS, "train", False, False), (Metric.VAL_LOSS, "validation", True, True)]),
-    "acc": ("Accuracy", "accuracy (fraction)",
+    "acc": ("Accuracy", "accuracy",
             [(Metric.TRAIN_ACC, "train", False, False), (Metric.VAL_ACC, "validation", True, True)]),
-    "lr": ("Learning rate", "learning rate (log)", [(Metric.LR, "lr", False, False)]),
+    "lr": ("Learning rate", "lr (log scale)", [(Metric.LR, "lr", False, False)]),
     "throughput": ("Throughput", "samples/s", [(Metric.THROUGHPUT, "samples/s", False, False)]),
 }
 # Plots that appear only once a shown run has their metric: the sharpness curve is logged when
 # train.sharpness_every > 0 (engine/callbacks/landscape.py).
 OPTIONAL_PLOTS = {
-    "sharpness": ("Sharpness", "top Hessian eigenvalue λmax", [(Metric.SHARPNESS, "λmax", False, True)]),
-    "perplexity": ("Perplexity", "perplexity (next token)", [(Metric.TRAIN_PERPLEXITY, "train", False, False),
+    "sharpness": ("Sharpness (top Hessian eigenvalue)", "λmax", [(Metric.SHARPNESS, "λmax", False, True)]),
+    "perplexity": ("Perplexity (next token)", "perplexity", [(Metric.TRAIN_PERPLEXITY, "train", False, False),
                                                             (Metric.VAL_PERPLEXITY, "validation", True, True)]),
 }
 ALL_PLOTS = {**PLOTS, **OPTIONAL_PLOTS}
 PLOT_OF: dict[str, str] = {str(name): key for key, (_, _, metrics) in ALL_PLOTS.items() for name, *_ in metrics}
+CUSTOM = "metric:"  # the key of the plot of a logged metric without a plot of its own: this and its name
+NOT_PLOTTED = frozenset({Metric.EPOCH.value})  # the epoch ends move the epoch axis; they are no curve
+READOUT_RUNS = 12  # runs the read-out at the pointer names (the key's count): reading more would lag the pointer
 SMOOTHED = frozenset({Metric.TRAIN_LOSS, Metric.TRAIN_ACC, Metric.TRAIN_PERPLEXITY})
 X_AXES = {"step": "step", "epoch": "epoch", "samples": "samples seen", "wall": "wall time (s)"}
 INTERVAL_POINTS = 65  # logged_every reads a run's logging interval from this many first points
@@ -47,6 +54,35 @@ PLOT_POINTS = 20_000  # points one plot draws across all its curves at most (its
 UNLAID_WIDTH = 800  # the pixel width assumed for a plot not laid out yet
 
 Range = tuple[float, float]
+PlotSpec = tuple[str, str, list[tuple[str, str, bool, bool]]]  # title, y label, (metric, line, dashed, symbols)
+
+
+def plot_of(metric: str) -> str:
+    """The key of the plot ``metric`` is drawn in: its known plot, else one of its own."""
+    return PLOT_OF.get(metric) or CUSTOM + metric
+
+
+def plot_spec(key: str) -> PlotSpec:
+    """A plot's title, y-axis label and metrics (a metric's own plot: its name, its name, a solid line)."""
+    if key in ALL_PLOTS:
+        title, label, metrics = ALL_PLOTS[key]
+        return title, label, [(str(m), line, dashed, symbols) for m, line, dashed, symbols in metrics]
+    name = key.removeprefix(CUSTOM)
+    return name, name, [(name, name, False, False)]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One shown run's point nearest the pointer in one line of a plot: its x (data units), its value, and the
+    smoothed value when that line is smoothed."""
+
+    run_id: str
+    label: str
+    metric: str
+    line: str
+    x: float
+    value: float
+    smoothed: float | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +105,8 @@ class CurveModel:
         self.smoothing = 0.0
         self.x_mode = "step"
         self.log_x = False
+        self.choices: dict[str, bool] = {}  # metric → plotted, where the user chose (else ``chosen``'s default)
+        self.arrived: dict[str, None] = {}  # the shown runs' metric names, in the order they came
         self.plots: list[str] = list(PLOTS)  # the plots shown, optional ones in the order their metric came
         self.unread: list[str] = []  # shown runs not read from the store yet
         self.unfitted: set[str] = set(self.plots)  # plots whose range has not yet been fitted to their data
@@ -80,7 +118,8 @@ class CurveModel:
     # --- runs and their points -------------------------------------------------------------------
     def clear(self) -> None:
         """No run, no optional plot, no range kept (the batch sizes stay: they belong to the runs)."""
-        self.plots = list(PLOTS)
+        self.arrived.clear()
+        self.plots = self._wanted_plots()
         self.refit()
         self.unread = []
         self.series.clear()
@@ -160,11 +199,129 @@ class CurveModel:
         self.batch_sizes[run_id] = batch
 
     def _show_plot_of(self, metric: str) -> None:
-        """Add the optional plot of ``metric`` the first time it arrives."""
-        key = PLOT_OF.get(metric)
-        if key in OPTIONAL_PLOTS and key not in self.plots:
-            self.plots.append(key)
-            self.unfitted.add(key)
+        """Note ``metric`` the first time a shown run has it: its plot comes if it is chosen."""
+        if metric not in self.arrived:
+            self.arrived[metric] = None
+            self._update_plots()
+
+    # --- which metrics are plotted ---------------------------------------------------------------
+    def chosen(self, metric: str) -> bool:
+        """Whether ``metric`` is plotted: the user's choice, else yes for the metrics Studio has plots for and no
+        for the others (a run may log dozens; the chooser lists them)."""
+        return self.choices.get(metric, metric in PLOT_OF) and metric not in NOT_PLOTTED
+
+    def logged(self) -> list[str]:
+        """Every metric name the shown runs logged that can be plotted: the known ones in their plots' order,
+        then the others by name."""
+        order = {name: i for i, name in enumerate(PLOT_OF)}
+        names = [m for m in self.arrived if m not in NOT_PLOTTED]
+        return sorted(names, key=lambda m: (order.get(m, len(order)), m))
+
+    def set_chosen(self, metric: str, on: bool) -> bool:
+        """Plot ``metric`` or not; True if that changed what is plotted."""
+        if self.chosen(metric) == bool(on):
+            return False
+        self.choices[metric] = bool(on)
+        self._update_plots()
+        self.mark_dirty()
+        return True
+
+    def set_choices(self, choices: dict[str, bool]) -> None:
+        """The user's choices as remembered (metric → plotted); the others take their default."""
+        self.choices = {str(k): bool(v) for k, v in choices.items()}
+        self._update_plots()
+        self.mark_dirty()
+
+    def _wanted_plots(self) -> list[str]:
+        """The plots to show: Studio's four while any of their metrics is chosen (before any point arrives,
+        for a run starting), then the plot of each chosen metric a shown run logged, in the order they came."""
+        keys = [k for k, (_, _, metrics) in PLOTS.items() if any(self.chosen(str(m)) for m, *_ in metrics)]
+        for metric in self.arrived:
+            key = plot_of(metric)
+            if self.chosen(metric) and key not in keys:
+                keys.append(key)
+        return keys
+
+    def _update_plots(self) -> None:
+        keys = self._wanted_plots()
+        self.unfitted = {k for k in self.unfitted if k in keys} | {k for k in keys if k not in self.plots}
+        self.plots = keys
+
+    def plotted_metrics(self) -> dict[str, str]:
+        """Every metric plotted, known or not yet logged (a run being read may bring it), with its plot's key."""
+        known = {m: key for m, key in PLOT_OF.items() if self.chosen(m)}
+        return {**known, **{m: plot_of(m) for m, on in self.choices.items() if on and self.chosen(m)}}
+
+    def plotted(self, key: str) -> list[tuple[str, str, bool, bool]]:
+        """Plot ``key``'s chosen metrics: (metric, line label, dashed, per-epoch symbols)."""
+        return [m for m in plot_spec(key)[2] if self.chosen(m[0])]
+
+    # --- the read-out at the pointer -------------------------------------------------------------
+    def readout(self, key: str, x: float, runs: int = READOUT_RUNS) -> list[Reading]:
+        """For the first ``runs`` shown runs and each chosen line of plot ``key``: the point nearest ``x`` (view
+        units: log10 on a log x axis) at full resolution, with its smoothed value when the line is smoothed."""
+        out = []
+        for run_id in self.order[:runs]:
+            metrics = self.series.get(run_id, {})
+            for name, line, _dashed, _symbols in self.plotted(key):
+                s = metrics.get(name)
+                if s is None or not len(s):
+                    continue
+                found = self._nearest(run_id, s, x)
+                if found is None:
+                    continue
+                i, at = found
+                smoothed = self._smoothed_at(s, i) if self.smoothing > 0 and name in SMOOTHED else None
+                out.append(Reading(run_id, self.labels.get(run_id, run_id), name, line, at, float(s.values[i]),
+                                   smoothed))
+        return out
+
+    def _nearest(self, run_id: str, s: Series, x: float) -> tuple[int, float] | None:
+        """The index of the point of ``s`` nearest ``x`` (view units) and its x in data units. Where the x axis
+        is an ordered array of the series times a scale plus an offset (steps; samples seen: steps × the batch
+        size; wall time: the wall times less the run's start, when they never step back) a binary search finds
+        it, so the read-out keeps up with the pointer over runs of millions of points; otherwise (epochs, a
+        resumed run's wall times) every point is compared."""
+        axis = self._ordered_axis(run_id, s)
+        if axis is not None and len(s):
+            values, scale, offset = axis
+            target = 10 ** x if self.log_x else x
+            j = int(np.searchsorted(values, (target - offset) / scale))
+            near = [k for k in (j - 1, j)
+                    if 0 <= k < len(values) and (not self.log_x or values[k] * scale + offset > 0)]
+            if near:
+                xs = values[near] * scale + offset
+                ux = np.log10(xs) if self.log_x else xs
+                best = int(np.argmin(np.abs(ux - x)))
+                return near[best], float(xs[best])
+        xs = self.x_values(run_id, s)
+        ok = np.isfinite(xs) & (xs > 0 if self.log_x else True)
+        if not ok.any():
+            return None
+        where = np.flatnonzero(ok)
+        ux = np.log10(xs[where]) if self.log_x else xs[where]
+        k = int(where[np.argmin(np.abs(ux - x))])
+        return k, float(xs[k])
+
+    def _ordered_axis(self, run_id: str, s: Series) -> tuple[np.ndarray, float, float] | None:
+        """(ordered values, scale, offset) with x = values × scale + offset, or None where x is not so."""
+        if self.x_mode == "step":
+            return s.steps, 1.0, 0.0
+        if self.x_mode == "samples":
+            batch = float(self.batch_sizes.get(run_id, np.nan))
+            return (s.steps, batch, 0.0) if np.isfinite(batch) and batch > 0 else None
+        if self.x_mode == "wall" and s.walls_ordered():
+            starts = [float(m.walls[0]) for m in self.series.get(run_id, {}).values()
+                      if len(m) and np.isfinite(m.walls[0])]
+            return (s.walls, 1.0, -min(starts)) if starts else None
+        return None
+
+    def _smoothed_at(self, s: Series, i: int) -> float:
+        """The smoothed value of point ``i`` (the last drawing's, or computed up to it: the EMA looks back only)."""
+        kept = s.smoothed
+        if kept is not None and kept.weight == self.smoothing and len(kept.values) > i:
+            return float(kept.values[i])
+        return float(smooth(s.values[: i + 1], self.smoothing).values[-1])
 
     def set_labels(self, labels: dict[str, str]) -> None:
         """New names for shown runs (others are ignored)."""
@@ -246,12 +403,12 @@ class CurveModel:
 
     def series_in(self, plots: set[str]) -> set[tuple[str, str]]:
         """The (run, metric) series drawn in these plots."""
-        return {(r, n) for r, m in self.series.items() for n in m if PLOT_OF.get(n) in plots}
+        return {(r, n) for r, m in self.series.items() for n in m if self.chosen(n) and plot_of(n) in plots}
 
     def columns(self, key: str, width: float) -> int:
         """Decimation columns for plot ``key``: its width in pixels (``UNLAID_WIDTH`` before it is laid out), at
         most ``MAX_COLUMNS``, fewer when many runs share the plot (``PLOT_POINTS`` across its curves)."""
-        metrics = ALL_PLOTS[key][2]
+        metrics = self.plotted(key) or plot_spec(key)[2]
         per_run = len(metrics) + (sum(m[0] in SMOOTHED for m in metrics) if self.smoothing > 0 else 0)
         budget = PLOT_POINTS // (4 * max(1, per_run * len(self.order)))
         pixels = int(width)
@@ -277,8 +434,9 @@ class CurveModel:
         ranges = {key: (self.decimation_range(key, views[key]), self.columns(key, views[key].width))
                   for key in self.plots}
         self._pending = ranges
+        drawn = self.plotted_metrics()
         return Job(generation, {r: {n: s.snapshot() for n, s in m.items()} for r, m in self.series.items()}, only,
-                   self.x_mode, self.log_x, self.smoothing, SMOOTHED, dict(self.batch_sizes), PLOT_OF,
+                   self.x_mode, self.log_x, self.smoothing, SMOOTHED, dict(self.batch_sizes), drawn,
                    {k: (None, c) if r is None else (widened(r), 2 * c) for k, (r, c) in ranges.items()})
 
     def settle(self, result: Prepared) -> list[tuple[str, str, Drawn]]:

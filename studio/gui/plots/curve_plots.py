@@ -1,6 +1,11 @@
 """The curves' pyqtgraph side: ``PlotGrid`` holds a plot per group of metrics and a line per run and metric (with
 the faint raw line behind a smoothed one) in the normal or presentation style, makes a big selection's lines over
-several turns of the event loop, and hands the model's prepared arrays to them."""
+several turns of the event loop, and hands the model's prepared arrays to them.
+
+The plots sit two to a row (an odd last one spans both columns), each at least ``Style.min_height`` tall: when the
+view is shorter the grid grows taller than it and scrolls (``CurvesView.plot_scroll``) instead of squeezing the
+plots to unreadable strips (issue 33.6: five plots of ~60 px at 1024×768). The axes' labels are cut to their axis
+(``LogAxis``), and a range fitted to the data leaves room for a dot at its edge."""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from PySide6.QtGui import QColor, QFont
 
 from studio.gui.plots.axes import plain_numbers
 from studio.gui.plots.curve_data import Drawn
-from studio.gui.plots.curve_model import ALL_PLOTS, PLOTS, SMOOTHED, X_AXES, CurveModel, PlotView, Range, bounds, spread
+from studio.gui.plots.curve_model import SMOOTHED, X_AXES, CurveModel, PlotView, Range, bounds, plot_spec, spread
 from studio.gui.plots.log_axis import LogAxis
 from studio.gui.session.theme import curve_colour
 
@@ -24,7 +29,7 @@ RUNS_PER_TURN = 6  # a big selection makes its runs' lines this many runs per ev
 
 @dataclass(frozen=True)
 class Style:
-    """Line width, symbol size, and the title, axis label, tick and key font sizes."""
+    """Line width, symbol size, the title, axis label, tick and key font sizes, and a plot's least height."""
 
     line: int
     symbol: int
@@ -32,9 +37,18 @@ class Style:
     label: str
     tick: int
     key: int
+    min_height: int
 
 
-STYLES = {False: Style(2, 6, "11pt", "9pt", 9, 9), True: Style(4, 11, "20pt", "16pt", 15, 15)}  # presentation?
+# A plot's least height: its title line and its x axis with ticks and label take ~65 px at 9–11 pt, and the data
+# need ~95 px more for four labelled y ticks and a y label of ~14 characters uncut ("learning rate"); presentation
+# fonts need about 1.6× that.
+MIN_PLOT_HEIGHT = 160
+STYLES = {False: Style(2, 6, "11pt", "9pt", 9, 9, MIN_PLOT_HEIGHT),  # presentation?
+          True: Style(4, 11, "20pt", "16pt", 15, 15, 260)}
+COLUMNS = 2  # plots side by side
+WHOLE_AXES = frozenset({X_AXES["step"], X_AXES["samples"]})  # x axes that count whole things: integer ticks
+EDGE_PX = 13  # room kept between a fitted range's lowest or highest point and the plot's edge: a dot's radius and 8 px
 Items = dict[tuple[str, str], pg.PlotDataItem]
 
 
@@ -42,9 +56,9 @@ def new_plot(graphics: pg.GraphicsLayoutWidget, key: str, place: tuple[int, int,
              style: Style, on_x_range: Callable[[], None]) -> pg.PlotItem:
     """Plot ``key`` at ``place`` (row, column, column span) of ``graphics``, with log axes that label well."""
     row, col, colspan = place
-    title, y_label, _ = ALL_PLOTS[key]
+    title, y_label, _ = plot_spec(key)
     axes = {"left": LogAxis("left"), "bottom": LogAxis("bottom")}
-    plot = graphics.addPlot(row=row, col=col, colspan=colspan, title=title, axisItems=axes)
+    plot = graphics.addPlot(row=row, col=col, colspan=colspan, title=title, axisItems=axes, viewBox=CurveViewBox())
     plot.showGrid(x=True, y=True, alpha=0.25)
     plot.setLabel("bottom", x_label)
     plot.setLabel("left", y_label)
@@ -55,13 +69,14 @@ def new_plot(graphics: pg.GraphicsLayoutWidget, key: str, place: tuple[int, int,
     if key == "lr":
         plot.setLogMode(y=True)  # rates span decades (warm-up, decay)
     plot.setLogMode(x=log_x)
+    axes["bottom"].set_whole(x_label in WHOLE_AXES)
     style_plot(plot, key, style)
     return plot
 
 
 def style_plot(plot: pg.PlotItem, key: str, style: Style) -> None:
     """Title, axis label and tick font sizes."""
-    plot.setTitle(ALL_PLOTS[key][0], size=style.title)
+    plot.setTitle(plot_spec(key)[0], size=style.title)
     for name in ("bottom", "left"):
         axis = plot.getAxis(name)
         axis.labelStyle["font-size"] = style.label
@@ -71,11 +86,11 @@ def style_plot(plot: pg.PlotItem, key: str, style: Style) -> None:
         axis.setTickFont(font)
 
 
-def add_lines(plot: pg.PlotItem, key: str, run_id: str, colour: str, width: int, style: Style,
-              items: Items, raw_items: Items) -> None:
-    """A run's lines in plot ``key``: solid train, dashed validation with dots per epoch, a faint raw line
-    (hidden until smoothing is on) behind each smoothed one."""
-    for name, _line, dashed, symbols in ALL_PLOTS[key][2]:
+def add_lines(plot: pg.PlotItem, metrics: list[tuple[str, str, bool, bool]], run_id: str, colour: str, width: int,
+              style: Style, items: Items, raw_items: Items) -> None:
+    """A run's lines for ``metrics`` (a plot's chosen ones): solid train, dashed validation with dots per epoch, a
+    faint raw line (hidden until smoothing is on) behind each smoothed one."""
+    for name, _line, dashed, symbols in metrics:
         pen = pg.mkPen(colour, width=width, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
         kwargs = ({"symbol": "o", "symbolSize": style.symbol, "symbolBrush": colour, "symbolPen": colour}
                   if symbols else {})
@@ -123,9 +138,24 @@ def shown_data(plot: pg.PlotItem) -> list[tuple[np.ndarray, np.ndarray]]:
             if item.xData is not None and len(item.xData) and item.isVisible()]
 
 
+class CurveViewBox(pg.ViewBox):
+    """A plot's data area whose fitted y range keeps its lowest and highest points ``edge_px`` pixels inside, so a
+    point at an extreme (a single point, a dot per epoch) is drawn whole, clear of the x axis and its tick labels
+    (pyqtgraph's own padding left a dot ~8 px from the axis of a 100 px plot). The x range keeps pyqtgraph's."""
+
+    edge_px = EDGE_PX
+
+    def suggestPadding(self, axis: int) -> float:  # noqa: N802 - pyqtgraph's name
+        padding = super().suggestPadding(axis)
+        height = self.height()
+        if axis != 1 or height <= 4 * self.edge_px:
+            return padding
+        return max(padding, min(0.2, self.edge_px / (height - 2 * self.edge_px)))
+
+
 def fit(plot: pg.PlotItem, x: Range, y: Range) -> None:
-    """Show this range (never an empty one), then follow new points."""
-    plot.setRange(xRange=spread(*x), yRange=spread(*y), padding=0.02)
+    """Show this range (never an empty one; padded as its view box pads), then follow new points."""
+    plot.setRange(xRange=spread(*x), yRange=spread(*y))
     plot.enableAutoRange()
 
 
@@ -141,6 +171,7 @@ class PlotGrid:
         self.raw_items: Items = {}
         self.style = STYLES[False]
         self._on_x_range = on_x_range
+        self._places: dict[str, tuple[int, int, int]] = {}  # plot → (row, column, column span) in the grid
         self._made: set[str] = set()  # shown runs whose lines exist
         self._deferred: list[str] = []  # shown runs whose lines are still to be made
         self._timer = QTimer(parent)
@@ -150,18 +181,54 @@ class PlotGrid:
         self.sync()
 
     def sync(self) -> None:
-        """The model's plots: optional ones go or come (with the lines of every run made so far)."""
+        """The model's plots: those no longer chosen go, new ones come (with the lines of every run made so far),
+        and every plot takes its place in the grid."""
         for key in [k for k in self.plots if k not in self.model.plots]:
             self.graphics.removeItem(self.plots.pop(key))
-        for i, key in enumerate(self.model.plots):
+            self._places.pop(key, None)
+        places = {key: self.place(i) for i, key in enumerate(self.model.plots)}
+        moving = [k for k in self.plots if self._places.get(k) != places[k]]  # a plot before them went or came
+        for key in moving:  # out of the grid first: a cell is free only once its plot has left it
+            self.graphics.removeItem(self.plots[key])
+        for key in moving:
+            row, col, span = places[key]
+            self.graphics.addItem(self.plots[key], row, col, 1, span)
+            self._places[key] = places[key]
+        for key, place in places.items():
             if key in self.plots:
                 continue
-            place = (i // 2, i % 2, 1) if key in PLOTS else ((len(PLOTS) + 1) // 2 + i - len(PLOTS), 0, 2)
             self.plots[key] = new_plot(self.graphics, key, place, X_AXES[self.model.x_mode], self.model.log_x,
                                        self.style, self._on_x_range)
+            self._places[key] = place
             for run_id in self.model.order:
                 if run_id in self._made:
                     self._add_lines(run_id, [key])
+        self.size_rows()
+
+    def place(self, i: int) -> tuple[int, int, int]:
+        """Where the i-th plot goes: (row, column, column span); an odd last one spans the row."""
+        n = len(self.model.plots)
+        last_alone = n % COLUMNS and i == n - 1
+        return i // COLUMNS, 0 if last_alone else i % COLUMNS, COLUMNS if last_alone else 1
+
+    @property
+    def rows(self) -> int:
+        return -(-len(self.model.plots) // COLUMNS)
+
+    def size_rows(self) -> None:
+        """Every row of plots at least the style's least height; the grid's least height follows, so a view
+        shorter than the plots need scrolls them instead of squeezing them."""
+        layout = self.graphics.ci.layout
+        for row in range(max(self.rows, layout.rowCount())):
+            layout.setRowMinimumHeight(row, self.style.min_height if row < self.rows else 0)
+            layout.setRowStretchFactor(row, 1 if row < self.rows else 0)
+        _left, top, _right, bottom = layout.getContentsMargins()
+        spacing = max(0.0, layout.verticalSpacing())
+        self.graphics.setMinimumHeight(int(self.rows * (self.style.min_height + spacing) + top + bottom + 4))
+
+    def min_height(self) -> int:
+        """The least height of the grid of plots (the scroll area's content)."""
+        return self.graphics.minimumHeight()
 
     def reset(self, defer_after: int | None = None) -> None:
         """No line left; the model's plots, and lines for its runs (those after ``defer_after`` in later turns of
@@ -203,8 +270,8 @@ class PlotGrid:
     def _add_lines(self, run_id: str, keys: list[str]) -> None:
         colour = curve_colour(self.model.colours()[run_id])
         for key in keys:
-            add_lines(self.plots[key], key, run_id, colour, self.line_width(), self.style, self.items,
-                      self.raw_items)
+            add_lines(self.plots[key], self.model.plotted(key), run_id, colour, self.line_width(), self.style,
+                      self.items, self.raw_items)
 
     def line_width(self) -> int:
         """The style's line width, halved when many runs are shown (``CurveModel.thin_lines``)."""
@@ -216,6 +283,7 @@ class PlotGrid:
         for key, plot in self.plots.items():
             style_plot(plot, key, style)
         self.restyle_lines()
+        self.size_rows()
 
     def restyle_lines(self) -> None:
         restyle_lines(self.items, self.line_width(), self.style)
@@ -224,6 +292,7 @@ class PlotGrid:
         """The model's x mode under every plot."""
         for key, plot in self.plots.items():
             plot.setLabel("bottom", X_AXES[self.model.x_mode])
+            plot.getAxis("bottom").set_whole(X_AXES[self.model.x_mode] in WHOLE_AXES)
             style_plot(plot, key, self.style)
 
     def log_x(self) -> None:

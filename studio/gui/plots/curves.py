@@ -1,4 +1,4 @@
-"""Live training curves: loss, accuracy, learning rate and throughput.
+"""Live training curves: loss, accuracy, learning rate and throughput, and any other metric the runs logged.
 
 A thin view over ``CurveModel`` (curve_model.py: the series, x axis, smoothing, colours, key and decimation
 requests, without Qt) and its plots (curve_plots.py): it forwards the user's choices to the model and draws what
@@ -8,7 +8,9 @@ finished arrays to pyqtgraph, and a newer request (selection, x axis, smoothing,
 one. Live data arrive in batches (``add_rows``) and a timer redraws the curves that changed at ~30 Hz (small work
 inline, big work on the loader). Several runs overlay, one colour each (``colours()``: the run list shows the same
 colour as its key); the key above the plots names the runs and the line styles, so no legend covers the data.
-Before any run the plots give way to a hint.
+Before any run the plots give way to a hint. The Metrics menu chooses which logged metrics are plotted (remembered
+by the window); the plots keep a readable height and scroll when the view is short; moving the pointer over a plot
+reads every shown run's value at that x (``curve_hover.py``).
 """
 
 from __future__ import annotations
@@ -20,17 +22,22 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
+    QMenu,
+    QScrollArea,
     QStackedWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from studio.gui.plots.curve_data import Drawn, Prepared, Series, prepare
+from studio.gui.plots.curve_hover import HoverReadout
 from studio.gui.plots.curve_key import KEY_TIP, key_html
 from studio.gui.plots.curve_loader import CurveLoader
-from studio.gui.plots.curve_model import THICK_RUNS, X_AXES, CurveModel, Range
+from studio.gui.plots.curve_model import THICK_RUNS, X_AXES, CurveModel, Range, plot_of, plot_spec
 from studio.gui.plots.curve_plots import RUNS_PER_TURN, STYLES, PlotGrid, fit
 from studio.gui.session.theme import curve_colour
 from studio.gui.widgets.forms import TidySpinBox
@@ -41,6 +48,17 @@ CURVES_PER_TURN = 60  # curves handed to pyqtgraph per event-loop turn (each set
 ZOOM_SETTLE_MS = 120  # a zoom or pan re-decimates once the view has been still this long
 
 
+class MetricMenu(QMenu):
+    """The Metrics menu: ticking a metric keeps the menu open, to tick several."""
+
+    def mouseReleaseEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        action = self.activeAction()
+        if action is not None and action.isCheckable() and action.isEnabled():
+            action.trigger()
+            return
+        super().mouseReleaseEvent(event)
+
+
 class CurvesView(QWidget):
     """A grid of plots under a colour key; one colour per shown run.
 
@@ -49,6 +67,7 @@ class CurvesView(QWidget):
 
     curves_drawn = Signal()
     load_failed = Signal(str)
+    metrics_chosen = Signal(object)  # the user's metric choices (metric → plotted), to remember
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -80,10 +99,17 @@ class CurvesView(QWidget):
         self.hint.setObjectName("curves_hint")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
+        self.plot_scroll = QScrollArea()  # the plots keep their least height (Style.min_height): a short view scrolls
+        self.plot_scroll.setObjectName("curves_scroll")
+        self.plot_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.plot_scroll.setWidgetResizable(True)
+        self.plot_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.plot_scroll.setWidget(self.graphics)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.hint)
-        self.stack.addWidget(self.graphics)
+        self.stack.addWidget(self.plot_scroll)
         layout.addWidget(self.stack, 1)
+        self.readout = HoverReadout(self)
         self._update_key()
         self.timer = QTimer(self)
         self.timer.setInterval(33)
@@ -118,6 +144,17 @@ class CurvesView(QWidget):
         self.smooth_box.valueChanged.connect(self.set_smoothing)
         bar.addWidget(self.smooth_box)
         bar.addSpacing(12)
+        self.metrics_button = QToolButton()
+        self.metrics_button.setObjectName("curve_metrics")
+        self.metrics_button.setText("Metrics")
+        self.metrics_button.setToolTip("Which logged metrics are plotted: every metric the shown runs logged is "
+                                       "listed; one without a plot of its own gets one (remembered)")
+        self.metrics_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.metrics_menu = MetricMenu(self.metrics_button)
+        self.metrics_menu.aboutToShow.connect(self._fill_metrics_menu)
+        self.metrics_button.setMenu(self.metrics_menu)
+        bar.addWidget(self.metrics_button)
+        bar.addSpacing(12)
         self.loading_hint = QLabel("Loading curves…")
         self.loading_hint.setObjectName("curves_loading")
         self.loading_hint.setToolTip("Reading, smoothing and thinning the selected runs' curves; the window stays "
@@ -140,6 +177,7 @@ class CurvesView(QWidget):
     def clear(self) -> None:
         """Show nothing: no curve, no optional plot (a text run's Perplexity goes with it), no range kept."""
         self.model.clear()
+        self.readout.hide()
         self.grid.reset()
         self._update_key()
 
@@ -147,6 +185,7 @@ class CurvesView(QWidget):
                   batch_sizes: dict[str, int] | None = None) -> None:
         """Replace what is shown with these runs' metrics (``run_id → name → (steps, values[, walls])``)."""
         self.model.show(data, labels, batch_sizes)
+        self.readout.hide()
         self.grid.reset()
         self._update_key()
         self._refresh()
@@ -156,6 +195,7 @@ class CurvesView(QWidget):
         them (``curves_drawn``). Runs shown already keep their arrays (and their live points)."""
         self.model.select(run_ids, labels)
         self._store = store
+        self.readout.hide()
         self.grid.reset(defer_after=RUNS_PER_TURN)
         self._update_key()
         self._refresh()
@@ -233,7 +273,7 @@ class CurvesView(QWidget):
 
     def _update_key(self) -> None:
         """The line above the plots: a colour swatch and name per run, and what solid and dashed mean."""
-        self.stack.setCurrentWidget(self.graphics if self.model.order else self.hint)
+        self.stack.setCurrentWidget(self.plot_scroll if self.model.order else self.hint)
         size = STYLES[self.presentation].key
         font = QFont(self.key.font())
         font.setPointSize(size)
@@ -246,6 +286,48 @@ class CurvesView(QWidget):
     def restyle_key(self) -> None:
         """Colours follow the theme (the black run is drawn light on a dark background)."""
         self._update_key()
+
+    # --- which metrics are plotted -----------------------------------------------------------------
+    def logged_metrics(self) -> list[str]:
+        """Every metric the shown runs logged (what the Metrics menu lists)."""
+        return self.model.logged()
+
+    def set_metric_shown(self, metric: str, on: bool) -> None:
+        """Plot ``metric`` or not (the Metrics menu); ``metrics_chosen`` tells the window to remember it."""
+        if self.model.set_chosen(metric, on):
+            self._replot()
+            self.metrics_chosen.emit(dict(self.model.choices))
+
+    def set_metric_choices(self, choices: dict[str, bool]) -> None:
+        """The remembered choices (metric → plotted), e.g. from the window's settings."""
+        self.model.set_choices(choices)
+        self._replot()
+
+    def reset_metric_choices(self) -> None:
+        """Back to the default: Studio's plots, not the other metrics."""
+        self.set_metric_choices({})
+        self.metrics_chosen.emit({})
+
+    def _replot(self) -> None:
+        """Plots and lines again for the model's choice, every curve prepared again."""
+        self.readout.hide()
+        self.grid.reset()
+        self._update_key()
+        self._refresh(fit=False)
+
+    def _fill_metrics_menu(self) -> None:
+        self.metrics_menu.clear()
+        logged = self.model.logged()
+        if not logged:
+            self.metrics_menu.addAction("Select a run: its metrics are listed here").setEnabled(False)
+        for metric in logged:
+            action = self.metrics_menu.addAction(metric)
+            action.setCheckable(True)
+            action.setChecked(self.model.chosen(metric))
+            action.setToolTip(f"In the plot “{plot_spec(plot_of(metric))[0]}”")
+            action.toggled.connect(lambda on, m=metric: self.set_metric_shown(m, on))
+        self.metrics_menu.addSeparator()
+        self.metrics_menu.addAction("Studio's plots only", self.reset_metric_choices)
 
     # --- drawing ---------------------------------------------------------------------------------
     def redraw(self) -> None:

@@ -127,6 +127,7 @@ class Session(QObject):
         self.bridge.start()
         self._queue: Any = None
         self._announced: Any = None  # the store Recovery already shown (announce_store)
+        self._first_point: dict[str, str] = {}  # runs of this window with no curve point yet → "Training on …"
         # runs the queue's scheduler starts are not this window's jobs: follow them through the store
         self.follower = StoreFollower(self)
 
@@ -241,9 +242,11 @@ class Session(QObject):
         self.runs_changed.emit()
         self.set_selection([job.run_id])
         config = job.config
-        self.status_text.emit(f"Resuming run {job.run_id} from {Path(job.resume_from or '').name}…" if resuming
-                              else f"Starting run {job.run_id} ({config.hardware.processes}× "
-                                   f"{config.hardware.device})…")
+        waiting = ": waiting for the back end to load PyTorch…" if self.engine.backend_loading() else "…"
+        self.status_text.emit(f"Resuming run {job.run_id} from {Path(job.resume_from or '').name}{waiting}"
+                              if resuming else f"Starting run {job.run_id} ({config.hardware.processes}× "
+                                               f"{config.hardware.device}){waiting}")
+        self._first_point[job.run_id] = ""  # until its first curve point, the status bar says what it waits for
         return handle
 
     def stop(self) -> None:
@@ -419,6 +422,9 @@ class Session(QObject):
     def _on_training(self, m: dict, rows: dict[str, list], eta_s: float | None) -> None:
         kind, run_id = m.get("type"), m.get("run_id", "")
         if kind == protocol.METRICS:
+            if self._first_point.get(run_id):  # its first point: the wait is over
+                self.status_text.emit(self._first_point[run_id])
+            self._first_point.pop(run_id, None)
             rows.setdefault(run_id, []).extend(m["rows"])
             self.progress.emit(run_id, {**{k: m[k] for k in ("step", "total_steps", "epoch", "epochs")},
                                         "eta_s": eta_s})
@@ -428,13 +434,19 @@ class Session(QObject):
                 self.status_text.emit("Paused")
             elif m["status"] == RUNNING:
                 self._set_state(RUNNING)
-                self.status_text.emit(f"Training on {m.get('world_size', 1)}× {m.get('device', 'cpu')}"
-                                      if "device" in m else "Resumed")
+                where = f"Training on {m.get('world_size', 1)}× {m.get('device', 'cpu')}"
+                if "device" in m and run_id in self._first_point:  # built; its first steps come
+                    self._first_point[run_id] = where
+                    where += ": first steps…"
+                self.status_text.emit(where if "device" in m else "Resumed")
             self.runs_changed.emit()
         elif kind == protocol.LOG:
-            self.status_text.emit(m["text"])
+            stage = m.get("level") == protocol.STAGE
+            if not stage or run_id in self._first_point:  # a late stage never hides "Training on …"
+                self.status_text.emit(f"Run {run_id}: {m['text']}…" if stage else m["text"])
         elif kind == protocol.JOB_ENDED:
             self.jobs.pop(run_id, None)
+            self._first_point.pop(run_id, None)
             if not self.jobs:
                 self._set_state("idle")
             self.run_ended.emit(run_id, m["status"], m.get("message", ""))

@@ -23,6 +23,10 @@ class StoreFollower(QObject):
         super().__init__(session)
         self.session = session
         self._token: tuple | None = None
+        try:  # what the window shows now: a run another process adds before the first tick is a change
+            self._token = session.queue.changes_token()
+        except (sqlite3.DatabaseError, StudioError):
+            pass
         self._seen: dict[str, int] = {}  # selected run → last metric rowid handed on
         # connected before the window's own handler: the rows it loads on selection are then never missed
         # (a row read twice is dropped by the curves, which skip steps they have)
@@ -52,10 +56,8 @@ class StoreFollower(QObject):
     def _check(self) -> None:
         token = self.session.queue.changes_token()
         if token != self._token:
-            changed = self._token is not None
             self._token = token
-            if changed:
-                self.session.runs_changed.emit()
+            self.session.runs_changed.emit()
         store = self.session.store
         top = store.max_metric_rowid()  # read first: a row committed after it has a higher rowid
         for run_id, after in list(self._seen.items()):

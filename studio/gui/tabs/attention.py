@@ -33,7 +33,7 @@ from studio.core.contracts import layout
 from studio.core.contracts.attention import AttentionRequest
 from studio.core.errors import StudioError
 from studio.gui.widgets.job_panel import JobPanel, Words
-from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips
+from studio.gui.widgets.run_picker import RunBox, RunPicker, run_names
 
 COLOURS = "viridis"
 PROBES = 4  # engine/callbacks/attention_snapshots.PROBES (not imported: that module imports torch)
@@ -64,6 +64,10 @@ def transformer_runs(session: Any) -> list[Any]:
     return out
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def _ticks(labels: list[str], room_px: float | None = None) -> list[tuple[float, str]]:
     """A tick per token at its cell's centre; every k-th only when they would not fit (at most ``MAX_TICKS``, and
     for a horizontal axis of ``room_px`` pixels, labels of ~7 px a character side by side)."""
@@ -78,11 +82,14 @@ class AttentionTab(QWidget, RunPicker):
     """Run, input and step; every layer × head, one map (or rollout) in full, and the embeddings in 2-D."""
 
     uses_settings_panel = False
+    absent_reason = "not a Transformer: no attention to show"
+    holds_while_busy = False  # the maps of another run are computed instead (the job panel replaces its job)
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.result: dict[str, Any] | None = None
+        self.computed_for: tuple[str, tuple[str, ...]] | None = None  # (run, its saved weights) of the maps asked for
         # Show/Cancel (one button, in the input row), the bar and the line that says what is shown
         self.panel = JobPanel("Show", toggle=True, replaces=True, words=Words(
             starting="computing the maps…", progress="computing the maps… {text}", failed="{message}"))
@@ -91,10 +98,8 @@ class AttentionTab(QWidget, RunPicker):
         self.show_button = self.panel.run_button
         self.info = self.panel.status
 
-        self.run_box = QComboBox()
-        self.run_box.setToolTip("The Transformer run whose attention to show")
+        self.run_box = RunBox("The Transformer run whose attention to show")
         self.run_box.setMinimumContentsLength(24)
-        full_names_as_tooltips(self.run_box)
         self.run_box.currentIndexChanged.connect(self._run_changed)
         self.source = QComboBox()
         self.source.setToolTip("The input: a validation input kept with every snapshot (instant), a test image or "
@@ -177,7 +182,8 @@ class AttentionTab(QWidget, RunPicker):
         main.addWidget(self.panel)
         main.addWidget(self.pages, 1)
         session.runs_changed.connect(self.refresh_runs)
-        session.selection_changed.connect(self._follow_selection)
+        session.run_ended.connect(self._run_ended)
+        self.connect_picker()
         self.refresh_runs()
         self._follow_selection(session.selected_runs())
 
@@ -189,16 +195,59 @@ class AttentionTab(QWidget, RunPicker):
     def refresh_runs(self) -> None:
         """Reload the Transformer runs, keeping the current choice."""
         current = self.run_box.currentData()
-        self.run_box.blockSignals(True)
-        self.run_box.clear()
-        for run in transformer_runs(self.session):
-            self.run_box.addItem(f"{run.name} · {run.id} ({run.status})", run.id)
-        index = self.run_box.findData(current)
-        self.run_box.setCurrentIndex(max(index, 0))
-        self.run_box.blockSignals(False)
-        self.pages.setCurrentIndex(1 if self.run_box.count() else 0)
-        if self.run_box.currentData() != current:
+        chosen = self.fill_runs(transformer_runs(self.session))
+        if chosen != current:
             self._run_changed()
+        self._show_page()
+
+    def _show_page(self) -> None:
+        """The maps for a chosen run; else the hint: why the selected run has none, or how to get Transformer
+        runs."""
+        if self.run_box.currentData():
+            self.pages.setCurrentIndex(1)
+            return
+        absent = self.run_box.absent
+        self.hint.setText(f"{absent[0]} is not a Transformer run: it has no attention to show.\n\nPick a "
+                          "Transformer run in the Run box, or select one in the run list." if absent else HINT)
+        self.pages.setCurrentIndex(0)
+
+    def _run_ended(self, run_id: str, _status: str = "", _message: str = "") -> None:
+        """The chosen run ended: its final weights are saved now, so its maps are computed again."""
+        if run_id == self.run_box.currentData():
+            self.compute()
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        """Shown again: the maps follow the run's newest saved weights (it may have saved more meanwhile)."""
+        super().showEvent(event)
+        run_id = self.run_box.currentData()
+        if run_id and not self.busy and self.computed_for != (run_id, self._saved(run_id)):
+            self.compute()
+
+    def _saved(self, run_id: str) -> tuple[str, ...]:
+        """The run's saved weights the maps come from: its attention snapshots and checkpoints."""
+        try:
+            run_dir = self.session.store.get(run_id).dir
+        except StudioError:
+            return ()
+        refs = layout.list_attention(run_dir) + layout.list_checkpoints(run_dir, with_final=True)
+        return tuple(r.path.name for r in refs)
+
+    def clear_view(self) -> None:
+        """Nothing shown: no grid, no full view, no embedding (never another run's maps under this run's name)."""
+        self.result = None
+        self.grid.clear()
+        self.cells = []
+        self.focus_image.clear()
+        self.overlay.clear()
+        self.overlay.setVisible(False)
+        self.focus.getPlotItem().setTitle("")
+        for item in self.words:
+            self.embedding.removeItem(item)
+        self.words = []
+        self.scatter.clear()
+        self.embedding.getPlotItem().setTitle("")
+        self.slider.setEnabled(False)
+        self.step_label.setText("step –")
 
     def _is_image_run(self) -> bool:
         from studio.core.datasets import DATASETS
@@ -210,7 +259,12 @@ class AttentionTab(QWidget, RunPicker):
             return True
 
     def _run_changed(self) -> None:
-        self.result = None
+        self.clear_view()
+        self.computed_for = None
+        self._show_page()
+        if not self.run_box.currentData():
+            self.panel.cancel()
+            self.panel.show_status("")
         image = self._is_image_run()
         self.source.blockSignals(True)
         self.source.clear()
@@ -219,9 +273,7 @@ class AttentionTab(QWidget, RunPicker):
             self.source.addItem(f"validation {kind} {k}", ("probe", k))
         self.source.addItem("test image…" if image else "typed text", ("image", 0) if image else ("text", 0))
         self.source.blockSignals(False)
-        self._source_changed()
-        if self.run_box.currentData():
-            self.compute()
+        self._source_changed()  # the first validation input: its maps are computed at once
 
     def _source_changed(self) -> None:
         kind, _ = self.source.currentData() or ("probe", 0)
@@ -244,6 +296,7 @@ class AttentionTab(QWidget, RunPicker):
 
     def compute(self) -> None:
         """Start the job computing the maps of the chosen input at every snapshot (replaces one in progress)."""
+        run_id = self.run_box.currentData()
         try:
             request = self.request()
             if request is None:
@@ -252,11 +305,23 @@ class AttentionTab(QWidget, RunPicker):
         except StudioError as err:
             self.panel.show_status(str(err), error=True)
             return
+        saved = self._saved(run_id)
+        self.computed_for = (run_id, saved)
+        if not saved:  # said plainly, no failed job: the maps come when the run saves weights
+            self.panel.cancel()
+            self.clear_view()
+            name = run_names(self.session).get(run_id, run_id)
+            self.panel.show_status(f"{name} has saved no weights yet: its maps appear here when it saves its first "
+                                   "snapshot or checkpoint.")
+            return
         self.panel.start(self.session.start(request))  # (one in progress is cancelled)
 
     # --- drawing ------------------------------------------------------------------------------------------
     def show_result(self, result: dict[str, Any]) -> None:
         """Take a finished job's maps: the slider spans its steps (at the last), the grid gets a cell per head."""
+        current = self.run_box.currentData()
+        if current and result.get("run_id") != current:
+            return  # the maps of a run no longer chosen (its folder is named by its id)
         self.result = result
         frames = result["frames"]
         layers, heads = frames[0]["maps"].shape[:2]
@@ -312,9 +377,10 @@ class AttentionTab(QWidget, RunPicker):
         what = "[CLS]'s attention over the patches" if image_run else "rows: the token that looks, columns: where"
         oov = f" · not in the vocabulary (<oov>): {', '.join(r['oov'])}" if r["oov"] else ""
         causal = " · causal: no token sees the future" if r["causal"] else ""
-        self.panel.show_status(f"{r['input']} · {len(r['steps'])} snapshots, steps {r['steps'][0]}–{r['steps'][-1]} · "
-                               f"{len(self.cells)} layers × {len(self.cells[0]) if self.cells else 0} heads, {what}"
-                               f"{causal}{oov}")
+        heads = len(self.cells[0]) if self.cells else 0
+        self.panel.show_status(f"{r['input']} · {plural(len(r['steps']), 'snapshot')}, steps {r['steps'][0]}–"
+                               f"{r['steps'][-1]} · {plural(len(self.cells), 'layer')} × {plural(heads, 'head')}, "
+                               f"{what}{causal}{oov}")
 
     def _draw_focus(self, r: dict[str, Any], f: dict[str, Any]) -> None:
         pick = self.focus_box.currentData()

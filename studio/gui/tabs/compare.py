@@ -1,4 +1,5 @@
-"""The Compare tab: the runs selected in the run list side by side — a sortable table of every setting that
+"""The Compare tab: the runs ticked in its run list (which follows the run list's selection; a run ticked here becomes
+part of the selection: ``gui/widgets/run_picker.RunChecklist``) side by side — a sortable table of every setting that
 differs and the final metrics, parallel coordinates of the settings against a chosen metric, and the full
 config diff of two runs. Reads the run store (``core/runs/compare.py``); nothing runs in the background.
 """
@@ -27,8 +28,9 @@ from PySide6.QtWidgets import (
 from studio.core.contracts.runs import CompareTable
 from studio.core.runs.compare import compare_runs, config_diff, format_metric, format_value, parallel_axes
 from studio.gui.plots.parallel import ParallelCoordinates
+from studio.gui.widgets.run_picker import RunChecklist, run_names
 
-HINT = "Select two or more runs in the Training tab's run list (Ctrl- or Shift-click) to compare them."
+HINT = "Tick two or more runs on the left (or select them in the run list with Ctrl- or Shift-click) to compare them."
 CHANGED = QColor(230, 159, 0, 70)  # Okabe–Ito orange, translucent: reads on light and dark
 
 
@@ -68,6 +70,8 @@ class CompareTab(QWidget):
         self.result: CompareTable = {"differing": [], "metric_names": [], "runs": []}
         self._dirty = True
 
+        self.picker = RunChecklist("The runs to compare: tick two or more (the run list's selection, too)")
+        self.picker.picked.connect(self.session.set_selection)
         self.summary = QLabel(HINT)
         self.summary.setObjectName("compare_summary")
         self.summary.setWordWrap(True)
@@ -123,9 +127,18 @@ class CompareTab(QWidget):
         split.addWidget(self.table)
         split.addWidget(self.views)
         split.setSizes([260, 420])
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.summary)
+        rl.addWidget(split, 1)
+        sides = QSplitter(Qt.Orientation.Horizontal)
+        sides.addWidget(self.picker)
+        sides.addWidget(right)
+        sides.setStretchFactor(1, 1)
+        sides.setSizes([230, 800])
         layout = QVBoxLayout(self)
-        layout.addWidget(self.summary)
-        layout.addWidget(split, 1)
+        layout.addWidget(sides, 1)
 
         session.selection_changed.connect(self._changed)
         session.runs_changed.connect(self._changed)
@@ -142,12 +155,14 @@ class CompareTab(QWidget):
             self.refresh()
 
     def refresh(self) -> None:
-        """Read the selected runs from the store and redraw everything."""
+        """Read the ticked runs (the selection) from the store and redraw everything."""
         self._dirty = False
-        ids = self.session.selected_runs()
         store = self.session.store
-        known = {r.id for r in store.list()}
-        ids = [i for i in ids if i in known]
+        runs = store.list()
+        names = run_names(self.session, runs)
+        known = {r.id for r in runs}
+        ids = [i for i in self.session.selected_runs() if i in known]
+        self.picker.set_runs(((r.id, names.get(r.id, r.name), r.status) for r in runs), ids)
         self.result = compare_runs(store, ids) if len(ids) >= 2 else {"differing": [], "metric_names": [],
                                                                        "runs": []}
         if len(ids) < 2:

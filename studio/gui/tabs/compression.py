@@ -1,8 +1,9 @@
-"""The Compression tab: prune and/or quantise the run selected in the run list and see before and after side
-by side (test accuracy, size on disk, parameters and sparsity, CPU latency); the run's earlier compressions;
-and a sweep of test accuracy against sparsity 0–95 % in one background job. The work is ``studio compress``
-``engine/tasks/compression.py`` in a background job the
-Session follows (``gui/widgets/job_panel.JobPanel``); the saved entries are read from the run directory.
+"""The Compression tab: prune and/or quantise the run chosen in its Run box (which follows the run list's
+selection, as every analysis view's does: ``gui/widgets/run_picker.py``) and see before and after side by side
+(test accuracy, size on disk, parameters and sparsity, CPU latency); the run's earlier compressions; and a sweep
+of test accuracy against sparsity 0–95 % in one background job. The work is ``studio compress``
+``engine/tasks/compression.py`` in a background job the Session follows (``gui/widgets/job_panel.JobPanel``);
+the saved entries are read from the run directory.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -29,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.contracts import layout
 from studio.core.contracts.compression import (
     QUANTIZE,
     CompressRequest,
@@ -38,12 +41,14 @@ from studio.core.contracts.compression import (
     list_compressed,
     load_sweep,
 )
+from studio.core.vocab import JobState
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
 from studio.gui.widgets.forms import TidySpinBox
 from studio.gui.widgets.job_panel import JobPanel, Words
+from studio.gui.widgets.run_picker import RunBox, RunPicker, run_names
 
-HINT = "Select a finished classification run in the Training tab's run list to compress it."
+HINT = "Pick a finished classification run in the Run box (or select one in the run list) to compress it."
 ROWS = (("test accuracy", "test_acc", "{:.4f}"), ("size on disk", "bytes", "kib"),
         ("size gzipped", "gzip_bytes", "kib"),
         ("parameters", "params", "{:,}"), ("non-zero parameters", "nonzero_params", "{:,}"),
@@ -80,22 +85,26 @@ def _table(name: str, headers: tuple[str, ...]) -> QTableWidget:
     return t
 
 
-class CompressionTab(QWidget):
+class CompressionTab(RunPicker, QWidget):
     # it works on a finished run, not on the next run's settings: beside the settings panel its before/after
     # table was clipped at 1024 px (issue 22), so the window gives it the width
     uses_settings_panel = False
+    absent_reason = "not finished, or no checkpoint saved"
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.run_id: str | None = None
-        self.run_dir: Path | None = None
+        self.folder: Path | None = None
         self.last: dict[str, Any] | None = None
         self.sweep: SweepResult | None = None
         self.panel = JobPanel("Compress", words=Words(starting="Starting…"))  # the compression or the sweep
         self.panel.run_clicked.connect(self.compress)
         self.panel.done.connect(self._on_done)
 
+        self.run_box = RunBox("The run to compress (finished or stopped runs with saved checkpoints)")
+        self.run_box.setObjectName("compress_run")
+        self.run_box.currentIndexChanged.connect(lambda _i: self._show_run(self.run_box.currentData()))
         self.title = QLabel(HINT)
         self.title.setObjectName("compress_title")
         self.title.setWordWrap(True)
@@ -141,6 +150,10 @@ class CompressionTab(QWidget):
         form.addRow("Quantise", self.quantize)
         controls = QWidget()
         cl = QVBoxLayout(controls)
+        run_row = QHBoxLayout()
+        run_row.addWidget(QLabel("Run"))
+        run_row.addWidget(self.run_box, 1)
+        cl.addLayout(run_row)
         cl.addWidget(self.title)
         cl.addLayout(form)
         cl.addWidget(self.panel)
@@ -185,21 +198,36 @@ class CompressionTab(QWidget):
         split.addWidget(bottom)
         layout = QVBoxLayout(self)
         layout.addWidget(split)
-        session.selection_changed.connect(self._on_selection)
-        self.run_id = ""  # nothing shown yet: the first selection (even none) is drawn
-        self._on_selection(session.selected_runs())
+        self.run_id = ""  # nothing shown yet: the first choice (even none) is drawn
+        session.runs_changed.connect(self.refresh_runs)
+        session.run_ended.connect(lambda *_: self.refresh_runs())
+        self.connect_picker()
+        self.refresh_runs()
+        self._follow_selection(session.selected_runs())
+
+    @property
+    def busy(self) -> bool:
+        return self.panel.busy
 
     # --- the run ---------------------------------------------------------------------------
-    def _on_selection(self, run_ids: list[str]) -> None:
-        run_id = run_ids[0] if run_ids else None
+    def refresh_runs(self) -> None:
+        """The runs that can be compressed (finished or stopped, with a checkpoint), keeping the choice."""
+        self.fill_runs([run for run in self.session.store.list()
+                        if run.status in (JobState.FINISHED, JobState.STOPPED)
+                        and layout.list_checkpoints(run.dir, with_final=True)])
+        self._show_run(self.run_box.currentData())
+
+    def _show_run(self, run_id: str | None) -> None:
+        """Show the chosen run (its saved compressions and sweep); nothing of another run stays."""
         if run_id == self.run_id:
             return
-        self.run_id, self.run_dir, self.last = run_id, None, None
+        self.run_id, self.folder, self.last = run_id, None, None
         if run_id:
             try:
                 info = self.session.store.get(run_id)
-                self.run_dir = info.dir
-                self.title.setText(f"<b>{info.name or run_id}</b> ({info.status}, model {info.run_config.model.name})")
+                self.folder = info.dir
+                name = run_names(self.session).get(run_id, info.name)
+                self.title.setText(f"<b>{name}</b> ({info.status}, model {info.run_config.model.name})")
             except Exception as err:  # noqa: BLE001 - a run deleted meanwhile: say so
                 self.title.setText(str(err))
         else:
@@ -207,28 +235,28 @@ class CompressionTab(QWidget):
         self._refresh()
 
     def _refresh(self) -> None:
-        self.entries = list_compressed(self.run_dir) if self.run_dir else []
-        self.sweep = load_sweep(self.run_dir) if self.run_dir else None
+        self.entries = list_compressed(self.folder) if self.folder else []
+        self.sweep = load_sweep(self.folder) if self.folder else None
         self._fill_history()
         self.show_entry(self.last or (self.entries[-1] if self.entries else None))
         self._draw_sweep()
         self._enable()
 
     def _enable(self) -> None:
-        self.panel.set_runnable(self.run_dir is not None)  # Compress and Sweep need a run
+        self.panel.set_runnable(self.folder is not None)  # Compress and Sweep need a run
 
     # --- actions ---------------------------------------------------------------------------
     def compress(self) -> None:
         if not self.run_id:
             return
-        self._start(CompressRequest(str(self.run_dir), round(self.prune.value(), 4),
+        self._start(CompressRequest(str(self.folder), round(self.prune.value(), 4),
                                                 self.structured.isChecked(), self.quantize.currentText(),
                                                 self.fine_tune.value()))
 
     def run_sweep(self) -> None:
         if not self.run_id:
             return
-        self._start(SweepRequest(str(self.run_dir), structured=self.structured.isChecked(),
+        self._start(SweepRequest(str(self.folder), structured=self.structured.isChecked(),
                                           fine_tune_steps=self.fine_tune.value()))
 
     def _start(self, request: CompressRequest | SweepRequest) -> None:

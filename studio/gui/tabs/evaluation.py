@@ -45,7 +45,7 @@ from studio.gui.plots.evaluation_views import (
 from studio.gui.tabs.landscape import checkpoint_choices
 from studio.gui.widgets.job_panel import JobPanel, Words
 from studio.gui.widgets.predict_panel import PredictPanel
-from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips
+from studio.gui.widgets.run_picker import RunBox, RunPicker, run_names
 
 SPLITS = (("test", Split.TEST.value), ("validation", Split.VAL.value), ("train", Split.TRAIN.value))  # (label, split)
 FAILED_LINE = "Failed (the message box says why)."  # the message itself: once, in the dialog
@@ -62,6 +62,7 @@ class EvaluationTab(RunPicker, QWidget):
     # it works on stored runs, not on the next run's settings: the window gives it the settings panel's width
     # (at 1024 px its plots were cramped beside the panel; issue 22)
     uses_settings_panel = False
+    absent_reason = "not finished, or no checkpoint saved"
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -80,7 +81,7 @@ class EvaluationTab(RunPicker, QWidget):
         self._build()
         session.runs_changed.connect(self.refresh_runs)
         session.run_ended.connect(lambda *_: self.refresh_runs())
-        session.selection_changed.connect(self._follow_selection)
+        self.connect_picker()
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.shutdown)
@@ -89,12 +90,9 @@ class EvaluationTab(RunPicker, QWidget):
 
     # --- building ----------------------------------------------------------------------------
     def _build(self) -> None:
-        self.run_box = QComboBox()
-        self.run_box.setToolTip("The run to evaluate (runs with saved checkpoints)")
+        self.run_box = RunBox("The run to evaluate (finished or stopped runs with saved checkpoints)")
         self.run_box.setMinimumContentsLength(12)
-        self.run_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.run_box.currentIndexChanged.connect(self._run_changed)
-        full_names_as_tooltips(self.run_box)
         self.checkpoint_box = QComboBox()
         self.checkpoint_box.setToolTip("The weights to evaluate: the final ones or a saved step")
         self.checkpoint_box.currentIndexChanged.connect(self.open_saved)
@@ -181,16 +179,9 @@ class EvaluationTab(RunPicker, QWidget):
     # --- runs --------------------------------------------------------------------------------
     def refresh_runs(self) -> None:
         current = self.run_box.currentData()
-        self.run_box.blockSignals(True)
-        self.run_box.clear()
-        for run in self.session.store.list():
-            if run.status in (JobState.FINISHED, JobState.STOPPED) and checkpoint_choices(run.dir):
-                self.run_box.addItem(f"{run.name or 'run'} · {run.id}", run.id)
-        self.run_box.blockSignals(False)
-        index = self.run_box.findData(current)
-        if index >= 0:
-            self.run_box.setCurrentIndex(index)
-        if self.run_box.currentData() != current or self.checkpoint_box.count() == 0:
+        chosen = self.fill_runs([run for run in self.session.store.list() if run.status in (JobState.FINISHED,
+                                 JobState.STOPPED) and checkpoint_choices(run.dir)])
+        if chosen != current or self.checkpoint_box.count() == 0:
             self._run_changed()
 
     def _run_changed(self) -> None:
@@ -218,6 +209,7 @@ class EvaluationTab(RunPicker, QWidget):
         else:
             self.clear()
             self.panel.show_status("Not evaluated yet: press Evaluate." if path else
+                                   "Pick a finished run in the Run box." if self.run_box.count() else
                                    "No finished run with checkpoints yet: train one first.")
 
     # --- showing -----------------------------------------------------------------------------
@@ -243,8 +235,9 @@ class EvaluationTab(RunPicker, QWidget):
         s = self.summary
         if s is None:
             return ""
+        name = run_names(self.session).get(s["run_id"], s["run_id"])
         return (f"Accuracy {s['accuracy']:.4f} on {s['examples']:,} {s['split']} examples · ECE {s['ece']:.4f} · "
-                f"{len(s['mistakes'])} most confident mistakes · {s['run_id']} ({s['checkpoint']}), computed in "
+                f"{len(s['mistakes'])} most confident mistakes · {name} ({s['checkpoint']}), computed in "
                 f"{s['seconds']:.1f} s")
 
     # --- jobs --------------------------------------------------------------------------------
@@ -390,9 +383,9 @@ class EvaluationTab(RunPicker, QWidget):
 
     def _failed(self, message: str) -> None:
         label = self.panel.label
-        if self._line is self.predict_panel.status:  # no stale table under a failure: nothing was classified
-            self.predict_panel.table.setRowCount(0)
-            self._line.setText("⚠ Nothing classified: the prediction failed (the message box says why).")
+        if self._line is self.predict_panel.status:  # the Predict page says it (a pasted row: on its line only)
+            if self.predict_panel.show_failure(message) is None:
+                return
         else:
             self.panel.show_status(FAILED_LINE, error=True)
         self.session.error.emit(label.capitalize(), message or f"the {label} failed")

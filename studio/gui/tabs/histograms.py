@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 
 from studio.core.contracts import layout
 from studio.core.runs import histograms
-from studio.gui.plots.axes import plain_numbers
-from studio.gui.widgets.run_picker import RunPicker
+from studio.gui.plots.axes import IntegerAxis, plain_numbers
+from studio.gui.widgets.run_picker import RunBox, RunPicker
 
 VALUE_BINS = 60  # rows of the heat map (the common value axis)
 POLL_MS = 2000  # re-read a running run's file this often
@@ -35,13 +35,25 @@ HINT = ("No histograms to show.\n\nRuns record weight and gradient histograms of
         "that recorded them, to see how each layer's values spread over training.")
 
 
+def caption(records: list[histograms.HistogramRecord], layer: str) -> str:
+    """What the heat maps of ``layer`` show, with the newest step's ranges: each kind's from its own record."""
+    shape = histograms.shapes(records).get(layer)
+    named = f"{layer} ({'×'.join(map(str, shape))})" if shape else layer
+    last = {r["kind"]: r for r in records if r["name"] == layer}  # the newest record of each kind
+    spans = [f"{words} span {last[kind]['min']:.3g} to {last[kind]['max']:.3g} at step {last[kind]['step']}"
+             for kind, words in (("weight", "weights"), ("grad", "gradients")) if kind in last]
+    num = next(iter(last.values()))["num"] if last else 0
+    return (f"{named}: {num:,} values, {histograms.BINS} bins between each step's min and max; "
+            f"{'; '.join(spans)}. Colour: share of the values in a bin.")
+
+
 class HistogramView(QWidget):
     """One kind (weights or gradients) of one tensor: a step × value heat map with a colour bar."""
 
     def __init__(self, title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = title
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(axisItems={"bottom": IntegerAxis("bottom")})  # steps: whole numbers
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.setLabel("bottom", "step")
@@ -67,7 +79,7 @@ class HistogramView(QWidget):
         dens, low, high = s.density(VALUE_BINS)
         self.shown = dens.T  # rows: value bins (low first), columns: steps
         steps = np.asarray(s.steps, float)
-        width = float(np.median(np.diff(steps))) if len(steps) > 1 else 1.0
+        width = max(1.0, float(np.median(np.diff(steps)))) if len(steps) > 1 else 1.0  # a column per record
         top = float(dens.max()) or 1.0
         self.image.setImage(self.shown, autoLevels=False)
         self.colorbar.setLevels((0.0, top))
@@ -75,21 +87,21 @@ class HistogramView(QWidget):
         self.image.setRect(x0, low, steps[-1] - steps[0] + width, high - low)
         self.plot.setXRange(x0, steps[-1] + width / 2, padding=0)
         self.plot.setYRange(low, high, padding=0.02)
-        self.plot.setTitle(f"{self.title} of {layer} · {len(steps)} steps, {s.steps[0]}–{s.steps[-1]}")
+        self.plot.setTitle(f"{self.title} of {layer} · recorded at {len(steps)} steps, {s.steps[0]}–{s.steps[-1]}")
 
 
 class HistogramsTab(QWidget, RunPicker):
     """Runs with histograms, their layers, and the weights/gradients heat maps of the chosen layer."""
 
     uses_settings_panel = False  # it reads stored runs: the heat maps get the width
+    absent_reason = "no histograms recorded (train.histogram_every was 0)"
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.records: list[histograms.HistogramRecord] = []
         self._offset = 0  # bytes of the run's file read so far
-        self.run_box = QComboBox()
-        self.run_box.setToolTip("The run whose histograms to show (runs that recorded some, and running ones)")
+        self.run_box = RunBox("The run whose histograms to show (runs that recorded some, and running ones)")
         self.run_box.setMinimumContentsLength(28)
         self.run_box.currentIndexChanged.connect(self._run_changed)
         self.layer_box = QComboBox()
@@ -125,7 +137,7 @@ class HistogramsTab(QWidget, RunPicker):
         self.timer.timeout.connect(self._poll)
         session.runs_changed.connect(self.refresh_runs)
         session.run_ended.connect(self._run_ended)
-        session.selection_changed.connect(self._follow_selection)
+        self.connect_picker()
         self.refresh_runs()
         self._follow_selection(session.selected_runs())
 
@@ -139,16 +151,8 @@ class HistogramsTab(QWidget, RunPicker):
 
     def refresh_runs(self) -> None:
         """Reload the runs that have histograms (or are running), keeping the current choice."""
-        current = self.run_box.currentData()
-        self.run_box.blockSignals(True)
-        self.run_box.clear()
-        for run in self.session.store.list():
-            if layout.histograms_path(run.dir).is_file() or run.id in self.session.jobs:
-                self.run_box.addItem(f"{run.name} · {run.id} ({run.status})", run.id)
-        index = self.run_box.findData(current)
-        if index >= 0:
-            self.run_box.setCurrentIndex(index)
-        self.run_box.blockSignals(False)
+        self.fill_runs([run for run in self.session.store.list()
+                        if layout.histograms_path(run.dir).is_file() or run.id in self.session.jobs])
         self._run_changed()
 
     def _run_changed(self) -> None:
@@ -202,9 +206,4 @@ class HistogramsTab(QWidget, RunPicker):
         self.weights.draw(weights, layer)
         self.grads.draw(grads, layer)
         self.pages.setCurrentIndex(1)
-        last = next(r for r in reversed(self.records) if r["name"] == layer)
-        shape = histograms.shapes(self.records).get(layer)
-        named = f"{layer} ({'×'.join(map(str, shape))})" if shape else layer
-        self.info.setText(f"{named}: {last['num']:,} values, {histograms.BINS} bins between each step's min and "
-                          f"max; at step {last['step']} weights span {last['min']:.3g} to {last['max']:.3g}. "
-                          "Colour: share of the values in a bin.")
+        self.info.setText(caption(self.records, layer))

@@ -40,12 +40,13 @@ from studio.core.contracts.landscape import (
     SharpnessJobRequest,
     SharpnessRequest,
 )
+from studio.core.contracts.noise_scale import NoiseScaleRequest, critical_batch_line
 from studio.core.landscape import io
 from studio.core.vocab import SPLITS, JobKind, LandscapeKind, Metric
 from studio.gui.plots.landscape_view import LandscapeView
 from studio.gui.widgets.forms import TidySpinBox
 from studio.gui.widgets.job_panel import JobPanel, Words
-from studio.gui.widgets.run_picker import RunPicker, full_names_as_tooltips
+from studio.gui.widgets.run_picker import RunBox, RunPicker, run_names
 
 KINDS = [("2-D (random directions)", LandscapeKind.SURFACE.value), ("1-D (interpolation)", LandscapeKind.LINE.value),
          ("Trajectory (PCA of checkpoints)", LandscapeKind.TRAJECTORY.value)]
@@ -59,6 +60,16 @@ def checkpoint_choices(run_dir: Path) -> list[tuple[str, str]]:
     steps = [r.step for r in refs if not r.is_final]
     out = [("final", "final")] if refs else []
     return out + [(f"step {s}" + (" (initial)" if s == 0 else ""), str(s)) for s in steps]
+
+
+def samples_text(meta: dict[str, Any]) -> str:
+    """The examples a landscape was evaluated on: "360 train samples"; a 1-D one's per split ("360 train and 100
+    test samples"; older files say one number for both)."""
+    samples = meta.get("samples", "?")
+    if isinstance(samples, dict):
+        return " and ".join(f"{n:,} {split}" for split, n in samples.items()) + " samples"
+    count = f"{samples:,}" if isinstance(samples, int) else str(samples)
+    return f"{count} {meta.get('split', 'train and test')} samples"
 
 
 def trajectory_unready(run_dir: Path) -> str:
@@ -76,6 +87,7 @@ class LandscapeTab(RunPicker, QWidget):
     # it works on a stored run, not on the next run's settings: the window gives its plots the settings panel's
     # width (at 1024 px the contour was 320 px wide beside it; issue 22)
     uses_settings_panel = False
+    absent_reason = "no checkpoints saved yet"
 
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -98,7 +110,7 @@ class LandscapeTab(RunPicker, QWidget):
         self._seen: set[str] = set()  # saved results already known for the chosen run
         session.run_ended.connect(self._run_ended)
         session.runs_changed.connect(self.refresh_runs)
-        session.selection_changed.connect(self._follow_selection)
+        self.connect_picker()
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.shutdown)  # no landscape process outlives the window
@@ -107,10 +119,9 @@ class LandscapeTab(RunPicker, QWidget):
 
     # --- building ----------------------------------------------------------------------------
     def _build(self) -> None:
-        self.run_box = QComboBox()
-        self.run_box.setToolTip("The run whose landscape to compute (runs with saved checkpoints)")
+        self.run_box = RunBox("The run whose landscape to compute (runs with saved checkpoints)")
+        self.run_box.setMinimumContentsLength(12)
         self.run_box.currentIndexChanged.connect(self._run_changed)
-        full_names_as_tooltips(self.run_box)
         self.checkpoint_box = QComboBox()
         self.checkpoint_box.setToolTip("2-D: the centre; 1-D: the end point (α = 1)")
         self.kind_box = QComboBox()
@@ -119,10 +130,9 @@ class LandscapeTab(RunPicker, QWidget):
         self.kind_box.currentIndexChanged.connect(self._kind_changed)
         self.kind_box.setToolTip("1-D: interpolation between two weight vectors; 2-D: a filter-normalised surface "
                                  "around a checkpoint; trajectory: the path on the PCA plane of the checkpoints")
-        self.other_box = QComboBox()
-        self.other_box.setToolTip("1-D: interpolate from this run's checkpoint to another run's final weights "
-                                  "(e.g. small- vs large-batch, Keskar et al. 2017)")
-        full_names_as_tooltips(self.other_box)
+        self.other_box = RunBox("1-D: interpolate from this run's checkpoint to another run's final weights "
+                                "(e.g. small- vs large-batch, Keskar et al. 2017)")
+        self.other_box.setMinimumContentsLength(12)
         self.resolution = QSpinBox()
         self.resolution.setRange(contract.RESOLUTION_MIN, contract.RESOLUTION_MAX)
         self.resolution.setValue(contract.DEFAULT_RESOLUTION)
@@ -149,6 +159,11 @@ class LandscapeTab(RunPicker, QWidget):
                                          "at the checkpoint")
         self.sharpness_button.clicked.connect(self.compute_sharpness)
         self.panel.add_button(self.sharpness_button, at=1)  # Compute, Sharpness, Cancel
+        self.noise_button = QPushButton("Noise scale")
+        self.noise_button.setToolTip("The gradient noise scale B_simple at the checkpoint (McCandlish et al. 2018): "
+                                     "the model's critical batch size")
+        self.noise_button.clicked.connect(self.compute_noise_scale)
+        self.panel.add_button(self.noise_button, at=2)
         self.cancel_button = self.panel.cancel_button
         self.cancel_button.setToolTip("Stop the computation; nothing half-done is saved")
         self.progress, self.status = self.panel.bar, self.panel.status
@@ -222,22 +237,14 @@ class LandscapeTab(RunPicker, QWidget):
     def refresh_runs(self) -> None:
         """Reload the runs that have checkpoints, keeping the current choice."""
         current, other = self.run_box.currentData(), self.other_box.currentData()
-        self.run_box.blockSignals(True)
-        self.run_box.clear()
-        self.other_box.clear()
-        self.other_box.addItem("its initial weights", None)
-        for run in self.session.store.list():
-            if not checkpoint_choices(run.dir) and run.id not in self.session.jobs:
-                continue
-            label = f"{run.name} · {run.id} ({run.status})"
-            self.run_box.addItem(label, run.id)
-            self.other_box.addItem(label, run.id)
-        self.run_box.blockSignals(False)
-        for box, value in ((self.run_box, current), (self.other_box, other)):
-            index = box.findData(value)
-            if index >= 0:
-                box.setCurrentIndex(index)
-        if self.run_box.currentData() != current:
+        runs = [run for run in self.session.store.list()
+                if checkpoint_choices(run.dir) or run.id in self.session.jobs]
+        chosen = self.fill_runs(runs)
+        names = run_names(self.session)
+        self.other_box.set_runs(((r.id, names.get(r.id, r.name), r.status) for r in runs), other)
+        self.other_box.insertItem(0, "its initial weights", None)
+        self.other_box.setCurrentIndex(max(self.other_box.findData(other), 0) if other else 0)
+        if chosen != current:
             self._run_changed()
         else:
             self._refresh_saved()
@@ -363,15 +370,23 @@ class LandscapeTab(RunPicker, QWidget):
     def compute_sharpness(self) -> None:
         self._start(self.sharpness_request())
 
-    def _start(self, request: LandscapeRequest | SharpnessRequest) -> None:
+    def compute_noise_scale(self) -> None:
+        run_dir = self.run_dir()
+        if run_dir is not None:
+            self._start(NoiseScaleRequest(str(run_dir), checkpoint=self.checkpoint_box.currentData() or "final"))
+        else:
+            self._start(self.sharpness_request())  # says which run to pick
+
+    def _start(self, request: LandscapeRequest | SharpnessRequest | NoiseScaleRequest) -> None:
         if self.busy:
             return
         run_dir = self.run_dir()
         if run_dir is None:
             self.session.error.emit("Landscape", "Pick a run with saved checkpoints first (train one).")
             return
-        job = (LandscapeJobRequest(str(run_dir), request) if isinstance(request, LandscapeRequest)
-               else SharpnessJobRequest(str(run_dir), request))
+        job: Any = (LandscapeJobRequest(str(run_dir), request) if isinstance(request, LandscapeRequest)
+                    else request if isinstance(request, NoiseScaleRequest)
+                    else SharpnessJobRequest(str(run_dir), request))
         self.panel.start(self.session.start(job))
 
     def cancel(self) -> None:
@@ -405,6 +420,10 @@ class LandscapeTab(RunPicker, QWidget):
         if self.job.kind == JobKind.LANDSCAPE:
             self.open_result(result["path"])
             self._refresh_saved()
+        elif "b_simple" in result:
+            line = critical_batch_line(result)  # type: ignore[arg-type]  # the task's NoiseScaleResult
+            self.info.setText(line[:1].upper() + line[1:])
+            self.panel.show_status(f"Noise scale done in {result['seconds']:.1f} s")
         else:
             self.show_sharpness(result["summary"])
 
@@ -426,7 +445,7 @@ class LandscapeTab(RunPicker, QWidget):
         self.redraw()
         summary = self.result.summary()
         meta = self.result.meta
-        data = f"{meta.get('samples', '?')} {meta.get('split', 'train and test')} samples"
+        data = samples_text(meta)
         lines = [f"{self.result.kind} · {meta.get('checkpoint', '')} · {data} · {summary['resolution']} per axis",
                  f"centre loss {summary['center_loss']:.4g}, min {summary['min_loss']:.4g}, "
                  f"max {summary['max_loss']:.4g}"]

@@ -3,12 +3,15 @@ seconds — with "Run selected" and "Run all", and a detail pane with the paper'
 
 Built from CHECKS, so a new check module appears here by itself. Each check runs as its own background job
 through the Session (``Session.start(CheckRequest(...))``), one after the other, so a row fills in as soon as its
-check ends; Stop cancels the one running and drops the rest. Torch-free at import.
+check ends; Stop cancels the one running and drops the rest. The table shows each check's latest outcome however it
+was run (here, a Teaching-lab lesson's Paper check button, ``studio check``): they are all kept in one place,
+``core/checks/results.py``, read when the view is shown and whenever a check ends. Torch-free at import.
 """
 
 from __future__ import annotations
 
 import html
+import time
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -27,8 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.checks import results
 from studio.core.checks.catalog import CHECKS
 from studio.core.contracts.checks import CheckRequest
+from studio.core.vocab import JobKind
 from studio.gui.session import theme
 from studio.gui.widgets.job_panel import JobPanel, Words
 from studio.gui.widgets.paper_check import PASS_COLOUR, ours_summary, outcome_html
@@ -48,11 +53,11 @@ class PaperChecksTab(QWidget):
         self.names = list(CHECKS)
         self.outcomes: dict[str, dict[str, Any]] = {}
         self.pending: list[str] = []  # checks still to run after the current one
+        self.ran: list[str] = []  # the checks run by the last Run selected / Run all
         self.running_name = ""
         # the check running (one job each, one after the other): Run selected, Run all, Stop, the bar, the status
         self.panel = JobPanel("Run selected", cancel_text="Stop", arrange="inline", words=Words(
-            idle=f"{len(self.names)} checks; none run yet.", starting=None, cancelling=None, cancelled=None,
-            failed=None))
+            idle="", starting=None, cancelling=None, cancelled=None, failed=None))
         self.panel.run_clicked.connect(self.run_selected)
         self.panel.done.connect(self._done)
         self.panel.failed.connect(self._failed)
@@ -123,6 +128,37 @@ class PaperChecksTab(QWidget):
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.stop)
+        session.job_ended.connect(self._job_ended)
+        self.reload()
+
+    # --- the kept outcomes -------------------------------------------------------------------
+    def reload(self) -> None:
+        """Show every check's latest kept outcome (``core/checks/results.py``), whoever ran it; rows of checks
+        waiting or running here stay as they are."""
+        busy = {*self.pending, self.running_name} if self.busy else set()
+        for name, outcome in results.kept().items():
+            if name in self.names and name not in busy:
+                self.outcomes[name] = outcome
+                self._set_row(name, outcome["verdict"], ours_summary(outcome), f"{outcome['seconds']:.1f}")
+        self._show_detail()
+        if not self.busy:
+            self.panel.show_status(self.tally())
+
+    def tally(self) -> str:
+        """How many checks there are, how many have an outcome, how many of those PASS."""
+        if not self.outcomes:
+            return f"{len(self.names)} checks; none run yet."
+        passed = sum(bool(o["passed"]) for o in self.outcomes.values())
+        return f"{len(self.names)} checks; {len(self.outcomes)} run, {passed} PASS."
+
+    def _job_ended(self, handle: Any) -> None:
+        """A check ended somewhere (a Teaching-lab lesson's button): show what it kept."""
+        if handle.kind == JobKind.CHECK and handle is not self.panel.handle:
+            self.reload()
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self.reload()  # `studio check` may have run meanwhile
 
     # --- running -----------------------------------------------------------------------------
     @property
@@ -146,6 +182,7 @@ class PaperChecksTab(QWidget):
             return
         self.stop()
         self.pending = list(names)
+        self.ran = []
         for name in names:
             self._set_row(name, "…", "", "")
         self._next()
@@ -161,16 +198,18 @@ class PaperChecksTab(QWidget):
 
     def _next(self) -> None:
         if not self.pending:
-            passed = sum(o["passed"] for o in self.outcomes.values())
-            self._finish(f"{passed} of {len(self.outcomes)} checks run PASS.")
+            passed = sum(bool(self.outcomes[n]["passed"]) for n in self.ran)
+            self._finish(f"{passed} of {len(self.ran)} checks run PASS.")
             return
         self.running_name = self.pending.pop(0)
         self._set_row(self.running_name, "running", "", "")
         self.panel.start(self.session.start(CheckRequest((self.running_name,))))
 
     def _done(self, result: list[dict[str, Any]]) -> None:
+        results.keep(result)
         for outcome in result:
             self.outcomes[outcome["name"]] = outcome
+            self.ran.append(outcome["name"])
             self._set_row(outcome["name"], outcome["verdict"], ours_summary(outcome), f"{outcome['seconds']:.1f}")
         self._show_detail()
         self._next()
@@ -215,9 +254,13 @@ class PaperChecksTab(QWidget):
         name = names[0]
         check = CHECKS[name]
         where = f"the demo {', '.join(check.demos)}" if check.demos else "this view (an analysis claim)"
+        outcome = self.outcomes.get(name)
+        when = (f" Last run {time.strftime('%Y-%m-%d %H:%M', time.localtime(outcome['finished']))}."
+                if outcome and outcome.get("finished") else "")
         self.detail.setText(f"<h3>{html.escape(name)}</h3><p><b>Claim:</b> {html.escape(check.claim)}</p>"
-                            + outcome_html(check, self.outcomes.get(name))
-                            + f"<p><i>Run in {where}; about {check.budget_s:.0f} s at most on a 2-core CPU.</i></p>")
+                            + outcome_html(check, outcome)
+                            + f"<p><i>Run in {where}; about {check.budget_s:.0f} s at most on a 2-core CPU.{when}"
+                            "</i></p>")
 
     def set_presentation(self, on: bool) -> None:
         """Projector mode: larger text in the table and the detail."""

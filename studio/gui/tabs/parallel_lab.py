@@ -32,6 +32,8 @@ PAGES: tuple[LabPage, ...] = (
     # the data-parallel scaling view was a tab of its own before the lab (its module stays where it was)
     LabPage("data_parallel", "Data-parallel scaling", "studio.gui.tabs.data_parallel:DataParallelTab"),
     LabPage("async", "Async SGD", "studio.gui.parallel.async_page:AsyncPage"),
+    LabPage("ring", "Ring all-reduce", "studio.gui.parallel.ring_page:RingPage"),
+    LabPage("dlrm", "DLRM hybrid", "studio.gui.parallel.dlrm_page:DlrmPage"),
     LabPage("dataload", "Input pipeline", "studio.gui.parallel.dataload_page:DataloadPage"),
     LabPage("schedule", "Scheduling", "studio.gui.parallel.schedule_page:SchedulePage"),
 )

@@ -1,4 +1,5 @@
-"""The Scaling-laws tab: fit L(x) = a·x^(−b) + c to the selected runs' loss against steps, samples seen or
+"""The Scaling-laws tab: fit L(x) = a·x^(−b) + c to the runs ticked in its run list (the run list's selection, too:
+``gui/widgets/run_picker.RunChecklist``), their loss against steps, samples seen or
 parameter count, and draw the data, the fit, its extrapolation and a 95 % band on log–log axes.
 
 The fit (``engine/tasks/fit_runs.py``) runs in a background job the Session follows (``gui/app/job_binding``):
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -26,13 +28,13 @@ from PySide6.QtWidgets import (
 from studio.core.contracts.scaling import FitRequest
 from studio.core.errors import ConfigError
 from studio.core.maths.scaling_fit import AGAINST
-from studio.core.runs.names import run_names
 from studio.core.vocab import Metric
 from studio.gui.plots.axes import plain_numbers
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
 from studio.gui.widgets.forms import TidySpinBox
 from studio.gui.widgets.job_panel import JobPanel, Words
+from studio.gui.widgets.run_picker import RunChecklist, run_names
 
 HINT = ("Select one or more runs in the Training tab's run list. Against steps or samples each run gets its own "
         "fit; against parameters (or non_embedding, Kaplan's N), select 4 or more runs of different model sizes: "
@@ -43,6 +45,15 @@ SIZE_SWEEP_HELP = ("Queue one run of the current settings per value of a size se
                    "model.d_model = 32, 64, 128, 256 for gpt_lm): when they have finished, select them and fit "
                    "against non_embedding (Kaplan et al. 2020) or params")
 METRICS = (Metric.VAL_LOSS.value, Metric.TRAIN_LOSS.value)
+# A fit whose r² is below this explains less than half the loss's variance: it is no law to extrapolate, and its 95 %
+# band (issue 33.8: r² = 0.000 drew one over the whole plot) says nothing; the fit is drawn, the band is not, and the
+# summary says why.
+MIN_R2 = 0.5
+
+
+def poor_fit(r2: float) -> bool:
+    """Whether a fit explains too little to extrapolate (r² below ``MIN_R2``, or undefined: a flat loss)."""
+    return not (math.isfinite(r2) and r2 >= MIN_R2)
 
 
 def _log10(values: list[float]) -> list[float]:
@@ -82,7 +93,8 @@ class ScalingLawsTab(QWidget):
         self.result: dict[str, Any] | None = None
         self.names: dict[str, str] = {}  # run id → the run list's name, for the legend and the summary
         # Fit (Cancel while it runs: one button, in the row of its settings), the bar and the summary line
-        self.panel = JobPanel("Fit", toggle=True, words=Words(idle=HINT, starting="fitting…", failed="{message}"))
+        self.panel = JobPanel("Fit", toggle=True, words=Words(idle=HINT, starting="fitting…", failed="{message}"),
+                              status_lines=3)  # a line per fit
         self.panel.run_clicked.connect(self.fit)
         self.panel.done.connect(self._on_done)
 
@@ -111,6 +123,8 @@ class ScalingLawsTab(QWidget):
         self.summary = self.panel.status
         self.summary.setObjectName("fit_summary")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.picker = RunChecklist("The runs to fit: tick one or more (the run list's selection, too)")
+        self.picker.picked.connect(self.session.set_selection)
         self.plot = pg.PlotWidget()
         self.plot.setObjectName("fit_plot")
         self.plot.setLogMode(x=True, y=True)
@@ -138,9 +152,26 @@ class ScalingLawsTab(QWidget):
         layout.addLayout(row)
         layout.addLayout(self._size_sweep_row())
         layout.addWidget(self.panel)
-        layout.addWidget(self.plot, 1)
-        session.selection_changed.connect(lambda ids: self.panel.set_runnable(bool(ids)))  # Fit needs runs
-        self.panel.set_runnable(bool(session.selected_runs()))
+        sides = QSplitter(Qt.Orientation.Horizontal)
+        sides.addWidget(self.picker)
+        sides.addWidget(self.plot)
+        sides.setStretchFactor(1, 1)
+        sides.setSizes([230, 800])
+        layout.addWidget(sides, 1)
+        session.selection_changed.connect(self._follow_selection)
+        session.runs_changed.connect(self.refresh_runs)
+        self.refresh_runs()
+
+    def refresh_runs(self) -> None:
+        """Every run by name, the selected ones ticked."""
+        runs = self.session.store.list()
+        names = run_names(self.session, runs)
+        self.picker.set_runs(((r.id, names.get(r.id, r.name), r.status) for r in runs), self.session.selected_runs())
+        self.panel.set_runnable(bool(self.picker.checked()))  # Fit needs runs
+
+    def _follow_selection(self, run_ids: list[str]) -> None:
+        self.picker.check(run_ids)
+        self.panel.set_runnable(bool(self.picker.checked()))
 
     def _size_sweep_row(self) -> QHBoxLayout:
         """Queue a sweep of the model's size (the queue's sweep, ``core/config/sweep.py``), for a fit against size."""
@@ -211,7 +242,7 @@ class ScalingLawsTab(QWidget):
         return ids
 
     def fit(self) -> None:
-        runs = self.session.selected_runs()
+        runs = self.picker.checked()
         if not runs or self.panel.busy:
             return
         self.panel.start(self.session.start(FitRequest(tuple(runs), self.against.currentText(),
@@ -225,9 +256,8 @@ class ScalingLawsTab(QWidget):
         return self.names.get(runs[0], runs[0])
 
     def _name_runs(self) -> None:
-        store = self.session.store
         try:
-            self.names = run_names(store.all_params(), {r.id: r.name for r in store.list()})
+            self.names = run_names(self.session)
         except Exception:  # noqa: BLE001 - names are a nicety; the ids still say which run
             self.names = {}
 
@@ -238,6 +268,11 @@ class ScalingLawsTab(QWidget):
         for f in result["fits"]:
             p = f["predicted"]
             who = self.run_label(f["runs"])
+            if poor_fit(f["r2"]):
+                lines.append(f"⚠ <b>{who}</b>: the power law explains little of this loss (r² {f['r2']:.3f}, below "
+                             f"{MIN_R2:g}): no prediction and no band. Fit more points, a longer run or runs of "
+                             "more sizes.")
+                continue
             lines.append(f"<b>{who}</b>: L = {f['a']:.4g}·x<sup>−{f['b']:.3f}</sup> + {f['c']:.4f} "
                          f"(b ± {f['stderr']['b']:.2g}, r² {f['r2']:.3f}, {f['points']} points) — at "
                          f"{p['factor']:g}× ({p['x']:,.0f}): {p['loss']:.4g} [{p['low']:.4g}, {p['high']:.4g}]")
@@ -261,21 +296,25 @@ class ScalingLawsTab(QWidget):
             lx, low, high = _log10(c["x"]), _log10(c["low"]), _log10(c["high"])
             lo_item = pg.PlotDataItem(lx, low, pen=pg.mkPen(None))
             hi_item = pg.PlotDataItem(lx, high, pen=pg.mkPen(None))
-            band = QColor(colour)
-            band.setAlpha(50)
-            fill = pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(band))
-            self.plot.addItem(fill)  # its curves are in log10 space already: FillBetween has no log mode
+            poor = poor_fit(f["r2"])
+            if not poor:  # a poor fit's band spans the plot and says nothing (MIN_R2)
+                band = QColor(colour)
+                band.setAlpha(50)
+                fill = pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(band))
+                self.plot.addItem(fill)  # its curves are in log10 space already: FillBetween has no log mode
             label = self.run_label(f["runs"])
             inside = [j for j, x in enumerate(c["x"]) if x <= f["x_max"]]
-            beyond = [j for j, x in enumerate(c["x"]) if x >= f["x_max"]]
+            beyond = [] if poor else [j for j, x in enumerate(c["x"]) if x >= f["x_max"]]
             fitted = self.plot.plot([c["x"][j] for j in inside], [c["y"][j] for j in inside],
                                     pen=pg.mkPen(colour, width=2))
             ahead = self.plot.plot([c["x"][j] for j in beyond], [c["y"][j] for j in beyond],
                                    pen=pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine))
             data = self.plot.plot(f["data"]["x"], f["data"]["y"], pen=None, symbol="o", symbolSize=6,
                                   symbolBrush=colour, symbolPen=None)
-            self.legend.addItem(fitted, f"{label}: b = {f['b']:.3f}, r² = {f['r2']:.3f}")
-            marks = marks or [(data, "measured"), (ahead, "extrapolated (95 % band shaded)")]
+            self.legend.addItem(fitted, f"{label}: b = {f['b']:.3f}, r² = {f['r2']:.3f}{' (poor fit)' if poor else ''}")
+            marks = marks or [(data, "measured")]
+            if not poor and len(marks) == 1:
+                marks.append((ahead, "extrapolated (95 % band shaded)"))
             xs += [*c["x"], *f["data"]["x"]]
             ys += [*c["y"], *f["data"]["y"]]  # not the band: where the data stop it may span decades
         for item, text in marks:  # what the marks mean, once, after the fits

@@ -10,6 +10,7 @@ from typing import Any
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from studio.core.checks import results
 from studio.core.checks.base import PaperCheck
 from studio.core.contracts.checks import CheckRequest
 from studio.gui.widgets.job_panel import JobPanel, Words
@@ -88,6 +89,7 @@ class CheckPanel(QWidget):
 
     def _done(self, result: list[dict[str, Any]]) -> None:
         self.outcomes = list(result)
+        results.keep(self.outcomes)  # where the Paper checks view reads them (core/checks/results.py)
         passed = sum(o["passed"] for o in self.outcomes)
         self.job.show_status(f"{passed} of {len(self.outcomes)} paper checks PASS." if len(self.outcomes) > 1 else "")
         self._render()

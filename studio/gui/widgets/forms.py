@@ -150,9 +150,13 @@ class RegistryForm(QWidget):
 
     edited = Signal()
 
-    def __init__(self, session: Any, section: str, registry: Registry, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Any, section: str, registry: Registry, parent: QWidget | None = None,
+                 code_form: Callable[[Any, str, QFormLayout, QWidget], Any] | None = None) -> None:
+        """``code_form(session, section, layout, parent)``: the rows of an entry tagged ``usercode`` (a user's
+        file: the file, its class and arguments; gui/widgets/code_form.py), added to this form's layout."""
         super().__init__(parent)
         self.session, self.section, self.registry = session, section, registry
+        self.code_form = code_form
         self.layout_ = QFormLayout(self)
         self.layout_.setContentsMargins(4, 4, 4, 4)
         self.combo = QComboBox()
@@ -165,6 +169,7 @@ class RegistryForm(QWidget):
         self.layout_.addRow(self.combo)
         self.layout_.addRow(self.about)
         self._param_rows: list[QWidget] = []
+        self._code: Any = None  # the code form's rows, for a usercode entry
         self.rebuild()
 
     def _fill_combo(self) -> None:
@@ -199,6 +204,10 @@ class RegistryForm(QWidget):
         for w in self._param_rows:
             self.layout_.removeRow(w)
         self._param_rows = []
+        if self._code is not None:
+            self._code.remove()
+            self._code.deleteLater()
+            self._code = None
         choice = getattr(self.session.config, self.section)
         if self.combo.currentText() != choice.name:
             self.combo.blockSignals(True)
@@ -208,7 +217,12 @@ class RegistryForm(QWidget):
         self.about.setText(entry.description)
         self.about.setToolTip(entry_tooltip(entry))
         self.combo.setToolTip(entry_tooltip(entry))
+        if "usercode" in entry.tags and self.code_form is not None:  # a user's file: its classes and arguments
+            self._code = self.code_form(self.session, self.section, self.layout_, self)
+            self._code.edited.connect(self.edited)
         for param in entry.params:
+            if "usercode" in entry.tags and self.code_form is not None and param.name in ("path", "class", "args"):
+                continue
             value = choice.params.get(param.name, param.default)
             widget = param_widget(param, value, partial(self._set, param.name))
             label = QLabel(label_text(param))

@@ -1,14 +1,15 @@
 """Generate text with the selected next-word run: a seed, how many tokens, a temperature, top-k, and the result.
 
-Shown under the run list when the one selected run is a next-word model (a model tagged "text":
-lstm_lm, gru_lm, gpt_lm); a character-level run adds characters, joined as they are. The generation is a
+Shown under the run list when the one selected run is a next-word model (a model tagged "generates":
+lstm_lm, gru_lm, gpt_lm; not bert_mlm, a masked LM whose left-to-right output would be "the the the…"); a
+character-level run adds characters, joined as they are; a generation of only blank space says so. The generation is a
 background job the Session starts (``engine/tasks/generate.py``), so the window never waits for torch or the model.
 """
 
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -17,11 +18,12 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-from studio.core.contracts.generate import GenerateRequest
+from studio.core.contracts.generate import GenerateRequest, GenerateResult, blank_sentence, result_notes
 from studio.core.errors import StudioError
 from studio.gui.session.job_binding import JobBinding
 from studio.gui.widgets.forms import TidySpinBox
@@ -104,11 +106,13 @@ class GenerateBox(QGroupBox):
             self.words_label.setText("Characters" if self._tokenizer(run_id) == "char" else "Words")
 
     def _is_text_run(self, run_id: str) -> bool:
+        """A run of a model that writes the next token (bert_mlm fills in masked words: it is not offered)."""
         from studio.core.models import MODELS
+        from studio.core.models.catalog import GENERATES
 
         try:
             model = self.session.store.get(run_id).run_config.model.name
-            return "text" in MODELS.get(model).tags
+            return GENERATES in MODELS.get(model).tags
         except (StudioError, KeyError, ValueError):
             return False
 
@@ -158,8 +162,34 @@ class GenerateBox(QGroupBox):
             how += f", top-{result['top_k']}"
         oov = f" · not in the vocabulary: {html.escape(', '.join(result['oov_in_seed']))}" \
             if result["oov_in_seed"] else ""
-        self.output.setText(f"<span style='font-size:13pt; white-space:pre-wrap'>{seed}{joiner}<b>{new}</b></span><br>"
+        typed = cast(GenerateResult, result)
+        blank = blank_sentence(typed)  # only spaces and line ends: say so, not an output that looks empty
+        added = "" if blank else f"{joiner}<b>{new}</b>"
+        said = "".join(f"<br><i>{html.escape(note)}</i>" for note in result_notes(typed))  # and an undertrained run
+        self.output.setText(f"<span style='font-size:13pt; white-space:pre-wrap'>{seed}{added}</span>{said}<br>"
                             f"<small>{how} · {result['checkpoint']} checkpoint{oov}</small>")
+        self._make_room()
+
+    def _make_room(self) -> None:
+        """A result taller than the box's share of the window's splitter (a note under the text) takes the room
+        from the parts above it (the run list, then the curves), so no line of it is cut off."""
+        splitter = self.parentWidget()
+        layout = self.layout()
+        if not isinstance(splitter, QSplitter) or layout is None:
+            return
+        index = splitter.indexOf(self)
+        sizes = splitter.sizes()
+        short = max(layout.totalHeightForWidth(self.width()), self.sizeHint().height()) - sizes[index]
+        for above in range(index - 1, -1, -1):
+            if short <= 0:
+                break
+            part = splitter.widget(above)
+            least = part.minimumSizeHint().height() if part is not None else sizes[above]
+            give = min(short, max(0, sizes[above] - least))
+            sizes[above] -= give
+            sizes[index] += give
+            short -= give
+        splitter.setSizes(sizes)
 
     def shutdown(self) -> None:
         self.binding.cancel()

@@ -5,8 +5,10 @@ Every view that runs a job uses one (a tab, a lab page, a demo, a paper check); 
 (:class:`Words`), not in a subclass. The panel emits ``run_clicked`` (the view builds its request and calls
 :meth:`JobPanel.start` with the Session's handle), then ``progress``, ``frame``, and exactly one of ``done(result)``,
 ``failed(message)`` or ``cancelled()``, then ``ended(state)``. A failure is written in the theme's one error colour
-(``session/theme.error_colour``). The bar and the status line always keep their place (empty when idle): the
-buttons never move when a job starts, reports or fails.
+(``session/theme.error_colour``). The bar and the status line always keep their place (empty when idle) and their
+size: the status line reserves ``status_lines`` lines and scrolls what does not fit (the whole text is also its
+tooltip), and a toggle button is as wide as its wider text, so the buttons never move when a job starts, reports
+or fails, wherever the view puts the panel (issue 33.5).
 """
 
 from __future__ import annotations
@@ -15,14 +17,58 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import Qt as QtGuiQt
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from studio.core.errors import StudioError
 from studio.gui.session import theme
 from studio.gui.session.job_binding import JobBinding
 
 STEPS = 1000  # the bar's resolution
+STATUS_LINES = 2  # lines the status line reserves by default: a failure's first line, the job's text with its ETA
+
+
+class StatusArea(QScrollArea):
+    """The status line's place: ``lines`` lines of its font high, whatever it says (a frameless scroll area over
+    the word-wrapped label; a text that needs more lines scrolls). Its height follows the font (presentation mode)
+    through the size hint, which the layout asks again after a font change."""
+
+    def __init__(self, label: QLabel, lines: int) -> None:
+        super().__init__()
+        self.setObjectName("job_status_area")
+        self.lines = max(1, lines)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.viewport().setAutoFillBackground(False)
+        label.setAutoFillBackground(False)
+        self.setWidget(label)
+
+    def set_lines(self, lines: int) -> None:
+        self.lines = max(1, lines)
+        self.updateGeometry()
+
+    def _height(self) -> int:
+        return self.lines * self.fontMetrics().lineSpacing() + 1  # whole lines: no sliver of the next one
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return QSize(super().sizeHint().width(), self._height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return QSize(0, self._height())
 
 
 @dataclass(frozen=True)
@@ -48,8 +94,10 @@ class JobPanel(QWidget):
     ``toggle``: one button that reads ``run_text`` when idle and ``cancel_text`` while a job runs (Cancel is not
     shown). ``replaces``: Run stays on while a job runs, and a new start cancels it (a demo recomputes).
     ``arrange``: ``"stacked"`` (the buttons, the bar below them, the status line below it), ``"compact"`` (the bar
-    left of the status line) or ``"inline"`` (the bar right of the buttons, filling the row). A view may put more
-    buttons in the row (:meth:`add_button`) or place a button elsewhere in its own layout."""
+    left of the status line) or ``"inline"`` (the bar right of the buttons, filling the row). ``status_lines``: the
+    lines of text the status line reserves (``status_area``, a frameless scroll area: a longer text scrolls in it,
+    and the whole is the tooltip). A view may put more buttons in the row (:meth:`add_button`) or place a button
+    elsewhere in its own layout."""
 
     run_clicked = Signal()
     progress = Signal(float, str)  # fraction 0..1, the job's text with its ETA
@@ -62,7 +110,7 @@ class JobPanel(QWidget):
 
     def __init__(self, run_text: str = "Run", *, cancel_text: str = "Cancel", words: Words | None = None,
                  toggle: bool = False, replaces: bool = False, arrange: str = "stacked",
-                 parent: QWidget | None = None) -> None:
+                 status_lines: int = STATUS_LINES, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.words = words or Words()
         self.run_text, self.cancel_text = run_text, cancel_text
@@ -88,9 +136,11 @@ class JobPanel(QWidget):
         self.bar.setRange(0, STEPS)
         self.bar.setValue(0)
         self.bar.setTextVisible(False)
-        self.status = QLabel(self.words.idle)
+        self.status = QLabel()
         self.status.setWordWrap(True)
-        self.status.setMinimumHeight(self.status.fontMetrics().height())  # an empty line keeps its place
+        self.status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.status_area = StatusArea(self.status, status_lines)  # its fixed place: a long text scrolls, never pushes
+        self.show_status(self.words.idle)
 
         self.buttons = QHBoxLayout()
         self.buttons.addWidget(self.run_button)
@@ -98,6 +148,7 @@ class JobPanel(QWidget):
             self.buttons.addWidget(self.cancel_button)
         else:
             self.cancel_button.hide()  # a toggle has one button; this one is never shown
+            self._fit_toggle_width()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
@@ -106,15 +157,15 @@ class JobPanel(QWidget):
         if arrange == "compact":
             line = QHBoxLayout()
             self.bar.setFixedWidth(120)
-            line.addWidget(self.bar)
-            line.addWidget(self.status, 1)
+            line.addWidget(self.bar, 0, Qt.AlignmentFlag.AlignTop)
+            line.addWidget(self.status_area, 1)
             layout.addLayout(line)
         elif arrange == "inline":
             row.addWidget(self.bar, 1)
-            layout.addWidget(self.status)
+            layout.addWidget(self.status_area)
         elif arrange == "stacked":
             layout.addWidget(self.bar)
-            layout.addWidget(self.status)
+            layout.addWidget(self.status_area)
         else:
             raise ValueError(f"unknown arrangement {arrange!r}")
 
@@ -186,9 +237,21 @@ class JobPanel(QWidget):
         return True
 
     def show_status(self, text: str, error: bool = False) -> None:
-        """Write ``text`` on the status line; ``error``: in the theme's error colour."""
+        """Write ``text`` on the status line (its first lines in view; the whole is the tooltip); ``error``: in the
+        theme's error colour."""
         self.status.setText(text)
         self.status.setStyleSheet(theme.error_style() if error else "")
+        self.status.setToolTip(_plain(text) if text else "")
+        self.status_area.verticalScrollBar().setValue(0)
+
+    def _fit_toggle_width(self) -> None:
+        """A toggle reads "Run" or "Cancel": as wide as the wider, so neither it nor its neighbours move."""
+        widths = []
+        for text in (self.run_text, self.cancel_text):
+            self.run_button.setText(text)
+            widths.append(self.run_button.sizeHint().width())
+        self.run_button.setText(self.run_text)
+        self.run_button.setMinimumWidth(max(widths))
 
     # --- the job's signals -----------------------------------------------------------------------------------
     def _run_clicked(self) -> None:
@@ -245,3 +308,12 @@ class JobPanel(QWidget):
         if busy != self._busy:
             self._busy = busy
             self.busy_changed.emit(busy)
+
+
+def _plain(text: str) -> str:
+    """``text`` as plain text (a status line may be rich text: a fit's formula)."""
+    if not QtGuiQt.mightBeRichText(text):
+        return text
+    document = QTextDocument()
+    document.setHtml(text)
+    return document.toPlainText()

@@ -5,6 +5,8 @@ activations.py``, drawn by ``widgets/activations_view.py``)."""
 
 from __future__ import annotations
 
+import csv
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.gui.session import theme
 from studio.gui.widgets.activations_view import ActivationsView
+
+PASTED = "pasted row.csv"  # the file a pasted row is classified from (the table names its row after it)
+
+
+def not_a_number(row: str) -> str | None:
+    """The first value of a pasted CSV row that is not a number (None: all are)."""
+    for cell in next(csv.reader([row]), []):
+        try:
+            float(cell)
+        except ValueError:
+            return cell.strip()
+    return None
+
 
 
 class DropZone(QLabel):
@@ -91,6 +107,7 @@ class PredictPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.status = QLabel("")
         self.status.setWordWrap(True)
+        self.pasted = False  # the last request was a pasted row
         self._tmp = tempfile.TemporaryDirectory(prefix="studio-predict-")
         bar = QHBoxLayout()
         bar.addWidget(self.choose)
@@ -125,9 +142,6 @@ class PredictPanel(QWidget):
         layout.addWidget(self.status)
         layout.addWidget(self.split, 1)
 
-    def predict_paths(self, paths: list[str]) -> None:
-        self.requested.emit(list(paths), self.top_k.value())
-
     def _choose(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(self, "Files to classify", "",
                                                 "Images or CSV (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff *.webp "
@@ -136,18 +150,52 @@ class PredictPanel(QWidget):
             self.predict_paths(files)
 
     def _predict_row(self) -> None:
+        """Classify the pasted row; a row that is not numbers is refused here in one sentence (nothing starts,
+        the last predictions stay)."""
         text = self.row.text().strip()
         if not text:
             return
-        path = Path(self._tmp.name) / "pasted row.csv"
+        wrong = not_a_number(text)
+        if wrong is not None:
+            self.show_line(f"The pasted row holds {wrong!r}, which is not a number: paste the input's values "
+                           "separated by commas (e.g. 784 pixel values for a 28×28 image).", error=True)
+            return
+        path = Path(self._tmp.name) / PASTED
         path.write_text(text + "\n", encoding="utf-8")
-        self.predict_paths([str(path)])
+        self.pasted = True
+        self.show_line("")
+        self.requested.emit([str(path)], self.top_k.value())
+
+    def predict_paths(self, paths: list[str]) -> None:
+        self.pasted = False
+        self.show_line("")
+        self.requested.emit(list(paths), self.top_k.value())
+
+    def show_line(self, text: str, error: bool = False) -> None:
+        """The Predict page's own status line (``error``: in the theme's error colour)."""
+        self.status.setText(text)
+        self.status.setStyleSheet(theme.error_style() if error else "")
+
+    def show_failure(self, message: str) -> str | None:
+        """The prediction failed with ``message``: say so on the page's line. A pasted row's reason is said there,
+        in the page's words, and the predictions shown before stay (None: nothing more to say). Files: the table
+        is emptied (nothing was classified) and ``message`` is returned for the message box."""
+        if self.pasted:  # "pasted row.csv: row 1 has 3 values; …" → "… not classified: it has 3 values; …"
+            reason = re.sub(rf"^{re.escape(PASTED)}: row \d+ ", "it ", message.strip().split("\n")[0])
+            reason = reason.replace(PASTED, "the pasted row").rstrip(". :")
+            self.show_line(f"The pasted row was not classified: {reason or 'the prediction failed'}.", error=True)
+            return None
+        self.table.setRowCount(0)  # no stale table under a failure: nothing was classified
+        self.show_line("⚠ Nothing classified: the prediction failed (the message box says why).")
+        return message
 
     def show_predictions(self, result: dict[str, Any]) -> None:
         rows = result["predictions"]
         self.table.setRowCount(len(rows))
         for r, p in enumerate(rows):
             name = Path(p["input"]).name if "/" in p["input"] else p["input"]
+            if name.startswith(f"{PASTED}:"):
+                name = "pasted row"  # not the temporary file it was classified from
             item = QTableWidgetItem(name)
             item.setToolTip(p["input"])
             self.table.setItem(r, 0, item)

@@ -1,0 +1,78 @@
+"""Every example of the README and the user guide that trains or generates (``tests/integration/doc_examples.py``
+finds them in the ```bash blocks, so a new one is tested at once) runs within its time budget and shows its point
+(issue 33): a classifier well above chance, a language model well below the unigram baseline's perplexity, a
+generation that is text (not blank, not one word repeated; a character model's mostly words of its corpus)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from studio.core.runs.store import RunStore
+from tests.conftest import last_json, run_cli
+from tests.integration.doc_examples import Example, examples
+
+BUDGET_S = 240.0  # "about 2 minutes on a laptop CPU", with room for a busy CI machine (measured: docs/developer)
+
+
+def chance_and_baseline(run_id: str) -> tuple[float | None, float | None]:
+    """The run's dataset: the accuracy of a uniform guess (a classifier), the unigram perplexity (a language model)."""
+    from studio.core.runs.lineage import load_run_data
+
+    data = load_run_data(RunStore().get(run_id).run_config)  # as the run read it (token windows for gpt_lm)
+    baseline = data.meta.get("unigram_val_perplexity")
+    return (None, float(baseline)) if baseline else (1.0 / data.num_classes, None)
+
+
+def corpus_words(run_id: str) -> set[str]:
+    """The words of a character run's corpus (its dataset read word by word)."""
+    from studio.core.config import Choice
+    from studio.core.config.data_loading import load_dataset
+
+    data = RunStore().get(run_id).run_config.data
+    words = load_dataset(Choice(data.name, {"tokenizer": "word", "vocab_size": 100_000}))
+    return {w for w in words.classes if w.isalpha()}
+
+
+def check_training(result: dict) -> None:
+    assert result["status"] == "finished", result
+    chance, baseline = chance_and_baseline(result["run_id"])
+    if baseline is not None:
+        assert result["val_perplexity"] < 0.8 * baseline, (result["val_perplexity"], baseline)
+    else:
+        assert chance is not None and result["test_acc"] >= chance + 0.5 * (1 - chance), (result["test_acc"], chance)
+
+
+def check_generation(out: dict) -> None:
+    new = "".join(out["words"]) if out["tokenizer"] == "char" else " ".join(out["words"])
+    assert not out.get("blank") and new.strip(), out
+    if out["tokenizer"] == "char":
+        written = re.findall(r"[A-Za-z]{2,}", new)
+        known = corpus_words(out["run_id"])
+        assert len(written) >= 3 and sum(w.lower() in known for w in written) >= 0.6 * len(written), (new, written)
+    else:
+        assert len(set(out["words"])) > 1, out["words"]  # not "the the the"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", examples(), ids=lambda e: e.id)
+def test_the_example_runs_in_time_and_shows_its_point(example: Example) -> None:
+    run_id = ""
+    for args in example.commands:
+        args = [run_id if a == "RUN" else a for a in args]
+        if "--json" not in args:
+            args.append("--json")
+        started = time.monotonic()
+        proc = run_cli(*args, timeout=BUDGET_S + 60)
+        seconds = time.monotonic() - started
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        out = last_json(proc.stdout)
+        print(f"{example.where}: studio {args[0]} took {seconds:.0f} s")
+        assert seconds < BUDGET_S, f"{' '.join(args)} took {seconds:.0f} s"
+        if args[0] == "train":
+            check_training(out)
+            run_id = out["run_id"]
+        else:
+            check_generation(out)
