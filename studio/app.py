@@ -64,7 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     problem = not_a_path_or_command(argv[0], cli.COMMANDS) if argv and not argv[0].startswith("-") else None
     problem = problem or gui_start_problem(argv)
     if problem:
-        print(f"studio: error: {problem}", file=sys.stderr)
+        from studio.cli.terminal_safe import safe_text
+
+        print(f"studio: error: {safe_text(problem)}", file=sys.stderr)  # the word is the user's: shown, not obeyed
         return 2
     from studio.engine.port import engine
     from studio.gui.app.start import run_gui

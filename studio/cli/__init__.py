@@ -41,6 +41,7 @@ from studio.cli import (
     trust,
 )
 from studio.cli import eval as eval_cmd
+from studio.cli.terminal_safe import safe_streams
 from studio.core.errors import StudioError
 
 # In the order ``studio --help`` lists them. A command module imports nothing from this one: no import cycle.
@@ -78,6 +79,11 @@ def _warn_recovered(recovery: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    with safe_streams():  # names, tags and messages are user text: never a command to the terminal
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     from studio.core.runs.db import RECOVERY_LISTENERS
 

@@ -8,7 +8,6 @@ speaks the same), ``--sort COLUMN`` (``--desc``) orders them, ``--limit N`` keep
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING
 
 from studio.cli._shared import add_output_args, emit_json
@@ -24,18 +23,14 @@ FILTER_HELP = ("keep the runs that match every word: plain words search name, id
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from studio.core.errors import ConfigError
+    """A bad filter, sort column, limit, run or tag is a ConfigError: ``studio: error: …``, exit 2 (cli.main)."""
     from studio.core.runs.names import shown_names
     from studio.core.runs.store import RunStore
 
     store = RunStore()
-    try:
-        if args.tag or args.untag:
-            return _retag(store, args)
-        runs = _chosen(store, args)
-    except ConfigError as err:
-        print(f"studio runs: {err}", file=sys.stderr)
-        return 2
+    if args.tag or args.untag:
+        return _retag(store, args)
+    runs = _chosen(store, args)
     names = shown_names(store)  # the name every view shows (core/runs/names.py)
     for run in runs:
         run.name = names.get(run.id, run.name)

@@ -51,7 +51,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         interrupts.append(signum)
         if len(interrupts) == 1:
             print("\nstopping (saving a checkpoint)…", file=sys.stderr)
-            job.stop()
+            if signum == signal.SIGTERM:  # the ranks hear it themselves (sent to this process alone, or to
+                job.forward(signum)  # its group while they have groups of their own) and stop "by SIGTERM"
+            else:
+                job.stop()
         else:
             job.kill()
 

@@ -63,7 +63,7 @@ class RunData:
         from studio.engine.training.worker import build_model, device_splits
 
         cfg = self.config
-        data = load_run_data(cfg)
+        data = load_run_data(cfg, run_dir=self.run_dir)  # what the run keeps of a parent run, never the parent
         self._splits = dict(zip(SPLITS, device_splits(data, cfg, torch.device("cpu")), strict=True))
         attach(cfg.data.params, *self._splits.values())  # sample-wise centering, as the trainer does
         self.classes = list(data.classes)

@@ -251,3 +251,29 @@ def test_regularisation_right_column_fits_a_narrow_view(qtbot):
     needed = view.graphics.ci.layout.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
     assert needed <= view.graphics.width(), (needed, view.graphics.width())  # long titles no longer widen it
     assert view.panels[3].title.startswith("augmentation: gap")
+
+
+def test_a_model_too_big_for_the_memory_is_said_before_train_and_refused_in_one_sentence(window, monkeypatch):
+    """Issue 39.4: the yellow note names the figures as soon as the model is too big; Train does not ask "train
+    anyway?" about it but refuses in one sentence, creating no run."""
+    from studio.core.estimates import footprint
+
+    monkeypatch.setattr(footprint.memory, "available_ram", lambda: 8 * 2**30)
+    session = window.session
+    session.set_choice("data", "fortunes")
+    session.set_choice("model", "gpt_lm")
+    for key, value in (("layers", 48), ("heads", 32), ("d_model", 4096)):
+        session.set_param("model", key, value)
+    assert window.settings.check_fit() == []  # nothing to ask about: Train itself refuses it
+    note = window.settings.warnings.text()
+    assert window.settings.warnings.isVisibleTo(window)
+    assert "This gpt_lm needs at least 177.79 GiB: 36.01 GiB of weights (9.7 billion parameters)" in note
+    assert "more than the 8.00 GiB available on this machine" in note and "--" not in note
+    errors: list = []
+    session.error.connect(lambda title, message: errors.append(message))
+    window.shell.confirm_warnings = lambda warnings: (_ for _ in ()).throw(AssertionError("asked"))
+    commands.train(window.shell)
+    assert not session.jobs and len(errors) == 1 and "needs at least" in errors[0] and "\n" not in errors[0]
+    assert session.store.list() == []
+    session.set_param("model", "layers", 2)
+    assert "needs at least" not in window.settings.warnings.text()

@@ -67,6 +67,10 @@ def test_five_modes_follow_one_curve_with_timelines_and_memory() -> None:
     (["--modes", "pipeline-gpipe", "--microbatches", "128", "--batch-size", "64"],
      "128 micro-batches but the batch has only 64 samples"),
     (["--microbatches", "two"], "--microbatches takes whole numbers"),
+    # issue 39.4: NaN trained NaN curves and said "the same curve"; a 2,000,000-wide layer allocated until killed
+    (["--lr", "nan"], "the learning rate must be a positive number (not nan)"),
+    (["--lr", "inf"], "the learning rate must be a positive number (not inf)"),
+    (["--widths", "2000000,2000000"], "the lab's MLP of widths 2000000,2000000 needs at least"),
 ])
 def test_bad_input_exits_2_with_one_sentence(args, sentence) -> None:
     done = studio(*args)

@@ -153,3 +153,29 @@ def test_a_killed_worker_fails_the_sweep_naming_it_and_nothing_is_left(folder):
     assert message.startswith("the input-pipeline measurement ") and "DataLoader worker (pid" in message, message
     assert ("exited unexpectedly" in message or "killed by signal" in message) and "\n" not in message
     assert tree and still_alive(tree, timeout=2) == []
+
+
+def test_a_worker_death_seen_as_a_reset_connection_names_the_worker():
+    """Issue 39.6: a DataLoader worker killed mid-batch sometimes reaches the measurement as a pipe's "Connection
+    reset by peer", which names nobody: the sentence names the worker that died, from the live iterator."""
+    import multiprocessing
+    from types import SimpleNamespace
+
+    from studio.engine.dataload.measure import describe_failure
+
+    ctx = multiprocessing.get_context("fork")
+    workers = [ctx.Process(target=time.sleep, args=(60,)) for _ in range(2)]
+    for w in workers:
+        w.start()
+    try:
+        os.kill(workers[1].pid, signal.SIGKILL)
+        iterator = SimpleNamespace(_workers=workers)  # what torch's multi-process iterator holds
+        said = describe_failure(ConnectionResetError(104, "Connection reset by peer"), iterator, "2 workers")
+        assert said == (f"the input-pipeline measurement failed: DataLoader worker 1 (pid {workers[1].pid}) was "
+                        "killed by SIGKILL while measuring 2 workers ([Errno 104] Connection reset by peer)")
+        assert describe_failure(ValueError("a file changed"), SimpleNamespace(_workers=workers[:1]), "x") == \
+            "the input-pipeline measurement failed: a file changed"  # nobody died: nobody named
+    finally:
+        for w in workers:
+            w.kill()
+            w.join()

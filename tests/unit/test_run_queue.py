@@ -207,7 +207,8 @@ def test_cancelling_a_running_run_stops_it_and_a_dead_schedulers_runs_are_freed(
                       housekeeping_s=0.02)
     assert sched.serve() == 0
     for orphan in (a, reused):
-        assert queue.store.get(orphan).status == "failed" and "scheduler stopped" in queue.store.get(orphan).message
+        orphaned = queue.store.get(orphan)  # claimed, never started: failed with the reason
+        assert orphaned.status == "failed" and "scheduler stopped before the run could start" in orphaned.message
     assert events == [("start", b), ("stop", b)] and queue.store.get(b).status == "stopped"
 
 
@@ -271,3 +272,27 @@ def test_count_gpus_asks_a_separate_process():
     from studio.engine.training.scheduler import count_gpus
 
     assert count_gpus() == (torch.cuda.device_count() if torch.cuda.is_available() else 0)
+
+
+def test_a_group_killed_schedulers_running_run_is_interrupted_and_its_semaphores_freed(tmp_path):
+    """The scheduler and its run's ranks all killed (kill -9 of the group): the next scheduler finds the run still
+    'running' with no process left. It is interrupted (resumable, as documented), not failed, and the launcher's
+    semaphores leave /dev/shm."""
+    from _multiprocessing import SemLock  # type: ignore[import-not-found]
+    from pathlib import Path
+
+    queue, (a,) = queue_of(tmp_path, [])
+    assert queue.claim_next(f"{_dead_pid()}:1", Inventory()).info.id == a
+    name = f"/studio-test-{os.getpid()}"
+    sem = SemLock(1, 1, 1, name, False)  # a named semaphore, as a launcher's queue leaves one behind
+    assert Path("/dev/shm", "sem." + name[1:]).exists()
+    queue.store.set_status(a, "running")
+    queue.store.set_procs(a, [_dead_pid()], [name])
+    sched = Scheduler(queue.store, Inventory(), idle_exit_s=0.05, log=lambda _: None, launch=lambda *a, **k: None,
+                      housekeeping_s=0.02)
+    sched._recover_orphans()
+    info = queue.store.get(a)
+    assert info.status == "interrupted" and "interrupted" in info.message, (info.status, info.message)
+    assert not Path("/dev/shm", "sem." + name[1:]).exists()
+    assert queue.running() == []  # its devices are free
+    del sem

@@ -75,6 +75,10 @@ def test_repeat_quantum_thresholds_and_filter_flags(home, capsys):
     (["--repeat", "0"], "--repeat takes 1 or more"),
     (["--quantum", "0"], "quantum is a time > 0"),
     (["--las-thresholds", "10,x"], "numbers separated by commas"),
+    # absurd sizes (issue 39.4): refused before anything is allocated (was: a MemoryError traceback; unbounded growth)
+    (["--gpus", str(10**18)], "a simulated cluster has at most 100,000 GPUs, not 1,000,000,000,000,000,000"),
+    (["--repeat", str(10**9)], "repeated at most 10,000 times, not 1,000,000,000"),
+    (["--repeat", "9000"], "jobs; a replay takes at most 10,000 (repeat at most"),
 ])
 def test_bad_input_is_one_sentence_and_exit_2(home, capsys, argv, sentence):
     assert main(["schedule", *argv]) == 2

@@ -12,6 +12,7 @@ its checkpoints. The one owner of these rules; pure pathlib (no torch, no Qt), s
         snapshots/step_0000120.pt      float16 weights for trajectories (engine/callbacks/trajectory_snapshots.py)
         attention/step_0000050.pt      attention snapshots of Transformers (engine/callbacks/attention_snapshots.py)
         metrics.csv                    every logged value, appended as it is logged (core/runs/metric_log.py)
+        lineage.json                   what a run built on another run keeps of it (core/runs/lineage_record.py)
         histograms.jsonl               weight and gradient histograms per tensor, a line each (core/runs/histograms.py)
         landscapes/<name>.npz          landscape results and sharpness_<time>.json (core/landscape/io.py)
         evaluations/<split>-<checkpoint>.json and .npz   saved evaluations (engine/tasks/evaluation.py)
@@ -59,6 +60,7 @@ COMPRESSED_SUMMARY: Final = "summary.json"
 SWEEP: Final = "sweep.json"
 HISTOGRAMS: Final = "histograms.jsonl"
 METRICS: Final = "metrics.csv"
+LINEAGE: Final = "lineage.json"
 LOGS: Final = "logs"
 CODE: Final = "code"
 CODE_MANIFEST: Final = "manifest.json"
@@ -110,6 +112,11 @@ def metrics_path(run_dir: PathLike) -> Path:
     """The run's own record of every logged value (``step,name,value,wall`` lines, appended): runs.db's metric
     rows are rebuilt from it."""
     return Path(run_dir) / METRICS
+
+
+def lineage_path(run_dir: PathLike) -> Path:
+    """What a run built on another run (a fine-tuned classifier) keeps of its parent, so it needs it no more."""
+    return Path(run_dir) / LINEAGE
 
 
 def rank_log_path(run_dir: PathLike, rank: int) -> Path:

@@ -32,6 +32,17 @@ class ArrayData:
     def is_image(self) -> bool:
         return self.x_train.dtype == torch.uint8 and self.x_train.dim() == 4
 
+    def _class_indices(self) -> dict[int, torch.Tensor]:
+        """Integer labels' sample indices by class, in one sort (a scan per class was quadratic in the classes);
+        {} for other targets (a regression's), which are scanned as before."""
+        from studio.core.datasets.splits import by_class
+
+        y = self.y_train
+        if y.dtype.is_floating_point or y.dtype == torch.bool or y.ndim != 1:
+            return {}
+        labels = y.cpu().numpy()
+        return {int(labels[g[0]]): torch.from_numpy(g) for g in by_class(labels)}
+
     def split_validation(self, fraction: float,
                          seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """(x_train, y_train, x_val, y_val): the source's own split, else a stratified, seeded one."""
@@ -42,8 +53,9 @@ class ArrayData:
             return self.x_train, self.y_train, empty, self.y_train[:0]
         gen = torch.Generator().manual_seed(seed)
         val_idx = []
-        for c in range(self.num_classes):
-            idx = torch.nonzero(self.y_train == c).flatten()
+        groups = self._class_indices()
+        for c in range(self.num_classes):  # every class draws, an empty one too: the same draws as ever
+            idx = groups[c] if c in groups else torch.nonzero(self.y_train == c).flatten()
             idx = idx[torch.randperm(len(idx), generator=gen)]
             val_idx.append(idx[: round(len(idx) * fraction)])
         val = torch.cat(val_idx)

@@ -80,7 +80,8 @@ def load_labelled_text(name: str, seed: int = 0, vocab_size: int = 2000, max_len
         if vocab_source is None:
             raise ConfigError(f"data.vocab_from names run {vocab_from}, whose vocabulary is read by the run's loader "
                               "(core/runs/lineage.load_run_data), not by the dataset")
-        vocab = mlm_vocabulary(**vocab_source)
+        # the words a run keeps (core/runs/lineage_record.py), else the settings they are fitted from
+        vocab = Vocabulary(list(vocab_source["tokens"])) if "tokens" in vocab_source else mlm_vocabulary(**vocab_source)
     else:
         vocab = bert_text.fit_vocabulary([data.lines[i] for i in train], vocab_size)
     x = torch.from_numpy(bert_text.encode_rows(vocab, data.lines, max_len))

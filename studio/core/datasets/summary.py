@@ -65,7 +65,7 @@ def summarise(name: str, params: dict[str, Any] | None = None, val_fraction: flo
         text, data = labelled.preview(name, params)
         if data is None:
             return DatasetSummary(name, False, text)
-        counts = [data.labels.count(c) for c in range(len(data.classes))]
+        counts = labelled.class_counts(data.labels, len(data.classes))
         return DatasetSummary(name, False, text, classes=data.classes, counts=counts,
                               lines=[f"[{data.classes[y]}] {line}" for line, y in zip(data.lines, data.labels,
                                                                                      strict=True)])

@@ -44,6 +44,10 @@ def parse_ints(text: str | list[int], where: str) -> list[int]:
                               f"got {text!r}") from None
     if not values or any(v < 1 for v in values):
         raise ConfigError(f"{where} needs at least one positive whole number; got {text!r}")
+    if where == "widths":  # an MLP's hidden layers: refused before anything is built when they cannot fit
+        from studio.core.estimates.footprint import check_mlp
+
+        check_mlp(1, values, 1, 1, what="an MLP")
     return values
 
 

@@ -29,29 +29,10 @@ from torch import nn
 
 from studio.core.config import RunConfig
 from studio.core.contracts.jobs import MemoryRow, MemoryView
+from studio.core.estimates.footprint import optimizer_factor
 from studio.core.numbers.byte_size import byte_size
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
-# Adam-like optimizers (first and second moments), momentum-like ones (one buffer); others: see optimizer_factor
-_TWO_MOMENTS = ("adam", "adamw", "nadam", "lamb")
-_ONE_BUFFER = ("momentum", "momentum_lr_inside", "nesterov", "adagrad", "lars")
-
-
-def optimizer_factor(name: str, params: dict[str, Any]) -> float | None:
-    """The optimizer state as a multiple of the parameters' bytes; None for one without a formula here."""
-    if name in _TWO_MOMENTS:
-        return {"fp32": 2.0, "bf16_first": 1.5, "bf16_both": 1.0}[params.get("state_dtype", "fp32")]
-    if name == "amsgrad":
-        return 3.0
-    if name == "sgd":
-        return 1.0 if params.get("momentum", 0.0) > 0 else 0.0
-    if name in _ONE_BUFFER:
-        return 1.0 if params.get("momentum", 1.0) > 0 or name == "adagrad" else 0.0
-    if name == "rmsprop":
-        return 1.0 + (params.get("momentum", 0.0) > 0) + bool(params.get("centered", False))
-    if name in ("gd",):
-        return 0.0
-    return None
 
 
 def activation_bytes_computed(model: nn.Module, x: torch.Tensor, precision: str) -> int:

@@ -77,3 +77,42 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+# --- process groups: Studio signals only the groups it created --------------------------------------------------
+def shares_callers_group() -> bool:
+    """Whether this process runs in a process group it does not lead: its caller's (a script that started it in
+    the background, a desktop wrapper, a test harness). Its children then get groups of their own, so that nothing
+    Studio signals reaches the caller; a process that leads its group (a shell's job, the queue's scheduler in its
+    own session) keeps its children in it, so a signal to that group (``timeout``, a scheduler) still reaches them."""
+    if not hasattr(os, "getpgrp"):  # pragma: no cover - Windows
+        return False
+    return os.getpgrp() != os.getpid()
+
+
+def lead_own_group() -> None:
+    """Make this process the leader of a new process group (a child of a process that shares its caller's group)."""
+    try:
+        os.setpgid(0, 0)
+    except (AttributeError, OSError):  # pragma: no cover - Windows; a session leader already leads its group
+        pass
+
+
+def leads_own_group(pid: int) -> bool:
+    """Whether ``pid`` leads its own process group (so that group is one Studio created for it)."""
+    try:
+        return os.getpgid(pid) == pid
+    except (AttributeError, OSError):
+        return False
+
+
+def signal_group(pid: int, sig: int) -> bool:
+    """Send ``sig`` to the group ``pid`` leads (its grandchildren too); never to any other group. Whether it was
+    sent."""
+    if not leads_own_group(pid):
+        return False
+    try:
+        os.killpg(pid, sig)
+    except OSError:
+        return False
+    return True

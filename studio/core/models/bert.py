@@ -108,10 +108,14 @@ def load_encoder(net: BertClassifier, path: str, run_id: str) -> None:
 
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception:  # noqa: BLE001 - an unpickling error of any kind is several lines: one sentence instead
+        raise ConfigError(f"the final weights of pretraining run {run_id} ({path}) cannot be read: the file is "
+                          "damaged or not a checkpoint; train that run again or start from another one") from None
+    try:
         net.encoder.load_state_dict(encoder_weights(state["model"]))
-    except (RuntimeError, KeyError, TypeError) as err:
+    except (RuntimeError, KeyError, TypeError, AttributeError) as err:
         raise ConfigError(f"the encoder of pretraining run {run_id} does not fit this bert_classifier (another "
-                          f"vocabulary or shape: {str(err).splitlines()[0][:160]})") from None
+                          f"vocabulary or shape: {str(err).splitlines()[0][:160] if str(err) else err!r})") from None
 
 
 def _check_input(input_shape: tuple[int, ...]) -> None:

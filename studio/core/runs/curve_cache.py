@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from studio.core.host import fault_points
 from studio.core.maths.decimate import minmax_indices
 from studio.core.vocab import JobState
 
@@ -181,6 +182,7 @@ def build(db: sqlite3.Connection, run_id: str, wait_ms: int | None = None) -> bo
         sql, args = rows_query([run_id], None)
         curves = gather(db.execute(sql, args))
         db.execute("DELETE FROM curve_cache WHERE run_id=?", (run_id,))
+        fault_points.reached("curve.pack")  # test-only: a crash inside the pack's transaction
         db.executemany("INSERT INTO curve_cache (run_id, name, upto_rowid, count, steps, vals, walls, overview) "
                        "VALUES (?,?,?,?,?,?,?,?)",
                        [(run_id, name, upto, len(c.steps), c.steps.astype(STEP).tobytes(),

@@ -13,15 +13,17 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from studio.core.contracts import layout
 from studio.core.errors import StoreError
+from studio.core.host import fault_points
 from studio.core.vocab import JobState
 
 SCHEMA = """
@@ -65,6 +67,7 @@ def _migrate(db: sqlite3.Connection) -> None:
         if version >= target:
             continue
         for sql in statements:
+            fault_points.reached("store.migrate")  # test-only: a crash between a migration's statements
             try:
                 db.execute(sql)
             except sqlite3.OperationalError as err:  # another process migrated at the same time
@@ -103,8 +106,6 @@ def filesystem_type(path: Path) -> str:
 def journal_mode(path: Path) -> str:
     """WAL on local disks; DELETE (a rollback journal) on network filesystems; ``STUDIO_STORE_JOURNAL``
     (wal or delete) decides when set."""
-    import os
-
     forced = os.environ.get("STUDIO_STORE_JOURNAL", "").strip().lower()
     if forced in ("wal", "delete"):
         return forced.upper()
@@ -145,19 +146,51 @@ def _open(path: Path) -> sqlite3.Connection:
 
 @dataclass(frozen=True)
 class Recovery:
-    """A damaged database that was moved aside and rebuilt from the run folders."""
+    """Run folders the database did not list, registered from their folders: all of them when the database was
+    missing, or damaged (then moved aside to ``kept_as``); else the few it lacked."""
 
     database: Path
-    kept_as: Path
+    kept_as: Path | None
     reason: str
     runs: int
     values: int
+    skipped_lines: int = 0  # metrics.csv lines that could not be read (each costs that one value)
+    skipped_examples: tuple[str, ...] = ()  # the first few: "run X metrics.csv line 17: longer than 64 KB"
+    skipped_runs: tuple[str, ...] = ()  # folders that could not be registered, each with why
 
     def message(self) -> str:
-        """One line for a person (the CLI's stderr, the GUI's status bar)."""
-        return (f"the run store {self.database} was damaged ({self.reason}) and rebuilt from the run folders: "
-                f"{self.runs:,} run{'s' if self.runs != 1 else ''} and {self.values:,} logged "
-                f"value{'s' if self.values != 1 else ''} recovered; the damaged file is kept as {self.kept_as}")
+        """One line for a person (the CLI's stderr, the GUI's status bar): what came back and what did not."""
+        runs, values = _count(self.runs, "run"), _count(self.values, "logged value")
+        if self.kept_as is not None:
+            text = (f"the run store {self.database} was damaged ({self.reason}) and rebuilt from the run folders: "
+                    f"{runs} and {values} recovered")
+        elif self.reason == MISSING:
+            text = f"the run store {self.database} was missing and was rebuilt from the run folders: {runs} and " \
+                   f"{values} recovered"
+        else:
+            text = f"the run store {self.database} did not list {runs} whose folders exist; they were added back " \
+                   f"with {values}"
+        if self.skipped_lines:
+            text += (f"; {_count(self.skipped_lines, 'unreadable metrics.csv line')} skipped, one value each "
+                     f"({_named(self.skipped_examples, self.skipped_lines)})")
+        if self.skipped_runs:
+            text += (f"; {_count(len(self.skipped_runs), 'folder')} could not be read "
+                     f"({_named(self.skipped_runs, len(self.skipped_runs))})")
+        if self.kept_as is not None:
+            text += f"; the damaged file is kept as {self.kept_as}"
+        return text
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'s' if n != 1 else ''}"
+
+
+def _named(examples: tuple[str, ...], total: int) -> str:
+    return "; ".join(examples[:MAX_NAMED]) + (", …" if total > min(len(examples), MAX_NAMED) else "")
+
+
+MISSING = "it was missing"
+MAX_NAMED = 3  # skipped lines and folders named in a Recovery's message
 
 
 # called with every Recovery this process makes (the CLI prints it on stderr; the GUI reads RunStore.recovery)
@@ -168,33 +201,46 @@ def _has_runs(runs_dir: Path) -> bool:
     return runs_dir.is_dir() and any(layout.is_run_dir(p) for p in runs_dir.iterdir())
 
 
-def connect(path: Path, runs_dir: Path, recovered: list[Recovery] | None = None) -> sqlite3.Connection:
-    """The store's database, migrated; a damaged one (not a database, malformed, or emptied to zero bytes while
-    run folders exist) is moved aside and rebuilt from ``runs_dir``: the Recovery is appended to ``recovered``
-    and given to every ``RECOVERY_LISTENERS``."""
+def connect(path: Path, runs_dir: Path, recovered: list[Recovery] | None = None,
+            reconcile: bool = True) -> sqlite3.Connection:
+    """The store's database, migrated, listing every run folder of ``runs_dir``. A damaged one (not a database,
+    malformed, or emptied to zero bytes while run folders exist) is moved aside and rebuilt from the folders; a
+    missing one is rebuilt; with ``reconcile``, folders a sound one does not list are added to it. Each of these
+    makes a Recovery, appended to ``recovered`` and given to every ``RECOVERY_LISTENERS``."""
     if path.is_dir():
         raise StoreError(f"the run store {path} is a folder, not a database; move it away (Studio makes a new one)")
     reason = ""
+    existed = path.is_file()
+    db: sqlite3.Connection | None = None
     try:
-        if path.is_file() and path.stat().st_size == 0 and _has_runs(runs_dir):
+        if existed and path.stat().st_size == 0 and _has_runs(runs_dir):
             reason = "the file is empty"  # SQLite would take it for a new database and every run would vanish
         else:
-            return _open(path)
+            db = _open(path)
     except sqlite3.OperationalError as err:
         raise StoreError(describe_sqlite(err, path)) from None
     except sqlite3.DatabaseError as err:  # not a database, or a malformed one
         reason = str(err)
-    aside = move_aside(path)
+    aside = None
     try:
-        db = _open(path)
-        runs, values = rebuild(db, runs_dir, aside, reason=reason)
+        if db is None:
+            aside = move_aside(path)
+            db = _open(path)
+        if aside is None and not reconcile:
+            return db
+        rebuilt = rebuild(db, runs_dir, aside, reason=reason or (MISSING if not existed else "found when opened"))
     except sqlite3.Error as again:
+        if db is not None:
+            db.close()
         raise StoreError(describe_sqlite(again, path)) from None
-    recovery = Recovery(path, aside, reason, runs, values)
-    if recovered is not None:
-        recovered.append(recovery)
-    for listener in RECOVERY_LISTENERS:
-        listener(recovery)
+    if aside is not None or rebuilt.runs:
+        recovery = Recovery(path, aside, reason or (MISSING if not existed else "found when opened"),
+                            rebuilt.runs, rebuilt.values, rebuilt.skipped_lines, tuple(rebuilt.skipped_examples),
+                            tuple(rebuilt.skipped_runs))
+        if recovered is not None:
+            recovered.append(recovery)
+        for listener in RECOVERY_LISTENERS:
+            listener(recovery)
     return db
 
 
@@ -212,50 +258,96 @@ def move_aside(path: Path) -> Path:
     return aside
 
 
-def rebuild(db: sqlite3.Connection, runs_dir: Path, damaged: Path, reason: str) -> tuple[int, int]:
-    """Register every run folder in ``db`` (from its config.toml and run.json) with its metric rows from its
-    ``metrics.csv`` (core/runs/metric_log.py); for a run without one (older runs), copy the rows that can still be
-    read from ``damaged``. Returns the number of runs registered and of metric values recovered."""
+@dataclass
+class Rebuilt:
+    """What :func:`rebuild` registered, and what it could not read."""
+
+    runs: int = 0
+    values: int = 0
+    skipped_lines: int = 0
+    skipped_examples: list[str] = field(default_factory=list)
+    skipped_runs: list[str] = field(default_factory=list)
+
+
+def run_folders(runs_dir: Path, skip: set[str] | frozenset[str] = frozenset()) -> list[Path]:
+    """The run folders of ``runs_dir`` in name order, but those named in ``skip`` (a hidden one, such as a run being
+    deleted, is not one). Only the names not skipped are looked into: a sound store's open costs one listing."""
+    try:
+        with os.scandir(runs_dir) as entries:  # names only: no Path made for the folders the store lists
+            names = [e.name for e in entries if e.name not in skip and not e.name.startswith(".")]
+    except OSError:
+        return []
+    return [runs_dir / n for n in sorted(names) if layout.is_run_dir(runs_dir / n)]
+
+
+def rebuild(db: sqlite3.Connection, runs_dir: Path, damaged: Path | None, reason: str) -> Rebuilt:
+    """Register every run folder ``db`` does not list (from its config.toml and run.json) with its metric rows
+    from its ``metrics.csv`` (core/runs/metric_log.py); for a run without one (older runs), copy the rows that can
+    still be read from ``damaged``. A folder that cannot be read costs that folder only, a line that cannot be read
+    that line only; both are counted and named in the result."""
+    listed = {row[0] for row in db.execute("SELECT id FROM runs")}
+    out = Rebuilt()
+    salvage: set[str] = set()
+    for folder in run_folders(runs_dir, skip=listed):
+        try:
+            added, values = _register(db, folder, damaged, reason, out)
+        except sqlite3.Error:
+            raise
+        except (OSError, UnicodeDecodeError, ValueError) as err:
+            out.skipped_runs.append(f"{folder.name}: {getattr(err, 'strerror', None) or err}")
+            continue
+        if added and values is None:
+            salvage.add(folder.name)
+        out.runs += added
+        out.values += values or 0
+    if damaged is not None:
+        out.values += _salvage_metrics(db, damaged, salvage)
+    return out
+
+
+def _register(db: sqlite3.Connection, folder: Path, damaged: Path | None, reason: str,
+              out: Rebuilt) -> tuple[int, int | None]:
+    """Register one run folder unless another process just did: (1 if it was added, its metric values or None
+    when it has no metrics.csv)."""
     from studio.core.runs import metric_log
     from studio.core.runs.record import read_record
 
-    count = values = 0
-    salvage: set[str] = set()
-    folders = sorted(p for p in runs_dir.iterdir() if layout.is_run_dir(p)) if runs_dir.is_dir() else []
-    for folder in folders:
-        rec = read_record(folder)
-        try:
-            config = layout.config_path(folder).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        final = layout.final_path(folder).exists()
-        status = rec.get("status") or (JobState.FINISHED.value if final else JobState.INTERRUPTED.value)
-        if status in (JobState.RUNNING, JobState.PAUSED, JobState.QUEUED):
-            status = JobState.INTERRUPTED.value
-        message = rec.get("message") or ""
-        note = f"recovered from its folder after {damaged.name} was found damaged ({reason})"
-        created = float(rec.get("created") or folder.stat().st_mtime)
-        rows = metric_log.read(folder)
-        with db:
-            added = db.execute("INSERT OR IGNORE INTO runs (id, name, created, updated, status, config, summary, "
-                               "message, dir) VALUES (?,?,?,?,?,?,?,?,?)",
-                               (folder.name, rec.get("name") or folder.name, created, time.time(), status, config,
-                                json.dumps(rec.get("summary") or {}), f"{message} [{note}]".strip(),
-                                str(folder))).rowcount
-            if added:  # the settings: the config's, and a run Studio did not train keeps its script's beside them
-                db.executemany("INSERT OR IGNORE INTO params VALUES (?,?,?)",
-                               [(folder.name, k, json.dumps(v)) for k, v in _settings(folder, config).items()])
-            if added and rec.get("tags"):  # mirrored in run.json by RunStore.add_tags/remove_tags
-                db.executemany("INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?,?)",
-                               [(folder.name, str(t)) for t in rec["tags"]])
-            if added and rows is not None:  # a run another process registered already has its rows
-                db.executemany("INSERT INTO metrics (run_id, step, name, value, wall) VALUES (?,?,?,?,?)",
-                               [(folder.name, *row) for row in rows])
-                values += len(rows)
-            elif added:
-                salvage.add(folder.name)
-        count += 1
-    return count, values + _salvage_metrics(db, damaged, salvage)
+    config = layout.config_path(folder).read_text(encoding="utf-8")
+    rec = read_record(folder)
+    final = layout.final_path(folder).exists()
+    status = str(rec.get("status") or (JobState.FINISHED.value if final else JobState.INTERRUPTED.value))
+    if status in (JobState.RUNNING, JobState.PAUSED, JobState.QUEUED):
+        status = JobState.INTERRUPTED.value
+    message = str(rec.get("message") or "")
+    why = f"after {damaged.name} was found damaged ({reason})" if damaged is not None else f"({reason})"
+    note = f"recovered from its folder {why}"
+    created = float(rec.get("created") or folder.stat().st_mtime)
+    record = metric_log.read_checked(folder)
+    summary = rec.get("summary") if isinstance(rec.get("summary"), dict) else {}
+    with db:
+        added = db.execute("INSERT OR IGNORE INTO runs (id, name, created, updated, status, config, summary, "
+                           "message, dir) VALUES (?,?,?,?,?,?,?,?,?)",
+                           (folder.name, str(rec.get("name") or folder.name), created, time.time(), status, config,
+                            json.dumps(summary), f"{message} [{note}]".strip(), str(folder))).rowcount
+        if added:  # the settings: the config's, and a run Studio did not train keeps its script's beside them
+            db.executemany("INSERT OR IGNORE INTO params VALUES (?,?,?)",
+                           [(folder.name, k, json.dumps(v)) for k, v in _settings(folder, config).items()])
+        tags = rec.get("tags")
+        if added and isinstance(tags, list):  # mirrored in run.json by RunStore.add_tags/remove_tags
+            db.executemany("INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?,?)",
+                           [(folder.name, str(t)) for t in tags])
+        if added and record is not None:  # a run another process registered already has its rows
+            db.executemany("INSERT INTO metrics (run_id, step, name, value, wall) VALUES (?,?,?,?,?)",
+                           [(folder.name, *row) for row in record.rows])
+    if not added:
+        return 0, 0
+    if record is None:
+        return 1, None
+    out.skipped_lines += record.skipped
+    for example in record.examples:
+        if len(out.skipped_examples) < MAX_NAMED:
+            out.skipped_examples.append(f"run {folder.name} metrics.csv {example}")
+    return 1, len(record.rows)
 
 
 def _settings(folder: Path, config: str) -> dict[str, Any]:

@@ -4,7 +4,11 @@ What such a run needs from its pretraining run is checked before any process sta
 the GUI call it): a finished ``bert_mlm`` run with a final checkpoint, the same encoder shape, and the labelled text
 tokenized with that run's vocabulary (``data.vocab_from``, filled in when left empty). The parent is read here and
 only here: the datasets and models below take what they need from it as values (the vocabulary's settings, the
-encoder's weights file), so no registry entry opens the run store."""
+encoder's weights file), so no registry entry opens the run store.
+
+A run reads its parent only until it keeps what it needs of it (``keep``, at its first start:
+core/runs/lineage_record.py): from then on its loaders read its own ``lineage.json`` first and its checkpoints hold
+every weight, so its evaluation, attention, export and resume work with the parent deleted."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from typing import Any
 
 from studio.core.config import RunConfig
 from studio.core.errors import ConfigError
+from studio.core.runs import lineage_record
 
 ENCODER_PARAMS = ("layers", "heads", "d_model", "context")
 MLM, CLASSIFIER = "bert_mlm", "bert_classifier"
@@ -31,10 +36,24 @@ def pretraining_run(run_id: str, store: Any = None) -> Any:
     if info.status != JobState.FINISHED:
         raise ConfigError(f"pretraining run {info.id} is {info.status}, not finished: finish it first "
                           f"(studio train --resume {info.id}) so its final weights exist")
-    if not layout.final_path(info.dir).is_file():
-        raise ConfigError(f"pretraining run {info.id} has no final weights ({layout.final_path(info.dir)} is "
-                          "missing); train it again")
+    final = layout.final_path(info.dir)
+    if not final.is_file():
+        raise ConfigError(f"pretraining run {info.id} has no final weights ({final} is missing); train it again")
+    if not _is_checkpoint_file(final):
+        raise ConfigError(f"the final weights of pretraining run {info.id} ({final}) are damaged: the file is not a "
+                          "checkpoint; train that run again or start from another one")
     return info
+
+
+def _is_checkpoint_file(path: Any) -> bool:
+    """Whether ``path`` can be a checkpoint (``torch.save`` writes a zip archive): a cheap look at its structure,
+    torch-free, before any process starts."""
+    import zipfile
+
+    try:
+        return zipfile.is_zipfile(path)
+    except OSError:
+        return False
 
 
 def _params(name: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -43,9 +62,10 @@ def _params(name: str, params: dict[str, Any]) -> dict[str, Any]:
     return {**MODELS.get(name).defaults(), **params}
 
 
-def check_bert_config(cfg: RunConfig, store: Any = None) -> None:
+def check_bert_config(cfg: RunConfig, store: Any = None, run_dir: Any = None) -> None:
     """Refuse a BERT config that cannot work, one sentence each; fills ``data.vocab_from`` from
-    ``model.init_from`` when it is empty."""
+    ``model.init_from`` when it is empty. ``run_dir``: the run's folder when it exists (a resume): a run that keeps
+    its lineage (``lineage.json``) was checked against its parent at its first start and needs it no more."""
     from studio.core.datasets.text.labelled import is_labelled
 
     name = cfg.model.name
@@ -68,7 +88,7 @@ def check_bert_config(cfg: RunConfig, store: Any = None) -> None:
         raise ConfigError(f"bert_classifier classifies labelled text (fortune_sources, or a CSV imported with a "
                           f"text and a label column), not {cfg.data.name}")
     init = str(p.get("init_from") or "")
-    if not init:
+    if not init or lineage_record.read(run_dir).get("vocab_source"):
         return
     info = pretraining_run(init, store)
     pre = _params(MLM, info.run_config.model.params)
@@ -87,21 +107,41 @@ def check_bert_config(cfg: RunConfig, store: Any = None) -> None:
 def vocab_source(run_id: str, store: Any = None) -> dict[str, Any]:
     """The data settings a finished ``bert_mlm`` run fitted its vocabulary with (``bert_data.mlm_vocabulary``'s
     arguments): the same lines and cap give the same words."""
-    cfg = pretraining_run(run_id, store).run_config
-    p = {"corpus": "fortune_sources", "vocab_size": 2000, "val_fraction": 0.1, "test_fraction": 0.1,
-         **cfg.data.params}
-    return {"corpus": p["corpus"], "vocab_size": int(p["vocab_size"]), "val_fraction": float(p["val_fraction"]),
-            "test_fraction": float(p["test_fraction"])}
+    return lineage_record.vocab_settings(pretraining_run(run_id, store).run_config)
 
 
-def load_run_data(cfg: RunConfig, store: Any = None) -> Any:
+def keep(cfg: RunConfig, run_dir: Any, store: Any = None) -> None:
+    """At a run's first start (before its processes): keep in its folder what it needs of the run its
+    ``data.vocab_from`` names, so that it never needs that run again (core/runs/lineage_record.py)."""
+    vocab_from = str(cfg.data.params.get("vocab_from") or "")
+    if vocab_from and not lineage_record.read(run_dir).get("vocab_source"):
+        info = pretraining_run(vocab_from, store)
+        lineage_record.keep(run_dir, info.id, info.run_config)
+
+
+def load_run_data(cfg: RunConfig, store: Any = None, run_dir: Any = None) -> Any:
     """The ArrayData a run trains on: its dataset in the form its model reads, tokenized with its pretraining
-    run's vocabulary when ``data.vocab_from`` names one (workers only: imports torch)."""
+    run's vocabulary when ``data.vocab_from`` names one (workers only: imports torch). ``run_dir``: the run's
+    folder: the vocabulary it keeps is read first (its words, else their settings); the parent only when it keeps
+    none, and then what is read of it is kept (an older run becomes self-contained while its parent still exists)."""
     from studio.core.config.data_loading import load_dataset
 
     vocab_from = str(cfg.data.params.get("vocab_from") or "")
-    extra = {"vocab_source": vocab_source(vocab_from, store)} if vocab_from else {}
-    return load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model, **extra)
+    if not vocab_from:
+        return load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model)
+    kept = lineage_record.read(run_dir)
+    if kept.get("vocabulary"):
+        source: dict[str, Any] = {"tokens": list(kept["vocabulary"])}
+    elif kept.get("vocab_source"):
+        source = dict(kept["vocab_source"])
+    else:
+        if run_dir:
+            keep(cfg, run_dir, store)
+        source = vocab_source(vocab_from, store)
+    data = load_dataset(cfg.data, seed=cfg.train.seed, model=cfg.model, vocab_source=source)
+    if run_dir and "tokens" not in source and data.meta.get("vocabulary"):
+        lineage_record.add_vocabulary(run_dir, data.meta["vocabulary"])
+    return data
 
 
 def start_weights(cfg: RunConfig, store: Any = None) -> dict[str, str]:

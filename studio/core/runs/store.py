@@ -30,7 +30,7 @@ from studio.core.contracts.runs import RunListing, RunSummary
 from studio.core.errors import ConfigError, StoreError
 from studio.core.host import procs
 from studio.core.host.paths import studio_home
-from studio.core.runs import metric_log
+from studio.core.runs import lineage_record, metric_log
 from studio.core.runs.db import Recovery, connect, connect_readonly, describe_sqlite
 from studio.core.runs.record import write_record
 from studio.core.runs.run_lock import RunLock
@@ -121,15 +121,18 @@ class RunStore:
             except OSError as err:
                 raise StoreError(f"cannot use the run store {self.home}: {err.strerror}; "
                                  "set STUDIO_HOME to a folder you can write") from None
-        self._local.db = self._connect()  # open now: a store that cannot be used says so at once
+        # open now: a store that cannot be used says so at once, and one that lost runs gets them back
+        self._local.db = self._connect(reconcile=True)
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, reconcile: bool = False) -> sqlite3.Connection:
+        """A connection; ``reconcile``: also register run folders the database does not list (once per store)."""
         return (connect_readonly(self.db_path) if self.read_only
-                else connect(self.db_path, self.runs_dir, self._recovered))
+                else connect(self.db_path, self.runs_dir, self._recovered, reconcile=reconcile))
 
     @property
     def recovery(self) -> Recovery | None:
-        """The damaged database this store moved aside and rebuilt when it opened (None: it was sound)."""
+        """The runs this store registered from their folders when it opened: its database was damaged (moved
+        aside), missing, or lacked some (None: it listed every folder)."""
         return self._recovered[0] if self._recovered else None
 
     @property
@@ -199,10 +202,11 @@ class RunStore:
         else:  # pragma: no cover - 100 collisions of 32 random bits
             raise StoreError(f"cannot find a free run id in {self.runs_dir}")
         now = time.time()
+        staged = run_dir / f".{layout.CONFIG}.new"
         try:
             layout.checkpoints_dir(run_dir).mkdir()
             text, code_settings = self._copy_code(run_dir, config, text)
-            layout.config_path(run_dir).write_text(text, encoding="utf-8")
+            staged.write_text(text, encoding="utf-8")
             with self._writing("create the run"):
                 self._db.execute(
                     "INSERT INTO runs (id, name, created, updated, status, config, dir) VALUES (?,?,?,?,?,?,?)",
@@ -212,6 +216,9 @@ class RunStore:
                     "INSERT INTO params VALUES (?,?,?)",
                     [(run_id, k, json.dumps(v)) for k, v in {**flatten(config.to_dict()), **code_settings}.items()],
                 )
+            # a folder is a run once it has config.toml (core/runs/db.py registers such folders the database lacks):
+            # it gets it only now that the run is in the database, so no other process registers it half-made
+            os.replace(staged, layout.config_path(run_dir))
         except OSError as err:
             shutil.rmtree(run_dir, ignore_errors=True)
             raise StoreError(f"cannot create the run in {self.runs_dir}: {err.strerror}") from None
@@ -373,7 +380,28 @@ class RunStore:
             out.setdefault(run_id, []).append(tag)
         return out
 
-    def delete(self, run_id: str) -> None:
+    def descendants(self, run_id: str) -> builtins.list[RunInfo]:
+        """The runs built on ``run_id``: their ``model.init_from`` or ``data.vocab_from`` names it (by its id, or
+        a unique part of it as ``resolve`` takes), oldest first."""
+        rows = self._db.execute("SELECT run_id, value FROM params WHERE key IN (?, ?)",
+                                tuple(f"{s}.{k}" for s, k in lineage_record.PARENT_KEYS)).fetchall()
+        found = set()
+        for child, value in rows:
+            try:
+                named = str(json.loads(value) or "")
+            except ValueError:
+                continue
+            if child != run_id and _names(named, run_id):
+                found.add(child)
+        infos = [self._info(r) for r in self._db.execute(
+            f"SELECT {self._COLS} FROM runs WHERE id IN ({','.join('?' * len(found))}) ORDER BY created",
+            builtins.list(found)).fetchall()] if found else []
+        return infos
+
+    def delete(self, run_id: str) -> builtins.list[RunInfo]:
+        """Delete a run that no process trains: its folder and its rows. Returns the runs built on it, which keep
+        working: each keeps what it needs of it in its own folder (core/runs/lineage_record.py), kept here for one
+        that did not yet."""
         import shutil
 
         self._refuse_if_read_only("delete the run")
@@ -381,12 +409,29 @@ class RunStore:
         if info.status in LIVE or RunLock(info.dir).held_elsewhere():
             raise ConfigError(f"run {info.id} is being trained by another process ({info.status}); stop it "
                               "first, then delete it")
+        children = self.descendants(info.id)
+        for child in children:
+            try:
+                vocab_from = str(child.run_config.data.params.get("vocab_from") or "")
+            except ConfigError:  # a config that no longer reads: nothing to keep for it
+                continue
+            if _names(vocab_from, info.id):
+                lineage_record.keep(child.dir, info.id, info.run_config)
+        # hidden first (a hidden folder is no run: nothing registers it again from its folder), then forgotten
+        hidden = info.dir.with_name(f".deleting-{info.dir.name}")
+        try:
+            info.dir.rename(hidden)
+        except FileNotFoundError:
+            hidden = info.dir
+        except OSError as err:
+            raise StoreError(f"cannot delete run {info.id}: {err.strerror} ({info.dir})") from None
         with self._db:
             for table, col in (("metrics", "run_id"), ("params", "run_id"), ("notes", "run_id"), ("tags", "run_id"),
                                ("runs", "id")):
                 self._db.execute(f"DELETE FROM {table} WHERE {col}=?", (run_id,))
             self._db.execute("DELETE FROM curve_cache WHERE run_id=?", (run_id,))  # its cache is stale now
-        shutil.rmtree(info.dir, ignore_errors=True)
+        shutil.rmtree(hidden, ignore_errors=True)
+        return children
 
     # --- reading ---------------------------------------------------------------------------
     def _info(self, row: tuple) -> RunInfo:
@@ -592,6 +637,12 @@ class RunStore:
     def params(self, run_id: str) -> dict[str, Any]:
         rows = self._db.execute("SELECT key, value FROM params WHERE run_id=?", (run_id,)).fetchall()
         return {k: json.loads(v) for k, v in rows}
+
+
+def _names(given: str, run_id: str) -> bool:
+    """Whether a setting that names a run by id (a unique part of it, as ``RunStore.resolve`` takes) names
+    ``run_id``."""
+    return bool(given) and (run_id.startswith(given) or run_id.endswith(given))
 
 
 def _unlink_semaphores(names: list[str]) -> None:

@@ -14,16 +14,22 @@ from studio.core.scheduling.replay import Schedule, replay
 from studio.core.scheduling.stats import summarise
 
 QUANTUM_SHARE = 0.1  # LAS's default quantum: this share of the mean job duration
+MAX_GPUS = 100_000  # a simulated cluster's GPUs (each is a lane of the replay)
+MAX_JOBS = 10_000  # jobs in a replay (the trace times its repeats): the replay's time grows faster than linearly
 
 
 def check_request(request: ScheduleRequest) -> None:
     """One sentence for a request that cannot mean anything, before any store is read."""
     if request.gpus < 1:
         raise ConfigError(f"a cluster needs at least 1 GPU, not {request.gpus}")
+    if request.gpus > MAX_GPUS:
+        raise ConfigError(f"a simulated cluster has at most {MAX_GPUS:,} GPUs, not {request.gpus:,}")
     if request.arrivals not in ARRIVALS:
         raise ConfigError(f"--arrivals is {' or '.join(ARRIVALS)}, not {request.arrivals!r}")
     if request.repeat < 1:
         raise ConfigError(f"--repeat takes 1 or more, not {request.repeat}")
+    if request.repeat > MAX_JOBS:
+        raise ConfigError(f"the trace can be repeated at most {MAX_JOBS:,} times, not {request.repeat:,}")
     if request.quantum is not None and not request.quantum > 0:
         raise ConfigError(f"LAS's quantum is a time > 0 seconds, not {request.quantum}")
     parse_policies(",".join(request.policies))
@@ -66,6 +72,9 @@ def run_study(request: ScheduleRequest, progress: Any = None) -> ScheduleResult:
         jobs, skipped = jobs_from_runs(store, request.filter, request.arrivals, request.queued_only)
     finally:
         store.close()
+    if jobs and len(jobs) * request.repeat > MAX_JOBS:
+        raise ConfigError(f"{len(jobs):,} runs repeated {request.repeat:,} times are {len(jobs) * request.repeat:,} "
+                          f"jobs; a replay takes at most {MAX_JOBS:,} (repeat at most {MAX_JOBS // len(jobs):,} times)")
     jobs = repeated(jobs, request.repeat)
     check_jobs(jobs, request.gpus)
     quantum = request.quantum if request.quantum is not None else default_quantum(jobs)

@@ -7,6 +7,7 @@ Each child also ends itself when this process disappears (``model.exit_with_pare
 from __future__ import annotations
 
 import json
+import math
 import os
 import queue
 import signal
@@ -20,8 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from studio.core.config.data_fit import image_shape
 from studio.core.contracts.async_sgd import RPC_MODES, AsyncRequest, request_to_dict, validate
 from studio.core.errors import ConfigError, RunFailed
+from studio.core.estimates.footprint import check_mlp
 from studio.core.host.procs import free_port
 from studio.engine.jobs import child_stderr
 
@@ -45,6 +48,9 @@ def port_problem(port: int) -> str:
 def check(request: AsyncRequest) -> int:
     """Validate ``request`` and pick the rpc port (0 when no rpc mode runs); one sentence before any process."""
     validate(request)
+    shape = image_shape(request.dataset)  # known without loading for image datasets; a floor of 1 feature otherwise
+    check_mlp(math.prod(shape) if shape else 1, request.widths, 1, request.batch_size, device=request.device,
+              what="the study's MLP")
     if request.device == "cuda":
         import torch
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from studio.core.contracts import layout, protocol
 from studio.core.errors import Diverged
+from studio.core.host import fault_points
 from studio.core.models.transformer import non_embedding_parameters
 from studio.core.vocab import Metric
 from studio.engine.callbacks.base import Callback, every
@@ -96,7 +97,14 @@ class Evaluator(Callback):
         t.emit(protocol.metrics(t.run_id, rows, step=t.step, total_steps=t.total_steps,
                                 epoch=t.epoch + 1, epochs=t.cfg.train.epochs))
 
+    def on_stop(self, t: Trainer) -> None:
+        """The summary so far (no test split yet), recorded now: a stop forced before the end keeps it."""
+        so_far = {**t.summary, "train_loss": self._epoch_train_loss(t), "epochs": t.epochs_done, "steps": t.step,
+                  "world_size": t.ctx.world_size, "device": str(t.ctx.device.type), "seconds": round(t.seconds, 3)}
+        t.emit(protocol.status(t.run_id, protocol.RUNNING, summary=so_far))
+
     def on_train_end(self, t: Trainer) -> None:
+        fault_points.reached("evaluate.end")
         if "train_loss" not in t.summary or t.should_stop:
             t.summary["train_loss"] = self._epoch_train_loss(t)
         test_loss, test_acc = t.evaluate(t.test_data)
@@ -182,6 +190,9 @@ class Checkpointer(Callback):
     def on_epoch_end(self, t: Trainer) -> None:
         if self.every and (t.epoch + 1) % self.every == 0 and t.epoch + 1 < t.cfg.train.epochs:
             self.save(t)
+
+    def on_stop(self, t: Trainer) -> None:
+        self.save(t, rng=t.rng_at_stop)  # the newest state, before the end-of-run work (saved again after it)
 
     def on_train_end(self, t: Trainer) -> None:
         rng = t.rng_at_stop  # as the loop left it: the end-of-run evaluation must not shift a resume

@@ -139,10 +139,43 @@ def main(plan_path: str) -> int:
                               "(--limit) or a smaller size", code=3)
         return 3
     except Exception as err:  # noqa: BLE001 - a worker that died, a file that changed: one sentence for the caller
-        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
-        emit("error", message=f"the input-pipeline measurement failed: {first}", code=3)
+        emit("error", message=describe_failure(err, LIVE.get("iterator"), LIVE.get("label", "")), code=3)
         return 3
     return 0
+
+
+LIVE: dict[str, Any] = {}  # the DataLoader iterator being timed and its configuration: a dead worker is named from it
+
+
+def dead_worker(iterator: Any, wait_s: float = 1.0) -> str:
+    """"DataLoader worker 1 (pid 4242) was killed by SIGKILL" for the first of ``iterator``'s workers that died
+    (waiting up to ``wait_s`` for the death to be reaped); "" when none did."""
+    workers = list(getattr(iterator, "_workers", None) or [])
+    deadline = time.monotonic() + wait_s
+    while workers:
+        for i, worker in enumerate(workers):
+            code = worker.exitcode
+            if code not in (None, 0):
+                try:
+                    how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
+                except ValueError:
+                    how = f"was killed by signal {-code}"
+                return f"DataLoader worker {i} (pid {worker.pid}) {how}"
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    return ""
+
+
+def describe_failure(err: BaseException, iterator: Any = None, label: str = "") -> str:
+    """One sentence for a measurement that failed: a worker that died is named (its death reaches the measurement
+    as torch's "worker … exited unexpectedly", or as a pipe's "Connection reset by peer" that names nobody)."""
+    first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+    dead = dead_worker(iterator) if iterator is not None else ""
+    if dead and "DataLoader worker" not in first:
+        where = f" while measuring {label}" if label else ""
+        return f"the input-pipeline measurement failed: {dead}{where} ({first})"
+    return f"the input-pipeline measurement failed: {first}"
 
 
 def sweep(plan: dict[str, Any]) -> dict[str, Any]:
@@ -229,6 +262,7 @@ def sweep(plan: dict[str, Any]) -> dict[str, Any]:
         for _epoch in range(req.epochs):
             epoch_t = t0 = time.perf_counter()
             it = batches()
+            LIVE.update(iterator=it, label=label)
             for s in range(steps_per_epoch):
                 if s:
                     t0 = time.perf_counter()

@@ -40,6 +40,7 @@ from studio.core.contracts.progress import (
 from studio.core.contracts.protocol import Received
 from studio.core.contracts.tasks import Task
 from studio.core.errors import RunFailed, StudioError
+from studio.core.host import procs
 from studio.core.host import threads as thread_policy
 from studio.core.targets import resolve_target
 from studio.core.vocab import JobKind
@@ -149,7 +150,11 @@ class ProcessJob:
         return self
 
     def spawn(self, target: Any, args: tuple, name: str) -> Any:
-        """Start one child process running ``target(*args)``."""
+        """Start one child process running ``target(*args)``: in a process group of its own when this process
+        shares its caller's group (``core/host/procs.shares_callers_group``), so nothing this job signals reaches
+        the caller."""
+        args = (procs.shares_callers_group(), target, args)
+        target = in_group
         proc = self.ctx.Process(target=target, args=args, name=name, daemon=True)
         try:
             proc.start()
@@ -302,6 +307,24 @@ class ProcessJob:
             if proc.is_alive():
                 proc.kill()
                 proc.join(timeout=2)
+        for proc in self.processes:  # what a child of its own group left behind (its own children), that group only
+            if proc.pid:
+                procs.signal_group(proc.pid, signal.SIGKILL)
+
+    def forward(self, sig: int) -> None:
+        """Pass a stop signal (SIGTERM) on to the children, each of them or the group of its own it leads (processes
+        and groups this job created, no other), as a signal to this process's group would reach them; like Cancel,
+        a child that has not ended ``grace_s`` seconds later is killed."""
+        if self.finished:
+            return
+        if self._cancel_at is None:
+            self._cancel_at = time.monotonic()
+        for proc in self.processes:
+            if proc.pid and proc.is_alive() and not procs.signal_group(proc.pid, sig):
+                try:
+                    os.kill(proc.pid, sig)
+                except OSError:  # it ended meanwhile
+                    pass
 
     def kill(self) -> None:
         """Tear the job down now (closing the app without waiting)."""
@@ -355,6 +378,15 @@ def control_reader(control: Any, progress: Progress) -> Any:
         return out
 
     return controls
+
+
+
+
+def in_group(own_group: bool, target: Any, args: tuple) -> None:
+    """A job's child: ``target(*args)``, first in a process group of its own when ``own_group``."""
+    if own_group:
+        procs.lead_own_group()
+    target(*args)
 
 
 def task_main(spec: TaskSpec) -> None:

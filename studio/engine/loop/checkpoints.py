@@ -23,6 +23,7 @@ import torch
 
 from studio.core.contracts.layout import step_files, step_of
 from studio.core.errors import DataError, DiskFull, RunFailed
+from studio.core.host import fault_points
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -49,6 +50,7 @@ def atomic_save(state: dict[str, Any], path: Path) -> Path:
         with open(tmp, "wb") as fh:
             fh.write(buffer.getbuffer())
             fh.flush()
+            fault_points.reached("checkpoint.write")  # test-only: a crash with the bytes written, not renamed
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except OSError as err:
@@ -61,7 +63,25 @@ def atomic_save(state: dict[str, Any], path: Path) -> Path:
                            "`studio train --resume` continues from the last checkpoint") from None
         raise RunFailed(f"checkpoint {path} could not be written: {err.strerror}") from None
     _fsync_dir(path.parent)
+    remove_stale_temps(path.parent)
     return path
+
+
+def remove_stale_temps(folder: Path) -> list[Path]:
+    """Delete the temporary files (``.NAME.PID.tmp``) of writers that were killed mid-write: their process is gone,
+    so the file is only the half of a checkpoint no name points to (the crash-consistency test found them left)."""
+    from studio.core.host import procs
+
+    removed = []
+    for tmp in folder.glob(".*.tmp"):
+        pid = tmp.name[: -len(".tmp")].rpartition(".")[2]
+        if pid.isdigit() and int(pid) != os.getpid() and not procs.alive(pid):
+            try:
+                tmp.unlink()
+                removed.append(tmp)
+            except OSError:
+                pass
+    return removed
 
 
 def prune(folder: Path, keep: int) -> list[Path]:

@@ -203,6 +203,8 @@ class Trainer:
                 self.epochs_done = self.epoch + 1
                 self._call("on_epoch_end")
         self.rng_at_stop = self.capture_rng()
+        if self.should_stop:  # stopped: the summary so far and the newest state before the end-of-run work, which a
+            self._call("on_stop")  # busy machine may not finish before the launcher's grace period ends
         self._call("on_train_end")
         return self.summary
 

@@ -4,6 +4,7 @@ dies stops the others and is named), and build the :class:`ParallelResult` from 
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from studio.core.contracts.parallel import (
     ParallelResult,
 )
 from studio.core.errors import ConfigError, RunFailed
+from studio.core.estimates.footprint import check_mlp
 from studio.engine.parallel.network import block_costs, layer_names
 from studio.engine.parallel.ranks import Ranks
 from studio.engine.parallel.split import balanced_split, bubble_theory
@@ -69,8 +71,8 @@ def validate(request: ParallelRequest) -> tuple[int, int]:
         raise ConfigError("widths are the hidden layers' sizes, each at least 1, e.g. 512,512,512")
     if request.batch_size < 1:
         raise ConfigError(f"the batch size must be at least 1 (not {request.batch_size})")
-    if request.lr <= 0:
-        raise ConfigError(f"the learning rate must be positive (not {request.lr})")
+    if not (math.isfinite(request.lr) and request.lr > 0):  # NaN passes `<= 0` and trains NaN curves
+        raise ConfigError(f"the learning rate must be a positive number (not {request.lr})")
     if request.warmup_steps < 0 or request.steps <= request.warmup_steps:
         raise ConfigError(f"{request.steps} steps leave none to time after {request.warmup_steps} warm-up steps; "
                           "use more steps")
@@ -99,6 +101,9 @@ def validate(request: ParallelRequest) -> tuple[int, int]:
         if count < request.ranks:
             raise ConfigError(f"{request.ranks} ranks need as many GPUs (one each); this machine has {count}")
     shape = _dataset_shape(request)
+    # before anything builds the MLP (the split below does): DDP holds it whole in every rank, the others once
+    check_mlp(shape[0], request.widths, shape[1], request.batch_size, request.ranks if "ddp" in request.modes else 1,
+              request.device, what="the lab's MLP")
     if any(m in STAGED for m in request.modes):
         _check_split(request, shape)
     return shape

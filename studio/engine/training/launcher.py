@@ -22,6 +22,7 @@ from studio.core.contracts.progress import ENDED, FAILED, PAUSED, QUEUED, RUNNIN
 from studio.core.contracts.protocol import Received
 from studio.core.contracts.runs import RunSummary
 from studio.core.errors import ConfigError, RunFailed, StudioError
+from studio.core.estimates.footprint import check_fits
 from studio.core.host import threads as thread_policy
 from studio.core.host.procs import free_port
 from studio.core.runs.lineage import check_bert_config
@@ -52,8 +53,10 @@ class Job(ProcessJob):
         self.resume_from: str | None = None
         config.validate()
         check_machine(config)  # before anything is created: a config this machine cannot run never starts
-        check_bert_config(config, store)  # a pretraining run to start from, its encoder's shape and vocabulary
+        # a pretraining run to start from, its encoder's shape and vocabulary (a resumed run keeps its own)
+        check_bert_config(config, store, resume.info.dir if resume is not None else None)
         check_model_data(config)  # a model that cannot read the dataset: one sentence, nothing created
+        check_fits(config)  # a model bigger than the memory it would have: refused before anything allocates
         self.config = config
         self.store = store
         self._before_resume = None
@@ -70,6 +73,8 @@ class Job(ProcessJob):
             self.resume_from = str(resume.checkpoint)
         else:
             self.info = run or store.create_run(config, name)
+            # until its ranks start, the run's process is this one: killed now, it is listed interrupted, not queued
+            store.set_procs(self.info.id, [os.getpid()])
         super().__init__(self.info.id)
         self.world_size = config.hardware.processes
         self.spare_cores = spare_cores

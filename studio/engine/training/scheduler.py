@@ -26,6 +26,7 @@ from studio.core.errors import StudioError
 from studio.core.host import procs
 from studio.core.runs.queue import Inventory, RunQueue
 from studio.core.runs.store import RunStore
+from studio.core.vocab import JobState
 
 IDLE_EXIT_S = 3.0  # an idle scheduler lingers this long for a next run before it exits
 HOUSEKEEPING_S = 1.0  # heartbeat, orphan check and new claims this often (and at once when a run ends)
@@ -162,11 +163,20 @@ class Scheduler:
         return ended
 
     def _recover_orphans(self) -> None:
-        """Free the devices of runs whose scheduler died (killed, machine rebooted)."""
+        """Free the devices of runs whose scheduler died (killed, machine rebooted). A run that had started is
+        settled by the store (reading it: interrupted and resumable once none of its processes is left, its
+        semaphores freed; still running, its ranks stop themselves when they see their launcher gone); one that
+        never started is failed with the reason."""
         for run_id, owner, _ in self.queue.running():
             if owner != self.me and not procs.alive(str(owner)):
-                self.queue.finish(run_id, "the queue's scheduler stopped while the run was in progress")
-                self.log(f"{run_id}: its scheduler ({owner}) is gone; devices freed")
+                try:
+                    status = self.store.get(run_id).status
+                except StudioError:  # deleted meanwhile
+                    status = ""
+                never_started = status == JobState.QUEUED
+                self.queue.finish(run_id, "the queue's scheduler stopped before the run could start"
+                                  if never_started else None)
+                self.log(f"{run_id}: its scheduler ({owner}) is gone; devices freed ({status or 'deleted'})")
 
     def _stop_all(self, wait_s: float = 15.0) -> None:
         for job in self.jobs.values():

@@ -70,7 +70,7 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
 
     if data is None:
         stage("loading the data")
-        data = load_run_data(cfg)
+        data = load_run_data(cfg, run_dir=run_dir or None)  # kept lineage first
     train, val, test = device_splits(data, cfg, ctx.device)
     stage("building the model")
     net = build_model(cfg, data, ctx.device, start_weights(cfg) if resume_from is None else {})

@@ -532,8 +532,19 @@ class RunList(QWidget):
     def _ask_delete(self, run_ids: list[str]) -> bool:
         names = "\n".join(self.names.get(r, r) for r in run_ids[:10])
         answer = QMessageBox.question(self, "Delete runs", f"Delete {len(run_ids)} run(s) with their metrics and "
-                                      f"checkpoints? This cannot be undone.\n\n{names}")
+                                      f"checkpoints? This cannot be undone.\n\n{names}{self._built_on(run_ids)}")
         return answer == QMessageBox.StandardButton.Yes
+
+    def _built_on(self, run_ids: list[str]) -> str:
+        """What the delete question says of the runs built on these (fine-tuned from them): they keep working."""
+        doomed = set(run_ids)
+        children = {c.id: c for r in run_ids for c in self.session.store.descendants(r) if c.id not in doomed}
+        if not children:
+            return ""
+        names = "\n".join(self.names.get(c, children[c].name) for c in list(children)[:10])
+        return (f"\n\n{len(children)} other run{'s were' if len(children) != 1 else ' was'} fine-tuned from "
+                f"{'them' if len(run_ids) != 1 else 'it'} and keep{'s' if len(children) == 1 else ''} working (each "
+                f"holds its own weights and vocabulary):\n{names}")
 
     # --- selection -----------------------------------------------------------------------------
     def _selected(self) -> None:

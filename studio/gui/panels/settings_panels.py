@@ -26,6 +26,22 @@ FITS_NOW = "✓ The settings fit together now."  # the note's place, kept while 
 FITS_STYLE = "QLabel { border: 1px solid palette(mid); padding: 4px; }"
 
 
+def too_big(config: Any) -> list[str]:
+    """The sentence Train would refuse a model too big for this machine's memory with (core/estimates/footprint.py),
+    said before Train is pressed."""
+    from studio.core.errors import ConfigError
+    from studio.core.estimates.footprint import check_fits
+
+    try:
+        check_fits(config)
+    except ConfigError as err:
+        text = str(err)
+        return [f"{text[:1].upper()}{text[1:]}."]  # a sentence of the note
+    except Exception:  # noqa: BLE001 - an estimate must never break the panel
+        pass
+    return []
+
+
 class SettingsPanels(QScrollArea):
     """Data, model, optimizer, schedule, training and hardware, top to bottom."""
 
@@ -100,8 +116,9 @@ class SettingsPanels(QScrollArea):
         self.advanced_button.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
 
     def check_fit(self) -> list[str]:
-        """Show what does not fit between model, data and batch size; hide [train]'s validation share when the
-        dataset has its own (one "val fraction", not two)."""
+        """Show what does not fit between model, data and batch size, and a model too big for this machine's
+        memory; hide [train]'s validation share when the dataset has its own (one "val fraction", not two).
+        Returns the warnings Train asks about (a model too big is refused by Train itself, in one sentence)."""
         from studio.core.config.fit_check import fit_warnings
 
         config = self.session.config
@@ -111,8 +128,9 @@ class SettingsPanels(QScrollArea):
             found = fit_warnings(config)
         except Exception:  # noqa: BLE001 - a check must never break the panel (e.g. a dataset being imported)
             found = []
+        shown = found + too_big(config)  # Train refuses this one itself: it is said, not asked about
         self.show_global_batch()
-        self.show_note(found)
+        self.show_note(shown)
         return found
 
     def show_note(self, found: list[str]) -> None:

@@ -29,8 +29,12 @@ THREAD_PIXELS = 64 * 64 * 16  # decode on several threads when images average at
 KEEP_BYTES = 256 << 20  # small images decoded while probing are kept up to this much memory
 MAX_SIDE = 224  # the default size is the most common one, scaled down to fit in MAX_SIDE × MAX_SIDE
 MAX_PIXELS = Image.MAX_IMAGE_PIXELS or 89_478_485  # Pillow's decompression-bomb threshold: refused above
+MAX_SIDE_PIXELS = 65_535  # the longest side read (a JPEG's own limit); longer is refused from the header
 GREY_MODES = frozenset({"1", "L", "LA", "La", "I", "I;16", "I;16B", "I;16L", "I;16N", "F"})
 ALPHA_MODES = frozenset({"RGBA", "RGBa", "LA", "La", "PA"})
+# a big image is first reduced by a whole factor (box average) to within this many times the target size, then
+# resampled: resampling straight from 80,000,000 pixels to 28 needs a table of weights as large as the image × 8
+REDUCING_GAP = 3.0
 
 
 class SkipImage(Exception):
@@ -62,6 +66,8 @@ def _describe_error(err: Exception) -> str:
 
 
 def _check_size(w: int, h: int) -> None:
+    if max(w, h) > MAX_SIDE_PIXELS:  # a PNG decoder holds whole rows twice: an 80,000,000 × 1 image took 1.6 GB
+        raise SkipImage(f"refused: {w:,}×{h:,} pixels has a side longer than {MAX_SIDE_PIXELS:,} pixels")
     if w * h > MAX_PIXELS:
         raise SkipImage(f"refused: {w}×{h} pixels is more than the {MAX_PIXELS:,} pixel limit "
                         "(a decompression bomb?)")
@@ -132,11 +138,24 @@ def _to_mode(img: Image.Image, channels: int) -> Image.Image:
     return img if img.mode == target else img.convert(target)
 
 
+def _reduced(img: Image.Image, geometry: Geometry) -> Image.Image:
+    """A decoded image many times bigger than ``geometry`` reduced by whole factors (a box average, in its own
+    mode, before any mode conversion copies it) to within ``REDUCING_GAP`` times the target size."""
+    fx = img.width // (geometry.width * int(REDUCING_GAP))
+    fy = img.height // (geometry.height * int(REDUCING_GAP))
+    if fx < 2 and fy < 2:
+        return img
+    try:
+        return img.reduce((max(1, fx), max(1, fy)))
+    except ValueError:  # a mode reduce() does not take (palette, 1-bit): converted first, as before
+        return img
+
+
 def to_array(img: Image.Image, geometry: Geometry) -> np.ndarray:
     """A decoded image as uint8 (C, H, W) of ``geometry``."""
-    out = _to_mode(img, geometry.channels)
+    out = _to_mode(_reduced(img, geometry), geometry.channels)
     if out.size != (geometry.width, geometry.height):
-        out = out.resize((geometry.width, geometry.height), Image.Resampling.BILINEAR)
+        out = out.resize((geometry.width, geometry.height), Image.Resampling.BILINEAR, reducing_gap=REDUCING_GAP)
     arr = np.asarray(out, dtype=np.uint8)
     return arr[None] if arr.ndim == 2 else arr.transpose(2, 0, 1)
 

@@ -79,7 +79,10 @@ def choose_arrays(names: list[str], shapes: dict[str, tuple[int, ...]], options:
 
 def _load(get: Loader, key: str, source: str) -> np.ndarray:
     try:
-        return np.asarray(get())
+        array = np.asarray(get())
+        if array.ndim == 0:  # a single number (np.savez of a scalar): not one value per sample
+            raise DataError(f"{source}: the array {key!r} is a single value, not one per sample")
+        return array
     except ValueError as err:
         if "pickle" in str(err).lower():
             raise DataError(f"{source}: the array {key!r} holds Python objects; Studio reads only plain numeric "
@@ -112,6 +115,8 @@ def import_arrays(arrays: dict[str, Loader], shapes: dict[str, tuple[int, ...]],
     notes: list[str] = []
     for code, (xk, yk) in sorted(pairs.items()):
         x, y = _load(arrays[xk], xk, source), _load(arrays[yk], yk, source)
+        if len(x) == 0:
+            raise DataError(f"{source}: {xk} holds no samples")
         if len(x) != len(y):
             raise DataError(f"{source}: {xk} has {len(x)} samples but {yk} has {len(y)} labels; they must match")
         if xs and x.shape[1:] != xs[0].shape[1:]:

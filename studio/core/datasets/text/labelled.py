@@ -99,11 +99,18 @@ def read_labelled(path: str | Path, text_column: str | None = None, label_column
     if not lines:
         raise DataError(f"{path.name} has no row with both a text and a label")
     y, classes, note = encode_labels(raw, what=f"{path.name}'s labels")
-    counts = [int((y == c).sum()) for c in range(len(classes))]
+    counts = class_counts(y, len(classes))
     if len(classes) < 2 or min(counts) < MIN_PER_CLASS:
         raise DataError(f"{path.name} needs at least 2 classes with {MIN_PER_CLASS}+ lines each to classify; "
                         "its labels: " + ", ".join(f"{c} ({n})" for c, n in zip(classes[:8], counts[:8], strict=False)))
     return LabelledLines(lines, [int(v) for v in y], list(classes), skipped, (note,) if note else ())
+
+
+def class_counts(labels: Any, classes: int) -> list[int]:
+    """Lines per class, in one pass (counting each class separately was quadratic: 30,000 classes took minutes)."""
+    import numpy as np
+
+    return [int(v) for v in np.bincount(np.asarray(labels, dtype=np.int64), minlength=classes)[:classes]]
 
 
 def bundled() -> LabelledLines:
@@ -155,7 +162,7 @@ def import_labelled(path: str | Path, options: Any, progress: Any, builtin: Coll
             raise DataError(f"{name!r} is the name of a built-in dataset; choose another name")
         name = f"{name}_labelled"
     n = len(data.lines)
-    counts = [data.labels.count(c) for c in range(len(data.classes))]
+    counts = class_counts(data.labels, len(data.classes))
     info = {
         "kind": KIND, "key": key, "source": str(path), "source_kind": "csv", "description": path.name,
         "num_samples": n, "num_classes": len(data.classes), "classes": data.classes, "class_counts": counts,
@@ -190,7 +197,7 @@ def preview(name: str, params: dict[str, Any]) -> tuple[str, LabelledLines | Non
                 f"of its words to guess (80 % shown as [MASK], 10 % as a random word, 10 % unchanged), "
                 f"{params.get('copies', 4)} differently masked copies of each training line.", None)
     data = labelled_lines(name)
-    counts = [data.labels.count(c) for c in range(len(data.classes))]
+    counts = class_counts(data.labels, len(data.classes))
     classes = ", ".join(f"{c} {n:,}" for c, n in zip(data.classes, counts, strict=False))
     return (f"{len(data.lines):,} lines of labelled text in {len(data.classes)} classes ({classes}) for "
             f"bert_classifier; each line becomes [CLS] and its word ids.", data)
