@@ -23,7 +23,7 @@ def test_model_parallelism_of_stages_that_cannot_be_balanced_fails() -> None:
     # the first layer (784 → 2048) is nearly all the compute: one stage is busy almost all of the step
     outcome = run_check("model_parallel_slower", widths="2048,16,16,16", steps=5, warmup_steps=1, repeats=1)
     assert not outcome.error and not outcome.passed
-    assert any("busy share" in label for label in _failed(outcome)), outcome.to_dict()
+    assert any("share of the computing" in label for label in _failed(outcome)), outcome.to_dict()
 
 
 @pytest.mark.slow
