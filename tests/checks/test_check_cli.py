@@ -102,7 +102,7 @@ def test_a_method_check_is_printed_apart_with_its_statistics() -> None:
     assert head.startswith("PASS  scaling_laws  (") and head.endswith("[method check]")
     assert " ± " in measure and "(3 seeds, margin " in measure and "band mean + 2.92 × s.e. < 10" in measure
     text = run_cli("check", "scaling_laws", "--set", "chinchilla=false", "--markdown", "--quiet").stdout
-    assert "(0 reproductions, 1 method checks)" in text
+    assert "(0 reproductions, 1 method check)" in text
     assert text.index("## Method checks") < text.index(METHOD_NOTE) < text.index("## scaling_laws — PASS")
     out = last_json(run_cli("check", "scaling_laws", "--set", "chinchilla=false", "--json", "--quiet").stdout)
     (check,) = out["checks"]
