@@ -25,7 +25,14 @@ from studio.core.contracts.dlrm import DlrmRequest
 from studio.core.contracts.evaluation import EvaluationRequest, PredictRequest
 from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
 from studio.core.contracts.generate import GenerateRequest
-from studio.core.contracts.jobs import DemoRequest, FetchRequest, ImportRequest, PreviewRequest, SummaryRequest
+from studio.core.contracts.jobs import (
+    DemoRequest,
+    FetchRequest,
+    ImportRequest,
+    LogImportRequest,
+    PreviewRequest,
+    SummaryRequest,
+)
 from studio.core.contracts.landscape import LandscapeJobRequest, SharpnessJobRequest
 from studio.core.contracts.noise_scale import NoiseScaleRequest
 from studio.core.contracts.parallel import ParallelRequest
@@ -64,6 +71,7 @@ SUMMARY = Task("studio.engine.tasks.summary:run", "model summary", JobKind.SUMMA
 IMPORT = Task("studio.engine.tasks.data_import:run", "import", JobKind.IMPORT)
 FETCH = Task("studio.engine.tasks.data_import:run", "download", JobKind.IMPORT)
 PREVIEW = Task("studio.engine.tasks.data_import:run", "augmentation preview", JobKind.PREVIEW)
+IMPORT_LOGS = Task("studio.engine.tasks.log_import:run", "TensorBoard import", JobKind.IMPORT)
 DATALOAD = Task("studio.engine.tasks.dataload:run", "input-pipeline sweep", JobKind.TASK)
 PAPER_CHECK = Task("studio.engine.tasks.paper_check:run", "paper check", JobKind.CHECK)
 SCHEDULE = Task("studio.engine.tasks.schedule:run", "scheduling replay", JobKind.TASK)
@@ -77,7 +85,7 @@ NOISE_SCALE = Task("studio.engine.tasks.noise_scale:run", "gradient noise scale"
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
                            SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE,
                            SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD, PARALLEL, NOISE_SCALE,
-                           ALLREDUCE, DLRM)
+                           ALLREDUCE, DLRM, IMPORT_LOGS)
 
 # Each request type names one task: a new task's request is a type of its own.
 TASK_OF_REQUEST: dict[type, Task] = {
@@ -88,7 +96,7 @@ TASK_OF_REQUEST: dict[type, Task] = {
     ImportRequest: IMPORT, FetchRequest: FETCH, PreviewRequest: PREVIEW, DataloadRequest: DATALOAD,
     CheckRequest: PAPER_CHECK, ScheduleRequest: SCHEDULE, LandscapeJobRequest: LANDSCAPE,
     SharpnessJobRequest: SHARPNESS, NoiseScaleRequest: NOISE_SCALE,
-    AllreduceRequest: ALLREDUCE, DlrmRequest: DLRM,
+    AllreduceRequest: ALLREDUCE, DlrmRequest: DLRM, LogImportRequest: IMPORT_LOGS,
 }
 
 
