@@ -264,7 +264,7 @@ class Session(QObject):
             job.resume()
 
     def shutdown(self, wait_s: float = 12.0) -> None:
-        """Stop every job (runs checkpoint), wait for them to exit, then stop the bridge."""
+        """Stop every job (runs checkpoint), wait for them to exit, then stop the bridge and the warm back end."""
         import time
 
         jobs = [h.job for h in self.handles.values()]
@@ -276,6 +276,7 @@ class Session(QObject):
         self.bridge.shutdown()
         for job in jobs:
             job.kill()
+        self.engine.end_warm()  # a server still importing torch would go on for seconds after the window
         self.follower.stop()  # queued runs are not stopped: their scheduler is a process of its own
 
     # --- which run store -------------------------------------------------------------------
