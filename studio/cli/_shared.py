@@ -66,11 +66,17 @@ def add_config_args(p: argparse.ArgumentParser, example: str = "optimizer.lr=0.0
 
 
 def load_config(args: argparse.Namespace) -> RunConfig:
-    """The run config of ``--config`` (the built-in default without it) with every ``--set`` applied."""
+    """The run config of ``--config`` (the built-in default without it) with every ``--set`` applied, and with
+    ``--preset suggested`` (where the command has it) the model's suggested settings that no ``--set`` names."""
     from studio.core.config import RunConfig
 
     config = RunConfig.load(args.config) if args.config else RunConfig()
-    return config.with_overrides(args.set)
+    config = config.with_overrides(args.set)
+    if getattr(args, "preset", None) == "suggested":
+        from studio.core.config.suggested import with_suggested
+
+        config = with_suggested(config, keep=[item.partition("=")[0].strip() for item in args.set])
+    return config
 
 
 def run_dir_of(id_or_dir: str) -> Path:

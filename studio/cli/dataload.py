@@ -1,7 +1,9 @@
-"""``studio dataload FOLDER | --dataset NAME``: is the input pipeline the bottleneck? A DataLoader that decodes
-the image files per item, timed at each worker count (pin_memory and persistent workers on and off as asked),
-beside Studio's device-resident path; per configuration samples/s and each step split into waiting for data and
-compute, then a verdict in plain words (``engine/dataload``).
+"""``studio dataload FOLDER | --dataset NAME [--set data.KEY=VALUE] | --config FILE``: is the input pipeline the
+bottleneck? A DataLoader that decodes the image files per item (a dataset that is code, ``python`` or ``hf_disk``,
+its own items, with the settings ``--set data.…`` or ``--config``'s [data] give), timed at each worker count
+(pin_memory and persistent workers on and off as asked), beside Studio's device-resident path; per configuration
+samples/s and each step split into waiting for data and compute, then a verdict in plain words
+(``engine/dataload``).
 
 With ``--json`` the last line on stdout is one JSON object: ``rows`` (each ``kind`` loader|device, ``label``,
 ``workers``, ``pin_memory``, ``persistent``, ``samples_per_s``, ``speedup``, ``step_ms``, ``wait_ms``,
@@ -14,7 +16,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from studio.cli._shared import add_output_args, run_and_print
+from studio.cli._shared import add_config_args, add_output_args, run_and_print
 from studio.core.contracts.dataload import DataloadRequest, DataloadResult
 
 COMMANDS = ("dataload",)
@@ -45,12 +47,35 @@ def format_table(out: DataloadResult) -> str:
     return "\n".join(lines)
 
 
+def data_settings(args: argparse.Namespace) -> tuple[str, dict[str, Any] | None]:
+    """The dataset to measure and, for one a DataLoader reads (``python``, ``hf_disk``: tagged ``loader``), its
+    settings: ``--config``'s [data] with ``--dataset`` as its name and each ``--set data.KEY=VALUE`` applied
+    (None: no settings given, or a dataset whose images are measured as files)."""
+    from studio.core.config import RunConfig
+    from studio.core.datasets import DATASETS
+    from studio.core.errors import ConfigError
+
+    sets = list(getattr(args, "set", None) or [])
+    config_file = getattr(args, "config", None)
+    if not sets and not config_file:
+        return args.dataset or "", None
+    if args.folder:
+        raise ConfigError("a folder has no dataset settings: drop --config/--set, or measure --dataset NAME")
+    other = next((item for item in sets if not item.strip().startswith("data.")), None)
+    if other is not None:
+        raise ConfigError(f"studio dataload reads only the dataset's settings (data.KEY=VALUE); got --set {other}")
+    base = RunConfig.load(config_file) if config_file else RunConfig()
+    data = base.with_overrides([f"data.name={args.dataset}"] * bool(args.dataset) + sets).data
+    return data.name, dict(data.params) if "loader" in DATASETS.get(data.name).tags else None
+
+
 def request_from(args: argparse.Namespace) -> DataloadRequest:
     from studio.core.contracts.dataload import validate
     from studio.core.errors import ConfigError
 
     if args.folder and args.dataset:
         raise ConfigError("name a folder or --dataset NAME, not both")
+    dataset, data_params = data_settings(args)
     size = None
     if args.size:
         from studio.core.numbers.ints import split_ints
@@ -63,10 +88,11 @@ def request_from(args: argparse.Namespace) -> DataloadRequest:
             raise ConfigError(f"--size is HEIGHTxWIDTH or one side, e.g. 32x32 (not {args.size!r})")
         size = (hw[0], hw[-1])
     return validate(DataloadRequest(
-        folder=args.folder or "", dataset=args.dataset or "", workers=args.workers, pin_memory=args.pin_memory,
-        persistent=args.persistent, batch_size=args.batch_size, prefetch_factor=args.prefetch_factor,
-        steps=args.steps, epochs=args.epochs, seconds=args.seconds, model=args.model, size=size, limit=args.limit,
-        device=args.device, threads=args.threads, device_resident=not args.no_device_resident))
+        folder=args.folder or "", dataset=dataset, data_params=data_params, workers=args.workers,
+        pin_memory=args.pin_memory, persistent=args.persistent, batch_size=args.batch_size,
+        prefetch_factor=args.prefetch_factor, steps=args.steps, epochs=args.epochs, seconds=args.seconds,
+        model=args.model, size=size, limit=args.limit, device=args.device, threads=args.threads,
+        device_resident=not args.no_device_resident))
 
 
 def cmd_dataload(args: argparse.Namespace) -> int:
@@ -80,7 +106,11 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("dataload", help="is data loading the bottleneck? DataLoader workers vs the device-resident "
                                         "path, each step split into waiting for data and compute")
     p.add_argument("folder", nargs="?", help="a folder of images in class subfolders")
-    p.add_argument("--dataset", help="a dataset by name instead (its import folder, or its images written as PNGs)")
+    p.add_argument("--dataset", help="a dataset by name instead (its import folder, or its images written as PNGs; "
+                                     "a python or hf_disk dataset takes its settings from --set data.KEY=VALUE)")
+    add_config_args(p, example="data.path=my_data.py",
+                    config_help="a run config TOML file whose [data] is measured (its dataset and settings: a "
+                                "python or hf_disk dataset is read by its DataLoader)")
     p.add_argument("--workers", default="0,1,2,4", help="DataLoader worker counts to compare (default 0,1,2,4)")
     p.add_argument("--pin-memory", action="store_true", help="also measure pin_memory=True (CUDA only; n/a on CPU)")
     p.add_argument("--persistent", action="store_true",

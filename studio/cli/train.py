@@ -5,6 +5,7 @@ val_loss, val_acc, test_acc, world_size, device, seconds, run_dir`` (and ``error
 Exit codes: 0 finished or stopped by the user, 2 a user-fixable error, 3 a run that failed.
 
 ``--explain`` prints the run's resolved recipe instead (engine/training/recipe.py) and trains nothing.
+``--preset suggested`` takes the settings the model suggests for itself (core/config/suggested.py; ``--set`` wins).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from studio.cli._shared import StderrProgress, add_config_args, add_output_args, emit_json, load_config
 from studio.core.config.global_batch import global_batch_text
+from studio.core.config.suggested import PRESETS
 from studio.core.contracts.protocol import STAGE
 from studio.core.contracts.runs import TrainReport
 from studio.core.errors import ConfigError
@@ -29,6 +31,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     from studio.core.runs.store import RunStore
     from studio.engine.training.launcher import launch
 
+    if args.resume and args.preset:
+        raise ConfigError("--resume continues a run with its own settings; drop --preset")
     if args.explain:
         return _explain(args)
     store = RunStore()
@@ -134,6 +138,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     train.add_argument("--name", help="a name for the run")
     train.add_argument("--resume", metavar="RUN", help="continue a stopped, interrupted or finished run from its "
                        "last checkpoint (same run; --set train.epochs=N extends it)")
+    train.add_argument("--preset", choices=PRESETS,
+                       help="suggested: the settings the model suggests for itself where the defaults give an "
+                            "untrained result (next-word models: more, smaller steps; the window applies them when "
+                            "the model is picked; --explain lists them); --set still wins")
     train.add_argument("--explain", action="store_true",
                        help="print the run's resolved recipe and exit without training or creating a run: each "
                             "config section's values that are on, the hardware and thread policy, the global batch, "

@@ -8,7 +8,9 @@ window drives it (``load_runs`` on selection). The GUI process's resident memory
 
 Run: ``python -m pytest tests/benchmarks/test_curves_responsiveness.py -m benchmark -s``
 (STUDIO_BENCH_RUNS / STUDIO_BENCH_STEPS change the 50 × 20,000; STUDIO_BENCH_HOME keeps the written store there
-and reuses it the next time).
+and reuses it the next time; STUDIO_BENCH_COLD=1 leaves the runs unpacked — interrupted, as a killed run, an import
+or an old store's run — so the first selection reads them cold: copy such a store before each measurement, the
+first read packs them).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from studio.core.config import RunConfig
 from studio.core.runs.store import RunStore
 
 RUNS = int(os.environ.get("STUDIO_BENCH_RUNS", "50"))
+COLD = os.environ.get("STUDIO_BENCH_COLD") == "1"  # runs left unpacked (interrupted: killed, imported, or old)
+ENDED_AS = "interrupted" if COLD else "finished"
 STEPS = int(os.environ.get("STUDIO_BENCH_STEPS", "20000"))
 BEAT_MS = 10
 NAMES = ("train/loss", "train/acc", "lr", "throughput")
@@ -37,7 +41,7 @@ def rss_mb(field: str = "VmRSS") -> float:
 
 def write_store(home) -> tuple[RunStore, list[str]]:
     store = RunStore(home)
-    ready = [r.id for r in store.list() if r.status == "finished"]
+    ready = [r.id for r in store.list() if r.status == ENDED_AS]
     if len(ready) == RUNS:
         return store, sorted(ready)
     rng = np.random.default_rng(0)
@@ -55,7 +59,7 @@ def write_store(home) -> tuple[RunStore, list[str]]:
         rows += [(int(s), "epoch", float(k + 1), float(1.7e9 + 0.05 * s)) for k, s in enumerate(epochs)]
         rows.sort(key=lambda r: r[0])
         store.log_metrics(run.id, rows)
-        store.set_status(run.id, "finished")
+        store.set_status(run.id, ENDED_AS)
         ids.append(run.id)
     return store, ids
 

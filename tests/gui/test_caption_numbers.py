@@ -69,7 +69,7 @@ def test_the_histograms_caption_gives_each_kinds_own_range(qtbot, session):
     assert f"{weights['num']:,} values" in text and f"{histograms.BINS} bins" in text
     steps = sorted({r["step"] for r in written if r["kind"] == "weight"})
     title = tab.weights.plot.getPlotItem().titleLabel.text
-    assert f"recorded at {len(steps)} steps, {steps[0]}–{steps[-1]}" in title
+    assert f"recorded at {len(steps)} steps, from {steps[0]} to {steps[-1]}" in title
 
 
 # --- the yellow note under the settings (core/config/fit_check.py) -----------------------------------------------

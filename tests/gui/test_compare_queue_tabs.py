@@ -133,3 +133,14 @@ def test_runs_started_elsewhere_appear_and_their_curves_grow(qtbot, window):
     other.set_status(run.id, "finished")
     follower.check()
     assert run.id not in follower._seen  # an ended run is no longer followed
+
+
+def test_the_empty_parallel_plot_points_to_the_compare_views_own_tick_list(window):
+    tab = window.pages.tab("Compare")
+    window.tabs.setCurrentWidget(tab)
+    tab.views.setCurrentIndex(0)  # parallel coordinates
+    hint = tab.parallel.empty
+    assert hint.shown and "Tick two or more runs in the list on the left" in hint.text()
+    assert "Training tab" not in hint.text()
+    left_of = tab.picker.mapToGlobal(tab.picker.rect().topRight()).x()
+    assert left_of < tab.parallel.mapToGlobal(tab.parallel.rect().topLeft()).x()  # the tick list is on its left

@@ -51,9 +51,10 @@ def warnings(window) -> list[QMessageBox]:
 def test_a_run_that_dies_at_start_says_so_in_the_status_bar_and_why_in_the_dialog(qtbot, failing_window):
     window = failing_window
     run_id = window.session.train()
-    assert run_id and window.status.message.text().startswith(f"Starting run {run_id}")
+    run = window.session.run_label(run_id)  # its name; this fake job made no run in the store: its id
+    assert run_id and run == run_id and window.status.message.text().startswith(f"Starting run {run}")
     qtbot.waitUntil(lambda: bool(warnings(window)), timeout=60_000)
-    assert window.status.message.text() == f"Run {run_id} failed (the message box says why)"
+    assert window.status.message.text() == f"Run {run} failed (the message box says why)"
     box = warnings(window)[0]
     assert box.windowTitle() == "Training failed"
     assert box.text().startswith("The training process exited with code 1 without reporting an error; its last "

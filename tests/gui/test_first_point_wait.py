@@ -17,9 +17,11 @@ def test_the_status_bar_says_what_the_first_train_waits_for(qtbot, window):
     run_id = window.session.train()
     qtbot.waitUntil(lambda: bool(points), timeout=120_000)
     qtbot.waitUntil(lambda: said[-1] == "Training on 1× cpu", timeout=10_000)
-    expected = [f"Starting run {run_id} (1× cpu)…", f"Run {run_id}: importing PyTorch…",
-                f"Run {run_id}: loading the data…", f"Run {run_id}: building the model…",
-                f"Run {run_id}: building the optimizer…",
+    run = window.session.run_label(run_id)  # its name, as the run list shows it
+    assert run == "“mlp widths=[8] · moons · 1 epoch”"
+    expected = [f"Starting run {run} (1× cpu)…", f"Run {run}: importing PyTorch…",
+                f"Run {run}: loading the data…", f"Run {run}: building the model…",
+                f"Run {run}: building the optimizer…",
                 "Training on 1× cpu: first steps…", "Training on 1× cpu"]
     assert [text for text in said if text in expected] == expected, said
     window.session.stop()

@@ -43,7 +43,7 @@ def test_a_finished_run_shows_its_layers_and_draws_heat_maps(qtbot, tmp_path):
         for view in (tab.weights, tab.grads):
             assert view.shown.shape == (60, 5)  # value bins × recorded steps
             assert np.allclose(view.shown.sum(axis=0), 1.0)
-        assert "0–16" in tab.weights.plot.getPlotItem().titleLabel.text
+        assert "from 0 to 16" in tab.weights.plot.getPlotItem().titleLabel.text
         qtbot.wait(50)  # the heat maps paint on the next turns of Qt's event loop
         assert colours(tab.weights.plot) > 40 and colours(tab.grads.plot) > 40  # a heat map, not blank axes
         tab.layer_box.setCurrentIndex(3)
@@ -110,3 +110,15 @@ def test_a_short_runs_histograms_have_a_step_axis_of_whole_numbers(qtbot):
         assert lo >= min(steps) - 5.01 and hi <= max(steps) + 5.01, (steps, lo, hi)  # the data's own range
         assert {int(s) for s in strings} <= set(range(int(lo) - 1, int(hi) + 2))
         assert "×" not in label and "x0.001" not in label, label
+
+
+def test_the_title_says_once_for_one_record_and_a_range_for_more(qtbot):
+    """Issue 33: one record read "recorded at 1 steps, 0–0"."""
+    from studio.gui.tabs.histograms import HistogramView
+
+    view = HistogramView("weights")
+    qtbot.addWidget(view)
+    view.draw(_series([0]), "fc.weight")
+    assert view.plot.getPlotItem().titleLabel.text == "weights of fc.weight · recorded once, at step 0"
+    view.draw(_series([0, 100, 1100]), "fc.weight")
+    assert view.plot.getPlotItem().titleLabel.text == "weights of fc.weight · recorded at 3 steps, from 0 to 1,100"

@@ -60,7 +60,7 @@ def test_parallel_empty_shows_a_hint(qtbot):
     plot = ParallelCoordinates()
     qtbot.addWidget(plot)
     plot.show()
-    assert plot.empty.shown and "Select two or more runs" in plot.empty.text()
+    assert plot.empty.shown and "Tick two or more runs" in plot.empty.text()
     plot.show_axes(axes(3), ["a"], [0.5])
     assert not plot.empty.shown
     plot.show_empty()

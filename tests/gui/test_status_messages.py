@@ -74,3 +74,31 @@ def test_details_button_shows_the_list(qtbot, window):
     shown = [b for b in window.findChildren(QMessageBox) if b.isVisible() and "x.png" in b.informativeText()]
     assert shown
     shown[0].close()
+
+
+def test_a_run_that_ends_is_named_as_the_run_list_names_it(window):
+    from studio.core.config import RunConfig
+    from studio.core.runs.names import shown_names
+
+    store = window.session.store
+    run = store.create_run(RunConfig.from_dict({"data": {"name": "moons"}, "train": {"epochs": 3}}))
+    store.set_status(run.id, "finished")
+    name = shown_names(store)[run.id]
+    assert name == "mlp · moons · 3 epochs"
+    window.session.run_ended.emit(run.id, "finished", "")
+    assert window.status.message.text() == f"Run “{name}” finished"
+    assert run.id not in window.status.message.text()
+    window.session.run_ended.emit(run.id, "failed", "it broke")
+    assert window.status.message.text() == f"Run “{name}” failed (the message box says why)"
+
+
+def test_a_long_run_name_is_shortened_by_the_naming_rule(window):
+    from studio.core.config import RunConfig
+
+    store = window.session.store
+    config = RunConfig.from_dict({"data": {"name": "moons", "n_samples": 500, "noise": 0.3},
+                                  "model": {"name": "mlp", "widths": [64, 64, 64], "dropout": 0.1},
+                                  "optimizer": {"name": "sgd", "lr": 0.05}, "train": {"epochs": 7, "seed": 3}})
+    run = store.create_run(config)
+    label = window.session.run_label(run.id)
+    assert label.startswith("“mlp ") and label.endswith("”") and "…" in label and len(label) <= 50, label

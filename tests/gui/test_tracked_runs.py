@@ -74,6 +74,33 @@ def test_a_dropped_tensorboard_folder_becomes_selected_runs(qtbot, window, tmp_p
     assert names == {"logs/a", "logs/b"}
 
 
+def test_a_tensorboard_import_is_a_session_task_with_progress_and_cancel(qtbot, window, tmp_path: Path) -> None:
+    """Issue 33: the import runs as a background task the Session follows (not a plain thread): its dialog can
+    cancel it, and a cancelled import says so and leaves no half-imported run."""
+    pytest.importorskip("tbparse")
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QPushButton
+
+    from studio.core.contracts.jobs import LogImportRequest
+    from studio.gui.app import commands
+    from tests.track.tb_logs import summary_writer_run
+
+    for name in ("a", "b", "c"):
+        summary_writer_run(tmp_path / "logs" / name, steps=5, histograms=False)
+    started: list = []
+    window.session.job_started.connect(started.append)
+    commands.import_logs(window.shell, str(tmp_path / "logs"))
+    importer = window.shell.log_importer
+    assert [type(h.request) for h in started] == [LogImportRequest] and started[0].kind == "import"
+    assert importer.busy and importer.dialog is not None and importer.dialog.objectName() == "log_import_progress"
+    with qtbot.waitSignal(importer.cancelled, timeout=60_000):
+        qtbot.mouseClick(importer.dialog.findChild(QPushButton), Qt.MouseButton.LeftButton)  # its Cancel button
+    assert importer.dialog is None and not importer.busy
+    assert "cancelled" in window.status.message.text()
+    runs = window.session.store.list()
+    assert all(r.status == "finished" for r in runs) and len(runs) < 3  # whole runs only, and it did stop
+
+
 def test_opening_a_tracked_run_selects_it_and_keeps_the_settings(window, studio_home: Path) -> None:
     from studio.gui.app import commands
 
@@ -129,3 +156,17 @@ def test_an_imported_tensorboard_runs_histograms_are_in_the_histograms_view(qtbo
         assert tab.weights.shown.shape == (60, 4)  # value bins × the 4 recorded steps
     finally:
         session.shutdown(wait_s=10)
+
+
+def test_the_curves_key_says_a_tracked_run_was_logged_by_its_script(qtbot, window, studio_home: Path) -> None:
+    """Issue 33: its spacing is the script's, not Studio's ``train.metric_interval``."""
+    with studio.track.init("outside", flush_s=0.05) as run:
+        for step in range(0, 50, 5):
+            run.log({"train/loss": 1.0 / (step + 1)}, step=step)
+    window.session.runs_changed.emit()
+    window.session.set_selection([run.id])
+    curves = window.curves_pane.curves
+    qtbot.waitUntil(lambda: not curves.loading and run.id in curves.series, timeout=10_000)
+    qtbot.waitUntil(lambda: "every 5 steps" in curves.key.text(), timeout=10_000)
+    assert "every 5 steps (as your script logged them)" in curves.key.text()
+    assert "train.metric_interval" not in curves.key.text()

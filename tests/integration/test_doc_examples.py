@@ -1,7 +1,9 @@
 """Every example of the README and the user guide that trains or generates (``tests/integration/doc_examples.py``
 finds them in the ```bash blocks, so a new one is tested at once) runs within its time budget and shows its point
 (issue 33): a classifier well above chance, a language model well below the unigram baseline's perplexity, a
-generation that is text (not blank, not one word repeated; a character model's mostly words of its corpus)."""
+generation that is text (not blank, not one word repeated; a character model's mostly words of its corpus). So do
+the window's defaults for each next-word model: the config the window has once the model is picked, its
+suggested settings included (core/config/suggested.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,13 @@ import time
 
 import pytest
 
+from studio.core.config import RunConfig
+from studio.core.config.suggested import pick_model
 from studio.core.runs.store import RunStore
 from tests.conftest import last_json, run_cli
 from tests.integration.doc_examples import Example, examples
 
+WINDOW_PICKS = [("lstm_lm", "fortunes"), ("gru_lm", "fortunes"), ("gpt_lm", "fortunes")]  # model, its dataset
 BUDGET_S = 240.0  # "about 2 minutes on a laptop CPU", with room for a busy CI machine (measured: docs/developer)
 
 
@@ -76,3 +81,25 @@ def test_the_example_runs_in_time_and_shows_its_point(example: Example) -> None:
             run_id = out["run_id"]
         else:
             check_generation(out)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("model", "data"), WINDOW_PICKS, ids=[m for m, _ in WINDOW_PICKS])
+def test_the_windows_defaults_for_a_next_word_model_show_its_point(model: str, data: str, tmp_path) -> None:
+    config, _note = pick_model(RunConfig().with_overrides([f"data.name={data}"]), model)  # as the window sets it
+    config.save(tmp_path / "window.toml")
+    run_id = ""
+    for args in (["train", "--config", str(tmp_path / "window.toml")], ["generate", "RUN", "--seed", "you will"]):
+        started = time.monotonic()
+        proc = run_cli(*[run_id if a == "RUN" else a for a in args], "--json", timeout=BUDGET_S + 60)
+        seconds = time.monotonic() - started
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        out = last_json(proc.stdout)
+        print(f"window defaults, {model} on {data}: studio {args[0]} took {seconds:.0f} s")
+        assert seconds < BUDGET_S, f"{model}: {args[0]} took {seconds:.0f} s"
+        if args[0] == "train":
+            check_training(out)
+            run_id = out["run_id"]
+        else:
+            check_generation(out)
+            assert not out.get("undertrained"), out

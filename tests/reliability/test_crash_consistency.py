@@ -1,10 +1,11 @@
 """Crash consistency (issue 39): a short training run is killed with SIGKILL, the launcher and every rank at once,
 again and again at instrumented points of the writers (core/host/fault_points.py: a checkpoint written but not yet
 renamed, half a batch of metrics.csv lines written, inside the curve pack's transaction, between a store
-migration's statements) and at random moments. After each kill:
+migration's statements, with a curve chunk written, inside a chunk merge, inside a run's conversion to chunks)
+and at random moments. After each kill:
 
-- the store opens (``studio runs`` exits 0) and lists the run; rebuilt from the folders (runs.db deleted), it has
-  every value it had;
+- the store opens (``studio runs`` exits 0) and lists the run; its curves read (pack and chunks) are exactly its
+  committed rows; rebuilt from the folders (runs.db deleted), it has every value it had;
 - every value runs.db committed is in the run folder's own record (metrics.csv), so nothing durable is lost;
 - every checkpoint file under its final name loads (no half-written checkpoint);
 - ``studio train --resume`` completes, with final weights bit-identical (``torch.equal``) to an uninterrupted run's
@@ -42,9 +43,10 @@ TIMED = {"throughput"}  # values that depend on the wall clock
 # then the last step's and final.pt; a metrics.csv batch every step and at each epoch end
 DEFAULT_POINTS = [("checkpoint.write", 1), ("checkpoint.write", 2), ("checkpoint.write", 4), ("checkpoint.write", 5),
                   ("metrics.append", 3), ("metrics.append", 14), ("metrics.append", 27), ("curve.pack", 1),
-                  ("store.migrate", 1), ("store.migrate", 3), ("moment", 0), ("moment", 0)]
+                  ("store.migrate", 1), ("store.migrate", 3), ("moment", 0), ("moment", 0),
+                  ("curve.convert", 1), ("curve.chunk", 5), ("curve.merge", 2)]
 RANGES = {"checkpoint.write": (1, 5), "metrics.append": (1, 30), "curve.pack": (1, 1), "store.migrate": (1, 3),
-          "moment": (0, 0)}
+          "moment": (0, 0), "curve.convert": (1, 1), "curve.chunk": (1, 30), "curve.merge": (1, 3)}
 
 
 def env_for(home: Path, fault: str = "") -> dict[str, str]:
@@ -68,6 +70,25 @@ def db_values(home: Path, run_id: str) -> dict[tuple[int, str], float]:
                 for s, v in zip(ss, vs, strict=True)}
     finally:
         store.close()
+
+
+def curves_match_rows(home: Path, run_id: str) -> bool:
+    """What the curves read (a pack, chunks: core/runs/curve_chunks.py) is exactly the run's committed rows."""
+    import numpy as np
+
+    from studio.core.runs import curve_cache
+    from studio.core.runs.store import RunStore
+
+    store = RunStore(home, read_only=True)  # reads what is there, converts nothing
+    try:
+        got = store.curves([run_id])[run_id]
+        sql, args = curve_cache.rows_query([run_id], None)
+        want = {name: c for (_r, name), c in curve_cache.gather(store._db.execute(sql, args)).items()}
+    finally:
+        store.close()
+    return got.keys() == want.keys() and all(
+        np.array_equal(got[n].steps, want[n].steps) and np.array_equal(got[n].values, want[n].values, equal_nan=True)
+        and np.array_equal(got[n].walls, want[n].walls, equal_nan=True) for n in want)
 
 
 def same(a: dict, b: dict) -> bool:
@@ -144,6 +165,7 @@ def check_after_kill(home: Path, reference: tuple, label: str) -> str:
     run = rows[0]
     run_dir = Path(run["run_dir"] if "run_dir" in run else run["dir"])
     committed = db_values(home, run["run_id"])
+    assert curves_match_rows(home, run["run_id"]), f"{label}: the curves read differ from the committed rows"
     record = metric_log.read(run_dir) or []
     kept = values(record)
     lost = {k: v for k, v in committed.items() if k not in kept or not same({k: v}, {k: kept[k]})}
@@ -173,6 +195,7 @@ def check_after_kill(home: Path, reference: tuple, label: str) -> str:
     assert equal_weights(weights(run_dir), ref_weights), f"{label}: resumed weights differ from the uninterrupted run"
     after = db_values(home, run["run_id"])
     assert same(after, ref_values), f"{label}: the resumed run's values differ from the uninterrupted run's"
+    assert curves_match_rows(home, run["run_id"]), f"{label}: after the resume the curves differ from the rows"
     assert same(values(metric_log.read(run_dir) or []), after), f"{label}: metrics.csv and runs.db disagree"
     assert not list(layout.checkpoints_dir(run_dir).glob(".*.tmp")), f"{label}: a killed write's temp file is left"
     return (f"{len(at_kill)} values durable; resumed from {last.name}: weights bit-identical, {len(after)} values as "

@@ -182,6 +182,23 @@ def test_the_key_says_how_often_each_run_logged():
     assert text == "" and tip == KEY_TIP  # no run: no key
 
 
+def test_the_key_does_not_name_train_metric_interval_for_runs_a_script_logged():
+    """Issue 33: a run tracked with studio.track or imported from TensorBoard was said to log "every 1 step
+    (train.metric_interval)": its script chose the spacing, not a Studio setting."""
+    model = CurveModel()
+    model.select(["tracked", "studio"], {"tracked": "my script", "studio": "mlp · moons"})
+    model.install("tracked", {"train/loss": Series([1, 2, 3], [1.0, 0.9, 0.8])}, 0, scripted=True)
+    assert model.key().lines == ("solid: train, a point every 1 step (as your script logged them) · dashed, dots: "
+                                 "validation")
+    model.install("studio", {"train/loss": Series([20, 40, 60], [1.0, 0.9, 0.8])}, 128)
+    assert model.key_outdated()
+    assert model.key().lines == ("solid: train, a point every 20 steps (train.metric_interval); every 1 step (as your "
+                                 "script logged them) · dashed, dots: validation (per epoch)")
+    model.select(["studio"])  # the tracked run no longer shown
+    model.install("studio", {"train/loss": Series([20, 40, 60], [1.0, 0.9, 0.8])}, 128)
+    assert "script" not in model.key().lines and "(train.metric_interval)" in model.key().lines
+
+
 def test_nan_points_are_dropped_where_they_have_no_place():
     model = CurveModel()
     model.show({"r": {"train/loss": ([1, 2, 3, 4], [1.0, np.nan, 0.5, 0.4])}})

@@ -15,7 +15,6 @@ from studio.core.errors import RunFailed
 from studio.engine.async_sgd.launch import Child
 from studio.engine.jobs import child_stderr
 from studio.engine.jobs.rank_group import RankGroup
-from studio.engine.parallel.ranks import Ranks
 
 
 def _child(code: str) -> Child:
@@ -26,7 +25,8 @@ def _child(code: str) -> Child:
 
 
 def test_a_parallel_rank_that_fails_names_itself_and_its_last_lines() -> None:
-    ranks = Ranks(1, {"request": {"device": "cpu", "dataset": "no_such_dataset", "seed": 0}, "plan": []})
+    spec = {"request": {"device": "cpu", "dataset": "no_such_dataset", "seed": 0}, "plan": []}
+    ranks = RankGroup("studio.engine.parallel.rank", 1, spec, "parallel rank")
     with pytest.raises(RunFailed) as err:
         for _message in ranks.messages(lambda: "loading the data"):
             pass

@@ -43,6 +43,24 @@ def test_a_name_says_the_model_the_data_and_what_differs_from_the_defaults(overr
     assert "—" not in name and "=—" not in name  # no placeholder for a setting a run lacks
 
 
+@pytest.mark.parametrize(("params", "want"), [
+    ({"model.name": "python", "model.path": "/home/u/nets/my_net.py", "model.class": "TinyNet",
+      "model.args.width": 8, "data.name": "python", "data.path": "/home/u/blobs.py", "data.class": "",
+      "data.workers": 0}, "TinyNet width=8 · blobs workers=0"),
+    ({"model.name": "timm", "model.arch": "convnext_atto", "model.pretrained": True, "data.name": "cifar10"},
+     "timm:convnext_atto pretrained=true · cifar10"),
+    ({"model.name": "hf", "model.path": "/home/u/models/tiny-bert/", "data.name": "hf_disk",
+      "data.path": "/data/imdb_small"}, "hf:tiny-bert · imdb_small"),
+    ({"model.name": "hf", "model.path": "prajjwal1/bert-tiny", "data.name": "fortune_sources"},
+     "hf:bert-tiny · fortune_sources"),
+    ({"model.name": "python", "model.path": "", "model.class": "", "data.name": "moons"}, "python · moons"),
+])
+def test_a_persons_own_model_or_data_is_named_by_their_choice_not_the_entry(params, want):
+    """Issue 33: not "python path=/home/u/nets/my_net.py class=TinyNet · python path=…" (or, before the rule,
+    "python · adam · python"): the class, the architecture, the folder."""
+    assert base_name({"optimizer.name": "adam", **params}) == want
+
+
 def test_each_setting_is_its_own_part_with_a_separator():
     name = base_name(params_of("train.epochs=7", "train.batch_size=64", "train.seed=3"))
     assert name.split(SEP)[2:] == ["7 epochs", "batch 64", "seed 3"]

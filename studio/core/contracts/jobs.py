@@ -94,6 +94,26 @@ class ImportRequest:
 
 
 @dataclass(frozen=True)
+class LogImportRequest:
+    """Import the TensorBoard logs under ``logdir`` as runs of the run store at ``home``
+    (``core/runs/tensorboard_import.py``)."""
+
+    logdir: str
+    home: str
+
+
+class LogImportResult(TypedDict):
+    """What a TensorBoard import did: run ids made and already there, files skipped or read up to their damage,
+    and the report's sentence."""
+
+    imported: list[str]
+    unchanged: list[str]
+    foreign: list[str]
+    truncated: list[str]
+    line: str
+
+
+@dataclass(frozen=True)
 class FetchRequest:
     """Put catalog dataset ``name`` in the cache (local files or a download)."""
 

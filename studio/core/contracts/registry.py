@@ -91,6 +91,16 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Suggested:
+    """Settings an entry suggests for a run of it where the shared defaults give an untrained result
+    (``section.key → value``, as ``--set`` names them), and why, in a clause. The window applies them when the
+    entry is picked; ``studio train --preset suggested`` on request (core/config/suggested.py)."""
+
+    settings: dict[str, Any] = field(default_factory=dict, hash=False)
+    why: str = ""
+
+
+@dataclass(frozen=True)
 class Entry:
     """A registry entry: a name, a one-line description, its parameters and where its builder is."""
 
@@ -100,6 +110,7 @@ class Entry:
     builder: str = ""
     info: str = ""  # the formula or paper, shown as a tooltip / info panel
     tags: tuple[str, ...] = field(default=())
+    suggested: Suggested | None = field(default=None, compare=False, hash=False)  # settings that show its point
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}
@@ -182,6 +193,7 @@ class Registry:
                      "low": p.low, "high": p.high, "choices": list(p.choices)}
                     for p in e.params
                 ],
+                **({"suggested": dict(e.suggested.settings)} if e.suggested else {}),
             }
             for e in self
         ]

@@ -48,6 +48,7 @@ SUMMARY = Task("studio.engine.tasks.summary:run", "model summary", JobKind.SUMMA
 IMPORT = Task("studio.engine.tasks.data_import:run", "import", JobKind.IMPORT)
 FETCH = Task("studio.engine.tasks.data_import:run", "download", JobKind.IMPORT)
 PREVIEW = Task("studio.engine.tasks.data_import:run", "augmentation preview", JobKind.PREVIEW)
+IMPORT_LOGS = Task("studio.engine.tasks.log_import:run", "TensorBoard import", JobKind.IMPORT)
 DATALOAD = Task("studio.engine.tasks.dataload:run", "input-pipeline sweep", JobKind.TASK)
 PAPER_CHECK = Task("studio.engine.tasks.paper_check:run", "paper check", JobKind.CHECK)
 SCHEDULE = Task("studio.engine.tasks.schedule:run", "scheduling replay", JobKind.TASK)
@@ -61,7 +62,7 @@ NOISE_SCALE = Task("studio.engine.tasks.noise_scale:run", "gradient noise scale"
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
                            SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE,
                            SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD, PARALLEL, NOISE_SCALE,
-                           ALLREDUCE, DLRM)
+                           ALLREDUCE, DLRM, IMPORT_LOGS)
 
 # Each request type names one task: a new task's request is a type of its own. The types are named by their
 # ``"module:name"`` target, so the catalog imports no contract module (the window's start-up reads it).
@@ -92,6 +93,7 @@ TASK_OF_REQUEST: dict[str, Task] = {
     "studio.core.contracts.noise_scale:NoiseScaleRequest": NOISE_SCALE,
     "studio.core.contracts.allreduce:AllreduceRequest": ALLREDUCE,
     "studio.core.contracts.dlrm:DlrmRequest": DLRM,
+    "studio.core.contracts.jobs:LogImportRequest": IMPORT_LOGS,
 }
 
 

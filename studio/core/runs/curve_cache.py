@@ -10,14 +10,15 @@ whole columns, so opening many long runs reads a few blobs per curve instead of 
   such runs are searched for them (a search walks the run's whole index range). Dropping rows
   (``truncate_metrics``, ``delete``) drops the run's cache. Whatever else writes metric rows must do the same.
 - Written when a run ends (engine/loop/sinks.py), or lazily by ``RunStore.curves`` for an ended run that has
-  none; never in a read-only store, and never for a live run (queued, running, paused: read as rows).
+  none; never in a read-only store, and never for a live run (queued, running, paused: read from its chunks,
+  core/runs/curve_chunks.py, which the pack replaces: it deletes the chunks it covers).
 - Derived data: a database rebuilt from the run folders (db.py) starts without it and makes it again.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,10 +158,14 @@ def merge(cached: Columns | None, tail: Columns | None) -> Columns:
                    np.concatenate([cached.walls, tail.walls])[order])
 
 
-def build(db: sqlite3.Connection, run_id: str, wait_ms: int | None = None) -> bool:
+Reader = Callable[[sqlite3.Connection, str], "dict[tuple[str, str], Columns] | None"]
+
+
+def build(db: sqlite3.Connection, run_id: str, wait_ms: int | None = None, columns: Reader | None = None) -> bool:
     """Write ``run_id``'s cache from its rows (replacing any) if it has ended, in one write transaction (so no
     resume or trim can slip in between the read and the write). ``wait_ms``: give up (False) when another writer
-    holds the database longer than that. Returns whether a cache was written."""
+    holds the database longer than that. ``columns``: reads the run's curves another way (its chunks), None
+    where it cannot (then the rows are read). Returns whether a cache was written."""
     old_wait = db.execute("PRAGMA busy_timeout").fetchone()[0]
     if wait_ms is not None:
         db.execute(f"PRAGMA busy_timeout={int(wait_ms)}")
@@ -179,10 +184,14 @@ def build(db: sqlite3.Connection, run_id: str, wait_ms: int | None = None) -> bo
             return False
         upto, count = db.execute("SELECT COALESCE(MAX(rowid), 0), count(*) FROM metrics WHERE run_id=?",
                                  (run_id,)).fetchone()
-        sql, args = rows_query([run_id], None)
-        curves = gather(db.execute(sql, args))
+        curves = columns(db, run_id) if columns is not None else None
+        if curves is None:
+            sql, args = rows_query([run_id], None)
+            curves = gather(db.execute(sql, args))
         db.execute("DELETE FROM curve_cache WHERE run_id=?", (run_id,))
         fault_points.reached("curve.pack")  # test-only: a crash inside the pack's transaction
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name='curve_chunks'").fetchone() is not None:
+            db.execute("DELETE FROM curve_chunks WHERE run_id=? AND upto_rowid<=?", (run_id, upto))  # now packed
         db.executemany("INSERT INTO curve_cache (run_id, name, upto_rowid, count, steps, vals, walls, overview) "
                        "VALUES (?,?,?,?,?,?,?,?)",
                        [(run_id, name, upto, len(c.steps), c.steps.astype(STEP).tobytes(),

@@ -45,6 +45,16 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (2, ("CREATE TABLE IF NOT EXISTS curve_cache (run_id TEXT, name TEXT, upto_rowid INTEGER, count INTEGER, "
          "appended INTEGER DEFAULT 0, steps BLOB, vals BLOB, walls BLOB, overview BLOB, PRIMARY KEY (run_id, name))",)),
     (3, ("CREATE TABLE IF NOT EXISTS tags (run_id TEXT, tag TEXT, PRIMARY KEY (run_id, tag))",)),  # a person's tags
+    # every run's curves as packed chunks appended as values arrive (core/runs/curve_chunks.py): derived
+    (4, ("CREATE TABLE IF NOT EXISTS curve_chunks (run_id TEXT, upto_rowid INTEGER, level INTEGER, count INTEGER, "
+         "names TEXT, name_ix BLOB, steps BLOB, vals BLOB, walls BLOB, PRIMARY KEY (run_id, upto_rowid))",
+         "CREATE TABLE IF NOT EXISTS curve_chunked (run_id TEXT PRIMARY KEY)")),
+    # a row added or removed by anything but this version's RunStore (an older Studio sharing the store) takes
+    # its run off the chunked list, so it is read as rows until converted again; RunStore lists it again itself
+    (5, ("CREATE TRIGGER IF NOT EXISTS metrics_added_unchunks AFTER INSERT ON metrics "
+         "BEGIN DELETE FROM curve_chunked WHERE run_id=NEW.run_id; END",
+         "CREATE TRIGGER IF NOT EXISTS metrics_removed_unchunks AFTER DELETE ON metrics "
+         "BEGIN DELETE FROM curve_chunked WHERE run_id=OLD.run_id; END")),
 ]
 
 

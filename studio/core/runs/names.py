@@ -3,11 +3,14 @@ made (``RunStore.create_run``), and kept in the run store, so it never changes w
 
 The rule: the model and the data, then each setting that differs from its default (the registry entry's defaults
 for the model, data, optimizer and schedule; ``RunConfig``'s for [train] and [hardware]), every part after a
-" · ": ``mlp · fashion_mnist_small · sgd lr=0.05 · batch 256 · 3 epochs``. Settings that only say what the run
-records or keeps (``histogram_every``, ``checkpoint_every`` …) are left out. The same settings again are numbered
-in the order the runs were made: ``… #2``, ``… #3``. A name a person gives (Rename, ``launch(name=…)``, a sweep's
-name) is kept as it is. Runs made before this rule carry the old automatic name (``model · optimizer · data``):
-they are shown by the rule, numbered with the others in the order the runs were made.
+" · ": ``mlp · fashion_mnist_small · sgd lr=0.05 · batch 256 · 3 epochs``. An entry that only says where the
+person's choice is (``python``, ``timm``, ``hf``, ``hf_disk``) is named by that choice: the class (else the file),
+its arguments as settings (``TinyNet width=8``), ``timm:ARCH``, ``hf:FOLDER`` and the dataset folder's name.
+Settings that only say what the run records or keeps (``histogram_every``, ``checkpoint_every`` …) are left out.
+The same settings again are numbered in the order the runs were made: ``… #2``, ``… #3``. A name a person gives
+(Rename, ``launch(name=…)``, a sweep's name) is kept as it is. Runs made before this rule carry the old automatic
+name (``model · optimizer · data``): they are shown by the rule, numbered with the others in the order the runs
+were made.
 
 Short of room (:func:`fit`), a name loses its data part first, then its last settings one by one, then the model's
 own settings (an "…" says where); the model and the number always stay (the whole name goes in a tooltip).
@@ -19,6 +22,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from functools import lru_cache
+from pathlib import PurePath
 from typing import Any
 
 from studio.core.runs.settings_diff import format_value
@@ -69,11 +73,34 @@ def _value(value: Any) -> str:
     return format_value(value).replace(" ", "")
 
 
-def _changed(params: dict[str, Any], section: str) -> list[str]:
-    """``key=value`` for each of the section's settings that differs from its entry's default."""
+def _changed(params: dict[str, Any], section: str, said: frozenset[str] = frozenset()) -> list[str]:
+    """``key=value`` for each of the section's settings that differs from its entry's default (but those in
+    ``said``), then a person's class arguments (``section.args.KEY``)."""
     defaults = dict(_entry_defaults(section, str(params.get(f"{section}.name"))))
-    return [f"{key}={_value(params[f'{section}.{key}'])}" for key, default in defaults.items()
-            if f"{section}.{key}" in params and not _same(params[f"{section}.{key}"], default)]
+    out = [f"{key}={_value(params[f'{section}.{key}'])}" for key, default in defaults.items()
+           if key not in said and f"{section}.{key}" in params and not _same(params[f"{section}.{key}"], default)]
+    prefix = f"{section}.args."
+    return out + [f"{key[len(prefix):]}={_value(value)}" for key, value in params.items() if key.startswith(prefix)]
+
+
+def _leaf(path: Any) -> str:
+    """The last part of a file path, folder or hub id ("" for none)."""
+    return PurePath(str(path or "").rstrip("/\\")).name
+
+
+def _head(section: str, name: str, params: dict[str, Any]) -> tuple[str, frozenset[str]]:
+    """A part's first word and the settings it already says: the entry's name, or the person's choice where the
+    entry only says where that is (their class or file, a timm architecture, a Hugging Face folder or id)."""
+    def get(key: str) -> Any:
+        return params.get(f"{section}.{key}")
+
+    if name == "python":
+        return str(get("class") or PurePath(_leaf(get("path"))).stem or name), frozenset({"path", "class", "args"})
+    if name == "timm" and get("arch"):
+        return f"timm:{get('arch')}", frozenset({"arch"})
+    if name in ("hf", "hf_disk") and _leaf(get("path")):
+        return (f"hf:{_leaf(get('path'))}" if name == "hf" else _leaf(get("path"))), frozenset({"path"})
+    return name, frozenset()
 
 
 def _train_part(key: str, value: Any) -> str:
@@ -90,9 +117,10 @@ def base_name(params: dict[str, Any]) -> str:
     parts = []
     for section in SECTIONS:
         name = params.get(f"{section}.name")
-        changed = _changed(params, section) if name is not None else []
+        head, said = _head(section, str(name), params) if name is not None else ("?", frozenset())
+        changed = _changed(params, section, said) if name is not None else []
         if section in ("model", "data"):
-            parts.append(" ".join([str(name if name is not None else "?"), *changed]))
+            parts.append(" ".join([head, *changed]))
         elif name is not None and (changed or name != default_entries[section]):
             parts.append(" ".join([str(name), *changed]))
     for key, default_value in plain.items():

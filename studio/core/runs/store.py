@@ -16,7 +16,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -314,18 +314,28 @@ class RunStore:
 
     def truncate_metrics(self, run_id: str, after_step: int) -> None:
         """Drop a run's metric rows past ``after_step`` (resuming from an earlier checkpoint)."""
+        from studio.core.runs import curve_chunks
+
         with self._writing("trim the run's metrics"):
             self._db.execute("DELETE FROM metrics WHERE run_id=? AND step>?", (run_id, after_step))
             self._db.execute("DELETE FROM curve_cache WHERE run_id=?", (run_id,))  # its cache is stale now
+            curve_chunks.forget(self._db, run_id)
+            curve_chunks.convert_run(self._db, run_id)  # the rows kept, chunked again
             metric_log.drop_after(layout.run_path(self.home, run_id), after_step)
 
     def log_metrics(self, run_id: str, rows: Iterable[tuple[int, str, float, float]]) -> None:
         """Append ``(step, name, value, wall_time)`` rows in one transaction, and to the run folder's own record
         (``metrics.csv``, core/runs/metric_log.py), from which a damaged database gets them back."""
+        from studio.core.runs import curve_chunks
+
         batch = [(int(s), n, float(v), float(w)) for s, n, v, w in rows]
         with self._writing("record metrics"):
+            curve_chunks.ensure(self._db, run_id)
             self._db.executemany("INSERT INTO metrics (run_id, step, name, value, wall) VALUES (?,?,?,?,?)",
                                  [(run_id, *row) for row in batch])
+            if batch:  # the same points as a chunk, committed with them (core/runs/curve_chunks.py)
+                upto = self._db.execute("SELECT last_insert_rowid()").fetchone()[0]
+                curve_chunks.append(self._db, run_id, batch, upto)
             # a packed cache of this run (core/runs/curve_cache.py) now has rows after it: readers merge them in
             self._db.execute("UPDATE curve_cache SET appended=1 WHERE run_id=? AND appended=0", (run_id,))
             metric_log.append(layout.run_path(self.home, run_id), batch)
@@ -425,11 +435,14 @@ class RunStore:
             hidden = info.dir
         except OSError as err:
             raise StoreError(f"cannot delete run {info.id}: {err.strerror} ({info.dir})") from None
+        from studio.core.runs import curve_chunks
+
         with self._db:
             for table, col in (("metrics", "run_id"), ("params", "run_id"), ("notes", "run_id"), ("tags", "run_id"),
                                ("runs", "id")):
                 self._db.execute(f"DELETE FROM {table} WHERE {col}=?", (run_id,))
             self._db.execute("DELETE FROM curve_cache WHERE run_id=?", (run_id,))  # its cache is stale now
+            curve_chunks.forget(self._db, run_id)
         shutil.rmtree(hidden, ignore_errors=True)
         return children
 
@@ -525,8 +538,10 @@ class RunStore:
     def curves(self, run_ids: Iterable[str], names: Iterable[str] | None = None) -> dict[str, dict[str, Curve]]:
         """Full-resolution curves ``run_id → name → Curve`` (steps, values, walls as numpy arrays, step order) for
         a selection; ``names`` limits the metrics read. Ended runs come from the packed curve cache (made here
-        the first time, unless the store is read-only) plus any rows logged after it; live runs from their rows;
-        either way exactly what the plain row query gives (core/runs/curve_cache.py). Safe to call from a worker
+        the first time, unless the store is read-only), live ones from the chunks written as their values came
+        (core/runs/curve_chunks.py; a run of an old store is converted here the first time), anything after a
+        pack from chunks too (or rows, for a run not converted); either way exactly what the plain row query
+        gives (core/runs/curve_cache.py). Safe to call from a worker
         thread (each thread has its own connection). Runs with no rows are present with no curves."""
         return self._curves(run_ids, names, overview=False)
 
@@ -539,7 +554,7 @@ class RunStore:
 
     def _curves(self, run_ids: Iterable[str], names: Iterable[str] | None,
                 overview: bool) -> dict[str, dict[str, Curve]]:
-        from studio.core.runs import curve_cache
+        from studio.core.runs import curve_cache, curve_chunks
 
         ids = builtins.list(dict.fromkeys(run_ids))
         out: dict[str, dict[str, Curve]] = {r: {} for r in ids}
@@ -548,20 +563,30 @@ class RunStore:
         wanted = None if names is None else builtins.list(dict.fromkeys(names))
         db = self._db
         has_cache = curve_cache.exists(db)  # a read-only store over an old database has none
-        if has_cache and not self.read_only:
-            for run_id in curve_cache.uncached_ended(db, ids):
-                try:
-                    curve_cache.build(db, run_id, wait_ms=curve_cache.LAZY_WAIT_MS)
-                except sqlite3.Error:  # the cache only saves time: the rows are read below instead
-                    pass
+        has_chunks = has_cache and curve_chunks.exists(db)
+        if has_chunks and not self.read_only:
+            self._convert_lazily(ids)
         snapshot = not db.in_transaction
         if snapshot:  # one read snapshot: a writer appending or trimming meanwhile is seen entirely or not at all
             db.execute("BEGIN")
         try:
             upto, appended = curve_cache.cached_runs(db, ids) if has_cache else ({}, {})
-            plain = [r for r in ids if r not in upto]
             full: dict[tuple[str, str], curve_cache.Columns] = {}
             ready: dict[tuple[str, str], curve_cache.Columns] = {}  # stored overviews, as they are
+            chunked = curve_chunks.chunked(db, ids) if has_chunks else set()
+            if chunked:  # their pack (if any) and the chunks past it: no row read
+                tails = curve_chunks.read(db, builtins.list(chunked), {r: upto[r] for r in chunked if r in upto},
+                                          wanted)
+                packed = [r for r in chunked if r in upto]
+                moved = {key[0] for key in tails}
+                if overview:  # a pack with nothing after it: its stored overview
+                    ready = curve_cache.read(db, [r for r in packed if r not in moved], wanted, overview=True)
+                cached = curve_cache.read(db, [r for r in packed if r in moved or not overview], wanted)
+                for key in {*cached, *tails}:
+                    full[key] = curve_cache.merge(cached.get(key), tails.get(key))
+                upto = {r: u for r, u in upto.items() if r not in chunked}
+                appended = {r: u for r, u in appended.items() if r not in chunked}
+            plain = [r for r in ids if r not in upto and r not in chunked]
             if plain:
                 sql, args = curve_cache.rows_query(plain, wanted)
                 full.update(curve_cache.gather(db.execute(sql, args)))
@@ -582,6 +607,66 @@ class RunStore:
             out[run_id][name] = Curve(cols.steps, cols.values, cols.walls)
         return out
 
+    def _convert_lazily(self, ids: builtins.list[str]) -> None:
+        """Pack the ended runs among ``ids`` that have no pack, chunk the others not chunked yet (an old store's
+        runs, read once as rows here), each waiting at most ``LAZY_WAIT_MS`` for another writer: it only saves
+        time, the rows are read instead."""
+        from studio.core.runs import curve_cache, curve_chunks
+
+        db = self._db
+        for run_id in curve_cache.uncached_ended(db, ids):
+            try:
+                curve_cache.build(db, run_id, wait_ms=curve_cache.LAZY_WAIT_MS, columns=_chunked_columns)
+            except sqlite3.Error:
+                pass
+        done = curve_chunks.chunked(db, ids)
+        for run_id in [r for r in ids if r not in done]:
+            try:
+                with self._lazy_write():
+                    curve_chunks.convert_run(db, run_id)
+            except sqlite3.Error:
+                pass
+
+    @contextmanager
+    def _lazy_write(self) -> Iterator[None]:
+        """A write transaction that gives up (``sqlite3.OperationalError``) after ``LAZY_WAIT_MS`` of waiting."""
+        from studio.core.runs import curve_cache
+
+        db = self._db
+        old_wait = db.execute("PRAGMA busy_timeout").fetchone()[0]
+        db.execute(f"PRAGMA busy_timeout={curve_cache.LAZY_WAIT_MS}")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        finally:
+            db.execute(f"PRAGMA busy_timeout={old_wait}")
+        try:
+            yield
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
+
+    def convert_curves(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Convert an old store once, for a background thread: pack every ended run that has no pack, then chunk
+        every run not chunked yet, one transaction per run, ``progress(done, total)`` after each; afterwards every
+        run reads like a packed one. Returns the runs converted."""
+        from studio.core.runs import curve_cache, curve_chunks
+
+        self._refuse_if_read_only("convert the curve store")
+        db = self._db
+        ids = [r for (r,) in db.execute("SELECT id FROM runs")]
+        try:
+            unpacked = curve_cache.uncached_ended(db, ids) if ids else []
+            todo = len(unpacked) + len(ids) - len(curve_chunks.chunked(db, ids))
+            for i, run_id in enumerate(unpacked):
+                curve_cache.build(db, run_id)
+                if progress is not None:
+                    progress(i + 1, todo)
+            return len(unpacked) + curve_chunks.convert(
+                db, ids, None if progress is None else lambda done, _n: progress(len(unpacked) + done, todo))
+        except sqlite3.Error as err:
+            raise StoreError(f"cannot convert the curves: {describe_sqlite(err, self.db_path)}") from None
+
     def write_curve_cache(self, run_id: str) -> bool:
         """Pack an ended run's curves into the curve cache (rank 0 does when the run ends). Returns whether it
         wrote one (not for a live run, nor one with no rows)."""
@@ -589,7 +674,7 @@ class RunStore:
 
         self._refuse_if_read_only("write the curve cache")
         try:
-            return curve_cache.build(self._db, run_id)
+            return curve_cache.build(self._db, run_id, columns=_chunked_columns)
         except sqlite3.Error as err:
             raise StoreError(f"cannot write the curve cache: {describe_sqlite(err, self.db_path)}") from None
 
@@ -637,6 +722,19 @@ class RunStore:
     def params(self, run_id: str) -> dict[str, Any]:
         rows = self._db.execute("SELECT key, value FROM params WHERE run_id=?", (run_id,)).fetchall()
         return {k: json.loads(v) for k, v in rows}
+
+
+def _chunked_columns(db: sqlite3.Connection, run_id: str) -> dict | None:
+    """A chunked run's curves (its pack, if any, and the chunks past it: core/runs/curve_chunks.py), for packing it
+    without reading its rows; None for a run not chunked."""
+    from studio.core.runs import curve_cache, curve_chunks
+
+    if not curve_chunks.exists(db) or not curve_chunks.chunked(db, [run_id]):
+        return None
+    upto = curve_cache.cached_runs(db, [run_id])[0]
+    tails = curve_chunks.read(db, [run_id], upto, None)
+    packed = curve_cache.read(db, list(upto), None)
+    return {key: curve_cache.merge(packed.get(key), tails.get(key)) for key in {*packed, *tails}}
 
 
 def _names(given: str, run_id: str) -> bool:

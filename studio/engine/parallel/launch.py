@@ -1,6 +1,7 @@
 """``studio parallel``'s driver: check the request (one sentence per problem, before any process starts), run
-the ranks (``ranks.Ranks``: ``python -m`` processes, so it also runs from a daemonic background job; a rank that
-dies stops the others and is named), and build the :class:`ParallelResult` from what rank 0 gathered."""
+the ranks (``jobs/rank_group.RankGroup``, as the all-reduce and DLRM pages' ranks: ``python -m`` processes, so it
+also runs from a daemonic background job; a rank that dies stops the others and is named), and build the
+:class:`ParallelResult` from what rank 0 gathered."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ from studio.core.contracts.parallel import (
 )
 from studio.core.errors import ConfigError, RunFailed
 from studio.core.estimates.footprint import check_mlp
+from studio.engine.jobs.rank_group import RankGroup
 from studio.engine.parallel.network import block_costs, layer_names
-from studio.engine.parallel.ranks import Ranks
 from studio.engine.parallel.split import balanced_split, bubble_theory
 from studio.engine.parallel.timeline import busy_shares, with_idle
 
@@ -163,7 +164,7 @@ def run_parallel(request: ParallelRequest, progress: Report | None = None,
             "classes": shape[1]}
     if progress:
         progress(0.0, f"starting {request.ranks} rank process{'es' if request.ranks != 1 else ''}")
-    ranks = Ranks(request.ranks, spec)
+    ranks = RankGroup("studio.engine.parallel.rank", request.ranks, spec, "parallel rank")
     state: dict[str, Any] = {"label": "start-up", "step": 0}
     raw: list[dict[str, Any]] = []
     try:

@@ -12,40 +12,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import threading
 import time
 from datetime import timedelta
 from typing import Any
 
 from studio.core.contracts.parallel import RankMemory
+from studio.engine.jobs.rank_group import die, emit, kill_point, watch_parent
 from studio.engine.parallel.timeline import Recorder
 
 KILL_ENV = "STUDIO_TEST_PARALLEL_KILL"
 
 
-def _watch_parent(parent: int) -> None:
-    """Leave at once when the launcher is gone (this process was re-parented)."""
-
-    def watch() -> None:
-        while True:
-            if os.getppid() != parent:
-                os._exit(4)
-            time.sleep(0.5)
-
-    threading.Thread(target=watch, daemon=True, name="parent-watchdog").start()
-
-
 def _kill_point(rank: int) -> tuple[str, int] | None:
-    spec = os.environ.get(KILL_ENV, "")
-    parts = spec.split(":")
-    if len(parts) == 3 and parts[0] == str(rank):
-        return parts[1], int(parts[2])
-    return None
-
-
-def _emit(obj: dict[str, Any]) -> None:
-    print(json.dumps(obj), flush=True)
+    """Tests only: the (mode, step) where this rank must die, from ``KILL_ENV`` = ``RANK:MODE:STEP``."""
+    where = kill_point(KILL_ENV, rank)
+    mode, sep, step = (where or "").partition(":")
+    return (mode, int(step)) if sep and step.isdigit() else None
 
 
 def load_data(dataset: str, seed: int, device: Any) -> tuple[Any, Any]:
@@ -104,7 +86,7 @@ def run_config(mode_name: str, m: int, spec: dict[str, Any], rank: int, world: i
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     label = mode_name if mode_name not in ("pipeline-gpipe", "pipeline-1f1b") else f"{mode_name} M={m}"
     if rank == 0:
-        _emit({"type": "progress", "config": index, "configs": total, "mode": mode_name, "microbatches": m,
+        emit({"type": "progress", "config": index, "configs": total, "mode": mode_name, "microbatches": m,
                "label": label, "step": 0, "steps": steps})
     for step in range(1, steps + 1):
         idx = torch.randint(0, len(y), (batch,), generator=gen)
@@ -120,12 +102,12 @@ def run_config(mode_name: str, m: int, spec: dict[str, Any], rank: int, world: i
         if step == warmup + timeline_steps + 1:
             rec.on = False
         if kill is not None and kill == (mode_name, step):
-            os.kill(os.getpid(), signal.SIGKILL)
+            die()
         rec.step = step
         if mode.active:
             losses.append(mode.step(xb, yb))
         if rank == 0 and (step % 10 == 0 or step == steps):
-            _emit({"type": "progress", "config": index, "configs": total, "mode": mode_name, "microbatches": m,
+            emit({"type": "progress", "config": index, "configs": total, "mode": mode_name, "microbatches": m,
                    "label": label, "step": step, "steps": steps})
     sync()
     dist.barrier()
@@ -150,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--spec", required=True, help="JSON: the request, the plan, the split")
     a = p.parse_args(argv)
-    _watch_parent(os.getppid())
+    watch_parent(os.getppid())
     import torch
     import torch.distributed as dist
 
@@ -171,11 +153,11 @@ def main(argv: list[str] | None = None) -> None:
         row = run_config(mode_name, m, spec, a.rank, a.world, x, y, device, i, len(plan))
         if row is not None:
             rows.append(row)
-            _emit({"type": "row", "row": row})  # each configuration as soon as it is measured (the page draws it)
+            emit({"type": "row", "row": row})  # each configuration as soon as it is measured (the page draws it)
     dist.barrier()
     dist.destroy_process_group()
     if a.rank == 0:
-        _emit({"type": "result", "rows": rows})
+        emit({"type": "result", "rows": rows})
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from studio.core.config import RunConfig
 from studio.core.config.data_fit import check_model_data
 from studio.core.config.fit_check import training_samples
 from studio.core.config.global_batch import global_batch, global_batch_text
+from studio.core.config.suggested import is_applied, suggestion
 from studio.core.errors import DataError
 from studio.core.host import threads as thread_policy
 from studio.core.runs.lineage import check_bert_config, load_run_data, start_weights
@@ -70,7 +71,16 @@ def explain(cfg: RunConfig, store: Any = None) -> dict[str, Any]:
         "steps": steps,
         "callbacks": [{"name": type(cb).__name__, "stage": cb.stage, "state_key": cb.state_key,
                        "does": cb.describe()} for cb in callbacks],
+        **_suggested(cfg),
     }
+
+
+def _suggested(cfg: RunConfig) -> dict[str, Any]:
+    """The settings the model suggests (core/config/suggested.py), whether the config has them all, and why."""
+    found = suggestion(cfg.model.name)
+    if found is None:
+        return {}
+    return {"suggested": {"settings": dict(found.settings), "applied": is_applied(cfg), "why": found.why}}
 
 
 def train_switches(cfg: RunConfig) -> dict[str, Any]:
@@ -169,6 +179,11 @@ def recipe_text(recipe: dict[str, Any]) -> str:
         ("steps", step_line),
         ("callbacks", "in the order the loop calls them; stages " + " < ".join(STAGES)),
     ]
+    if "suggested" in recipe:
+        found = recipe["suggested"]
+        said = " · ".join(f"{k}={_value(v)}" for k, v in found["settings"].items())
+        lines.insert(-1, ("suggested", f"{said} ({'applied' if found['applied'] else 'not applied: --preset suggested'}"
+                                       f" takes them): {found['why']}"))
     out = [_wrap(f"{name:<10} {text}", 11) for name, text in lines]
     width = max((len(cb["name"]) for cb in recipe["callbacks"]), default=0)
     out += [_wrap(f"  {i:>2}. {cb['name']:<{width}}  {cb['stage']:<10} {cb['does']}", width + 19)

@@ -149,25 +149,34 @@ def open_path(shell: Shell, path: str) -> str:
 
 
 def import_logs(shell: Shell, logdir: str) -> None:
-    """Import a folder of TensorBoard logs as runs in the background; the new runs are selected when done."""
-    from studio.gui.session.log_import import LogImporter
+    """Import a folder of TensorBoard logs as runs in the background (a task with progress and Cancel); the new
+    runs are selected when done."""
+    from studio.gui.widgets.log_import import LogImporter
 
     session = shell.session
     if session.store.read_only:
         shell.status.show_error("Import TensorBoard logs", "This window watches another run store read-only; go "
                                 "back to your own run store to import logs into it.")
         return
-    importer = LogImporter(session.store.home, shell.window)
+    if shell.log_importer is not None and shell.log_importer.busy:
+        shell.status.show_message("TensorBoard logs are still being imported; drop the folder again when done")
+        return
+    importer = LogImporter(session, shell.window)
     shell.log_importer = importer
 
     def done(report: Any) -> None:
         session.runs_changed.emit()
-        if report.imported:
-            session.set_selection(list(report.imported))
-        shell.status.show_message(report.line()[:1].upper() + report.line()[1:],
-                                  "\n".join(str(p) for p in report.foreign + report.truncated))
+        if report["imported"]:
+            session.set_selection(list(report["imported"]))
+        line = report["line"]
+        shell.status.show_message(line[:1].upper() + line[1:], "\n".join(report["foreign"] + report["truncated"]))
+
+    def cancelled() -> None:
+        session.runs_changed.emit()  # the runs imported before Cancel stay
+        shell.status.show_message("TensorBoard import cancelled; the runs imported before it stay")
 
     importer.done.connect(done)
+    importer.cancelled.connect(cancelled)
     importer.failed.connect(lambda text: shell.status.show_error("Import TensorBoard logs", text))
     shell.status.show_message(f"Importing the TensorBoard logs in {logdir}…")
     importer.start(logdir)

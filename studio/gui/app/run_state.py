@@ -69,10 +69,11 @@ class RunState(QObject):
     def on_ended(self, run_id: str, status: str, message: str) -> None:
         acc = self.session.run_summary(run_id).get("test_acc")
         acc_txt = f", test accuracy {acc:.4f}" if isinstance(acc, float) and acc == acc else ""
+        label = self.session.run_label(run_id)  # its name, as the run list shows it
         if status == JobState.FAILED:  # one line here (never "Starting run…" left behind); why: in its dialog
-            self.status.show_message(f"Run {run_id} failed (the message box says why)")
+            self.status.show_message(f"Run {label} failed (the message box says why)")
         else:
-            self.status.show_message(f"Run {run_id} {status}{acc_txt}")
+            self.status.show_message(f"Run {label} {status}{acc_txt}")
         if status == JobState.FINISHED:
             self.status.clear_errors()
 

@@ -76,7 +76,9 @@ class SettingsStore:
 
     def restore_choices(self, session: Any) -> list[str]:
         """Pick the remembered entries in ``session`` (skipping ones that no longer exist, e.g. a deleted
-        imported dataset, and values that no longer validate); returns the sections restored."""
+        imported dataset, and values that no longer validate), the model with its suggested train settings
+        (core/config/suggested.py: [train] is not remembered), then the remembered optimizer's values; returns the
+        sections restored."""
         from studio.core.errors import StudioError
         from studio.gui.session.session import registry_for
 
@@ -86,7 +88,7 @@ class SettingsStore:
             if name not in registry.names():
                 continue
             try:
-                session.set_choice(section, name)
+                session.set_choice(section, name, suggest=section == "model")  # its suggested train settings
             except StudioError:
                 continue
             for key, value in params.items():

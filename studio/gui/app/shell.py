@@ -43,6 +43,6 @@ class Shell:
     confirm_warnings: Callable[[list[str]], bool]
     confirm_close: Callable[[], bool]
     importer: Any = None
-    log_importer: Any = None  # TensorBoard logs being imported (gui/session/log_import.py)
+    log_importer: Any = None  # TensorBoard logs being imported (gui/widgets/log_import.py)
     help_window: Any = None
     about_box: Any = None

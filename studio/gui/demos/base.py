@@ -36,7 +36,7 @@ from studio.gui.demos.player import Player
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.widgets.check_panel import CheckPanel
 from studio.gui.widgets.forms import param_widget
-from studio.gui.widgets.job_panel import JobPanel, Words
+from studio.gui.widgets.job_panel import FAILURE_LINES, JobPanel, Words
 
 RERUN_DELAY_MS = 400
 
@@ -58,7 +58,8 @@ class DemoView(QWidget):
         # the current computation (a newer one replaces it): Compute, Stop, the progress and the status line
         self.panel = JobPanel("Compute", cancel_text="Stop", replaces=True, words=Words(
             idle="Press Play to compute and animate the demo.", starting="Computing…", cancelling="Stopping…",
-            cancelled="Stopped.", failed="{first_line}", done="Done — play, pause, step or drag the slider."))
+            cancelled="Stopped.", failed="{first_line}", done="Done — play, pause, step or drag the slider."),
+            status_lines=FAILURE_LINES)
         self.panel.run_clicked.connect(self.compute)
         self.panel.frame.connect(self._frame)
         self.panel.done.connect(self._done)

@@ -72,6 +72,13 @@ class SettingsPanels(QScrollArea):
                 self.summary_button.setToolTip("Layers, output shapes, parameter counts and FLOPs per sample")
                 self.summary_button.clicked.connect(self.show_model_summary)
                 below.append(self.summary_button)
+                # what picking the model set (its suggested train settings) and why; goes at the next edit
+                self.suggested_note = QLabel("")
+                self.suggested_note.setObjectName("suggested_note")
+                self.suggested_note.setWordWrap(True)
+                self.suggested_note.setStyleSheet(FITS_STYLE)
+                self.suggested_note.setVisible(False)
+                below.append(self.suggested_note)
             layout.addWidget(self._group(title, form, *below))
         params = train_params()
         self.train_form = PlainForm(session, "train", [p for p in params if p.name in BASIC_TRAIN])
@@ -108,7 +115,26 @@ class SettingsPanels(QScrollArea):
         self.setMinimumWidth(300)
         session.datasets_changed.connect(self.forms["data"].refresh_entries)
         session.config_changed.connect(self.check_fit)
+        session.config_changed.connect(self._note_still_true)
+        session.suggested.connect(self.show_suggested)
+        self._noted: dict[str, Any] | None = None  # the config the suggested note speaks of
         self.check_fit()
+
+    def show_suggested(self, note: str) -> None:
+        """A model was picked: show what its suggested settings set (or undid), and the fields' new values."""
+        for section in ("optimizer", "schedule"):
+            self.forms[section].rebuild()
+        self.train_form.reload()
+        self.advanced_form.reload()
+        self.suggested_note.setText(note)
+        self.suggested_note.setVisible(bool(note))
+        self._noted = self.session.config.to_dict() if note else None
+
+    def _note_still_true(self) -> None:
+        """The note goes once a setting is edited: it spoke of the values the pick set."""
+        if self._noted is not None and self.session.config.to_dict() != self._noted:
+            self._noted = None
+            self.suggested_note.setVisible(False)
 
     def show_advanced(self, on: bool) -> None:
         self.advanced_form.setVisible(on)

@@ -35,7 +35,7 @@ from studio.core.errors import ConfigError
 from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.log_axis import LogAxis
 from studio.gui.plots.palette import run_colour
-from studio.gui.widgets.job_panel import JobPanel, Words
+from studio.gui.widgets.job_panel import FAILURE_LINES, JobPanel, Words
 
 CHECK_NAME = "chen_async_straggler"
 CLAIM = ("<b>Claim.</b> With a straggler, a synchronous parameter server waits for the slowest worker every round; "
@@ -64,7 +64,7 @@ class AsyncPage(QWidget):
         self.result: dict[str, Any] | None = None
         self.panel = JobPanel("Run", words=Words(idle="Press Run: the processes start in a few seconds.",
                                                  starting="Starting the parameter server and the workers…"),
-                              status_lines=3)  # a narrow column: the result's summary and a refusal take three
+                              status_lines=FAILURE_LINES)  # a narrow column: the summary and a refusal take three
         self.panel.run_clicked.connect(self.run)
         self.panel.done.connect(self.show_result)
 

@@ -28,7 +28,7 @@ from studio.core.contracts.dlrm import MAX_DIM, MAX_RANKS, MAX_ROWS, MAX_TABLES,
 from studio.core.errors import ConfigError
 from studio.gui.parallel.dlrm_plots import DlrmPlots, replication_words
 from studio.gui.widgets.check_panel import CheckPanel
-from studio.gui.widgets.job_panel import JobPanel, Words
+from studio.gui.widgets.job_panel import FAILURE_LINES, JobPanel, Words
 from studio.gui.widgets.paper_check import verdict_html
 from studio.gui.widgets.wheel_guard import guard_tree
 
@@ -62,7 +62,8 @@ class DlrmPage(QWidget):
         d = DlrmRequest()
         self.panel = JobPanel("Run", words=Words(idle="Press Run: one process, then the hybrid ranks, on the same "
                                                       "batches.", starting="Starting the processes…",
-                                                 refused="Not started: {message}"))
+                                                 refused="Not started: {message}"),
+                              status_lines=FAILURE_LINES)  # a failed rank: its sentence and stderr lines
         self.panel.run_clicked.connect(self.run)
         self.panel.done.connect(self.show_result)
         self.panel.run_button.setObjectName("dlrm_run")

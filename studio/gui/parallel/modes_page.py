@@ -25,7 +25,7 @@ from studio.gui.parallel.modes_plots import ModesPlots
 from studio.gui.parallel.modes_table import ModesTable
 from studio.gui.parallel.modes_timeline import ModesTimeline
 from studio.gui.widgets.check_panel import CheckPanel
-from studio.gui.widgets.job_panel import JobPanel, Words
+from studio.gui.widgets.job_panel import FAILURE_LINES, JobPanel, Words
 from studio.gui.widgets.paper_check import verdict_html
 
 CLAIM = ("<b>The claim.</b> Splitting the <i>data</i> keeps every rank busy: each holds the whole model and trains "
@@ -45,7 +45,8 @@ class ModesPage(QWidget):
         self.result: dict[str, Any] | None = None
         self.submitted: Any = None  # the last request handed to the Session
         self.panel = JobPanel("Run", words=Words(idle="Choose the modes and press Run.", starting="Starting the ranks…",
-                                                 refused="Not started: {message}"))
+                                                 refused="Not started: {message}"),
+                              status_lines=FAILURE_LINES)
         self.panel.run_clicked.connect(self.run)
         self.panel.frame.connect(self.show_partial)  # each configuration as soon as it is measured
         self.panel.done.connect(self.show_result)

@@ -37,7 +37,7 @@ from studio.core.contracts.allreduce import (
 )
 from studio.gui.parallel.ring_plots import RingPlots
 from studio.gui.widgets.check_panel import CheckPanel
-from studio.gui.widgets.job_panel import JobPanel, Words
+from studio.gui.widgets.job_panel import FAILURE_LINES, JobPanel, Words
 from studio.gui.widgets.paper_check import verdict_html
 from studio.gui.widgets.wheel_guard import guard_tree
 
@@ -68,7 +68,8 @@ class RingPage(QWidget):
         self.submitted: AllreduceRequest | None = None
         defaults = AllreduceRequest()
         self.panel = JobPanel("Run", words=Words(idle="Choose the process counts and press Run.",
-                                                 starting="Starting the processes…", refused="Not started: {message}"))
+                                                 starting="Starting the processes…", refused="Not started: {message}"),
+                              status_lines=FAILURE_LINES)  # a failed rank: its sentence and stderr lines
         self.panel.run_clicked.connect(self.run)
         self.panel.done.connect(self.show_result)
         self.panel.run_button.setObjectName("ring_run")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from studio.core.maths.decimate import minmax_indices
+from studio.core.maths.decimate import Pyramid, minmax_indices, pyramid_indices
 from studio.core.maths.smoothing import Smoothed, smooth
 from studio.gui.plots.wall_gaps import Gap, break_at, pause_gaps
 
@@ -34,6 +34,7 @@ class Series:
         self.n = len(steps)
         self.dirty = True
         self.smoothed: Smoothed | None = None  # the last smoothing, continued when the series grows
+        self.pyramid: Pyramid | None = None  # the values' level-of-detail pyramid, extended when the series grows
         self._walls_checked = (0, True)  # (points checked, their wall times never stepped back)
 
     @property
@@ -79,7 +80,7 @@ class Series:
         return ordered
 
     def snapshot(self) -> Snap:
-        return Snap(self.steps, self.values, self.walls, self.smoothed)
+        return Snap(self.steps, self.values, self.walls, self.smoothed, self.pyramid)
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,7 @@ class Snap:
     values: np.ndarray
     walls: np.ndarray
     smoothed: Smoothed | None = None
+    pyramid: Pyramid | None = None
 
 
 @dataclass
@@ -119,6 +121,7 @@ class Drawn:
     raw_y: np.ndarray | None
     n: int  # full-resolution points it was made from
     smoothed: Smoothed | None = None
+    pyramid: Pyramid | None = None  # of the raw values, when one was used
 
 
 @dataclass
@@ -203,9 +206,22 @@ def _draw(job: Job, run: dict[str, Snap], s: Snap, run_id: str, name: str,
         order = np.argsort(xs, kind="stable")
         xs, raw, ys = xs[order], raw[order], ys[order]
     ux = np.log10(xs) if job.log_x else xs
-    idx = minmax_indices(ux, ys, columns, x_range)
+    pyramid = _pyramid(s, columns) if order is None and len(raw) == len(s.values) else None
+    idx = minmax_indices(ux, ys, columns, x_range) if smoothed is not None else \
+        pyramid_indices(ux, ys, columns, x_range, pyramid)
     x, y = break_at(xs[idx], ys[idx], gaps)  # no line across a pause (wall time only: gaps is empty otherwise)
     if smoothed is None:
-        return Drawn(x, y, None, None, len(s.values))
-    raw_idx = minmax_indices(ux, raw, columns, x_range)
-    return Drawn(x, y, *break_at(xs[raw_idx], raw[raw_idx], gaps), len(s.values), smoothed)
+        return Drawn(x, y, None, None, len(s.values), None, pyramid)
+    raw_idx = pyramid_indices(ux, raw, columns, x_range, pyramid)
+    return Drawn(x, y, *break_at(xs[raw_idx], raw[raw_idx], gaps), len(s.values), smoothed, pyramid)
+
+
+def _pyramid(s: Snap, columns: int) -> Pyramid | None:
+    """The values' pyramid (the kept one extended to the new points), where a whole-curve view of ``columns``
+    spans enough buckets a column for it to save work; else the kept one, if any."""
+    kept = s.pyramid
+    if kept is not None and kept.n == len(s.values):
+        return kept
+    if kept is None and len(s.values) < 8 * Pyramid.BASE * columns:
+        return None
+    return (kept or Pyramid()).extend(s.values)

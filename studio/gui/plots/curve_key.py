@@ -4,7 +4,7 @@ were logged, what solid and dashed mean) and that as the key label's rich text."
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 KEY_NAMES = 12  # runs named in the key; the rest are counted, and named in its tooltip
 KEY_TIP = "The colour of each shown run (the run list shows the same swatch)"
@@ -14,20 +14,31 @@ SPACE = "&nbsp;&nbsp;&nbsp;"
 @dataclass(frozen=True)
 class Key:
     """The runs the key names (id, label) in colour order, how many more are shown, every shown run (its
-    tooltip), and the train curves' logging intervals in steps."""
+    tooltip), and the train curves' logging intervals in steps: of the runs Studio trained (``every``: its
+    train.metric_interval) and of the runs a script logged (``script_every``: studio.track, a TensorBoard
+    import)."""
 
     named: list[tuple[str, str]]
     more: int
     everyone: list[tuple[str, str]]
     every: list[int]
+    script_every: list[int] = field(default_factory=list)
 
     @property
     def lines(self) -> str:
         """What solid and dashed mean."""
-        every = " or ".join(str(n) for n in self.every)
-        train = (f"solid: train, a point every {every} step{'s' if every != '1' else ''} (train.metric_interval)"
-                 if every else "solid: train")
-        return f"{train} · dashed, dots: validation (per epoch)"
+        spacing = [f"{_every(self.every)} (train.metric_interval)" if self.every else "",
+                   f"{_every(self.script_every)} (as your script logged them)" if self.script_every else ""]
+        shown = [s for s in spacing if s]
+        train = f"solid: train, a point {'; '.join(shown)}" if shown else "solid: train"
+        when = "" if self.script_every and not self.every else " (per epoch)"  # a script logs it when it likes
+        return f"{train} · dashed, dots: validation{when}"
+
+
+def _every(steps: list[int]) -> str:
+    """"every 20 steps", "every 1 step", "every 10 or 20 steps"."""
+    text = " or ".join(str(n) for n in steps)
+    return f"every {text} step{'s' if text != '1' else ''}"
 
 
 def key_html(key: Key, colours: dict[str, str], size: int) -> tuple[str, str]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from studio.core.config.external import EXTERNAL
 from studio.gui.plots.curve_data import Cancelled, Job, Prepared, Series, Snap, prepare
 
 _POOL: ThreadPoolExecutor | None = None
@@ -38,7 +39,7 @@ class CurveLoader(QObject):
         super().__init__(parent)
         self.generation = 0
         self.worker_threads: set[int] = set()  # the threads that prepared curves (tests: never the GUI's)
-        self._read: dict[str, tuple[dict[str, Series], int]] = {}  # run → (its series, batch size)
+        self._read: dict[str, tuple[dict[str, Series], int, bool]] = {}  # run → read_run's (series, batch, by script)
         self._lock = threading.Lock()
 
     def next_generation(self) -> int:
@@ -52,7 +53,7 @@ class CurveLoader(QObject):
             self._read = {r: v for r, v in self._read.items() if r in load}
         _pool().submit(self._work, job, store, load)
 
-    def take(self, run_id: str) -> tuple[dict[str, Series], int] | None:
+    def take(self, run_id: str) -> tuple[dict[str, Series], int, bool] | None:
         """A run the worker has read (handed over once)."""
         with self._lock:
             return self._read.pop(run_id, None)
@@ -76,7 +77,7 @@ class CurveLoader(QObject):
                     got = read_run(store, run_id)
                     with self._lock:
                         self._read[run_id] = got
-                series, batch = got
+                series, batch, _scripted = got
                 job.batch_sizes[run_id] = batch
                 job.series[run_id] = _merged(series, job.series.get(run_id, {}))
             result = prepare(job, stale)
@@ -115,12 +116,15 @@ def _give_back_memory() -> None:
 _TRIM: Any = None
 
 
-def read_run(store: Any, run_id: str) -> tuple[dict[str, Series], int]:
-    """A run's metrics from the store as series, and its global batch size (the samples axis)."""
+def read_run(store: Any, run_id: str) -> tuple[dict[str, Series], int, bool]:
+    """A run's metrics from the store as series, its global batch size (the samples axis), and whether a script
+    logged them (a run Studio did not train: ``studio.track``, a TensorBoard import; its [train] settings are
+    Studio's defaults, not what the script did)."""
     curves = store.curves([run_id]).get(run_id, {})
     params = store.params(run_id)  # samples per optimizer step: batch_size × accumulate_steps
     batch = (params.get("train.batch_size", 0) or 0) * (params.get("train.accumulate_steps", 1) or 1)
-    return {name: Series(c.steps, c.values, c.walls) for name, c in curves.items()}, int(batch)
+    scripted = params.get("model.name") == EXTERNAL
+    return {name: Series(c.steps, c.values, c.walls) for name, c in curves.items()}, int(batch), scripted
 
 
 def _merged(read: dict[str, Series], live: dict[str, Snap]) -> dict[str, Snap]:

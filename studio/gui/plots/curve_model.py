@@ -113,7 +113,8 @@ class CurveModel:
         self.drawn_ranges: dict[str, Range | None] = {}  # plot → x view range last decimated for
         self.drawn_columns: dict[str, int] = {}  # plot → the pixel columns its curves were last decimated to
         self._pending: dict[str, tuple[Range | None, int]] = {}  # the same, for the request under way
-        self._key_every: list[int] = []  # the logging intervals the key last named
+        self._key_every: tuple[list[int], list[int]] = ([], [])  # the logging intervals the key last named
+        self.scripted: set[str] = set()  # shown runs a script logged (not trained by Studio: no metric_interval)
 
     # --- runs and their points -------------------------------------------------------------------
     def clear(self) -> None:
@@ -125,6 +126,7 @@ class CurveModel:
         self.series.clear()
         self.order.clear()
         self.labels.clear()
+        self.scripted = set()
 
     def add_run(self, run_id: str, label: str) -> bool:
         """Show run ``run_id`` (no points yet); False if it is shown already."""
@@ -150,7 +152,9 @@ class CurveModel:
         """Show these runs, to be read from the store (``unread``); runs shown and read already keep their series
         (and their live points)."""
         kept = {r: self.series[r] for r in run_ids if r in self.series and r not in self.unread}
+        scripted = self.scripted & set(kept)
         self.clear()
+        self.scripted = scripted
         for run_id in run_ids:
             self.add_run(run_id, (labels or {}).get(run_id, run_id))
             if run_id in kept:
@@ -183,11 +187,16 @@ class CurveModel:
             if name == Metric.EPOCH and steps:
                 self.mark_dirty(run_id)
 
-    def install(self, run_id: str, read: dict[str, Series], batch: int) -> None:
-        """A run read from the store becomes the run's series; live rows that came meanwhile follow it."""
+    def install(self, run_id: str, read: dict[str, Series], batch: int, scripted: bool = False) -> None:
+        """A run read from the store becomes the run's series; live rows that came meanwhile follow it.
+        ``scripted``: a script logged them (``curve_loader.read_run``)."""
         live = self.series.get(run_id)
         if live is None:
             return
+        if scripted:
+            self.scripted.add(run_id)
+        else:
+            self.scripted.discard(run_id)
         for name, s in read.items():
             self._show_plot_of(name)
             extra = live.get(name)
@@ -361,13 +370,16 @@ class CurveModel:
         """More than ``THICK_RUNS`` runs are shown: their lines are drawn at half width."""
         return len(self.order) > THICK_RUNS
 
-    def logged_every(self) -> list[int]:
+    def logged_every(self, scripted: bool = False) -> list[int]:
         """The shown runs' distinct logging intervals in steps, read from their train-loss points (the median
-        spacing: a window cut short at an epoch's or the run's end does not count). A run's interval is fixed,
-        so its first ``INTERVAL_POINTS`` points tell it: this runs on the GUI thread at every redraw with new
-        points, and must not grow with the run."""
+        spacing: a window cut short at an epoch's or the run's end does not count): of the runs Studio trained,
+        or (``scripted``) of those a script logged. A run's interval is fixed, so its first ``INTERVAL_POINTS``
+        points tell it: this runs on the GUI thread at every redraw with new points, and must not grow with the
+        run."""
         found = set()
-        for metrics in self.series.values():
+        for run_id, metrics in self.series.items():
+            if (run_id in self.scripted) != scripted:
+                continue
             s = metrics.get(Metric.TRAIN_LOSS)
             if s is not None and len(s) >= 2:
                 first = s.steps[:INTERVAL_POINTS]
@@ -377,12 +389,12 @@ class CurveModel:
     def key(self, names: int = KEY_NAMES) -> Key:
         """What the key says now: the first ``names`` runs by name, the rest counted."""
         everyone = [(r, self.labels[r]) for r in self.order]
-        self._key_every = self.logged_every()
-        return Key(everyone[:names], max(0, len(everyone) - names), everyone, self._key_every)
+        self._key_every = (self.logged_every(), self.logged_every(scripted=True))
+        return Key(everyone[:names], max(0, len(everyone) - names), everyone, *self._key_every)
 
     def key_outdated(self) -> bool:
         """Whether the logging intervals changed since the key was last made (a run's first points tell them)."""
-        return self.logged_every() != self._key_every
+        return (self.logged_every(), self.logged_every(scripted=True)) != self._key_every
 
     # --- decimation requests ---------------------------------------------------------------------
     def mark_dirty(self, run_id: str | None = None) -> None:
@@ -456,6 +468,8 @@ class CurveModel:
             return False
         if d.smoothed is not None and len(d.smoothed.values) <= len(s):
             s.smoothed = d.smoothed
+        if d.pyramid is not None and d.pyramid.n <= len(s) and (s.pyramid is None or s.pyramid.n < d.pyramid.n):
+            s.pyramid = d.pyramid  # a series' first points never change: it stays valid as it grows
         return True
 
     def drawn(self) -> None:

@@ -13,7 +13,7 @@ from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.session import theme
 
 NO_VALUE = "#9a9a9a"  # a run without the metric
-HINT = "Select two or more runs in the Training tab's run list: each becomes a line across the settings that differ"
+HINT = "Tick two or more runs in the list on the left: each becomes a line across the settings that differ"
 X_RANGE = (-0.12, 0.6)  # room left of the first axis and right of the last (its tick labels)
 TITLE_GAP_PX = 10  # the least room between two axis titles in one row
 

@@ -28,6 +28,7 @@ from studio.core.vocab import JobKind
 from studio.gui.session.bridge import Bridge
 from studio.gui.session.store_follow import StoreFollower
 
+LABEL_ROOM = 48  # characters of a run's name in a status message (the rest of the message stays readable)
 SECTION_REGISTRIES = {"data": "DATASETS", "model": "MODELS", "optimizer": "OPTIMIZERS", "schedule": "SCHEDULES"}
 
 
@@ -109,6 +110,7 @@ class Session(QObject):
     notice = Signal(str, str)  # a status text with details behind a Details… button (e.g. the skipped files)
     error = Signal(str, str)  # title, message
     state_changed = Signal(str)  # "idle", "running", "paused"
+    suggested = Signal(str)  # a model picked in the window: what its suggested settings set or undid ("": nothing)
     job_started = Signal(object)  # a JobHandle
     job_ended = Signal(object)  # a JobHandle, once its job has ended
 
@@ -132,9 +134,18 @@ class Session(QObject):
         self.follower = StoreFollower(self)
 
     # --- config edits ----------------------------------------------------------------------
-    def set_choice(self, section: str, name: str) -> None:
-        """Pick another registry entry for a section; its parameters start at their defaults."""
+    def set_choice(self, section: str, name: str, *, suggest: bool = False) -> None:
+        """Pick another registry entry for a section; its parameters start at their defaults. ``suggest`` (a
+        person's pick of a model in the window): the model's suggested train settings too, and those of the model
+        left back to the shared defaults (core/config/suggested.py), said by ``suggested``."""
         if getattr(self.config, section).name == name:
+            return
+        if suggest and section == "model":
+            from studio.core.config.suggested import pick_model
+
+            self.config, note = pick_model(self.config, name)
+            self.config_changed.emit()
+            self.suggested.emit(note)
             return
         entry = registry_for(section).get(name)
         setattr(self.config, section, Choice(name, entry.defaults()))
@@ -243,8 +254,9 @@ class Session(QObject):
         self.set_selection([job.run_id])
         config = job.config
         waiting = ": waiting for the back end to load PyTorch…" if self.engine.backend_loading() else "…"
-        self.status_text.emit(f"Resuming run {job.run_id} from {Path(job.resume_from or '').name}{waiting}"
-                              if resuming else f"Starting run {job.run_id} ({config.hardware.processes}× "
+        label = self.run_label(job.run_id)
+        self.status_text.emit(f"Resuming run {label} from {Path(job.resume_from or '').name}{waiting}"
+                              if resuming else f"Starting run {label} ({config.hardware.processes}× "
                                                f"{config.hardware.device}){waiting}")
         self._first_point[job.run_id] = ""  # until its first curve point, the status bar says what it waits for
         return handle
@@ -347,7 +359,7 @@ class Session(QObject):
         except StudioError as err:
             self.error.emit("Cannot cancel", str(err))
             return
-        self.status_text.emit(f"Run {run_id}: {'cancelled' if result == 'cancelled' else 'stopping'}")
+        self.status_text.emit(f"Run {self.run_label(run_id)}: {'cancelled' if result == 'cancelled' else 'stopping'}")
         self.runs_changed.emit()
 
     def move_queued(self, run_id: str, position: int) -> int | None:
@@ -370,6 +382,14 @@ class Session(QObject):
             return dict(self.store.get(run_id).summary)
         except StudioError:
             return {}
+
+    def run_label(self, run_id: str) -> str:
+        """The run as messages name it: its name (``core/runs/names.py``, as the run list shows it) in quotes,
+        shortened to :data:`LABEL_ROOM` characters; its id when the store does not know it."""
+        from studio.core.runs.names import fit, shown_names
+
+        name = shown_names(self.store).get(run_id)
+        return f"“{fit(name, LABEL_ROOM)}”" if name else run_id
 
     def find_run(self, id_or_dir: str) -> Any | None:
         """The RunInfo of a run id or run directory of this store, or None."""
@@ -444,7 +464,7 @@ class Session(QObject):
         elif kind == protocol.LOG:
             stage = m.get("level") == protocol.STAGE
             if not stage or run_id in self._first_point:  # a late stage never hides "Training on …"
-                self.status_text.emit(f"Run {run_id}: {m['text']}…" if stage else m["text"])
+                self.status_text.emit(f"Run {self.run_label(run_id)}: {m['text']}…" if stage else m["text"])
         elif kind == protocol.JOB_ENDED:
             self.jobs.pop(run_id, None)
             self._first_point.pop(run_id, None)

@@ -47,6 +47,13 @@ def caption(records: list[histograms.HistogramRecord], layer: str) -> str:
             f"{'; '.join(spans)}. Colour: share of the values in a bin.")
 
 
+def recorded(steps: list[int]) -> str:
+    """When a tensor's histograms were recorded: "once, at step 0", or "at 12 steps, from 0 to 1,100"."""
+    if len(steps) == 1:
+        return f"once, at step {steps[0]:,}"
+    return f"at {len(steps):,} steps, from {steps[0]:,} to {steps[-1]:,}"
+
+
 class HistogramView(QWidget):
     """One kind (weights or gradients) of one tensor: a step × value heat map with a colour bar."""
 
@@ -87,7 +94,7 @@ class HistogramView(QWidget):
         self.image.setRect(x0, low, steps[-1] - steps[0] + width, high - low)
         self.plot.setXRange(x0, steps[-1] + width / 2, padding=0)
         self.plot.setYRange(low, high, padding=0.02)
-        self.plot.setTitle(f"{self.title} of {layer} · recorded at {len(steps)} steps, {s.steps[0]}–{s.steps[-1]}")
+        self.plot.setTitle(f"{self.title} of {layer} · recorded {recorded(s.steps)}")
 
 
 class HistogramsTab(QWidget, RunPicker):

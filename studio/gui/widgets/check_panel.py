@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QPushButton, QV
 from studio.core.checks import results
 from studio.core.checks.base import PaperCheck
 from studio.core.contracts.checks import CheckRequest
-from studio.gui.widgets.job_panel import JobPanel, Words
+from studio.gui.widgets.job_panel import FAILURE_LINES, JobPanel, Words
 from studio.gui.widgets.paper_check import outcome_html
 
 IDLE_TEXT, RUNNING_TEXT = "Paper check", "Stop check"
@@ -31,7 +31,8 @@ class CheckPanel(QWidget):
         self.view = view  # the DemoView: its session runs the job, its form takes the preset
         self.checks = checks
         self.outcomes: list[dict[str, Any]] = []
-        self.job = JobPanel(IDLE_TEXT, cancel_text=RUNNING_TEXT, toggle=True, words=WORDS)
+        self.job = JobPanel(IDLE_TEXT, cancel_text=RUNNING_TEXT, toggle=True, words=WORDS,
+                            status_lines=FAILURE_LINES)  # in the demos' narrow column, as their own panel
         self.job.run_clicked.connect(self.run)
         self.job.done.connect(self._done)
         self.run_button = self.job.run_button  # the view places it beside its own buttons

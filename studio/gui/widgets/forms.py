@@ -186,7 +186,7 @@ class RegistryForm(QWidget):
         self.rebuild()
 
     def _choose(self, _index: int) -> None:
-        self.session.set_choice(self.section, self.combo.currentData())
+        self.session.set_choice(self.section, self.combo.currentData(), suggest=True)
         self.rebuild()
         self.edited.emit()
 

@@ -38,6 +38,7 @@ from studio.gui.session.job_binding import JobBinding
 
 STEPS = 1000  # the bar's resolution
 STATUS_LINES = 2  # lines the status line reserves by default: a failure's first line, the job's text with its ETA
+FAILURE_LINES = 3  # in a narrow column (the lab's pages, the demos): a failure's sentence or a refusal takes three
 
 
 class StatusArea(QScrollArea):
