@@ -2,7 +2,9 @@
 
 Files go under the XDG data dir (``$XDG_DATA_HOME``, else ``~/.local/share``):
 ``applications/studio.desktop`` and ``icons/hicolor/<size>x<size>/apps/studio.png`` (+ ``scalable/…/studio.svg``),
-so Studio appears in the application menu and can be double-clicked. Torch-free and Qt-free.
+so Studio appears in the application menu and can be double-clicked; ``mime/packages/studio.xml`` gives
+``*.studio-lesson`` files their type (``application/x-studio-lesson``), which the launcher opens: a lesson opens in
+Studio with a double-click. Torch-free and Qt-free.
 """
 
 from __future__ import annotations
@@ -33,6 +35,19 @@ StartupNotify=true
 StartupWMClass=studio
 Categories=Science;ArtificialIntelligence;
 Keywords=neural network;deep learning;machine learning;training;PyTorch;
+MimeType=application/x-studio-lesson;
+"""
+
+MIME_XML = """\
+<?xml version="1.0" encoding="UTF-8"?>
+<mime-info xmlns="http://www.freedesktop.org/standards/shared-mime-info">
+  <mime-type type="application/x-studio-lesson">
+    <comment>Studio lesson</comment>
+    <sub-class-of type="application/zip"/>
+    <glob pattern="*.studio-lesson"/>
+    <icon name="studio"/>
+  </mime-type>
+</mime-info>
 """
 
 
@@ -69,22 +84,23 @@ def installed_paths(base: Path | None = None) -> list[Path]:
     base = base or data_home()
     icons = base / "icons" / "hicolor"
     return [base / "applications" / f"{APP_ID}.desktop", icons / "scalable" / "apps" / f"{APP_ID}.svg",
-            *(icons / f"{s}x{s}" / "apps" / f"{APP_ID}.png" for s in ICON_SIZES)]
+            *(icons / f"{s}x{s}" / "apps" / f"{APP_ID}.png" for s in ICON_SIZES),
+            base / "mime" / "packages" / f"{APP_ID}.xml"]
 
 
 def _refresh_caches(base: Path) -> None:
     """Tell the desktop about the change where the tools exist (best effort: menus also rescan alone)."""
-    for tool, arg in (("update-desktop-database", base / "applications"),
-                      ("gtk-update-icon-cache", base / "icons" / "hicolor")):
+    for tool, flags, arg in (("update-desktop-database", ["-q"], base / "applications"),
+                             ("gtk-update-icon-cache", ["-q", "-t"], base / "icons" / "hicolor"),
+                             ("update-mime-database", [], base / "mime")):
         if shutil.which(tool) and arg.exists():
-            subprocess.run([tool, "-q", str(arg)] if tool.startswith("update") else [tool, "-q", "-t", str(arg)],
-                           capture_output=True, check=False, timeout=30)
+            subprocess.run([tool, *flags, str(arg)], capture_output=True, check=False, timeout=30)
 
 
 def install(base: Path | None = None, command: list[str] | None = None) -> list[Path]:
     """Write the launcher and the icons; returns the files written."""
     base = base or data_home()
-    entry, svg, *pngs = installed_paths(base)
+    entry, svg, *pngs, mime = installed_paths(base)
     entry.parent.mkdir(parents=True, exist_ok=True)
     entry.write_text(desktop_entry(command or launcher_command()), encoding="utf-8")
     svg.parent.mkdir(parents=True, exist_ok=True)
@@ -92,8 +108,10 @@ def install(base: Path | None = None, command: list[str] | None = None) -> list[
     for size, png in zip(ICON_SIZES, pngs, strict=True):
         png.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(resource("icons", f"studio-{size}.png"), png)
+    mime.parent.mkdir(parents=True, exist_ok=True)
+    mime.write_text(MIME_XML, encoding="utf-8")
     _refresh_caches(base)
-    return [entry, svg, *pngs]
+    return [entry, svg, *pngs, mime]
 
 
 def uninstall(base: Path | None = None) -> list[Path]:
@@ -112,7 +130,7 @@ def main(flag: str) -> int:
     """``studio --install-desktop`` or ``studio --uninstall-desktop``."""
     if flag == "--install-desktop":
         files = install()
-        print(f"installed the Studio launcher: {files[0]} (and {len(files) - 1} icons)")
+        print(f"installed the Studio launcher: {files[0]} (and {len(files) - 2} icons, the lesson file type)")
         print(f"it runs: {' '.join(shlex.quote(a) for a in launcher_command())}")
     else:
         files = uninstall()

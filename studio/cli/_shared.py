@@ -67,12 +67,19 @@ def add_config_args(p: argparse.ArgumentParser, example: str = "optimizer.lr=0.0
 
 def load_config(args: argparse.Namespace) -> RunConfig:
     """The run config of ``--config`` (the built-in default without it) with every ``--set`` applied, and with
-    ``--preset suggested`` (where the command has it) the model's suggested settings that no ``--set`` names."""
+    ``--preset suggested`` (where the command has it) the model's suggested settings that no ``--set`` names, with
+    another ``--preset`` a paper's set-up (core/config/paper_presets.py) likewise."""
     from studio.core.config import RunConfig
 
     config = RunConfig.load(args.config) if args.config else RunConfig()
+    preset = getattr(args, "preset", None)
+    if preset and preset != "suggested":  # a paper's set-up first, so that every --set changes it
+        from studio.core.config.paper_presets import PAPER_PRESETS
+        from studio.core.config.suggested import with_values
+
+        config = with_values(config, PAPER_PRESETS[preset])
     config = config.with_overrides(args.set)
-    if getattr(args, "preset", None) == "suggested":
+    if preset == "suggested":
         from studio.core.config.suggested import with_suggested
 
         config = with_suggested(config, keep=[item.partition("=")[0].strip() for item in args.set])

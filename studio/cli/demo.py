@@ -1,8 +1,14 @@
-"""``studio demo NAME [--set key=value ...] [--json]``: run a teaching demo's computation headless.
+"""``studio demo NAME [--set key=value ...] [--json] [--record FILE]``: run a teaching demo's computation headless.
 
 Progress goes to stderr. With ``--json`` the last stdout line is one JSON object: ``demo``, ``seconds`` and
 the demo's key numbers (e.g. the race: per optimizer, steps to reach the tolerance or "diverged"; the
 large-batch lab: per batch size, steps to target, top eigenvalue, gap). ``studio list demos`` lists them.
+
+``--record FILE`` also saves what was computed: ``.mp4`` or ``.gif`` (its frames, drawn by the demo's own view off
+screen, ``gui/demos/demo_reel.py``), ``.png`` or ``.svg`` (the last frame), at ``--size``; ``.npz`` (a recording
+the Teaching lab can show, ``core/demos/recording_file``). ``--recorded`` records the shipped recording instead of
+computing. ``studio demo --record-all DIR`` makes every recording Studio ships (each demo and Parallelism-lab page
+at its default settings, ``core/demos/recorder``): the one command that regenerates ``resources/demos``.
 """
 
 from __future__ import annotations
@@ -51,28 +57,147 @@ def format_summary(value: Any, indent: int = 0) -> str:
 def cmd_demo(args: argparse.Namespace) -> int:
     from studio.cli._shared import StderrProgress, emit_json
     from studio.core.demos.catalog import DEMOS
+    from studio.core.errors import ConfigError, StudioError
 
+    if args.record_all:
+        return record_all(args)
+    if not args.name:
+        raise ConfigError("name a demo (studio list demos), or record them all with --record-all DIR")
     entry = DEMOS.get(args.name)
     params = DEMOS.resolve(args.name, parse_sets(args.set), "demo")
-    bar = StderrProgress(args.quiet)
+    size = check_record(args)  # a bad file name, size or missing encoder: refused before any computing
     started = time.perf_counter()
-    try:
-        result = entry.load_builder()(**params, progress=bar)
-    finally:
-        bar.close()
+    if args.recorded:
+        result, params = shipped_result(args)
+    else:
+        bar = StderrProgress(args.quiet)
+        try:
+            result = entry.load_builder()(**params, progress=bar)
+        finally:
+            bar.close()
     out = {"demo": args.name, **result["summary"], "seconds": round(time.perf_counter() - started, 3)}
+    failed = None
+    if args.record and args.record.lower().endswith(".npz"):
+        out["recorded"] = save_record(args.name, params, result, args.record, out["seconds"])
+    elif args.record:
+        try:
+            out["recorded"] = save_movie(args.name, params, result, args.record, size, args.style == "projector")
+        except StudioError as err:
+            failed = err  # the key numbers are printed all the same: the computation is not lost
     if args.json:
         emit_json(out)
     else:
         print(f"{args.name}: {entry.description}", file=sys.stderr)
         print(format_summary(out))
+    if failed is not None:
+        raise failed
+    return 0
+
+
+def check_record(args: argparse.Namespace) -> tuple[int, int]:
+    """The recording's size; ConfigError in one sentence for a target ``--record`` cannot write."""
+    from studio.core.errors import ConfigError
+
+    if not args.record:
+        if args.size or args.recorded:
+            raise ConfigError("--size and --recorded go with --record FILE")
+        return (0, 0)
+    if args.record.lower().endswith(".npz"):
+        return (0, 0)
+    from studio.gui.widgets.movie_file import MOVIES, check_target, encoders_missing
+    from studio.gui.widgets.reel import SIZES, parse_size
+
+    path = check_target(args.record)
+    if path.suffix.lower() in MOVIES and encoders_missing(path.suffix):
+        raise ConfigError(encoders_missing(path.suffix))
+    return parse_size(args.size) if args.size else SIZES[0]
+
+
+def shipped_result(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``--recorded``: the recording Studio ships for the demo, and its settings."""
+    from studio.core.demos import recordings
+    from studio.core.errors import ConfigError
+
+    if args.set:
+        raise ConfigError("--recorded shows the shipped recording, made at the default settings; leave out --set")
+    recording = recordings.shipped(args.name)
+    if recording is None:
+        raise ConfigError(f"{args.name} ships no recording; leave out --recorded to compute it")
+    return recording.result, recording.params
+
+
+def save_movie(name: str, params: dict[str, Any], result: dict[str, Any], path: str, size: tuple[int, int],
+               projector: bool) -> str:
+    """Draw the demo's frames with its own view off screen and write them to ``path``; the path written."""
+    from studio.gui.demos.demo_reel import DemoReel
+    from studio.gui.demos.lab import TITLES, VIEWS
+    from studio.gui.plots.curves_png import ensure_app
+    from studio.gui.widgets.reel import record
+
+    app = ensure_app()  # noqa: F841 - kept alive while drawing
+    reel = DemoReel(VIEWS[name], params, result, projector, TITLES.get(name, ""))
+    try:
+        return str(record(reel, path, size).path)
+    finally:
+        reel.close()
+
+
+def save_record(name: str, params: dict[str, Any], result: dict[str, Any], path: str, seconds: float) -> str:
+    """Save the computed ``result`` to ``path`` as a recording (``.npz``); the path written."""
+    import datetime
+
+    from studio import __version__
+    from studio.core.demos.recording_file import Recording, save
+    from studio.core.errors import ConfigError
+
+    if not path.lower().endswith(".npz"):
+        raise ConfigError(f"--record writes a recording (.npz); got {path!r}")
+    meta = {"recorded": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"), "studio": __version__,
+            "seconds": seconds}
+    return str(save(Recording(name, params, result, [], meta), path))
+
+
+def record_all(args: argparse.Namespace) -> int:
+    """``--record-all DIR``: every shipped recording (or those named with ``--only``), one line each on stderr."""
+    from studio.cli._shared import StderrProgress, emit_json
+    from studio.core.demos import recorder, recordings
+    from studio.core.errors import ConfigError
+
+    chosen = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else recordings.names()
+    unknown = [n for n in chosen if n not in recordings.names()]
+    if unknown:
+        raise ConfigError(f"--only names recordings; {unknown[0]!r} is not one of {', '.join(recordings.names())}")
+    made = []
+    for name in chosen:
+        bar = StderrProgress(args.quiet)
+        try:
+            rec = recorder.record(name, args.record_all, progress=bar)
+        finally:
+            bar.close()
+        made.append({"name": name, "seconds": rec.meta["seconds"], "cpu_seconds": rec.meta["cpu_seconds"],
+                     "path": str(recordings.path_of(name, args.record_all))})
+        if not args.quiet:
+            print(f"{name}: {rec.meta['seconds']:.1f} s ({rec.meta['cpu_seconds']:.1f} s of CPU)", file=sys.stderr)
+    if args.json:
+        emit_json({"recorded": made})
     return 0
 
 
 def add_parser(sub: Any) -> None:
     demo = sub.add_parser("demo", help="run a teaching demo headless (studio list demos)")
-    demo.add_argument("name", metavar="NAME", help="the demo, e.g. optimizer_race (studio list demos)")
+    demo.add_argument("name", metavar="NAME", nargs="?", help="the demo, e.g. optimizer_race (studio list demos)")
     demo.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                       help="set one of the demo's parameters, e.g. --set function=rosenbrock (repeatable)")
+    demo.add_argument("--record", metavar="FILE", help="also save what it computed: FILE.mp4 or FILE.gif (its "
+                      "frames, for slides), FILE.png or FILE.svg (the last frame), FILE.npz (a recording the Teaching "
+                      "lab can show)")
+    demo.add_argument("--size", metavar="WxH", help="the size of a video or still, e.g. 1920x1080 (default 1280x720)")
+    demo.add_argument("--style", choices=("projector", "screen"), default="projector",
+                      help="projector: large type and thick lines (default); screen: as the window draws it")
+    demo.add_argument("--recorded", action="store_true", help="with --record: record the recording Studio ships "
+                      "(the default settings) instead of computing")
+    demo.add_argument("--record-all", metavar="DIR", help="record every demo and Parallelism-lab page at its default "
+                      "settings into DIR (resources/demos: the recordings Studio ships)")
+    demo.add_argument("--only", metavar="NAMES", help="with --record-all: only these recordings, comma-separated")
     add_output_args(demo, quiet=True, what="the key numbers")
     demo.set_defaults(func=cmd_demo)

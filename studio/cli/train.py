@@ -5,7 +5,8 @@ val_loss, val_acc, test_acc, world_size, device, seconds, run_dir`` (and ``error
 Exit codes: 0 finished or stopped by the user, 2 a user-fixable error, 3 a run that failed.
 
 ``--explain`` prints the run's resolved recipe instead (engine/training/recipe.py) and trains nothing.
-``--preset suggested`` takes the settings the model suggests for itself (core/config/suggested.py; ``--set`` wins).
+``--preset suggested`` takes the settings the model suggests for itself (core/config/suggested.py; ``--set`` wins);
+``--preset lamb_large_batch`` You et al. 2020's large-batch recipe (core/config/paper_presets.py).
 """
 
 from __future__ import annotations
@@ -141,7 +142,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     train.add_argument("--preset", choices=PRESETS,
                        help="suggested: the settings the model suggests for itself where the defaults give an "
                             "untrained result (next-word models: more, smaller steps; the window applies them when "
-                            "the model is picked; --explain lists them); --set still wins")
+                            "the model is picked; --explain lists them); lamb_large_batch: You et al. 2020's recipe "
+                            "(batch 2048, LAMB, warm-up then polynomial decay); --set still wins")
     train.add_argument("--explain", action="store_true",
                        help="print the run's resolved recipe and exit without training or creating a run: each "
                             "config section's values that are on, the hardware and thread policy, the global batch, "

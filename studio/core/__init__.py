@@ -20,4 +20,5 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("estimates", "landscape", "scheduling"),  # what a config costs; loss landscapes; the queue's policies
     ("demos",),  # the teaching demos' maths
     ("checks",),  # the paper checks, which run the demos
+    ("lessons",),  # a teacher's sequence of demos, data, configs and runs: one .studio-lesson file
 )

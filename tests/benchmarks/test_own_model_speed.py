@@ -73,12 +73,12 @@ def interleaved(configs: dict[str, list[str]], rounds: int = 8, steps: int = 10)
     out: dict[str, list[float]] = {name: [] for name in trainers}
     for trainer in trainers.values():  # warm-up: the first calls of the kernels and the allocator
         for b in batches[:2]:
-            trainer.train_step([b], 1)
+            trainer.train_step([b], [len(b[1])])
     for _ in range(rounds):
         for name, trainer in trainers.items():
             started = time.perf_counter()
             for b in batches:
-                trainer.train_step([b], 1)
+                trainer.train_step([b], [len(b[1])])
             out[name].append(steps * batch / (time.perf_counter() - started))
     return out
 

@@ -244,3 +244,34 @@ def test_a_big_selection_makes_its_plot_items_over_several_turns(qtbot, tmp_path
         assert len({r for r, _n in view.items}) == RUNS_PER_TURN  # the rest come in the next turns
     assert all(view.point_count(r, "train/loss") == 20 for r in ids)
     assert len(view.plots["loss"].listDataItems()) == 3 * len(ids)  # train, its raw curve, validation: no doubles
+
+
+def test_a_big_redraw_paints_the_plots_once_not_once_per_turn(qtbot):
+    """Issue 40: drawing many curves over several turns of the event loop repainted every plot (its axes, its
+    fitted range) each turn; the plots now paint once, when every line is in place and fitted."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from studio.gui.plots.curves import CURVES_PER_TURN
+
+    view = view_of(qtbot)
+    steps = np.arange(1, 201)
+    data = {f"r{i}": {"train/loss": (steps, np.exp(-steps / (50 + i))), "train/acc": (steps, 1 - np.exp(-steps / 80)),
+                      "lr": (steps, np.full(200, 0.1))} for i in range(2 * CURVES_PER_TURN)}
+    with qtbot.waitSignal(view.curves_drawn, timeout=30_000):
+        view.show_runs(data)
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, _obj, event):  # noqa: N802 - Qt's name
+            if event.type() == QEvent.Type.Paint:
+                Paints.count += 1
+            return False
+
+    paints = Paints()
+    view.grid.graphics.viewport().installEventFilter(paints)
+    with qtbot.waitSignal(view.curves_drawn, timeout=30_000):
+        view.set_smoothing(0.5)  # every curve prepared again: more than one turn's worth
+    qtbot.waitUntil(lambda: Paints.count >= 1)
+    qtbot.wait(100)  # any paint still queued
+    assert Paints.count <= 2, Paints.count  # the smoothing shown at once (faint raw lines), then the lines drawn

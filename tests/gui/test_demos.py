@@ -61,8 +61,8 @@ def computed(qtbot, lab, name):
     view.set_params(SMALL[name])
     view.compute()
     assert lab.session.running("demo") == [view.task]  # the Session follows the view's job
-    if view.endless:  # it trains until stopped: a few frames are enough
-        qtbot.waitUntil(lambda: view.frame_count() >= 3, timeout=120_000)
+    if view.endless:  # it trains until stopped: a few frames are enough (live ones: the recording is gone)
+        qtbot.waitUntil(lambda: view.recording is None and view.frame_count() >= 3, timeout=120_000)
         return view
     qtbot.waitUntil(lambda: not view.busy, timeout=120_000)
     assert view.task.state == "finished", view.error_text

@@ -155,7 +155,8 @@ def test_menus_hold_the_actions_with_their_shortcuts(window):
         return [a.text() for a in menu.actions() if not a.isSeparator()]
 
     assert texts(window.menus["file"]) == ["Import data…", "Import folder…", "Open run…", "Open &recent",
-                                           "Open run store…", "Back to my run store", "Export metrics…", "Quit"]
+                                           "Open run store…", "Back to my run store", "Export metrics…",
+                                           "Record the curves…", "Save as lesson…", "Class board…", "Quit"]
     assert texts(window.menus["run"]) == ["Train", "Pause", "Stop", "Add to queue", "Run on a cluster…"]
     assert texts(window.menus["view"]) == ["Presentation mode", "&Theme"]
     assert texts(window.menus["theme"]) == ["Follow the system", "Light", "Dark"]

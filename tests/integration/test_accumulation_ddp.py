@@ -1,5 +1,6 @@
 """Gradient accumulation under DDP (2 gloo ranks on the CPU): the gradient all-reduce happens once per optimizer
-step, not once per micro-batch (``no_sync`` on the k−1 first micro-batches), counted by a DDP comm hook."""
+step, not once per micro-batch (``no_sync`` on the k−1 first micro-batches), counted by a DDP comm hook; and k
+micro-batches train exactly as one batch of k × B, a short last micro-batch included."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from studio.core.config import RunConfig
+from studio.engine.callbacks.base import Callback
 from studio.engine.loop.sinks import NullSink
 
 if TYPE_CHECKING:
@@ -63,3 +65,44 @@ def test_ddp_all_reduces_once_per_optimizer_step_not_per_micro_batch(tmp_path):
         assert got["steps"] == math.ceil(got["micro"] / k)  # micro-batches this epoch, k per step
         assert got["micro"] > got["steps"] > 1
         assert got["calls"] == got["steps"]  # one bucket (a small model), one all-reduce per optimizer step
+
+
+def _curve_rank(rank: int, folder: str, name: str, sets: tuple[str, ...]) -> None:
+    import torch
+
+    from studio.engine.loop import distributed
+
+    ctx = distributed.init(rank, 2, f"file://{folder}/rendezvous_{name}", torch.device("cpu"))
+    try:
+        torch.set_num_threads(1)
+        t = make(f"{folder}/run_{name}", *sets, "hardware.processes=2", "train.epochs=2", "optimizer.name=adam",
+                 "optimizer.lr=0.01", ctx=ctx)
+        weights: list[list[float]] = []
+
+        class Tap(Callback):
+            def on_step_end(self, trainer) -> None:
+                weights.append(torch.cat([p.detach().reshape(-1) for p in trainer.net.parameters()]).tolist())
+
+        t.callbacks.insert(0, Tap())
+        t.fit()
+        with open(f"{folder}/{name}_rank{rank}.json", "w", encoding="utf-8") as fh:
+            json.dump(weights, fh)
+        distributed.shutdown(synchronize=True)
+    finally:
+        distributed.shutdown()
+
+
+@pytest.mark.slow
+def test_ddp_k_micro_batches_with_a_short_last_one_train_as_one_batch(tmp_path):
+    """216 training samples, 108 per rank: per rank 2 steps of 40 and one of 28 (micro-batches 10, 10, 8)."""
+    import torch
+    import torch.multiprocessing as mp
+
+    runs = {"big": ("train.batch_size=80",), "acc": ("train.batch_size=20", "train.accumulate_steps=4")}
+    for name, sets in runs.items():
+        mp.spawn(_curve_rank, args=(str(tmp_path), name, sets), nprocs=2, join=True)
+    got = {name: torch.tensor(json.loads((tmp_path / f"{name}_rank0.json").read_text())) for name in runs}
+    assert got["big"].shape[0] == 2 * 3
+    torch.testing.assert_close(got["acc"], got["big"], rtol=1e-5, atol=1e-6)
+    other = torch.tensor(json.loads((tmp_path / "acc_rank1.json").read_text()))
+    torch.testing.assert_close(other, got["acc"])  # the ranks hold the same weights

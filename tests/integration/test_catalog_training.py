@@ -80,8 +80,26 @@ def train_one_epoch(tmp_path, sets: list[str], data: ArrayData | None = None):
     return cfg, trainer
 
 
+OWN_CODE = ("python", "timm", "hf")  # models of the user's own code: trained by test_own_code_models_train_an_epoch
+
+
 def test_the_loops_cover_every_registry_entry():
-    assert set(MODEL_RUNS) == set(MODELS.names())
+    assert set(MODEL_RUNS) | set(OWN_CODE) == set(MODELS.names())
+
+
+@pytest.mark.slow  # ~15–40 s each (transformers' import)
+@pytest.mark.parametrize("model", OWN_CODE)
+def test_own_code_models_train_an_epoch(model, tmp_path):
+    """A model from a Python file, a timm architecture (no weights downloaded) and a tiny Hugging Face model
+    saved to a folder: one epoch through the same loop."""
+    from tests.own_code_files import hf_model, timm_model, user_model, write_tiny_hf, write_user_files
+
+    files = tmp_path / "code"
+    files.mkdir()
+    sets = {"python": lambda: user_model(*write_user_files(files)),
+            "timm": lambda: timm_model(write_user_files(files)[1]),
+            "hf": lambda: [*hf_model(write_tiny_hf(files / "hf")), "data.max_len=8"]}[model]()
+    train_one_epoch(tmp_path / "run", sets)
 
 
 @pytest.mark.parametrize("model", list(MODEL_RUNS))

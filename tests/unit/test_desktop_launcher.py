@@ -41,12 +41,15 @@ def test_install_and_uninstall_into_xdg_data_home(tmp_path):
     assert (icons / "scalable" / "apps" / "studio.svg").read_bytes() == resource("icons", "studio.svg").read_bytes()
     for size in desktop.ICON_SIZES:
         assert png_size(icons / f"{size}x{size}" / "apps" / "studio.png") == (size, size)
+    assert "MimeType=application/x-studio-lesson;" in text  # a lesson opens with a double-click
+    mime = (tmp_path / "xdg" / "mime" / "packages" / "studio.xml").read_text()
+    assert '<glob pattern="*.studio-lesson"/>' in mime and 'type="application/x-studio-lesson"' in mime
     if validate:
         check = subprocess.run([validate, str(entry)], capture_output=True, text=True)
         assert check.returncode == 0 and check.stdout == "", check.stdout
     done = subprocess.run([sys.executable, "-m", "studio", "--uninstall-desktop"], env=env, capture_output=True,
                           text=True, timeout=60)
-    assert done.returncode == 0 and "removed 10 files" in done.stdout
+    assert done.returncode == 0 and "removed 11 files" in done.stdout
     assert not entry.exists() and not list(icons.rglob("studio.*"))
 
 
@@ -65,6 +68,7 @@ def test_exec_quoting_survives_spaces_and_specials():
 
 def test_packaged_entry_matches_the_generated_one():
     assert (REPO / "packaging" / "linux" / "studio.desktop").read_text() == desktop.desktop_entry()
+    assert (REPO / "packaging" / "linux" / "studio.xml").read_text() == desktop.MIME_XML
 
 
 @needs_validator

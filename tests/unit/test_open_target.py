@@ -53,6 +53,12 @@ def test_a_python_file_is_code_to_read(tmp_path):
     assert target.kind == ot.CODE and target.config_file is None and target.remembered
 
 
+def test_a_lesson_file_is_a_lesson_whatever_it_holds(tmp_path):
+    (tmp_path / "Week 3.STUDIO-LESSON").write_bytes(b"PK")  # read (and refused if damaged) when opened, not here
+    target = ot.classify(tmp_path / "Week 3.STUDIO-LESSON")
+    assert target.kind == ot.LESSON and target.config_file is None and target.remembered
+
+
 def test_everything_else_is_a_dataset_to_import(tmp_path):
     (tmp_path / "table.csv").write_text("x,label\n1,a\n")
     (tmp_path / "images" / "cat").mkdir(parents=True)

@@ -86,9 +86,9 @@ def test_the_gradient_of_k_micro_batches_equals_one_batch_of_k_times_b(tmp_path)
     t.callbacks.insert(0, tap)
     start = {k: v.clone() for k, v in t.net.state_dict().items()}
     x, y = t.train_data.batch(torch.arange(32))
-    t.train_step(((x[i:i + 8], y[i:i + 8]) for i in range(0, 32, 8)), 4)
+    t.train_step(((x[i:i + 8], y[i:i + 8]) for i in range(0, 32, 8)), [8, 8, 8, 8])
     t.net.load_state_dict(start)
-    t.train_step(iter([(x, y)]), 1)
+    t.train_step(iter([(x, y)]), [32])
     accumulated, whole = tap.grads
     for a, b in zip(accumulated, whole, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)

@@ -39,6 +39,7 @@ FORMULAS = {
     "cosine": ({"final_fraction": 0.1}, lambda t: 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * t / T))),
     "inverse_sqrt": ({"timescale": 10}, lambda t: 1 / math.sqrt(1 + t / 10)),
     "wsd": ({"cooldown_fraction": 0.25}, lambda t: 1.0 if t < 150 else (T - t) / 50),
+    "poly": ({"power": 2.0}, lambda t: (1 - t / T) ** 2),
     "one_cycle": None,  # checked against torch's OneCycleLR below
 }
 
@@ -113,3 +114,9 @@ def test_lambda_lr_applies_the_factor_at_each_optimizer_step():
         sched.step()
     assert seen[0] == seen[SPE - 1] == 0.5
     assert seen[SPE] == pytest.approx(0.05) and seen[2 * SPE] == pytest.approx(0.005)
+
+
+def test_poly_warms_up_then_decays_to_zero_over_the_rest_of_the_run():
+    got = factors("poly", warmup_steps=40, power=1.0)
+    assert got[:40] == pytest.approx([(t + 1) / 40 for t in range(40)])
+    assert got[40:] == pytest.approx([1 - (t - 40) / (T - 40) for t in range(40, T)], abs=1e-12)

@@ -13,7 +13,7 @@ from studio.core.config.run_config import CHOICE_SECTIONS, RunConfig
 from studio.core.contracts.registry import Suggested
 from studio.core.models import MODELS
 
-PRESETS = ("suggested",)  # what ``--preset`` takes
+PRESETS = ("suggested", "lamb_large_batch")  # what ``--preset`` takes (the others: core/config/paper_presets.py)
 
 
 def suggestion(model: str) -> Suggested | None:

@@ -13,7 +13,7 @@ from studio.core.contracts.registry import Entry, Param, Registry
 
 DEMOS = Registry("demo")
 
-POINT_SETS = ("spiral", "moons", "circles", "xor", "gaussian")
+POINT_SETS = ("spiral", "moons", "circles", "xor", "gaussian", "custom")  # custom: your own (``points``)
 FUNCTIONS = ("quadratic", "rosenbrock", "beale", "himmelblau", "saddle", "rastrigin")
 ACTIVATIONS = ("relu", "gelu", "tanh", "sigmoid")
 
@@ -113,7 +113,10 @@ _add(Entry(
     "playground",
     "Classification playground: an MLP on 2-D points with its decision boundary as it trains",
     (
-        Param("dataset", "choice", "spiral", "the 2-D point set", choices=POINT_SETS),
+        Param("dataset", "choice", "spiral", "the 2-D point set; custom: your own points (clicked in the picture, "
+              "or a CSV of x, y, class)", choices=POINT_SETS),
+        Param("points", "str", "", "your own points for dataset custom: x,y,class separated by ';', e.g. "
+              "0,0,0;1,1,1;0,1,1;1,0,0"),
         Param("noise", "float", 0.1, "how much the classes blur into each other", 0.0, 2.0),
         Param("widths", "str", "16,16", "hidden layer widths: depth = how many, e.g. 16,16"),
         Param("activation", "choice", "tanh", "the non-linearity", choices=ACTIVATIONS),

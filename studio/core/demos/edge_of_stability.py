@@ -16,6 +16,7 @@ Hessian-vector products over the whole training subset (``studio.core.landscape.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -58,14 +59,36 @@ def half_squared_error(num_classes: int) -> LossFn:
     return loss
 
 
+def hessian_matvec(loss: torch.Tensor, params: Sequence[torch.Tensor]) -> tuple[list[torch.Tensor], curvature.MatVec]:
+    """(∇L, v ↦ ∇²L·v on flat vectors) at the weights ``loss`` was computed with. The gradient's graph is built
+    once and kept, so each Hessian-vector product is one backward pass through it (half the cost of rebuilding
+    the graph per product); the gradient comes back detached, for the training step."""
+    grads = torch.autograd.grad(loss, params, create_graph=True)
+    sizes = [p.numel() for p in params]
+
+    def matvec(vector: torch.Tensor) -> torch.Tensor:
+        parts = [v.reshape(p.shape).to(p.dtype) for v, p in zip(torch.split(vector, sizes), params, strict=True)]
+        hv = torch.autograd.grad(grads, params, grad_outputs=parts, retain_graph=True)
+        return torch.cat([h.reshape(-1) for h in hv]).to(vector.dtype)
+
+    return [g.detach() for g in grads], matvec
+
+
 def sharpness(model: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_fn: LossFn, iters: int = 20,
-              seed: int = 0) -> float:
-    """The top eigenvalue of the Hessian of the mean loss over all of (x, y) at the model's weights (Lanczos)."""
-    params = {n: p.detach() for n, p in model.named_parameters()}
-    loss = curvature.LossFunction(model, params, x, y, loss_fn, batch_size=max(len(y), 1))
-    value = curvature.lanczos(loss.matvec, loss.dim, k=1, iters=iters, tol=1e-3, seed=seed, device=x.device)[0]
-    model.train()
-    return float(value)
+              seed: int = 0, start: torch.Tensor | None = None) -> tuple[float, torch.Tensor]:
+    """(the top eigenvalue of the Hessian of the mean loss over all of (x, y) at the model's weights, its
+    eigenvector), by Lanczos to a relative residual of 1e-3. ``start``: the last measurement's vector: the top
+    direction moves little in a few steps, so a warm start needs fewer Hessian-vector products."""
+    params = list(model.parameters())
+    _, matvec = hessian_matvec(loss_fn(model(x), y) / len(y), params)
+    return _top(matvec, sum(p.numel() for p in params), iters, seed, x.device, start)
+
+
+def _top(matvec: curvature.MatVec, dim: int, iters: int, seed: int, device: torch.device,
+         start: torch.Tensor | None) -> tuple[float, torch.Tensor]:
+    value, vector = curvature.top_eigenpair(matvec, dim, iters=iters, tol=1e-3, seed=seed, device=device,
+                                            start=start)
+    return float(value), vector
 
 
 def phases(steps: list[int], sharp: list[float], limit: float, losses: list[float],
@@ -118,12 +141,14 @@ def _train(dataset: str, n_samples: int, widths: list[int], activation: str, lr:
     model = build_model("mlp", data, seed, dev, widths=widths, activation=activation)
     loss_fn = half_squared_error(data.num_classes)
     params = [p for p in model.parameters()]
+    dim = sum(p.numel() for p in params)
     velocity = [torch.zeros_like(p) for p in params]
     limit = threshold(lr, momentum)
     curves: dict[str, list[float]] = {"step": [], "sharpness": [], "loss": [], "train_acc": []}
     losses: list[float] = []
     sent = 0  # losses already sent in a frame
     diverged_at = None
+    direction = None  # the top eigenvector of the last measurement: the next one starts from it
     for step in range(steps + 1):
         out = model(x)
         loss = loss_fn(out, y) / len(y)
@@ -132,8 +157,11 @@ def _train(dataset: str, n_samples: int, widths: list[int], activation: str, lr:
             diverged_at = step
             break
         losses.append(value)
-        if step % every == 0 or step == steps:
-            sharp = sharpness(model, x, y, loss_fn, iters, seed + step)
+        measure = step % every == 0 or step == steps
+        if measure:  # the gradient's graph serves the Hessian-vector products, then the step
+            grads, matvec = hessian_matvec(loss, params)
+            sharp, direction = _top(matvec, dim, iters, seed + step, x.device, direction)
+            del matvec
             acc = float((out.detach().argmax(1) == y).float().mean())
             for key, number in (("step", step), ("sharpness", sharp), ("loss", value), ("train_acc", acc)):
                 curves[key].append(float(number))
@@ -144,7 +172,8 @@ def _train(dataset: str, n_samples: int, widths: list[int], activation: str, lr:
                    f"threshold {limit:.1f}, loss {value:.4f}")
         if step == steps:
             break
-        grads = torch.autograd.grad(loss, params)
+        if not measure:
+            grads = list(torch.autograd.grad(loss, params))
         with torch.no_grad():
             for p, g, v in zip(params, grads, velocity, strict=True):
                 v.mul_(momentum).add_(g)  # heavy ball: v ← βv + ∇L, θ ← θ − ηv

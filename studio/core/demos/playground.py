@@ -23,29 +23,31 @@ from studio.core.demos import mlp_surgery
 from studio.core.demos.catalog import DEMOS, PLAYGROUND_IDLE, PLAYGROUND_RESTART
 from studio.core.demos.common import Emit, Progress, parse_ints, report, send, single_threaded
 from studio.core.demos.live import Controls, LiveLoop
+from studio.core.demos.points import custom_split, parse_points
+from studio.core.demos.points import grid_box as grid_box
 from studio.core.errors import ConfigError
 from studio.core.models.catalog import MODELS
 from studio.core.optim.catalog import OPTIMIZERS
 
-DATASETS = ("spiral", "moons", "circles", "xor", "gaussian")
+DATASETS = ("spiral", "moons", "circles", "xor", "gaussian", "custom")
+CUSTOM = "custom"  # the person's own points (the ``points`` setting; ``core/demos/points.py``)
 
 
-def make_split(dataset: str, n_samples: int, noise: float, train_ratio: float,
-               seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(x_train, y_train, x_test, y_test): ``n_samples`` points, ``train_ratio`` of them for training."""
+def make_split(dataset: str, n_samples: int, noise: float, train_ratio: float, seed: int,
+               points: str = "") -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(x_train, y_train, x_test, y_test): ``n_samples`` points, ``train_ratio`` of them for training; for
+    ``custom``, the ``points`` given (``core/demos/points.custom_split`` says which test)."""
     if not 0.05 <= train_ratio <= 0.95:
         raise ConfigError(f"train_ratio must be between 0.05 and 0.95; got {train_ratio}")
+    if dataset == CUSTOM:
+        split = custom_split(*parse_points(points), train_ratio, seed)
+        return (torch.from_numpy(split[0]), torch.from_numpy(split[1]), torch.from_numpy(split[2]),
+                torch.from_numpy(split[3]))
     gen = torch.Generator().manual_seed(seed)
     x, y = make_points(dataset, n_samples, noise, gen)
     perm = torch.randperm(n_samples, generator=gen)
     cut = max(2, int(round(n_samples * train_ratio)))
     return x[perm[:cut]], y[perm[:cut]], x[perm[cut:]], y[perm[cut:]]
-
-
-def grid_box(x: np.ndarray, pad: float = 0.25) -> tuple[float, float, float, float]:
-    lo, hi = x.min(axis=0), x.max(axis=0)
-    margin = (hi - lo) * pad / 2 + 0.1
-    return float(lo[0] - margin[0]), float(hi[0] + margin[0]), float(lo[1] - margin[1]), float(hi[1] + margin[1])
 
 
 def boundary_grid(model: nn.Module, box: tuple[float, float, float, float],
@@ -70,6 +72,8 @@ def classify_with_grid(xs: np.ndarray, ys: np.ndarray, p: np.ndarray, points: np
 
 
 def _measure(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> tuple[float, float]:
+    if not len(y):  # your own points, too few to spare any for testing
+        return float("nan"), float("nan")
     was = model.training
     model.eval()
     with torch.no_grad():
@@ -80,7 +84,7 @@ def _measure(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> tuple[float,
     return loss, acc
 
 
-DATA = ("dataset", "noise", "n_samples", "train_ratio")  # a change draws the points again (same seed)
+DATA = ("dataset", "noise", "n_samples", "train_ratio", "points")  # a change draws the points again (same seed)
 RESTART = PLAYGROUND_RESTART  # a change starts training again from new weights (the view restarts the job)
 IDLE = PLAYGROUND_IDLE  # no effect on a live run (it trains until paused or stopped)
 
@@ -110,7 +114,7 @@ class Playground:
     def _draw_points(self) -> None:
         p = self.p
         self.xtr, self.ytr, self.xte, self.yte = make_split(p["dataset"], p["n_samples"], p["noise"],
-                                                            p["train_ratio"], p["seed"])
+                                                            p["train_ratio"], p["seed"], p.get("points", ""))
         self.box = grid_box(torch.cat([self.xtr, self.xte]).numpy())
 
     def _new_order(self) -> None:
@@ -177,8 +181,12 @@ class Playground:
         if changed & set(DATA):
             self._draw_points()
             self._new_order()
-            notes.append("the points drawn again (same seed" + (f", noise {self.p['noise']:g}" if "noise" in changed
-                                                                  else "") + "); the weights kept")
+            if self.p["dataset"] == CUSTOM:
+                notes.append(f"your {len(self.ytr) + len(self.yte)} points ({len(self.yte)} of them test); "
+                             "the weights kept")
+            else:
+                notes.append("the points drawn again (same seed" + (f", noise {self.p['noise']:g}" if "noise" in
+                                                                      changed else "") + "); the weights kept")
         elif "batch_size" in changed:
             self._new_order()
             notes.append(f"batch size {self.batch}")
@@ -202,7 +210,7 @@ class Playground:
 
 
 @single_threaded
-def run(dataset: str = "spiral", noise: float = 0.1, n_samples: int = 400, train_ratio: float = 0.5,
+def run(dataset: str = "spiral", points: str = "", noise: float = 0.1, n_samples: int = 400, train_ratio: float = 0.5,
         widths: str = "16,16", activation: str = "tanh", dropout: float = 0.0, weight_decay: float = 0.0,
         optimizer: str = "adam", lr: float = 0.03, batch_size: int = 16, steps: int = 1500,
         frame_every: int = 25, resolution: int = 64, seed: int = 0, progress: Progress | None = None,
@@ -229,7 +237,8 @@ def run(dataset: str = "spiral", noise: float = 0.1, n_samples: int = 400, train
     last = frames[-1]
     summary = {"dataset": dataset, "steps": steps, "train_loss": last["train_loss"], "test_loss": last["test_loss"],
                "train_acc": last["train_acc"], "test_acc": last["test_acc"],
-               "grid_test_acc": float((classify_with_grid(xs, ys, p, state.xte.numpy()) == state.yte.numpy()).mean())}
+               "grid_test_acc": float((classify_with_grid(xs, ys, p, state.xte.numpy()) == state.yte.numpy()).mean())
+               if len(state.yte) else None}
     return {"summary": summary, **state.setup(), "xs": xs, "ys": ys, "frames": frames}
 
 

@@ -4,7 +4,8 @@ Everything works on Hessian-vector products (never the Hessian itself), as PyHes
 (Yao et al. 2020): ``torch.func`` ``vjp(grad(loss))`` (H is symmetric), summed over data batches.
 
 - :func:`lanczos`: top-k eigenvalues (largest first) from a Lanczos tridiagonalisation with full
-  re-orthogonalisation; stops when the top-k Ritz residuals are small.
+  re-orthogonalisation; stops when the top-k Ritz residuals are small. :func:`top_eigenpair`: the top one with
+  its vector, optionally from a start vector (a warm start from the last measurement).
 - :func:`power_iteration`: the k eigenvalues of largest magnitude by power iteration with deflation
   (PyHessian's method); ``shift=True`` turns a negative dominant eigenvalue into the top one.
 - :func:`hutchinson_trace`: ``E[vᵀHv]`` over Rademacher vectors (Hutchinson 1989), with its standard error.
@@ -101,12 +102,36 @@ def _random_unit(dim: int, seed: int, device: torch.device) -> torch.Tensor:
 def lanczos(matvec: MatVec, dim: int, k: int = 1, iters: int = 60, tol: float = 1e-4, seed: int = 0,
             device: torch.device | str = "cpu", progress: Step | None = None) -> list[float]:
     """The ``k`` largest eigenvalues (largest first) of the symmetric operator ``matvec``."""
+    ritz, _vecs, _basis = _lanczos(matvec, dim, k, iters, tol, _random_unit(dim, seed, torch.device(device)),
+                                   progress)
+    return sorted(ritz.tolist(), reverse=True)[:k]
+
+
+def top_eigenpair(matvec: MatVec, dim: int, iters: int = 60, tol: float = 1e-4, seed: int = 0,
+                  device: torch.device | str = "cpu", start: torch.Tensor | None = None) -> tuple[float, torch.Tensor]:
+    """(the largest eigenvalue, its unit Ritz vector) by Lanczos. ``start``: the vector to begin from (the last
+    measurement's, when the operator changed little since: a warm start converges in a few products)."""
     device = torch.device(device)
+    if start is None or not bool(torch.isfinite(start).all()) or float(start.norm()) == 0.0:
+        first = _random_unit(dim, seed, device)
+    else:
+        first = (start.double() / start.double().norm()).to(device)
+    ritz, vecs, basis = _lanczos(matvec, dim, 1, iters, tol, first, None)
+    vector = torch.stack(basis[:vecs.shape[0]]).T @ vecs[:, -1]
+    return float(ritz[-1]), vector / vector.norm()
+
+
+def _lanczos(matvec: MatVec, dim: int, k: int, iters: int, tol: float, first: torch.Tensor,
+             progress: Step | None) -> tuple[torch.Tensor, torch.Tensor, list[torch.Tensor]]:
+    """Lanczos from the unit vector ``first`` with full re-orthogonalisation, until the top-``k`` Ritz residuals
+    are below ``tol`` (relative) or ``iters`` products: (Ritz values ascending, their vectors in the Krylov basis,
+    the basis)."""
     iters = max(k + 1, min(iters, dim))
-    basis = [_random_unit(dim, seed, device)]
+    basis = [first]
     alphas: list[float] = []
     betas: list[float] = []
     ritz = torch.zeros(0, dtype=torch.float64)
+    vecs = torch.zeros(0, 0, dtype=torch.float64)
     for j in range(iters):
         w = matvec(basis[j]).double()
         alphas.append(float(w @ basis[j]))
@@ -128,7 +153,7 @@ def lanczos(matvec: MatVec, dim: int, k: int = 1, iters: int = 60, tol: float = 
             break
         betas.append(beta)
         basis.append(w / beta)
-    return sorted(ritz.tolist(), reverse=True)[:k]
+    return ritz, vecs, basis
 
 
 def power_iteration(matvec: MatVec, dim: int, k: int = 1, iters: int = 100, tol: float = 1e-4, seed: int = 0,

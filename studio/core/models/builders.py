@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 from studio.core.errors import ConfigError
+from studio.core.models.from_run import from_run
 from studio.core.models.vision import torchvision_module
 
 _ACT = {"relu": nn.ReLU, "gelu": nn.GELU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid}
@@ -25,7 +26,9 @@ def build_linear(input_shape: tuple[int, ...], num_classes: int, bias: bool = Tr
 def build_mlp(
     input_shape: tuple[int, ...], num_classes: int, widths: Sequence[int] = (512, 512), activation: str = "relu",
     dropout: float = 0.0, batch_norm: bool = False,
+    init_from: str = "", frozen_epochs: int = 0, base_lr_factor: float = 1.0, init_weights: str = "",
 ) -> nn.Module:
+    """``init_from``…``init_weights``: start from a finished run's weights (core/models/from_run.py)."""
     layers: list[nn.Module] = [nn.Flatten()]
     width = math.prod(input_shape)
     for w in widths:
@@ -37,7 +40,8 @@ def build_mlp(
             layers.append(nn.Dropout(dropout))
         width = w
     layers.append(nn.Linear(width, num_classes))
-    return nn.Sequential(*layers)
+    return from_run(nn.Sequential(*layers), "mlp", num_classes, init_from, init_weights, frozen_epochs,
+                    base_lr_factor)
 
 
 def _image_shape(input_shape: tuple[int, ...], model: str) -> tuple[int, int, int]:
@@ -50,6 +54,7 @@ def _image_shape(input_shape: tuple[int, ...], model: str) -> tuple[int, int, in
 def build_cnn(
     input_shape: tuple[int, ...], num_classes: int, filters: Sequence[int] = (75, 50, 25), kernel: int = 3,
     dense: int = 512, dropout: float = 0.2,
+    init_from: str = "", frozen_epochs: int = 0, base_lr_factor: float = 1.0, init_weights: str = "",
 ) -> nn.Module:
     channels, height, width = _image_shape(input_shape, "cnn")
     layers: list[nn.Module] = []
@@ -65,11 +70,13 @@ def build_cnn(
     if dropout > 0:
         layers.append(nn.Dropout(dropout))
     layers.append(nn.Linear(dense, num_classes))
-    return nn.Sequential(*layers)
+    return from_run(nn.Sequential(*layers), "cnn", num_classes, init_from, init_weights, frozen_epochs,
+                    base_lr_factor)
 
 
 def build_lenet5(input_shape: tuple[int, ...], num_classes: int, activation: str = "tanh", pooling: str = "avg",
-                 dropout: float = 0.0) -> nn.Module:
+                 dropout: float = 0.0, init_from: str = "", frozen_epochs: int = 0,
+                 base_lr_factor: float = 1.0, init_weights: str = "") -> nn.Module:
     """LeNet-5 (LeCun et al. 1998): conv 6@5×5, pool, conv 16@5×5, pool, dense 120, 84, outputs.
 
     Images smaller than 32 px get a 2-pixel padding on the first convolution (as for 28×28 MNIST)."""
@@ -86,11 +93,13 @@ def build_lenet5(input_shape: tuple[int, ...], num_classes: int, activation: str
     head: list[nn.Module] = [nn.Linear(flat, 120), act(), nn.Linear(120, 84), act()]
     if dropout > 0:
         head.append(nn.Dropout(dropout))
-    return nn.Sequential(*features, *head, nn.Linear(84, num_classes))
+    return from_run(nn.Sequential(*features, *head, nn.Linear(84, num_classes)), "lenet5", num_classes, init_from,
+                    init_weights, frozen_epochs, base_lr_factor)
 
 
 def build_resnet18(input_shape: tuple[int, ...], num_classes: int, small_input: str = "auto",
-                   zero_init_residual: bool = False) -> nn.Module:
+                   zero_init_residual: bool = False, init_from: str = "", frozen_epochs: int = 0,
+                   base_lr_factor: float = 1.0, init_weights: str = "") -> nn.Module:
     """torchvision's ResNet-18; for small images (≤ 64 px when ``small_input`` is auto) a 3×3 stride-1
     stem and no max-pool, so a 32×32 image still has 4×4 features in the last stage."""
     torchvision = torchvision_module("resnet18")
@@ -104,4 +113,4 @@ def build_resnet18(input_shape: tuple[int, ...], num_classes: int, small_input: 
     elif channels != 3:
         net.conv1 = nn.Conv2d(channels, 64, 7, stride=2, padding=3, bias=False)
     nn.init.kaiming_normal_(net.conv1.weight, mode="fan_out", nonlinearity="relu")
-    return net
+    return from_run(net, "resnet18", num_classes, init_from, init_weights, frozen_epochs, base_lr_factor)

@@ -10,6 +10,18 @@ MODELS = Registry("model")
 ACTIVATIONS = ("relu", "gelu", "tanh", "sigmoid")
 _B = "studio.core.models.builders:"
 
+# transfer learning from a Studio run (core/models/from_run.py; the parent is checked by core/runs/lineage.py)
+FROM_RUN = (
+    Param("init_from", "str", "", "a finished run of this model (id) whose weights to start from, all but the "
+          "last layer; empty: random weights"),
+    Param("frozen_epochs", "int", 0, "with init_from: epochs that train only the new last layer, then the rest is "
+          "unfrozen", 0, 100_000),
+    Param("base_lr_factor", "float", 1.0, "with init_from: the layers below the new last one learn at the learning "
+          "rate × this", 0.0, 1.0, log=True),
+)
+FROM_RUN_INFO = (" With init_from: a finished run's weights (trained by Studio, e.g. on another dataset) for every "
+                 "layer but the last, which is new; frozen_epochs, then fine-tuning (Yosinski et al. 2014).")
+
 MODELS.add(Entry(
     "linear_neuron",
     "Linear neuron for regression: y = w·x + b, fitted to a number with mean squared error",
@@ -36,10 +48,12 @@ MODELS.add(Entry(
         Param("activation", "choice", "relu", "the non-linearity after each hidden layer", choices=ACTIVATIONS),
         Param("dropout", "float", 0.0, "probability of zeroing a hidden unit while training", 0.0, 0.95),
         Param("batch_norm", "bool", False, "batch normalisation after each hidden layer"),
+        *FROM_RUN,
     ),
     builder=_B + "build_mlp",
     info="h_{l+1} = act(BN(W_l h_l + b_l)); the last layer gives class scores for softmax cross-entropy "
-         "(Rumelhart, Hinton & Williams 1986; dropout: Srivastava et al. 2014; batch norm: Ioffe & Szegedy 2015).",
+         "(Rumelhart, Hinton & Williams 1986; dropout: Srivastava et al. 2014; batch norm: Ioffe & Szegedy 2015)."
+         + FROM_RUN_INFO,
 ))
 MODELS.add(Entry(
     "cnn",
@@ -49,9 +63,11 @@ MODELS.add(Entry(
         Param("kernel", "int", 3, "convolution kernel size", 1, 11),
         Param("dense", "int", 512, "width of the dense layer", 1, 8192),
         Param("dropout", "float", 0.2, "dropout before the dense layers", 0.0, 0.95),
+        *FROM_RUN,
     ),
     builder=_B + "build_cnn",
-    info="LeCun et al. 1998 in spirit; the conv-BN-pool stack popular in Keras courses (Sign Language MNIST).",
+    info="LeCun et al. 1998 in spirit; the conv-BN-pool stack popular in Keras courses (Sign Language MNIST)."
+         + FROM_RUN_INFO,
     tags=("image",),
 ))
 MODELS.add(Entry(
@@ -61,10 +77,12 @@ MODELS.add(Entry(
         Param("activation", "choice", "tanh", "the non-linearity (the original used tanh)", choices=ACTIVATIONS),
         Param("pooling", "choice", "avg", "sub-sampling: average (original) or max", choices=("avg", "max")),
         Param("dropout", "float", 0.0, "dropout before the output layer", 0.0, 0.95),
+        *FROM_RUN,
     ),
     builder=_B + "build_lenet5",
     info="conv 6@5×5 → pool 2 → conv 16@5×5 → pool 2 → 120 → 84 → classes   (LeCun, Bottou, Bengio & Haffner "
-         "1998, 'Gradient-Based Learning Applied to Document Recognition'). 28 px inputs get 2 px of padding.",
+         "1998, 'Gradient-Based Learning Applied to Document Recognition'). 28 px inputs get 2 px of padding."
+         + FROM_RUN_INFO,
     tags=("image",),
 ))
 MODELS.add(Entry(
@@ -74,10 +92,12 @@ MODELS.add(Entry(
         Param("small_input", "choice", "auto", "3×3 stride-1 stem without max-pool: auto uses it up to 64 px",
               choices=("auto", "yes", "no")),
         Param("zero_init_residual", "bool", False, "start each block as the identity (last BN scale = 0)"),
+        *FROM_RUN,
     ),
     builder=_B + "build_resnet18",
     info="y = relu(x + F(x)), F = conv-BN-relu-conv-BN   (He, Zhang, Ren & Sun 2016, 'Deep Residual Learning'). "
-         "The small-image stem follows the CIFAR variant of the paper; torchvision.models.resnet18.",
+         "The small-image stem follows the CIFAR variant of the paper; torchvision.models.resnet18."
+         + FROM_RUN_INFO,
     tags=("image",),
 ))
 MODELS.add(Entry(
@@ -146,11 +166,13 @@ MODELS.add(Entry(
         Param("pool", "choice", "cls", "what the head reads: the [CLS] token's output or the mean over patches",
               choices=("cls", "mean")),
         Param("dropout", "float", 0.0, "dropout on the embeddings, attention and MLP branches", 0.0, 0.95),
+        *FROM_RUN,
     ),
     builder="studio.core.models.vit:build_vit",
     info="z₀ = [x_cls; E·p₁; …; E·p_N] + E_pos;  z_l = z + MSA(LN(z)), then z + MLP(LN(z));  "
          "y = W·LN(z_L)[cls] (or the mean over patches). Dosovitskiy et al. 2021, 'An Image is Worth 16x16 "
-         "Words'; mean pooling and small-data settings: Zhai et al. 2022, 'Scaling Vision Transformers'.",
+         "Words'; mean pooling and small-data settings: Zhai et al. 2022, 'Scaling Vision Transformers'."
+         + FROM_RUN_INFO,
     tags=("image", "attention"),
 ))
 

@@ -48,7 +48,7 @@ def _torchvision_model(arch: str, pretrained: bool) -> nn.Module:
     return torchvision.models.get_model(arch, weights="DEFAULT")  # found in the cache: no download
 
 
-def _last_linear(net: nn.Module, arch: str) -> str:
+def last_linear(net: nn.Module, arch: str) -> str:
     names = [name for name, module in net.named_modules() if isinstance(module, nn.Linear)]
     if not names:
         raise ConfigError(f"{arch} has no linear classification head to replace; pick another model.arch "
@@ -57,16 +57,18 @@ def _last_linear(net: nn.Module, arch: str) -> str:
 
 
 class TransferNet(nn.Module):
-    """A torchvision model whose last linear layer is a new head with ``num_classes`` outputs.
+    """A model whose last linear layer is a new head with ``num_classes`` outputs (a torchvision model, or a Studio
+    run's model: core/models/from_run.py).
 
-    Grey images are repeated to three channels; ``resize`` > 0 resamples inputs to that size first.
+    With ``grey_to_rgb`` grey images are repeated to three channels (torchvision's ImageNet models read colour);
+    ``resize`` > 0 resamples inputs to that size first.
     """
 
     def __init__(self, net: nn.Module, head_name: str, num_classes: int, resize: int = 0, frozen_epochs: int = 0,
-                 base_lr_factor: float = 1.0) -> None:
+                 base_lr_factor: float = 1.0, grey_to_rgb: bool = True) -> None:
         super().__init__()
         old = net.get_submodule(head_name)
-        assert isinstance(old, nn.Linear), "_last_linear names a linear layer"
+        assert isinstance(old, nn.Linear), "last_linear names a linear layer"
         parent_name, _, leaf = head_name.rpartition(".")
         setattr(net.get_submodule(parent_name) if parent_name else net, leaf, nn.Linear(old.in_features, num_classes))
         for attr in ("AuxLogits", "aux1", "aux2"):  # inception/googlenet side heads: not used here
@@ -74,14 +76,14 @@ class TransferNet(nn.Module):
                 setattr(net, attr, None)
         if hasattr(net, "aux_logits"):
             net.aux_logits = False  # type: ignore[assignment]  # torch types every Module attribute Tensor | Module
-        self.net, self.head_name, self.resize = net, head_name, resize
+        self.net, self.head_name, self.resize, self.grey_to_rgb = net, head_name, resize, grey_to_rgb
         self.frozen_epochs, self.base_lr_factor = frozen_epochs, base_lr_factor
         self.base_frozen = False
         if frozen_epochs > 0:
             self.freeze_base(True)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if x.shape[1] == 1:
+        if self.grey_to_rgb and x.dim() == 4 and x.shape[1] == 1:
             x = x.expand(-1, 3, -1, -1)
         if self.resize and tuple(x.shape[-2:]) != (self.resize, self.resize):
             x = nn.functional.interpolate(x, size=(self.resize, self.resize), mode="bilinear", align_corners=False)
@@ -121,4 +123,4 @@ def build_transfer(input_shape: tuple[int, ...], num_classes: int, arch: str = "
         raise ConfigError("transfer learning needs grey or colour images (1 or 3 channels); "
                           f"this dataset's inputs have shape {tuple(input_shape)}")
     net = _torchvision_model(arch, pretrained)
-    return TransferNet(net, _last_linear(net, arch), num_classes, resize, frozen_epochs, base_lr_factor)
+    return TransferNet(net, last_linear(net, arch), num_classes, resize, frozen_epochs, base_lr_factor)

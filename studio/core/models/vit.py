@@ -47,5 +47,10 @@ class ViT(nn.Module):
 
 
 def build_vit(input_shape: tuple[int, ...], num_classes: int, patch: int = 7, d_model: int = 64, depth: int = 4,
-              heads: int = 4, pool: str = "cls", dropout: float = 0.0) -> nn.Module:
-    return ViT(tuple(input_shape), num_classes, patch, d_model, depth, heads, pool, dropout)
+              heads: int = 4, pool: str = "cls", dropout: float = 0.0, init_from: str = "", frozen_epochs: int = 0,
+              base_lr_factor: float = 1.0, init_weights: str = "") -> nn.Module:
+    """``init_from``…``init_weights``: start from a finished run's weights (core/models/from_run.py)."""
+    from studio.core.models.from_run import from_run
+
+    return from_run(ViT(tuple(input_shape), num_classes, patch, d_model, depth, heads, pool, dropout), "vit",
+                    num_classes, init_from, init_weights, frozen_epochs, base_lr_factor)

@@ -229,6 +229,13 @@ SCHEDULES.add(Entry(
          + WARMUP_INFO,
 ))
 SCHEDULES.add(Entry(
+    "poly", "Polynomial decay from the base rate to zero over the run after the warm-up (LAMB's and LARS's)",
+    (WARMUP, Param("power", "float", 1.0, "p: 1 is linear decay, 2 falls faster at first", 0.1, 10.0)),
+    builder=_S + "poly",
+    info="η_t = η(1 − (t − T_w)/(T − T_w))^p   (You et al. 2020, 'Large Batch Optimization for Deep Learning: "
+         "Training BERT in 76 minutes'; You, Gitman & Ginsburg 2017)." + WARMUP_INFO,
+))
+SCHEDULES.add(Entry(
     "one_cycle", "One-cycle: rise from a low rate to the base rate, then fall far below it (cosine both ways)",
     (Param("pct_start", "float", 0.3, "share of the run spent rising", 0.01, 0.99),
      Param("div_factor", "float", 25.0, "the start rate is the base rate / this", 1.0, 1e6, log=True),

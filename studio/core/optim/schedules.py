@@ -62,6 +62,12 @@ def wsd(total_steps: int, steps_per_epoch: int = 1, warmup_steps: int = 0, coold
     return _warm(factor, warmup_steps)
 
 
+def poly(total_steps: int, steps_per_epoch: int = 1, warmup_steps: int = 0, power: float = 1.0) -> Schedule:
+    """Polynomial decay to zero over the steps after the warm-up: (1 − (t − T_w)/(T − T_w))^p (You et al. 2020)."""
+    span = max(1, total_steps - warmup_steps)
+    return _warm(lambda t: max(0.0, 1 - max(0, t - warmup_steps) / span) ** power, warmup_steps)
+
+
 def one_cycle(total_steps: int, steps_per_epoch: int = 1, pct_start: float = 0.3, div_factor: float = 25.0,
               final_div_factor: float = 1e4) -> Schedule:
     """torch's OneCycleLR (cosine annealing, two phases) as a factor of the peak rate."""

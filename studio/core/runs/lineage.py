@@ -1,4 +1,6 @@
-"""Runs built on other runs: a ``bert_classifier`` fine-tuned from a ``bert_mlm`` pretraining run.
+"""Runs built on other runs: a ``bert_classifier`` fine-tuned from a ``bert_mlm`` pretraining run, and an image
+model (mlp, cnn, lenet5, resnet18, vit) fine-tuned from a finished run of the same model (``model.init_from``,
+transfer learning without downloads: core/models/from_run.py).
 
 What such a run needs from its pretraining run is checked before any process starts (torch-free: the launcher and
 the GUI call it): a finished ``bert_mlm`` run with a final checkpoint, the same encoder shape, and the labelled text
@@ -20,29 +22,39 @@ from studio.core.runs import lineage_record
 
 ENCODER_PARAMS = ("layers", "heads", "d_model", "context")
 MLM, CLASSIFIER = "bert_mlm", "bert_classifier"
+IMAGE_INIT = ("mlp", "cnn", "lenet5", "resnet18", "vit")  # the models with init_from=RUN (core/models/from_run.py)
+# their settings that may differ from the parent run's: not the shape of a copied layer
+FREE_PARAMS = ("init_from", "frozen_epochs", "base_lr_factor", "dropout")
 
 
-def pretraining_run(run_id: str, store: Any = None) -> Any:
-    """The finished ``bert_mlm`` run ``run_id`` (a RunInfo), or one sentence saying why it cannot be used."""
+def finished_run(run_id: str, model: str, what: str, store: Any = None) -> Any:
+    """The finished run ``run_id`` of ``model`` (a RunInfo) with its final weights, or one sentence saying why it
+    cannot be used; ``what`` names it in that sentence ("pretraining run")."""
     from studio.core.contracts import layout
     from studio.core.runs.store import RunStore
     from studio.core.vocab import JobState
 
     info = (store or RunStore()).resolve(run_id)
-    model = info.run_config.model.name
-    if model != MLM:
-        raise ConfigError(f"run {info.id} trained {model}, not bert_mlm: model.init_from must name a bert_mlm "
-                          "pretraining run")
+    trained = info.run_config.model.name
+    if trained != model:
+        article = "an" if model[0] in "aeiou" else "a"
+        raise ConfigError(f"run {info.id} trained {trained}, not {model}: model.init_from must name {article} "
+                          f"{model} run")
     if info.status != JobState.FINISHED:
-        raise ConfigError(f"pretraining run {info.id} is {info.status}, not finished: finish it first "
+        raise ConfigError(f"{what} {info.id} is {info.status}, not finished: finish it first "
                           f"(studio train --resume {info.id}) so its final weights exist")
     final = layout.final_path(info.dir)
     if not final.is_file():
-        raise ConfigError(f"pretraining run {info.id} has no final weights ({final} is missing); train it again")
+        raise ConfigError(f"{what} {info.id} has no final weights ({final} is missing); train it again")
     if not _is_checkpoint_file(final):
-        raise ConfigError(f"the final weights of pretraining run {info.id} ({final}) are damaged: the file is not a "
+        raise ConfigError(f"the final weights of {what} {info.id} ({final}) are damaged: the file is not a "
                           "checkpoint; train that run again or start from another one")
     return info
+
+
+def pretraining_run(run_id: str, store: Any = None) -> Any:
+    """The finished ``bert_mlm`` run ``run_id`` (a RunInfo), or one sentence saying why it cannot be used."""
+    return finished_run(run_id, MLM, "pretraining run", store)
 
 
 def _is_checkpoint_file(path: Any) -> bool:
@@ -60,6 +72,41 @@ def _params(name: str, params: dict[str, Any]) -> dict[str, Any]:
     from studio.core.models import MODELS
 
     return {**MODELS.get(name).defaults(), **params}
+
+
+def check_lineage(cfg: RunConfig, store: Any = None, run_dir: Any = None) -> None:
+    """Refuse a run built on another run that cannot work, one sentence each (BERT, and ``init_from`` on an image
+    model); ``run_dir``: the run's folder at a resume (its own checkpoint then holds every weight)."""
+    check_bert_config(cfg, store, run_dir)
+    if run_dir is None:
+        check_image_init(cfg, store)
+
+
+def check_image_init(cfg: RunConfig, store: Any = None) -> None:
+    """An image model's ``init_from`` names a finished run of the same model whose layers have the same shapes:
+    every setting but ``FREE_PARAMS`` equal (the image size and channels are checked when the weights load)."""
+    name = cfg.model.name
+    init = str(cfg.model.params.get("init_from") or "") if name in IMAGE_INIT else ""
+    if not init:
+        return
+    info = finished_run(init, name, "run", store)
+    mine, theirs = _params(name, cfg.model.params), _params(name, info.run_config.model.params)
+    for key in sorted(set(mine) - set(FREE_PARAMS)):
+        if _same(mine[key], theirs.get(key)):
+            continue
+        value = ",".join(map(str, theirs[key])) if isinstance(theirs[key], list | tuple) else theirs[key]
+        raise ConfigError(f"model.{key} is {_text(mine[key])} but run {info.id} has {key} {_text(theirs[key])}: "
+                          f"the layers copied from it must have its shapes; set model.{key}={value}")
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return [str(x) for x in a] == [str(x) for x in b]
+    return str(a) == str(b)
+
+
+def _text(value: Any) -> str:
+    return ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
 
 
 def check_bert_config(cfg: RunConfig, store: Any = None, run_dir: Any = None) -> None:
@@ -146,8 +193,13 @@ def load_run_data(cfg: RunConfig, store: Any = None, run_dir: Any = None) -> Any
 
 def start_weights(cfg: RunConfig, store: Any = None) -> dict[str, str]:
     """What the model's builder takes at a run's first start (not at a resume: the run's own checkpoint then
-    holds every weight): the pretraining run's final checkpoint for a ``bert_classifier`` with ``init_from``."""
+    holds every weight): the parent run's final checkpoint for a ``bert_classifier`` or an image model with
+    ``init_from``."""
     from studio.core.contracts import layout
 
-    init = str(cfg.model.params.get("init_from") or "") if cfg.model.name == CLASSIFIER else ""
-    return {"init_weights": str(layout.final_path(pretraining_run(init, store).dir))} if init else {}
+    name = cfg.model.name
+    init = str(cfg.model.params.get("init_from") or "") if name in (CLASSIFIER, *IMAGE_INIT) else ""
+    if not init:
+        return {}
+    info = pretraining_run(init, store) if name == CLASSIFIER else finished_run(init, name, "run", store)
+    return {"init_weights": str(layout.final_path(info.dir))}

@@ -1,8 +1,8 @@
 """What a path handed to Studio is (``studio PATH``, File > Open…, a drop, a second launch): pure rules, no Qt.
 
 The window acts on the answer (``MainWindow.open_path``): watch a run store, load a run's config and select the
-run, load a config file, read a Python file's models and datasets into the forms (never running it), import a
-folder of TensorBoard logs as runs, or import the rest as a dataset.
+run, load a config file, read a Python file's models and datasets into the forms (never running it), open a
+lesson, import a folder of TensorBoard logs as runs, or import the rest as a dataset.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ RUN: Final = "run"  # a run's folder (or its own config.toml): load its config, 
 CONFIG: Final = "config"  # any other .toml: a run config to load
 CODE: Final = "code"  # a .py file: the user's own model or dataset (read with ast, core/usercode/reader.py)
 TENSORBOARD: Final = "tensorboard"  # a folder of TensorBoard event files: its runs imported as Studio runs
+LESSON: Final = "lesson"  # a .studio-lesson file: opened read-only, on its first step (core/lessons)
 IMPORT: Final = "import"  # anything else: a dataset (folder, archive, table, IDX) to import
 
 
@@ -44,7 +45,7 @@ class OpenTarget:
     @property
     def remembered(self) -> bool:
         """Whether it goes into the recent-files list (a run store and a missing path do not)."""
-        return self.kind in (RUN, CONFIG, CODE, IMPORT, TENSORBOARD)
+        return self.kind in (RUN, CONFIG, CODE, IMPORT, TENSORBOARD, LESSON)
 
 
 def classify(path: str | Path) -> OpenTarget:
@@ -60,6 +61,8 @@ def classify(path: str | Path) -> OpenTarget:
         return OpenTarget(RUN, given, target)
     if given.is_file() and given.suffix.lower() == ".toml":
         return OpenTarget(CONFIG, given, given)
+    if given.is_file() and given.suffix.lower() == ".studio-lesson":
+        return OpenTarget(LESSON, given, given)
     if given.is_file() and given.suffix.lower() == ".py":
         return OpenTarget(CODE, given, given)
     if is_log_dir(given):

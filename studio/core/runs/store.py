@@ -390,6 +390,16 @@ class RunStore:
             out.setdefault(run_id, []).append(tag)
         return out
 
+    def metric_range(self, name: str, run_ids: Iterable[str]) -> dict[str, tuple[float, float, int]]:
+        """(lowest, highest, last step) of the metric ``name`` for each of ``run_ids`` that logged it, in one
+        query (the class board ranks a class's runs by it while they train)."""
+        ids = builtins.list(run_ids)
+        if not ids:
+            return {}
+        rows = self._db.execute(f"SELECT run_id, MIN(value), MAX(value), MAX(step) FROM metrics WHERE name=? AND "
+                                f"run_id IN ({','.join('?' * len(ids))}) GROUP BY run_id", [name, *ids]).fetchall()
+        return {r: (float(lo), float(hi), int(step)) for r, lo, hi, step in rows}
+
     def descendants(self, run_id: str) -> builtins.list[RunInfo]:
         """The runs built on ``run_id``: their ``model.init_from`` or ``data.vocab_from`` names it (by its id, or
         a unique part of it as ``resolve`` takes), oldest first."""

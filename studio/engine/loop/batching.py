@@ -42,7 +42,8 @@ def steps_per_epoch(n_train: int, batch: int, world_size: int, accumulate: int =
 
 def accumulation_groups(n_micro: int, accumulate: int) -> list[tuple[int, int]]:
     """(start, stop) micro-batch indices of each optimizer step of an epoch: ``accumulate`` at a time, the
-    epoch's last step taking what is left (its losses are divided by its own count, so it is still a mean)."""
+    epoch's last step taking what is left (the trainer weights each micro-batch by its samples, so every step is
+    the mean over its samples, as one batch of them would be)."""
     k = max(1, accumulate)
     return [(start, min(start + k, n_micro)) for start in range(0, n_micro, k)]
 

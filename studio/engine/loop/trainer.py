@@ -6,9 +6,10 @@ Speed tricks, each visible here:
   the loop's only host syncs;
 - ``zero_grad(set_to_none=True)``; evaluation under ``torch.inference_mode``;
 - mixed precision: ``train.precision`` autocasts forward + loss (engine/loop/precision.py; fp16 scales the loss);
-- gradient accumulation: ``train.accumulate_steps`` = k micro-batches per optimizer step, each loss divided by the
-  micro-batches of its step, DDP's all-reduce skipped (``no_sync``) on all but the last. ``step``, the schedule,
-  metrics, callbacks' ``on_step_end`` and checkpoints count optimizer steps, so a resume starts at a step boundary.
+- gradient accumulation: ``train.accumulate_steps`` = k micro-batches per optimizer step, each micro-batch's mean
+  loss weighted by its share of the step's samples (so k × B is batch kB exactly, a ragged last micro-batch
+  included), DDP's all-reduce skipped (``no_sync``) on all but the last. ``step``, the schedule, metrics,
+  callbacks' ``on_step_end`` and checkpoints count optimizer steps, so a resume starts at a step boundary.
 """
 
 from __future__ import annotations
@@ -135,20 +136,23 @@ class Trainer:
             getattr(cb, hook)(self)
 
     # --- the loop --------------------------------------------------------------------------
-    def train_step(self, micro_batches: Iterable[tuple[torch.Tensor, torch.Tensor]], count: int = 1) -> None:
-        """One optimizer step over ``count`` micro-batches: forward (autocast) and backward of each, its loss divided
-        by ``count`` so the summed gradient is the mean over the step's samples (DDP all-reduces on the last one
-        only), then the gradient hooks, the optimizer and schedule steps. Each micro-batch's (loss, correct,
-        count) is added to the running sums."""
+    def train_step(self, micro_batches: Iterable[tuple[torch.Tensor, torch.Tensor]], sizes: Sequence[int]) -> None:
+        """One optimizer step over micro-batches of ``sizes`` samples: forward (autocast) and backward of each, its
+        mean loss weighted by its share of the step's samples (size ÷ sum of ``sizes``), so the summed gradient is
+        the mean over the step's samples whatever their split — a short last micro-batch counts each of its samples
+        once, as one big batch would (DDP all-reduces on the last one only; every rank's shard has the same size, so
+        the ranks' mean is the global mean). Then the gradient hooks, the optimizer and schedule steps. Each
+        micro-batch's (loss, correct, count) is added to the running sums."""
         self.optimizer.zero_grad(set_to_none=True)
+        total = sum(sizes)
         last: tuple[torch.Tensor, torch.Tensor] | None = None
         for index, (x, y) in enumerate(micro_batches):
             last = (x, y)
-            with self._sync(last=index == count - 1):
+            with self._sync(last=index == len(sizes) - 1):
                 with self.precision.autocast():
                     out = self.model(x)
                     loss = self.task.loss(out, y)
-                self.precision.backward(loss / count if count > 1 else loss)
+                self.precision.backward(loss * (sizes[index] / total) if len(sizes) > 1 else loss)
             with torch.no_grad():
                 sums = self.task.sums(out.detach().float(), y, loss.detach().float())
                 self.window += sums
@@ -193,7 +197,8 @@ class Trainer:
             for start, stop in accumulation_groups(len(slices), self.accumulate):
                 if start < skip:  # a resumed run: checkpoints are taken at step boundaries only
                     continue
-                self.train_step((fetch(i) for i in range(start, stop)), stop - start)
+                sizes = [slices[i].stop - slices[i].start for i in range(start, stop)]
+                self.train_step((fetch(i) for i in range(start, stop)), sizes)
                 self.batch_in_epoch = stop
                 self.step += 1
                 self._call("on_step_end")

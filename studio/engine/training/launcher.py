@@ -25,7 +25,7 @@ from studio.core.errors import ConfigError, RunFailed, StudioError
 from studio.core.estimates.footprint import check_fits
 from studio.core.host import threads as thread_policy
 from studio.core.host.procs import free_port
-from studio.core.runs.lineage import check_bert_config
+from studio.core.runs.lineage import check_lineage
 from studio.core.runs.run_lock import RunLock
 from studio.core.runs.settings_diff import CPU_THREADS_KEY
 from studio.core.runs.store import RunInfo, RunStore
@@ -53,8 +53,8 @@ class Job(ProcessJob):
         self.resume_from: str | None = None
         config.validate()
         check_machine(config)  # before anything is created: a config this machine cannot run never starts
-        # a pretraining run to start from, its encoder's shape and vocabulary (a resumed run keeps its own)
-        check_bert_config(config, store, resume.info.dir if resume is not None else None)
+        # a run to start from (BERT, init_from): its shapes, BERT's vocabulary (a resumed run keeps its own)
+        check_lineage(config, store, resume.info.dir if resume is not None else None)
         check_model_data(config)  # a model that cannot read the dataset: one sentence, nothing created
         check_fits(config)  # a model bigger than the memory it would have: refused before anything allocates
         self.config = config

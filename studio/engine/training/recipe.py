@@ -21,7 +21,7 @@ from studio.core.config.global_batch import global_batch, global_batch_text
 from studio.core.config.suggested import is_applied, suggestion
 from studio.core.errors import DataError
 from studio.core.host import threads as thread_policy
-from studio.core.runs.lineage import check_bert_config, load_run_data, start_weights
+from studio.core.runs.lineage import check_lineage, load_run_data, start_weights
 from studio.engine.callbacks.base import STAGES
 from studio.engine.loop.batching import lr_scale, plan_batches, steps_per_epoch
 from studio.engine.loop.distributed import DistContext
@@ -40,7 +40,7 @@ def explain(cfg: RunConfig, store: Any = None) -> dict[str, Any]:
     """The recipe of a run of ``cfg``, as one JSON-ready dict; ConfigError/DataError (exit 2) as ``studio train``."""
     cfg.validate()
     check_machine(cfg)
-    check_bert_config(cfg, store)
+    check_lineage(cfg, store)
     check_model_data(cfg)
     world = cfg.hardware.processes
     full_batch = is_full_batch(cfg, world)

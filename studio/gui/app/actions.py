@@ -78,6 +78,13 @@ ACTIONS: Final[tuple[ActionSpec, ...]] = (
                enabled=False),
     ActionSpec("export", "Export metrics…", commands.export_dialog, "Save the selected runs' metrics as a CSV file",
                "file", "Ctrl+E"),
+    ActionSpec("record_curves", "Record the curves…", commands.record_curves, "For slides: the selected runs' "
+               "curves growing step by step as an MP4 or GIF, or a PNG or SVG still", "file"),
+    ActionSpec("save_lesson", "Save as lesson…", commands.save_lesson, "For a class: the demos opened in the "
+               "Teaching lab with their settings, the training settings and the selected runs as the steps of one "
+               ".studio-lesson file that students open read-only", "file"),
+    ActionSpec("class_board", "Class board…", commands.class_board, "For a class: the runs the students trained "
+               "for a lesson in a shared run store, ranked live by the lesson's metric, full screen", "file"),
     ActionSpec("quit", "Quit", commands.quit_window, "Quit Studio", "file", "Quit", separator_before=True),
     ActionSpec("presentation", "Presentation mode", commands.toggle_presentation,
                "Full screen with large fonts and thick lines, for a projector", "view", "F11", checkable=True),

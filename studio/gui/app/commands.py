@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QDialog
 
@@ -55,7 +56,10 @@ def train(shell: Shell) -> str | None:
 
     if not ask_to_trust(shell, shell.session.config):  # code from a run folder the user has not trusted yet
         return None
-    return shell.session.train()
+    run_id = shell.session.train()
+    if run_id is not None and shell.lesson_panel is not None:  # for the class board: the lesson and the student
+        shell.lesson_panel.tag_run(run_id)
+    return run_id
 
 
 def toggle_pause(shell: Shell) -> None:
@@ -143,9 +147,86 @@ def open_path(shell: Shell, path: str) -> str:
             return open_target.MISSING
     elif target.kind == open_target.TENSORBOARD:
         import_logs(shell, str(target.target))
+    elif target.kind == open_target.LESSON:
+        if not open_lesson(shell, target.target):
+            return open_target.MISSING
     elif not load_config(shell, target):
         return open_target.MISSING
     return target.kind
+
+
+def open_lesson(shell: Shell, path: Path) -> bool:
+    """A ``.studio-lesson`` file: read-only, in a strip under the window's pages, on its first step; refused in one
+    sentence when it is damaged, changed, too large or from a newer Studio."""
+    from studio.core.lessons import lesson_file
+    from studio.gui.app.lesson_panel import LessonPanel
+
+    try:
+        lesson, _manifest = lesson_file.load(path)
+    except StudioError as err:
+        shell.status.show_error("Open lesson", str(err))
+        return False
+    if shell.lesson_panel is not None:
+        shell.window.removeDockWidget(shell.lesson_panel)
+        shell.lesson_panel.deleteLater()
+    panel = LessonPanel(shell, lesson, path.name)
+    shell.lesson_panel = panel
+    shell.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, panel)
+    panel.set_presentation(shell.presentation.on)
+    shell.presentation.action.toggled.connect(panel.set_presentation)
+    panel.go(0)
+    shell.status.show_message(f"Opened the lesson {path.name}: {len(lesson.steps)} steps; Next and Back walk "
+                              "through them")
+    return True
+
+
+def save_lesson(shell: Shell) -> None:
+    """File › Save as lesson…: steps from what the window shows now, ticked and annotated, to one file."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from studio.core.lessons import lesson_file
+    from studio.gui.app.lesson_dialog import LessonDialog, steps_from_state
+
+    dialog = LessonDialog(steps_from_state(shell), shell.window)
+    if dialog.exec() != QDialog.DialogCode.Accepted:
+        return
+    lesson = dialog.lesson()
+    if not lesson.steps:
+        shell.status.show_error("Save as lesson", "Tick at least one step to save a lesson.")
+        return
+    stem = "".join(c if c.isalnum() or c in "-_ " else "_" for c in lesson.title).strip() or "lesson"
+    path, _ = QFileDialog.getSaveFileName(shell.window, "Save the lesson", f"{stem}{lesson_file.SUFFIX}",
+                                          f"Studio lesson (*{lesson_file.SUFFIX})")
+    if not path:
+        return
+    try:
+        saved = lesson_file.save(lesson, path)
+    except StudioError as err:
+        shell.status.show_error("Save as lesson", str(err))
+        return
+    shell.status.show_message(f"Saved the lesson {saved.name} ({len(lesson.steps)} steps): students open it with "
+                              "a double-click or studio " + saved.name)
+
+
+def class_board(shell: Shell) -> None:
+    """File › Class board…: a shared run store's runs of one lesson, ranked, full screen (read-only)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from studio.core.runs.store import RunStore, is_run_store
+    from studio.gui.app.class_board import ClassBoard
+
+    home = QFileDialog.getExistingDirectory(shell.window, "The class's shared run store (its folder holds runs.db)",
+                                            str(shell.session.store.home))
+    if not home:
+        return
+    if not is_run_store(Path(home)):
+        shell.status.show_error("Class board", f"{home} is not a run store: choose the folder the students' Studio "
+                                "writes to (it holds runs.db).")
+        return
+    lesson = shell.lesson_panel.lesson_slug() if shell.lesson_panel is not None else ""
+    board = ClassBoard(RunStore(home, read_only=True), lesson)
+    shell.class_board = board
+    board.showFullScreen()
 
 
 def import_logs(shell: Shell, logdir: str) -> None:
@@ -274,6 +355,23 @@ def export_metrics(session: Session, status: StatusBar, run_ids: list[str], path
         return 0
     status.show_message(f"Exported {rows} metric values of {len(run_ids)} run(s) to {path}")
     return rows
+
+
+def record_curves(shell: Shell) -> None:
+    """Record the curves…: the selected runs' curves growing step by step (or a still), for slides."""
+    from studio.gui.plots.curves_reel import reel_of_runs
+    from studio.gui.widgets.record_dialog import ask_and_record
+
+    runs = shell.session.selected_runs()
+    if not runs:
+        shell.status.show_error("Record the curves", "Select one or more runs in the run list first.")
+        return
+    labels = {r: shell.run_list.names.get(r, r) for r in runs}
+    done = ask_and_record("the curves", lambda style: reel_of_runs(shell.session.store, runs, labels, style),
+                          "curves", shell.window)
+    if done is not None:
+        text, failed = done
+        shell.status.show_error("Record the curves", text) if failed else shell.status.show_message(text)
 
 
 def files_dropped_on_run(shell: Shell, run_id: str, paths: list[str]) -> bool:

@@ -20,8 +20,9 @@ def image_folder(parent: QWidget) -> str:
 
 
 def run_or_config(parent: QWidget, start: str) -> str:
-    path, _ = QFileDialog.getOpenFileName(parent, "Open a run, a run config or your model's Python file", start,
-                                          "Run configs (*.toml);;Your model or data (*.py);;All (*)")
+    path, _ = QFileDialog.getOpenFileName(parent, "Open a run, a run config, your model's Python file or a lesson",
+                                          start, "Run configs (*.toml);;Your model or data (*.py);;"
+                                          "Lessons (*.studio-lesson);;All (*)")
     return path
 
 

@@ -57,6 +57,9 @@ class MainWindow(QMainWindow):
     open_store_action: QAction
     own_store_action: QAction
     export_action: QAction
+    record_curves_action: QAction
+    save_lesson_action: QAction
+    class_board_action: QAction
     quit_action: QAction
     presentation_action: QAction
     docs_action: QAction

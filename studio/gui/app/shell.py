@@ -44,5 +44,7 @@ class Shell:
     confirm_close: Callable[[], bool]
     importer: Any = None
     log_importer: Any = None  # TensorBoard logs being imported (gui/widgets/log_import.py)
+    lesson_panel: Any = None  # the lesson opened (gui/app/lesson_panel.py)
+    class_board: Any = None  # File › Class board… (gui/app/class_board.py)
     help_window: Any = None
     about_box: Any = None

@@ -1,6 +1,10 @@
 """The frame of every demo view: the explanation panel, the parameters, compute/stop, progress, the
 player, and presentation mode. A view subclass draws: ``build_plots``, ``clear_data``, ``on_frame``,
 ``on_result``, ``frame_count`` and ``show_frame``.
+
+A view opens on the recording Studio ships for its demo (``core/demos/recordings``), drawn as a finished
+computation and marked by a badge; Compute runs it live here, the recording staying on screen until the first live
+frame replaces it.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
     QScrollArea,
     QSpinBox,
     QSplitter,
@@ -29,7 +34,9 @@ from PySide6.QtWidgets import (
 
 from studio.core.checks.catalog import checks_for_demo
 from studio.core.contracts.jobs import DemoRequest
+from studio.core.demos import recordings
 from studio.core.demos.catalog import DEMOS, EXPLANATIONS
+from studio.core.demos.recording_file import Recording
 from studio.core.errors import StudioError
 from studio.gui.demos import style
 from studio.gui.demos.player import Player
@@ -37,6 +44,7 @@ from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.widgets.check_panel import CheckPanel
 from studio.gui.widgets.forms import param_widget
 from studio.gui.widgets.job_panel import FAILURE_LINES, JobPanel, Words
+from studio.gui.widgets.recorded_badge import RecordedBadge
 
 RERUN_DELAY_MS = 400
 
@@ -49,7 +57,8 @@ class DemoView(QWidget):
     endless = False  # live and without an end: it runs until stopped (the playground)
     short_title = ""  # the title in presentation mode (the lab sets it from its list)
 
-    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Any, parent: QWidget | None = None, recorded: bool = True) -> None:
+        """``recorded``: open on the shipped recording (a copy made for a recording of slides does not)."""
         super().__init__(parent)
         self.entry = DEMOS.get(self.demo)
         self.explanation = EXPLANATIONS[self.demo]
@@ -64,9 +73,12 @@ class DemoView(QWidget):
         self.panel.frame.connect(self._frame)
         self.panel.done.connect(self._done)
         self.panel.failed.connect(self._failed)
+        self.panel.ended.connect(self._ended)
         self.result: dict[str, Any] | None = None
         self.presentation = False
         self.error_text = ""
+        self.recording: Recording | None = None  # the shipped recording on screen (None: a live result, or none)
+        self._replace_recording = False  # a live computation started over the recording: clear at its first frame
         self._build()
         self.rerun_timer = QTimer(self)
         self.rerun_timer.setSingleShot(True)
@@ -75,6 +87,8 @@ class DemoView(QWidget):
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.stop)
+        if recorded:
+            self.show_recorded()
 
     # --- layout ------------------------------------------------------------------------------
     def _build(self) -> None:
@@ -108,6 +122,12 @@ class DemoView(QWidget):
         self.stop_button.setObjectName("stop")
         self.stop_button.setToolTip("Cancel the computation running in the background")
         self.panel.status.setObjectName("status")
+        self.record_button = QPushButton("Record…")
+        self.record_button.setObjectName("record")
+        self.record_button.setToolTip("Save this demo for slides: an MP4 or GIF of its frames, or a PNG or SVG "
+                                      "still, at the size you choose")
+        self.record_button.clicked.connect(self.record_for_slides)
+        self.panel.add_button(self.record_button, while_busy=True)
         checks = checks_for_demo(self.demo)  # the lesson's paper checks: a button beside Compute, text by the claim
         self.check_panel = CheckPanel(self, checks) if checks else None
         if self.check_panel is not None:
@@ -150,6 +170,8 @@ class DemoView(QWidget):
         self.caption = QLabel("")
         self.caption.setObjectName("caption")
         self.caption.setWordWrap(True)
+        self.badge = RecordedBadge(self.compute_button.text())
+        centre_layout.addWidget(self.badge)
         centre_layout.addWidget(self.caption)
         centre_layout.addWidget(self.graphics, 1)
         centre_layout.addWidget(self.player)
@@ -214,6 +236,7 @@ class DemoView(QWidget):
         except StudioError as err:
             self.show_status(str(err), error=True)
             return
+        self._recording_settings()
         if self.auto_rerun and self.result is not None:
             self.rerun_timer.start()
 
@@ -232,14 +255,63 @@ class DemoView(QWidget):
             elif isinstance(w, QLineEdit):
                 w.setText(str(self.params[key]))
             w.blockSignals(False)
+        self._recording_settings()
+
+    # --- the shipped recording ---------------------------------------------------------------
+    def show_recorded(self, recording: Recording | None = None) -> bool:
+        """Draw the recording of this demo (default: the one Studio ships) as a finished computation, at its last
+        frame, with the badge; only when it was made with the view's settings and nothing is computing."""
+        recording = recording or recordings.shipped(self.demo)
+        if recording is None or self.busy or recordings.same_settings(recording.params, self.params):
+            return False
+        self.recording = recording
+        self.badge.button = self.compute_button.text()
+        self.player.reset()
+        try:
+            self._done(recording.result)
+        except Exception:  # noqa: BLE001 - a recording this view cannot draw must not keep the demo from opening
+            self.recording, self.result = None, None
+            self.clear_data()
+            self.player.reset()
+            return False
+        self.badge.show_recording(recording)
+        self.player.seek(self.frame_count() - 1)
+        return True
+
+    def snapshot(self) -> dict[str, Any] | None:
+        """What a recording of this view replays: the finished (or recorded) result; None while computing."""
+        return self.result
+
+    def show_result(self, result: dict[str, Any]) -> None:
+        """Draw ``result`` as a finished computation (a recording's copy of this view)."""
+        self._done(result)
+
+    def record_for_slides(self) -> None:
+        """Record…: what is shown, as a video, an animation or a still (``widgets/record_dialog.py``)."""
+        from studio.gui.demos.demo_reel import reel_of
+        from studio.gui.widgets.record_dialog import ask_and_record
+
+        done = ask_and_record(self.short_title or self.entry.description, lambda style: reel_of(self, style),
+                              self.demo, self)
+        if done is not None:
+            self.show_status(*done)
+
+    def _recording_settings(self) -> None:
+        if self.recording is not None:
+            self.badge.settings_changed(recordings.same_settings(self.recording.params, self.params))
 
     # --- computing ---------------------------------------------------------------------------
     def compute(self) -> None:
-        """Start the computation as a background job (replacing one in progress)."""
+        """Start the computation as a background job (replacing one in progress). Over a recording, its picture
+        stays until the first live frame arrives."""
         self.result = None
         self.error_text = ""
-        self.set_caption("")
-        self.clear_data()
+        self._replace_recording = self.recording is not None
+        if self._replace_recording:
+            self.badge.computing()
+        else:
+            self.set_caption("")
+            self.clear_data()
         self.player.reset()
         self.panel.start(self.session.start(DemoRequest(self.demo, dict(self.params), live=self.live)))
         self.player.play(request=False)
@@ -257,15 +329,33 @@ class DemoView(QWidget):
         return self.panel.busy
 
     def _frame(self, frame: dict) -> None:
+        self._leave_recording()
         self.empty.hide_hint()
         self.on_frame(frame)
         self.player.set_count(self.frame_count())
 
     def _done(self, result: dict[str, Any]) -> None:
+        self._leave_recording()
         self.result = result
         self.empty.hide_hint()
         self.on_result(result)
         self.player.set_count(self.frame_count())
+
+    def _leave_recording(self) -> None:
+        """The first live frame (or result) of a computation started over the recording: clear it away."""
+        if self._replace_recording:
+            self._replace_recording = False
+            self.recording = None
+            self.badge.live()
+            self.set_caption("")
+            self.clear_data()
+            self.player.reset()
+
+    def _ended(self, _state: str) -> None:
+        """A computation ended without a frame (stopped, failed): the recording is still on screen; say so again."""
+        if self._replace_recording and self.recording is not None and not self.busy:
+            self._replace_recording = False
+            self.badge.show_recording(self.recording, recordings.same_settings(self.recording.params, self.params))
 
     def _failed(self, message: str) -> None:
         self.error_text = message

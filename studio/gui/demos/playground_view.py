@@ -5,6 +5,9 @@ It trains live (TensorFlow Playground's way): the job runs until stopped, Play/P
 and a change in the form reaches the running training (debounced) — the job's ``set_params``; the child applies
 it between two frames and says what it did (``core/demos/playground.Playground.apply``), shown in the status line
 and as a mark on the loss curves. A seed change starts again from new weights.
+
+Your own points (``point_editor.py``): drawn in the picture or read from a CSV, they become the ``custom`` point
+set, and the running training follows each edit.
 """
 
 from __future__ import annotations
@@ -17,9 +20,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer
 
 from studio.core.contracts import protocol
+from studio.core.demos import points
 from studio.core.demos.catalog import PLAYGROUND_IDLE, PLAYGROUND_RESTART
+from studio.core.errors import StudioError
 from studio.gui.demos import style
 from studio.gui.demos.base import DemoView
+from studio.gui.demos.point_editor import PointEditor
 from studio.gui.plots.palette import OKABE_ITO
 
 # P(class 1): orange for class 0, white at ½, blue for class 1 (the points' colours, lighter)
@@ -27,6 +33,8 @@ BOUNDARY = pg.ColorMap([0.0, 0.5, 1.0], [(245, 190, 110), (255, 255, 255), (120,
 CLASS_COLOURS = (OKABE_ITO[1], OKABE_ITO[0])
 SEND_DELAY_MS = 150  # a change is sent once the form has been still this long (typing, a spin box held down)
 MARKS = 50  # change marks on the loss curves, at most
+HIDDEN = (*PLAYGROUND_IDLE, "points")  # form rows never shown: your points are edited in the picture
+CUSTOM = "custom"
 
 
 class PlaygroundView(DemoView):
@@ -35,8 +43,8 @@ class PlaygroundView(DemoView):
     live = True
     endless = True
 
-    def __init__(self, session: Any, parent: Any = None) -> None:
-        super().__init__(session, parent)
+    def __init__(self, session: Any, parent: Any = None, recorded: bool = True) -> None:
+        super().__init__(session, parent, recorded)
         self.pending: dict[str, Any] = {}  # changes not sent yet
         self.send_timer = QTimer(self)
         self.send_timer.setSingleShot(True)
@@ -48,6 +56,9 @@ class PlaygroundView(DemoView):
         self.player.reset_requested.connect(self.reset_training)
         self.compute_button.setText("Train")
         self.compute_button.setToolTip("Train from new random weights; change any setting while it learns")
+        self.badge.button = "Train"
+        if self.recording is not None:
+            self.badge.show_recording(self.recording)
         self.stop_button.setToolTip("End the training (the last picture stays)")
         # live training has no end (its bar stays empty; the player's label says the step), and the child's one
         # "starting" report would hide the status line: progress leaves the line to the view
@@ -60,13 +71,81 @@ class PlaygroundView(DemoView):
     def set_param(self, key: str, value: Any) -> None:
         before = self.params.get(key)
         super().set_param(key, value)
+        if key == "dataset" and self.params["dataset"] != CUSTOM:
+            self.editor.set_editing(False)
+        if key in ("dataset", "points", "train_ratio", "seed"):
+            self.restyle()
         if not self.busy or self.params.get(key) == before:
             return
         if key in PLAYGROUND_RESTART:
             self.rerun_timer.start()  # new weights: the debounced restart
+        elif key in ("dataset", "points") and self.own_points_problem():
+            self.show_status(self.own_points_problem())  # kept here until there are points of both classes
         elif key not in PLAYGROUND_IDLE:
-            self.pending[key] = self.params[key]
+            if key in ("dataset", "points"):
+                self.pending.update(dataset=self.params["dataset"], points=self.params["points"])
+            else:
+                self.pending[key] = self.params[key]
             self.send_timer.start()
+
+    def set_params(self, values: dict[str, Any]) -> None:
+        super().set_params(values)
+        if "points" in values:
+            self._editor_from_params()
+        self.restyle()
+
+    # --- your own points ---------------------------------------------------------------------------------------
+    def own_points_problem(self) -> str:
+        """Why your points cannot train yet (one sentence), or "" when they can (or the set is not yours)."""
+        if self.params.get("dataset") != CUSTOM:
+            return ""
+        xy, classes = self.editor.xy, self.editor.classes
+        if not len(xy):
+            return "Draw points in the picture (Shift+click for the other class), or import a CSV of x, y, class."
+        if len(set(classes.tolist())) < 2:
+            other = "blue (Shift+click)" if int(classes[0]) == 0 else "orange (click)"
+            return f"Add a point of the other class, {other}: the training needs both classes."
+        return ""
+
+    def _editor_from_params(self) -> None:
+        try:
+            xy, classes = points.parse_points(self.params.get("points", ""), two_classes=False)
+        except (StudioError, ValueError):
+            xy, classes = np.zeros((0, 2)), np.zeros(0, dtype=np.int64)
+        self.editor.set_points(xy, classes)
+
+    def _drawing_toggled(self, on: bool) -> None:
+        """Draw points switched on over a point set of the catalog: its points become yours, to change."""
+        if on and self.params.get("dataset") != CUSTOM:
+            s = self.setup
+            if s is not None:
+                self.editor.set_points(np.vstack([s["x_train"], s["x_test"]]), np.concatenate([s["y_train"],
+                                                                                              s["y_test"]]))
+            self._own_points(self.editor.xy, self.editor.classes)
+
+    def _own_points(self, xy: np.ndarray, classes: np.ndarray) -> None:
+        """An edit: your points are the point set now, drawn at once and sent to a running training."""
+        text = points.points_text(xy, classes) if len(xy) else ""
+        self.set_params({"dataset": CUSTOM, "points": text})
+        problem = self.own_points_problem()
+        if problem:
+            self.show_status(problem)
+        elif self.busy:
+            self.pending.update(dataset=CUSTOM, points=text)
+            self.send_timer.start()
+        else:
+            self.show_status(f"Your {len(xy)} points: press Train to learn them (changes follow while it trains).")
+
+    def snapshot(self) -> dict[str, Any] | None:
+        """A finished run's result, or the live training so far (its frames keep only the newest picture)."""
+        if self.result is not None:
+            return self.result
+        if self.setup is None or not self.frames:
+            return None
+        return {**self.setup, "frames": [dict(f) for f in self.frames]}
+
+    def _dragging(self, xy: np.ndarray, classes: np.ndarray) -> None:
+        self._draw_own(xy, classes)
 
     def send_changes(self) -> None:
         """Send the changes made since the last send to the running training (one message)."""
@@ -76,6 +155,11 @@ class PlaygroundView(DemoView):
         self.pending = {}
 
     def compute(self) -> None:
+        problem = self.own_points_problem()
+        if problem:  # nothing to learn yet: say what is missing, start nothing
+            self.show_status(problem, error=True)
+            self.player.set_running(False)
+            return
         self.pending = {}
         self.send_timer.stop()
         super().compute()
@@ -111,8 +195,17 @@ class PlaygroundView(DemoView):
 
     def _hide_idle_rows(self) -> None:
         for row, param in enumerate(self.entry.params):
-            if param.name in PLAYGROUND_IDLE:
+            if param.name in HIDDEN:
                 self.form.setRowVisible(row, False)
+
+    def build_extra_controls(self, layout: Any) -> None:
+        """Draw points, Clear, Import CSV…, Paste CSV above the picture (``point_editor.py``)."""
+        self.editor = PointEditor(self.map, self)
+        self.editor.edited.connect(self._own_points)
+        self.editor.dragging.connect(self._dragging)
+        self.editor.refused.connect(lambda text: self.show_status(text, error=True))
+        self.editor.draw_button.toggled.connect(self._drawing_toggled)
+        layout.addWidget(self.editor.bar)
 
     def set_presentation(self, on: bool) -> None:
         super().set_presentation(on)
@@ -189,9 +282,25 @@ class PlaygroundView(DemoView):
         s = self.setup
         if s is None:  # never: called once the setup has come
             return
-        x0, x1, y0, y1 = s["box"]
-        self.map.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
+        if not self.editor.item.editing:  # while you draw, the picture stays put under the mouse
+            x0, x1, y0, y1 = s["box"]
+            self.map.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
         self.restyle()
+
+    def _draw_own(self, xy: np.ndarray, classes: np.ndarray) -> None:
+        """Your points in one editable item: filled when they train, rings when they test."""
+        on = self.presentation
+        marker = style.metrics(on)[1] * 0.8
+        test = points.test_mask(len(classes), float(self.params["train_ratio"]), int(self.params["seed"]))
+        brushes = [pg.mkBrush(0, 0, 0, 0) if t else pg.mkBrush(CLASS_COLOURS[int(c)]) for c, t in zip(classes, test,
+                                                                                                    strict=True)]
+        pens = [pg.mkPen(CLASS_COLOURS[int(c)], width=2.5 if on else 1.5) if t else
+                pg.mkPen("#000000" if on else "#ffffff", width=1) for c, t in zip(classes, test, strict=True)]
+        self.editor.item.setData(xy[:, 0] if len(xy) else [], xy[:, 1] if len(xy) else [], brush=brushes, pen=pens,
+                                 size=marker)
+        if len(xy) and self.setup is None and not self.editor.item.editing:
+            x0, x1, y0, y1 = points.grid_box(xy)
+            self.map.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
 
     def frame_count(self) -> int:
         return len(self.frames)
@@ -212,17 +321,27 @@ class PlaygroundView(DemoView):
         steps = np.array([f["step"] for f in shown], dtype=float)
         self.train_curve.setData(steps, np.array([f["train_loss"] for f in shown]))
         self.test_curve.setData(steps, np.array([f["test_loss"] for f in shown]))
-        self.set_caption(f"Step {frame['step']}: train accuracy {frame['train_acc']:.1%}, test accuracy "
-                         f"{frame['test_acc']:.1%} (filled points: train, rings: test)",
-                         short=f"Step {frame['step']}: train {frame['train_acc']:.0%}, test {frame['test_acc']:.0%}")
+        test, test_short = (f"{frame['test_acc']:.1%}", f"{frame['test_acc']:.0%}") if np.isfinite(
+            frame["test_acc"]) else ("— (too few points to test)", "—")
+        self.set_caption(f"Step {frame['step']}: train accuracy {frame['train_acc']:.1%}, test accuracy {test} "
+                         "(filled points: train, rings: test)",
+                         short=f"Step {frame['step']}: train {frame['train_acc']:.0%}, test {test_short}")
 
     def data_items(self) -> list[pg.GraphicsObject]:
-        return [self.train_points, self.test_points, self.train_curve, self.test_curve]
+        shown = [self.editor.item] if self.params.get("dataset") == CUSTOM else [self.train_points, self.test_points]
+        return [*shown, self.train_curve, self.test_curve]
 
     def restyle(self) -> None:
         on = self.presentation
         marker = style.metrics(on)[1]
-        if self.setup is not None:
+        own = self.params.get("dataset") == CUSTOM
+        if own:
+            for item in (self.train_points, self.test_points):
+                item.setData([], [])
+            self._draw_own(self.editor.xy, self.editor.classes)
+        else:
+            self.editor.item.setData([], [])
+        if self.setup is not None and not own:
             s = self.setup
             brushes = [pg.mkBrush(CLASS_COLOURS[int(c)]) for c in s["y_train"]]
             self.train_points.setData(s["x_train"][:, 0], s["x_train"][:, 1], brush=brushes, size=marker * 0.8,

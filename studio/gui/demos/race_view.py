@@ -66,10 +66,10 @@ class RaceView(DemoView):
     auto_rerun = True
     live = True
 
-    def __init__(self, session: Any, parent: Any = None) -> None:
+    def __init__(self, session: Any, parent: Any = None, recorded: bool = True) -> None:
         self.lr_scale: dict[int, float] = {}  # racer index → its lr × factor (1 unless the slider moved it)
         self.live_data: dict[str, Any] | None = None  # the race so far, while it runs
-        super().__init__(session, parent)
+        super().__init__(session, parent, recorded)
         self.send_timer = QTimer(self)
         self.send_timer.setSingleShot(True)
         self.send_timer.setInterval(SEND_DELAY_MS)

@@ -36,6 +36,7 @@ from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.log_axis import LogAxis
 from studio.gui.plots.palette import run_colour
 from studio.gui.widgets.job_panel import FAILURE_LINES, JobPanel, Words
+from studio.gui.widgets.recorded_badge import RecordedBadge, show_shipped
 
 CHECK_NAME = "chen_async_straggler"
 CLAIM = ("<b>Claim.</b> With a straggler, a synchronous parameter server waits for the slowest worker every round; "
@@ -202,9 +203,13 @@ class AsyncPage(QWidget):
         split.setStretchFactor(1, 1)
         split.setSizes([270, 1000])
         column.setMinimumWidth(240)
+        self.badge = RecordedBadge("Run")  # the recording Studio ships, until Run measures this machine
+        self.badge.follow(self.panel)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.badge)
         layout.addWidget(split)
+        show_shipped(self.badge, "parallel_async", self.request, self.show_result)
 
     def _plot(self, name: str, title: str, bottom: str, left: str, tip: str, log_x: bool = False) -> pg.PlotWidget:
         plot = pg.PlotWidget(axisItems={"bottom": LogAxis("bottom")} if log_x else None)

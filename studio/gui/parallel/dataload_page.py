@@ -39,6 +39,7 @@ from studio.gui.session import theme
 from studio.gui.session.session import registry_for
 from studio.gui.widgets.check_panel import CheckPanel
 from studio.gui.widgets.job_panel import JobPanel, Words
+from studio.gui.widgets.recorded_badge import RecordedBadge, show_shipped
 
 CHECK_NAME = "mohan_data_stalls"
 CLAIM = ("Claim: when every item is decoded from an image file, the training step spends much of its time "
@@ -184,10 +185,14 @@ class DataloadPage(QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         split.setSizes([700, 300])
+        self.badge = RecordedBadge("Run")  # the recording Studio ships, until Run measures this machine
+        self.badge.follow(self.panel)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.badge)
         layout.addWidget(split)
         self.source.currentIndexChanged.connect(self._source_changed)
         self._source_changed()
+        show_shipped(self.badge, "parallel_dataload", self.request, self.show_result)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
         """A new theme (palette): redraw the chart's labels in its text colour."""

@@ -27,6 +27,7 @@ from studio.gui.parallel.modes_timeline import ModesTimeline
 from studio.gui.widgets.check_panel import CheckPanel
 from studio.gui.widgets.job_panel import FAILURE_LINES, JobPanel, Words
 from studio.gui.widgets.paper_check import verdict_html
+from studio.gui.widgets.recorded_badge import RecordedBadge, show_shipped
 
 CLAIM = ("<b>The claim.</b> Splitting the <i>data</i> keeps every rank busy: each holds the whole model and trains "
          "its share of the batch. Splitting the <i>model</i> leaves all but one rank idle at any moment — slower "
@@ -120,9 +121,13 @@ class ModesPage(QWidget):
             check.addWidget(self.verdicts)
             check.addStretch(1)
             top.addLayout(check)
+        self.badge = RecordedBadge("Run")  # the recording Studio ships, until Run measures this machine
+        self.badge.follow(self.panel)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.badge)
         layout.addWidget(body, 1)
+        show_shipped(self.badge, "parallel_modes", self.form.request, self.show_result)
 
     # --- what CheckPanel asks of its view --------------------------------------------------------
     def set_params(self, params: dict[str, Any]) -> None:

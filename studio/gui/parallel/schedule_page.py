@@ -34,6 +34,7 @@ from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.gantt import Bar, GanttPlot
 from studio.gui.plots.palette import run_colour
 from studio.gui.widgets.job_panel import JobPanel, Words
+from studio.gui.widgets.recorded_badge import RecordedBadge, show_shipped
 
 CHECK_NAME = "gu_tiresias_las"
 CLAIM = ("<b>Claim.</b> Serving the job with the least GPU-time received so far (LAS, as Tiresias does) lets short "
@@ -224,11 +225,15 @@ class SchedulePage(QWidget):
         body.addWidget(top)
         body.addWidget(bottom)
         body.setSizes([200, 360])
+        self.badge = RecordedBadge("Run")  # a synthetic trace's replay, until Run replays your runs
+        self.badge.follow(self.panel)
         layout = QVBoxLayout(self)
         layout.addWidget(self.panel)
         layout.addLayout(filter_row)
         layout.addWidget(self.claim)
+        layout.addWidget(self.badge)
         layout.addWidget(body, 1)
+        show_shipped(self.badge, "parallel_schedule", self.request, self.show_result, ignore=("home",))
 
     # --- the CheckPanel's view ---------------------------------------------------------------
     def _show_verdict(self, outcomes: list[dict[str, Any]]) -> None:

@@ -88,7 +88,8 @@ class CurvesView(QWidget):
         self.items, self.raw_items = self.grid.items, self.grid.raw_items
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(self._controls())
+        self.controls_bar = self._controls()
+        layout.addLayout(self.controls_bar)
         self.key = QLabel("")
         self.key.setObjectName("curve_key")
         self.key.setWordWrap(True)
@@ -375,6 +376,9 @@ class CurvesView(QWidget):
                 self.model.install(run_id, *got)
         self.grid.sync()
         self._to_draw = self.model.settle(result)
+        if len(self._to_draw) > CURVES_PER_TURN:  # painted once, at the end, not once per turn and again after
+            self.grid.graphics.setUpdatesEnabled(False)  # the fit: each paint replays every axis and fits every
+            # plot's range again (issue 40: ~60 ms a paint with 50 runs; the window's other widgets still paint)
         self._draw_slice(result)
 
     def _draw_slice(self, result: Prepared) -> None:
@@ -394,9 +398,11 @@ class CurvesView(QWidget):
             self._update_key()
         if result.drawn and self.model.unfitted:
             self.fit_view(set(self.model.unfitted))
+        self.grid.graphics.setUpdatesEnabled(True)  # the one paint: new lines in their fitted ranges
         self.curves_drawn.emit()
 
     def _failed(self, message: str) -> None:
+        self.grid.graphics.setUpdatesEnabled(True)
         self._set_loading(False)
         self.model.failed()
         self.load_failed.emit(message)

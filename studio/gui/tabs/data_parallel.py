@@ -28,6 +28,7 @@ from studio.gui.plots.empty_hint import EmptyHint
 from studio.gui.plots.palette import run_colour
 from studio.gui.widgets.forms import TidySpinBox
 from studio.gui.widgets.job_panel import JobPanel, Words
+from studio.gui.widgets.recorded_badge import RecordedBadge, show_shipped
 
 EXPLAIN = ("Each configuration trains the current config for the same steps at the same global batch (split over "
            "the processes), so the path — and the steps to the target — are the same; only time changes. "
@@ -107,16 +108,23 @@ class DataParallelTab(QWidget):
         body.addWidget(self.table)
         body.addWidget(plots)
         body.setStretchFactor(1, 2)
+        self.badge = RecordedBadge("Measure")  # the recording Studio ships, until Measure runs here
+        self.badge.follow(self.panel)
         layout = QVBoxLayout(self)
         layout.addWidget(self.panel)
+        layout.addWidget(self.badge)
         layout.addWidget(body, 1)
+        show_shipped(self.badge, "data_parallel", self.request, self._on_done)
+
+    def request(self) -> ScaleRequest:
+        """What Measure asks for: the current training settings at the chosen process counts."""
+        return ScaleRequest(self.session.config.to_dict(), self.processes.text().strip() or "1", self.steps.value(),
+                            self.target.value())
 
     def measure(self) -> None:
         if self.panel.busy:
             return
-        self.panel.start(self.session.start(ScaleRequest(self.session.config.to_dict(),
-                                                         self.processes.text().strip() or "1",
-                                                         self.steps.value(), self.target.value())))
+        self.panel.start(self.session.start(self.request()))
 
     def _on_done(self, result: dict[str, Any]) -> None:
         self.result = result

@@ -54,6 +54,21 @@ WORDS = Words(idle="Pick a run and press Evaluate.", starting="Starting the {lab
 OWN_LINE = Words(starting=None, progress=None, cancelled=None, failed=None)  # a job with its own line writes it
 
 
+def takes_28x28_grey(run_dir: Path | None) -> bool:
+    """Whether the run in ``run_dir`` was trained on 28×28 grey images (the Predict page's digit pad fits it)."""
+    if run_dir is None:
+        return False
+    from studio.core.config import RunConfig
+    from studio.core.config.data_fit import image_shape
+    from studio.core.errors import StudioError
+
+    try:
+        config = RunConfig.load(layout.config_path(run_dir))
+    except (StudioError, OSError):
+        return False
+    return image_shape(config.data.name) == (1, 28, 28)
+
+
 def checkpoint_label(value: str) -> str:
     return "final" if value in ("", "final") else f"step {value}"
 
@@ -192,6 +207,7 @@ class EvaluationTab(RunPicker, QWidget):
             for label, value in checkpoint_choices(run_dir):
                 self.checkpoint_box.addItem(label, value)
         self.checkpoint_box.blockSignals(False)
+        self.predict_panel.set_drawing(takes_28x28_grey(run_dir))
         self.open_saved()
 
     def saved_path(self) -> Path | None:

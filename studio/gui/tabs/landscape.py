@@ -203,9 +203,15 @@ class LandscapeTab(RunPicker, QWidget):
         view_form.addRow("Saved", self.saved_box)
         view_form.addRow(self.follow_live)
         view_form.addRow(self.log_scale)
+        self.record_button = QPushButton("Record…")
+        self.record_button.setObjectName("record_landscape")
+        self.record_button.clicked.connect(self.record_for_slides)
+        self.record_button.setToolTip("For slides: the optimizer's path drawn step by step on the contour (MP4 or "
+                                      "GIF), or a PNG or SVG still, at the size you choose")
         export = QHBoxLayout()
         export.addWidget(self.png_button)
         export.addWidget(self.npz_button)
+        export.addWidget(self.record_button)
         view_form.addRow(export)
         self.info = QLabel("")
         self.info.setWordWrap(True)
@@ -485,6 +491,26 @@ class LandscapeTab(RunPicker, QWidget):
         if not self.view.currentWidget().grab().save(str(path), "PNG"):
             raise OSError(f"could not write {path}")
         return path
+
+    def trajectory_reel(self, _presentation: bool = True) -> Any:
+        """The shown 2-D or trajectory landscape as a reel (``gui/plots/trajectory_reel.py``)."""
+        from studio.gui.plots.trajectory_reel import TrajectoryReel
+        from studio.gui.widgets.movie_file import MovieError
+
+        if self.result is None:
+            raise MovieError("compute or open a landscape first")
+        if self.result.kind == LandscapeKind.LINE:
+            raise MovieError("a 1-D landscape is a curve, not a picture to animate: use Export PNG…")
+        return TrajectoryReel(self.result, self.log_scale.isChecked())
+
+    def record_for_slides(self) -> None:
+        """Record…: the landscape's path step by step (or a still), for slides."""
+        from studio.gui.widgets.record_dialog import ask_and_record
+
+        stem = self.result_path.stem if self.result_path else "landscape"
+        done = ask_and_record("the landscape", self.trajectory_reel, stem, self)
+        if done is not None:
+            self.panel.show_status(*done)
 
     def export_npz(self, path: str | Path) -> Path:
         """The raw grid, coordinates and metadata (the saved .npz)."""

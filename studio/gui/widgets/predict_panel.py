@@ -1,5 +1,6 @@
-"""Predict with a finished run: drop images, a folder or a CSV file (or paste one CSV row) and see the
-top-k classes with their probabilities. The work runs in a background job (``engine/tasks/predict.py``).
+"""Predict with a finished run: drop images, a folder or a CSV file (or paste one CSV row, or draw a digit when
+the run was trained on 28×28 grey images: ``widgets/digit_pad.py``) and see the top-k classes with their
+probabilities. The work runs in a background job (``engine/tasks/predict.py``).
 Below the table, "Layer activations" shows every layer's output for the selected image (``engine/tasks/
 activations.py``, drawn by ``widgets/activations_view.py``)."""
 
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from studio.gui.session import theme
 from studio.gui.widgets.activations_view import ActivationsView
+from studio.gui.widgets.digit_pad import DigitPad
 
 PASTED = "pasted row.csv"  # the file a pasted row is classified from (the table names its row after it)
 
@@ -135,10 +137,29 @@ class PredictPanel(QWidget):
         self.split.setStretchFactor(0, 1)
         self.split.setStretchFactor(1, 3)
         self.split.setSizes([120, 480])  # a few rows of predictions, most room for the activations
+        self.pad = DigitPad()
+        self.pad.drawn.connect(self.predict_drawing)
+        self.clear_pad = QPushButton("Clear")
+        self.clear_pad.setObjectName("clear_digit")
+        self.clear_pad.setToolTip("Empty the pad")
+        self.clear_pad.clicked.connect(self.pad.clear)
+        self.drawings = 0  # drawings classified so far (each is its own row: "drawing 3")
+        self.pad_box = QWidget()
+        pad_column = QVBoxLayout(self.pad_box)
+        pad_column.setContentsMargins(0, 0, 0, 0)
+        pad_column.addWidget(QLabel("<b>Draw a digit</b>"))
+        pad_column.addWidget(self.pad, 1)
+        pad_column.addWidget(self.clear_pad)
+        self.pad_box.setVisible(False)
+        inputs = QVBoxLayout()
+        inputs.addWidget(self.drop, 1)
+        inputs.addLayout(bar)
+        inputs.addWidget(self.row)
+        top = QHBoxLayout()
+        top.addLayout(inputs, 1)
+        top.addWidget(self.pad_box)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.drop)
-        layout.addLayout(bar)
-        layout.addWidget(self.row)
+        layout.addLayout(top)
         layout.addWidget(self.status)
         layout.addWidget(self.split, 1)
 
@@ -165,6 +186,21 @@ class PredictPanel(QWidget):
         self.pasted = True
         self.show_line("")
         self.requested.emit([str(path)], self.top_k.value())
+
+    def set_drawing(self, on: bool) -> None:
+        """Offer the digit pad (a run trained on 28×28 grey images) or hide it."""
+        self.pad_box.setVisible(on)
+
+    def predict_drawing(self) -> None:
+        """Classify what the pad holds, as a 28×28 grey PNG prepared as MNIST's digits are."""
+        if self.pad.is_empty():
+            return
+        from PIL import Image
+
+        self.drawings += 1
+        path = Path(self._tmp.name) / f"drawing {self.drawings}.png"
+        Image.fromarray(self.pad.picture(), "L").save(path)
+        self.predict_paths([str(path)])
 
     def predict_paths(self, paths: list[str]) -> None:
         self.pasted = False
