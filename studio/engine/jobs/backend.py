@@ -97,7 +97,7 @@ def _wait_ready(first: ServerContext) -> None:
         probe = first.Process(target=os.getpid, name="studio-warm-probe", daemon=True)
         probe.start()
         probe.join()
-    except (OSError, EOFError):  # EOFError: the server was ended while it imported (end_warm)
+    except Exception:  # noqa: BLE001 - OSError, EOFError, …: the server failed, or was ended while it imported
         return  # the server failed: the next job starts it again, or is spawned
     _state["ready"] = True
 
@@ -112,7 +112,7 @@ def _start_second(first: ServerContext) -> None:
         probe = first.Process(target=os.getpid, name="studio-warm-probe", daemon=True)
         probe.start()  # the server answers once its imports are done
         probe.join()
-    except (OSError, EOFError):
+    except Exception:  # noqa: BLE001 - as in _wait_ready
         pass  # the first server failed: the second one is still worth having
     second = _server(PASSIVE)
     if second is not None:
