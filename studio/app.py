@@ -6,12 +6,11 @@ Torch-free at import: the window must appear before the training back end is loa
 
 from __future__ import annotations
 
-import difflib
-import multiprocessing
 import os
 import sys
 
 from studio import version_line
+from studio.command_names import COMMAND_NAMES
 from studio.core.host.child_env import immune_to_working_folder
 from studio.platform_check import gui_start_problem
 
@@ -22,6 +21,8 @@ def not_a_path_or_command(word: str, commands: tuple[str, ...]) -> str | None:
     """Why ``studio WORD`` is neither a command nor a file/folder to open (one line), or None when it is a path."""
     if os.path.exists(word):
         return None
+    import difflib
+
     close = difflib.get_close_matches(word, commands, n=1)
     if close:
         return f"unknown command '{word}'; did you mean '{close[0]}'?"
@@ -43,7 +44,10 @@ def _frozen_python(argv: list[str]) -> int | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    multiprocessing.freeze_support()  # frozen bundles re-enter here in spawned workers
+    if getattr(sys, "frozen", False):
+        import multiprocessing
+
+        multiprocessing.freeze_support()  # frozen bundles re-enter here in spawned workers
     immune_to_working_folder()  # every process Studio starts imports this Studio, wherever it is started from
     argv = sys.argv[1:] if argv is None else argv
     if getattr(sys, "frozen", False):
@@ -57,11 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] in (["--version"], ["-V"]):
         print(version_line())
         return 0
-    from studio import cli
+    if argv and (argv[0] in COMMAND_NAMES or argv[0] in ("-h", "--help")):
+        from studio import cli  # every command's module: not on the window's way
 
-    if argv and (argv[0] in cli.COMMANDS or argv[0] in ("-h", "--help")):
         return cli.main(argv)
-    problem = not_a_path_or_command(argv[0], cli.COMMANDS) if argv and not argv[0].startswith("-") else None
+    problem = not_a_path_or_command(argv[0], COMMAND_NAMES) if argv and not argv[0].startswith("-") else None
     problem = problem or gui_start_problem(argv)
     if problem:
         from studio.cli.terminal_safe import safe_text

@@ -23,15 +23,11 @@ def registries() -> dict[str, Any]:
 
 
 def list_checks(as_json: bool) -> int:
-    """The paper checks (``core/checks``): name, claim, paper, the demos whose panel runs them."""
+    """The paper checks (``core/checks``), as ``studio check --list`` lists them."""
+    from studio.cli.check import print_list
     from studio.core.checks.catalog import CHECKS
 
-    if as_json:
-        emit_json({"checks": [{"name": c.name, "claim": c.claim, "paper": c.paper, "demos": list(c.demos)}
-                              for c in CHECKS.values()]})
-        return 0
-    for c in CHECKS.values():
-        print(f"{c.name:<22} {c.claim}")
+    print_list(list(CHECKS), as_json)
     return 0
 
 

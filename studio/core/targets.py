@@ -17,3 +17,9 @@ def resolve_target(target: str) -> Any:
     if not colon or not module or not name:
         raise ValueError(f"a target is 'module:name', not {target!r}")
     return getattr(importlib.import_module(module), name)
+
+
+def target_of(obj: Any) -> str:
+    """The ``"package.module:name"`` target naming a module-level class or function (the inverse of
+    :func:`resolve_target`)."""
+    return f"{obj.__module__}:{obj.__qualname__}"

@@ -9,13 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from studio.core.contracts import tasks
-from studio.core.contracts.engine_port import EnginePort
-from studio.core.contracts.tasks import Task
-from studio.core.contracts.training import ResumeRequest, TrainRequest
-from studio.engine.jobs.process_job import ProcessJob
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the window's start-up imports this module: what a job needs comes with the first job
+    from studio.core.contracts.engine_port import EnginePort
+    from studio.core.contracts.tasks import Task
+    from studio.core.contracts.training import ResumeRequest, TrainRequest
+    from studio.engine.jobs.process_job import ProcessJob
     from studio.engine.training.launcher import Job
 
 SPARE_CORES = 1  # a run started from the window leaves the window a core (lower priority, same threads)
@@ -24,6 +22,7 @@ SPARE_CORES = 1  # a run started from the window leaves the window a core (lower
 def _special_jobs() -> dict[Task, Callable[[Any], ProcessJob]]:
     """The tasks whose job is more than a plain TaskJob: a landscape plans its own threads, a data job cleans the
     cache after itself, a demo may be steered while it runs."""
+    from studio.core.contracts import tasks
     from studio.engine.tasks.data_import import data_job
     from studio.engine.tasks.demo import demo_job
     from studio.engine.tasks.landscape_job import LandscapeJob
@@ -69,6 +68,11 @@ class ProcessEngine:
         from studio.engine.jobs import backend
 
         return backend.loading()
+
+    def end_warm(self) -> None:
+        from studio.engine.jobs import backend
+
+        backend.end_warm()
 
 
 def engine() -> EnginePort:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from studio.cli.check import METHOD_NOTE
 from studio.core.checks.catalog import CHECKS
 from tests.conftest import last_json, run_cli
 
@@ -61,13 +64,20 @@ def test_markdown_has_a_table_row_per_measure_and_the_setups() -> None:
     assert check.paper_setup in text and check.our_setup in text and f"## {CHEAP} — PASS" in text
 
 
-def test_list_names_every_check_without_running_one() -> None:
+def test_list_names_every_check_without_running_one_and_the_method_checks_apart() -> None:
     proc = run_cli("check", "--list")
     assert proc.returncode == 0, proc.stderr
-    assert [line.split()[0] for line in proc.stdout.strip().splitlines()] == list(CHECKS)
+    lines = proc.stdout.strip().splitlines()
+    note = lines.index(METHOD_NOTE)
+    methods = [n for n, c in CHECKS.items() if c.is_method_check]
+    assert methods and lines[note - 1] == ""  # a blank line, the note, then the method checks
+    assert [line.split()[0] for line in lines[:note - 1]] == [n for n in CHECKS if n not in methods]
+    assert [line.split()[0] for line in lines[note + 1:]] == methods
     listed = json.loads(run_cli("check", "--list", "--json").stdout)["checks"]
     assert [c["name"] for c in listed] == list(CHECKS)
+    assert {c["name"]: c["kind"] for c in listed}["scaling_laws"] == "method check"
     assert json.loads(run_cli("list", "checks", "--json").stdout)["checks"] == listed
+    assert run_cli("list", "checks").stdout == proc.stdout
 
 
 def test_set_reaches_every_checks_settings_and_a_demo_checks_demo_parameters() -> None:
@@ -75,8 +85,28 @@ def test_set_reaches_every_checks_settings_and_a_demo_checks_demo_parameters() -
     (regularisation, noise scale, edge of stability) the demo's own parameters, typed by the demo's registry."""
     proc = run_cli("check", "li_trajectory_pca", "--set", "epochs=2", "--json", "--quiet")  # 2 PCs hold 100 %
     assert proc.returncode == 3, proc.stderr
-    proc = run_cli("check", "mccandlish_noise_scale", "--set", "lr=1e-6", "--json", "--quiet")  # no training
+    proc = run_cli("check", "mccandlish_noise_scale", "--set", "lr=1e-6", "--set", "epochs=1", "--set", "seeds=2",
+                   "--json", "--quiet")  # no training
     assert proc.returncode == 3, proc.stderr
     assert last_json(proc.stdout)["checks"][0]["verdict"] == "FAIL"
     proc = run_cli("check", "mccandlish_noise_scale", "--set", "lr=fast")
     assert proc.returncode == 2 and "lr" in proc.stderr, proc.stderr
+
+
+def test_a_method_check_is_printed_apart_with_its_statistics() -> None:
+    """scaling_laws (Kaplan's fit only, three noise draws): marked in the text, under its own heading in the
+    markdown, and each number with its s.e., its n and the margin the band took off."""
+    proc = run_cli("check", "scaling_laws", "--set", "chinchilla=false")
+    assert proc.returncode == 0, proc.stderr
+    head, measure = proc.stdout.strip().splitlines()
+    assert head.startswith("PASS  scaling_laws  (") and head.endswith("[method check]")
+    assert " ± " in measure and "(3 seeds, margin " in measure and "band mean + 2.92 × s.e. < 10" in measure
+    text = run_cli("check", "scaling_laws", "--set", "chinchilla=false", "--markdown", "--quiet").stdout
+    assert "(0 reproductions, 1 method check)" in text
+    assert text.index("## Method checks") < text.index(METHOD_NOTE) < text.index("## scaling_laws — PASS")
+    out = last_json(run_cli("check", "scaling_laws", "--set", "chinchilla=false", "--json", "--quiet").stdout)
+    (check,) = out["checks"]
+    assert check["kind"] == "method check"
+    (m,) = check["measures"]
+    assert m["n"] == 3 and m["over"] == "seeds" and len(m["values"]) == 3 and m["margin"] == pytest.approx(
+        2.92 * m["se"], rel=1e-3)

@@ -1,4 +1,5 @@
-"""The edge-of-stability paper check (Cohen et al. 2021): PASS on its set-up, FAIL on broken ones."""
+"""The edge-of-stability paper check (Cohen et al. 2021): PASS on a held-out seed (its set-up runs in
+test_all_checks), FAIL on broken ones."""
 
 import pytest
 
@@ -6,14 +7,14 @@ from studio.core.checks.catalog import checks_for_demo, run_check
 
 
 @pytest.mark.slow
-def test_the_check_passes_on_its_default_set_up():
-    outcome = run_check("cohen_edge_of_stability")
+def test_the_check_passes_on_a_held_out_seed():
+    # other initial weights and another 1,000-image subset; the momentum run (seed 0) is the set-up's, run by
+    # test_all_checks, so only the main run here
+    outcome = run_check("cohen_edge_of_stability", seed=1, momentum_run=False)
     assert outcome.passed, [(m.label, m.ours, m.band) for m in outcome.measures if not m.passed] or outcome.error
-    main, momentum = outcome.details["main"], outcome.details["momentum"]
-    assert main["threshold"] == pytest.approx(40.0) and momentum["threshold"] == pytest.approx(40.0)
+    main = outcome.details["main"]
+    assert main["threshold"] == pytest.approx(40.0) and "momentum" not in outcome.details
     assert main["start_ratio"] < 0.7 and 0.9 <= main["edge_median_ratio"] <= 1.1
-    # with β = 0.9 the sharpness sits near (2 + 2β)/η, i.e. ~1.9 × the plain 2/η of the same η
-    assert 1.7 <= momentum["edge_median_ratio"] * 1.9 <= 2.1
 
 
 def test_too_few_steps_to_reach_the_edge_fails():

@@ -5,11 +5,13 @@ from __future__ import annotations
 from studio.core.checks.catalog import run_check
 
 
-def test_passes_on_its_default_set_up():
+def test_passes_on_its_default_set_up_and_on_held_out_traces():
     outcome = run_check("gu_tiresias_las")
     assert outcome.passed, (outcome.error, outcome.measures)
     fifo_over_las = outcome.measures[0].ours
     assert fifo_over_las is not None and 2.0 <= fifo_over_las < 10
+    held_out = run_check("gu_tiresias_las", seed=5)  # five other traces (seeds 5-9; the set-up draws 0-4)
+    assert held_out.passed, (held_out.error, held_out.measures)
 
 
 def test_fails_without_a_tail_of_long_jobs_or_without_a_queue():

@@ -1,4 +1,5 @@
-"""Han et al. 2015: magnitude pruning to 92 % plus a fine-tune keeps LeNet-300-100's accuracy."""
+"""Han et al. 2015: magnitude pruning to 92 % plus a fine-tune keeps LeNet-300-100's accuracy against a dense net
+trained as many steps more (mean over seeds, one-sided 95 % margin)."""
 
 import pytest
 
@@ -6,32 +7,34 @@ from studio.core.checks.catalog import run_check
 
 
 @pytest.mark.slow
-def test_passes_on_its_default_set_up():
-    outcome = run_check("han_pruning")
+def test_held_out_seeds_pass_too():
+    """The default seeds 0–4 run in test_all_checks; seeds 5–9 were not used to set the bands."""
+    outcome = run_check("han_pruning", seed=5)
     assert outcome.passed, outcome.to_dict()
     details = outcome.details
-    assert details["sparsity"] >= 0.9
-    assert details["pruned_fine_tuned_acc"] >= details["dense_acc"] - 0.005
-    assert details["pruned_acc"] < details["pruned_fine_tuned_acc"] - 0.01  # pruning alone loses more
+    assert details["seeds"] == [5, 6, 7, 8, 9] and details["control_steps"] == 1500  # the fair control: 3 × 500
+    for r in details["per_seed"]:
+        assert r["sparsity"] >= 0.9
+        assert r["pruned_acc"] < r["pruned_fine_tuned_acc"] - 0.01  # pruning alone loses more
 
 
 def test_fails_without_the_fine_tune():
-    outcome = run_check("han_pruning", epochs=2, fine_tune_steps=0, train_samples=3000)
+    outcome = run_check("han_pruning", epochs=2, fine_tune_steps=0, train_samples=3000, seeds=2)
     assert not outcome.passed
     failed = {m.label for m in outcome.measures if not m.passed}
-    assert any("fine-tune's gain" in label for label in failed)
+    assert any("retraining's gain" in label for label in failed)
 
 
 def test_keeps_the_callers_thread_count():
     import torch
 
     before = torch.get_num_threads()
-    run_check("han_pruning", epochs=1, fine_tune_steps=0, train_samples=500)
+    run_check("han_pruning", epochs=1, fine_tune_steps=0, train_samples=500, seeds=1)
     assert torch.get_num_threads() == before
 
 
 def test_fails_when_pruned_past_what_a_fine_tune_recovers():
-    outcome = run_check("han_pruning", epochs=2, sparsity=0.995, fine_tune_steps=100)
+    outcome = run_check("han_pruning", epochs=2, sparsity=0.995, fine_tune_steps=100, seeds=2)
     assert not outcome.passed
-    assert outcome.details["sparsity"] == pytest.approx(0.995, abs=1e-3)
-    assert outcome.measures[1].ours < -5.0  # far outside the band of 0.5 pt below dense
+    assert outcome.details["per_seed"][0]["sparsity"] == pytest.approx(0.995, abs=1e-3)
+    assert outcome.measures[1].ours < -5.0 and not outcome.measures[1].passed  # far below the dense net

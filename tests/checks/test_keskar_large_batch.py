@@ -1,9 +1,6 @@
 """Keskar et al. 2017's check: trained to convergence, the large batch (10 % of the set) is ≥ 10× sharper in
-their ε-box metric and tests worse; with the two batches equal the check fails.
-
-Recorded (2-core CPU, shared, seed 0): sharpness 3.48 (batch 32) vs 83.3 (batch 400), ratio 23.9; test accuracy
-85.0 % vs 83.95 %; 35 s wall, 14 s CPU.
-"""
+their ε-box metric and tests worse (means over seeds, one-sided 95 % margins); with the two batches equal the check
+fails. The train − test gap is not a measure: both runs fit the training set, so it is the accuracy difference."""
 
 import pytest
 
@@ -26,21 +23,23 @@ def test_the_checks_set_up_is_the_labs_default_run():
 
 
 @pytest.mark.slow
-def test_passes_on_its_default_set_up():
-    outcome = run_check("keskar_large_batch")
+def test_held_out_seeds_pass_too():
+    """Seeds 6–11 (the default 0–5 run in test_all_checks)."""
+    outcome = run_check("keskar_large_batch", seed=6)
     assert outcome.passed, (outcome.error, [m.to_dict() for m in outcome.measures])
-    ratio, acc, gap, fitted = outcome.measures
-    assert ratio.ours >= 10 and acc.ours < 0 < gap.ours and fitted.ours == 2
-    small, large = outcome.details["runs"]["small"], outcome.details["runs"]["large"]
-    assert (small["batch_size"], large["batch_size"]) == (32, 400)
-    assert small["train_acc"] == large["train_acc"] == 1.0
-    assert outcome.details["top_eigenvalue_ratio"] > 1  # the other sharpness agrees in direction
+    ratio, acc, fitted = outcome.measures
+    assert ratio.n == acc.n == 6 and fitted.ours == 12
+    assert all(r > 1 for r in outcome.details["top_eigenvalue_ratio"])  # the other sharpness agrees in direction
+    for r in outcome.details["per_seed"]:
+        assert (r["small"]["batch_size"], r["large"]["batch_size"]) == (32, 400)
+        assert r["small"]["train_acc"] == r["large"]["train_acc"] == 1.0
 
 
 def test_fails_when_both_batches_are_the_same():
     """No large batch: identical runs, ratio 1, no accuracy difference (a small, quick set-up)."""
-    outcome = run_check("keskar_large_batch", small_batch=100, large_batch=100, train_samples=600, epochs=3)
+    outcome = run_check("keskar_large_batch", small_batch=100, large_batch=100, train_samples=600, epochs=3,
+                        seeds=2)
     assert not outcome.error and not outcome.passed
-    ratio, acc, gap, _ = outcome.measures
-    assert ratio.ours == pytest.approx(1.0) and not ratio.passed
-    assert acc.ours == 0 and not acc.passed and not gap.passed
+    ratio, acc, _ = outcome.measures
+    assert ratio.ours == pytest.approx(0.0) and not ratio.passed  # log10 of a ratio of 1
+    assert acc.ours == 0 and not acc.passed

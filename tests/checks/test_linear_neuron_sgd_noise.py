@@ -7,9 +7,11 @@ from studio.core.checks.catalog import CHECKS, run_check
 from studio.core.demos.catalog import DEMOS
 
 
-def test_passes_on_the_demo_defaults():
+def test_passes_on_the_demo_defaults_and_on_a_held_out_seed():
     outcome = run_check("linear_neuron_sgd_noise")
     assert outcome.passed, outcome.to_dict()
+    held_out = run_check("linear_neuron_sgd_noise", seed=1)  # other points and other batches
+    assert held_out.passed, held_out.to_dict()
     slope = outcome.measures[1].ours
     assert slope is not None and -1.5 <= slope <= -0.7
     defaults = DEMOS.resolve("linear_neuron", {}, "t")

@@ -116,7 +116,7 @@ def test_bad_input_is_said_in_the_pages_words_not_the_command_lines(page):
 def test_the_check_setup_goes_into_the_form(page):
     page.set_params(dict(get_check("chen_async_straggler").preset))
     r = page.request()
-    assert (r.workers, r.delays, r.seconds, r.updates, r.lr) == (3, (0.0, 0.0, 0.05), 3.0, 0, 0.1)
+    assert (r.workers, r.delays, r.seconds, r.updates, r.lr) == (3, (0.0, 0.0, 0.2), 4.0, 0, 0.1)
     assert r.run_modes() == ("sync", "async")
 
 

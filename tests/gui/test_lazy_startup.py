@@ -15,13 +15,18 @@ sys.addaudithook(lambda event, args: reads.append(str(args[0])) if event == "ope
                  and str(args[0]).endswith((".npz", "-ubyte", "-ubyte.gz")) else None)
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from studio.engine.port import engine  # as studio/app.py: the engine's port is part of start-up
+import studio.app  # as ``studio``: its entry module, the engine's port and the window's modules
+studio.app.immune_to_working_folder()
+from studio.engine.port import engine
 from studio.gui.app.main_window import MainWindow
 from studio.gui.session.session import Session
 from studio.gui.tabs import EXTRA_TABS
 win = MainWindow(Session(engine=engine()), probe_backend=False)
 win.show()
 plots_at_show = "pyqtgraph" in sys.modules  # the curves (pyqtgraph) come just after the window shows
+# nor what only a job, a command or the curves need (each cost the window's start-up tens of milliseconds)
+early = [m for m in ("numpy", "multiprocessing", "email", "importlib.metadata", "studio.cli", "studio.engine.jobs",
+                     "studio.core.contracts.jobs", "uuid", "difflib") if m in sys.modules]
 import time
 deadline = time.monotonic() + 60
 while win.curves_pane.view is None and time.monotonic() < deadline:
@@ -32,9 +37,10 @@ from studio.gui.session import theme
 coloured = pg.getConfigOption("background") == theme.PLOT_COLOURS[theme._current].background
 heavy = [m for m in sys.modules if m.split(".")[0] == "torch" or m.startswith("cuda.bindings")]
 tabs = [t.target.split(":")[0] for t in EXTRA_TABS if t.target.split(":")[0] in sys.modules]
-print(heavy, tabs, reads, plots_at_show, win.curves_pane.view, coloured, flush=True)
+print(heavy, tabs, reads, plots_at_show, early, win.curves_pane.view, coloured, flush=True)
 import os
-ok = not heavy and not tabs and not reads and not plots_at_show and win.curves_pane.view is not None and coloured
+ok = (not heavy and not tabs and not reads and not plots_at_show and not early and win.curves_pane.view is not None
+      and coloured)
 os._exit(0 if ok else 1)  # skip teardown: the session's threads are live
 """
 

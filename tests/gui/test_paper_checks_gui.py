@@ -4,6 +4,7 @@ The cheap quadratic check runs for real, in the warm back end."""
 
 from __future__ import annotations
 
+import html
 import multiprocessing
 
 import pytest
@@ -165,3 +166,24 @@ def test_a_check_with_a_changed_set_up_is_not_kept(studio_home):
     done = run_cli("check", CHEAP, "--set", "steps=150", "--json")
     assert done.returncode in (0, 3), done.stderr
     assert results.kept() == {}
+
+
+def test_a_result_shows_its_seeds_and_margin_and_a_method_check_says_what_it_is(qtbot, session):
+    from studio.core.checks.base import CheckOutcome, Measure
+    from studio.core.checks.stats import over_seeds
+    from studio.gui.widgets.paper_check import METHOD_NOTE, outcome_html
+
+    gain = Measure.above("dropout: test accuracy − unregularised (pt)", over_seeds([8.0, 9.0, 10.0, 7.0, 11.0]),
+                         0.0, "1.60 % → 1.25 %")
+    plain = Measure.at_least("sparsity (%)", 92.0, 90.0, "92 %")
+    outcome = CheckOutcome(CHECKS["regularisation_gap"], (gain, plain), 12.0).to_dict()
+    text = outcome_html(CHECKS["regularisation_gap"], outcome)
+    assert "ours <b>9</b> ± 0.71 (5 seeds, margin 1.5) vs paper 1.60 % → 1.25 %" in text
+    assert "[mean − 2.132 × s.e. &gt; 0]" in text
+    assert "ours <b>92</b> vs paper 92 %" in text  # a measure without statistics reads as before
+    note = html.escape(METHOD_NOTE)
+    assert note not in text and note in outcome_html(CHECKS["scaling_laws"], None)
+    tab = PaperChecksTab(session)
+    qtbot.addWidget(tab)
+    labels = [tab.table.item(r, 0).text() for r in range(tab.table.rowCount())]
+    assert labels[-1] == "scaling_laws (method check)" and labels[:-1] == tab.names[:-1]

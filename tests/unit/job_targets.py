@@ -50,6 +50,17 @@ def warm_check(progress) -> dict:
     return {"torch_preloaded": "torch" in sys.modules, "pid": os.getpid()}
 
 
+def first_optimizer(progress) -> dict:
+    """The modules a warm child's first optimizer imports (PyTorch's Optimizer imports torch._dynamo once) and the
+    seconds it takes."""
+    import torch
+
+    before = set(sys.modules)
+    started = time.perf_counter()
+    torch.optim.Adam([torch.zeros(2, requires_grad=True)], lr=1e-3)
+    return {"imported": sorted(set(sys.modules) - before), "seconds": time.perf_counter() - started}
+
+
 def wait_policy_check(progress) -> dict:
     """The OpenMP wait policy this child's libgomp read: the warm server's, when it first imported torch."""
     from studio.engine.jobs import warm

@@ -38,8 +38,10 @@ def test_each_request_type_names_one_task() -> None:
     """Session.start(request) needs no other word: every task but the start-up probe has a request type of its own."""
     assert set(tasks.TASK_OF_REQUEST.values()) == set(tasks.TASKS) - {tasks.READY}
     assert len(set(tasks.TASK_OF_REQUEST.values())) == len(tasks.TASK_OF_REQUEST)  # no two types share a task
-    for request_type, task in tasks.TASK_OF_REQUEST.items():
+    for name, task in tasks.TASK_OF_REQUEST.items():
+        request_type = resolve_target(name)
         assert request_type.__module__.startswith("studio.core.contracts."), request_type
+        assert tasks.task_for(request_type.__new__(request_type)) is task  # the type's own name finds its task
         hints = inspect.signature(resolve_target(task.target)).parameters["request"].annotation
         assert request_type.__name__ in str(hints), f"{task.target} does not take a {request_type.__name__}"
     from studio.core.contracts.compression import SweepRequest

@@ -33,6 +33,13 @@ def test_children_start_with_torch_already_imported(warm):
     assert job.ctx.get_start_method() == "forkserver"
 
 
+def test_a_childs_first_optimizer_imports_nothing(warm):
+    """The server preloads what PyTorch's first Optimizer() imports (torch._dynamo: 1-3 s of every warm Train)."""
+    job = _run("first_optimizer")
+    assert job.state == "finished", job.error
+    assert job.result["imported"] == [], job.result["imported"][:10]
+
+
 @pytest.mark.parametrize("how", ["kill", "segfault"])
 def test_the_back_end_survives_a_crashing_job(warm, how):
     before = _run("warm_check")

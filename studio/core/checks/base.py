@@ -6,6 +6,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from studio.core.checks.stats import Estimate, short
+
+REPRODUCTION = "reproduction"  # a published claim measured on a scaled-down set-up
+METHOD_CHECK = "method check"  # Studio's own method (a fitter) run on data whose answer is known: not a paper's claim
+KINDS = (REPRODUCTION, METHOD_CHECK)
+
 
 @dataclass(frozen=True)
 class PaperCheck:
@@ -24,6 +30,15 @@ class PaperCheck:
     budget_s: float = 120.0  # the wall time it is meant to take at most on a 2-core CPU
     # the demo's parameters that show the check's set-up in the Teaching lab (the panel's "Show this set-up")
     preset: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    kind: str = REPRODUCTION  # REPRODUCTION or METHOD_CHECK (listed and printed apart)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.name}: kind must be one of {KINDS}; got {self.kind!r}")
+
+    @property
+    def is_method_check(self) -> bool:
+        return self.kind == METHOD_CHECK
 
 
 def _fmt(value: float | None) -> str:
@@ -34,13 +49,35 @@ def _fmt(value: float | None) -> str:
 
 @dataclass(frozen=True)
 class Measure:
-    """One compared quantity: our number, the paper's (as published, in words), the band ours must be in."""
+    """One compared quantity: our number, the paper's (as published, in words), the band ours must be in.
+
+    A measure with statistics (``above``, ``below``, ``close_to``, ``inside``) also carries its ``estimate``: ``ours``
+    is then the mean, and ``se``, ``n`` (what it counts: ``over``) and ``margin`` (the one-sided 95 % margin the band
+    takes off or adds) say how sure it is."""
 
     label: str
     ours: float | None
     paper: str
     band: str
     passed: bool
+    estimate: Estimate | None = None
+    uses_margin: bool = False  # the band adds or takes off the estimate's margin (``inside`` does not)
+
+    @property
+    def n(self) -> int:
+        return self.estimate.n if self.estimate else 1
+
+    @property
+    def over(self) -> str:
+        return self.estimate.over if self.estimate else ""
+
+    @property
+    def se(self) -> float | None:
+        return self.estimate.se if self.estimate else None
+
+    @property
+    def margin(self) -> float | None:
+        return self.estimate.margin if self.estimate else None
 
     @classmethod
     def at_least(cls, label: str, ours: float | None, low: float, paper: str) -> Measure:
@@ -62,12 +99,60 @@ class Measure:
         """A yes/no criterion described by ``band`` (e.g. "large batch lower"), ``ours`` the number it is about."""
         return cls(label, ours, paper, band, bool(ok))
 
+    @classmethod
+    def above(cls, label: str, est: Estimate, low: float, paper: str) -> Measure:
+        """Passes when the mean is above ``low`` with 95 % confidence: mean − margin > ``low``."""
+        return cls(label, est.mean, paper, f"mean − {_crit(est)} s.e. > {_fmt(low)}",
+                   est.finite and est.low > low, est, True)
+
+    @classmethod
+    def below(cls, label: str, est: Estimate, high: float, paper: str) -> Measure:
+        """Passes when the mean is below ``high`` with 95 % confidence: mean + margin < ``high``."""
+        return cls(label, est.mean, paper, f"mean + {_crit(est)} s.e. < {_fmt(high)}",
+                   est.finite and est.high < high, est, True)
+
+    @classmethod
+    def close_to(cls, label: str, est: Estimate, target: float, tolerance: float, paper: str) -> Measure:
+        """Equivalence: passes when the whole 95 % interval lies within ``target`` ± ``tolerance``
+        (|mean − target| + margin ≤ tolerance)."""
+        ok = est.finite and abs(est.mean - target) + est.margin <= tolerance
+        band = f"|mean − {_fmt(target)}| + {_crit(est)} s.e. ≤ {_fmt(tolerance)}"
+        return cls(label, est.mean, paper, band, ok, est, True)
+
+    @classmethod
+    def inside(cls, label: str, est: Estimate, low: float, high: float, paper: str, what: str = "") -> Measure:
+        """Passes when the mean lies in ``low … high`` (a band of what the set-up gives; ``what`` says where the
+        band comes from); the s.e. is shown, not used."""
+        band = f"mean in {_fmt(low)} … {_fmt(high)}" + (f" ({what})" if what else "")
+        return cls(label, est.mean, paper, band, est.finite and low <= est.mean <= high, est)
+
     def ours_text(self) -> str:
-        return _fmt(self.ours)
+        """The number; with statistics ``mean ± s.e. (n seeds, margin m)``."""
+        if self.estimate is None or self.ours is None or not math.isfinite(self.ours):
+            return _fmt(self.ours)
+        return f"{_fmt(self.ours)} ± {short(self.estimate.se)} ({self.stats_text()})"
+
+    def stats_text(self) -> str:
+        """``5 seeds, margin 0.42`` (empty without statistics)."""
+        if self.estimate is None:
+            return ""
+        margin = f", margin {short(self.estimate.margin)}" if self.uses_margin else ""
+        return f"{self.estimate.n} {self.estimate.over}{margin}"
 
     def to_dict(self) -> dict[str, Any]:
         ours = self.ours if self.ours is None or math.isfinite(self.ours) else None
-        return {"label": self.label, "ours": ours, "paper": self.paper, "band": self.band, "passed": self.passed}
+        out: dict[str, Any] = {"label": self.label, "ours": ours, "paper": self.paper, "band": self.band,
+                               "passed": self.passed}
+        if self.estimate is not None:
+            stats = self.estimate.to_dict()
+            out.update({"se": stats["se"], "n": stats["n"], "over": stats["over"],
+                        "margin": stats["margin"] if self.uses_margin else None, "values": stats["values"]})
+        return out
+
+
+def _crit(est: Estimate) -> str:
+    """The critical value as the band prints it: ``2.13`` (t, 4 d.o.f.), ``1.645`` (z), ``∞`` (one seed)."""
+    return "∞ ×" if not math.isfinite(est.crit) else f"{est.crit:.4g} ×"
 
 
 @dataclass(frozen=True)
@@ -87,6 +172,7 @@ class CheckOutcome:
     seconds: float
     details: dict[str, Any] = field(default_factory=dict)
     error: str = ""  # a check that could not run (bad data, an exception) fails with this sentence
+    cpu_seconds: float = 0.0  # its CPU time, child processes included (on a busy machine the wall time is longer)
 
     @property
     def passed(self) -> bool:
@@ -97,7 +183,9 @@ class CheckOutcome:
         return "PASS" if self.passed else "FAIL"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.check.name, "verdict": self.verdict, "passed": self.passed, "claim": self.check.claim,
+        return {"name": self.check.name, "kind": self.check.kind, "verdict": self.verdict, "passed": self.passed,
+                "claim": self.check.claim,
                 "paper": self.check.paper, "paper_setup": self.check.paper_setup, "our_setup": self.check.our_setup,
-                "seconds": round(self.seconds, 2), "measures": [m.to_dict() for m in self.measures],
+                "seconds": round(self.seconds, 2), "cpu_seconds": round(self.cpu_seconds, 2),
+                "measures": [m.to_dict() for m in self.measures],
                 "error": self.error}

@@ -91,3 +91,7 @@ class EnginePort(Protocol):
     def backend_loading(self) -> bool:
         """Whether the warm back end is still importing torch (a job started now waits for it)."""
         ...
+
+    def end_warm(self) -> None:
+        """End the warm back end's servers (the window is closing), even while they still import torch."""
+        ...

@@ -14,31 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from studio.core.contracts.activations import ActivationsRequest
-from studio.core.contracts.allreduce import AllreduceRequest
-from studio.core.contracts.async_sgd import AsyncRequest
-from studio.core.contracts.attention import AttentionRequest
-from studio.core.contracts.checks import CheckRequest
-from studio.core.contracts.compression import CompressRequest, SweepRequest
-from studio.core.contracts.dataload import DataloadRequest
-from studio.core.contracts.dlrm import DlrmRequest
-from studio.core.contracts.evaluation import EvaluationRequest, PredictRequest
-from studio.core.contracts.export import ModelExportRequest, TensorBoardExportRequest
-from studio.core.contracts.generate import GenerateRequest
-from studio.core.contracts.jobs import (
-    DemoRequest,
-    FetchRequest,
-    ImportRequest,
-    LogImportRequest,
-    PreviewRequest,
-    SummaryRequest,
-)
-from studio.core.contracts.landscape import LandscapeJobRequest, SharpnessJobRequest
-from studio.core.contracts.lr_find import LrFindRequest
-from studio.core.contracts.noise_scale import NoiseScaleRequest
-from studio.core.contracts.parallel import ParallelRequest
-from studio.core.contracts.scaling import FitRequest, ScaleRequest
-from studio.core.contracts.schedule import ScheduleRequest
+from studio.core.targets import target_of
 from studio.core.vocab import JobKind
 
 
@@ -89,22 +65,43 @@ TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, E
                            SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD, PARALLEL, NOISE_SCALE,
                            ALLREDUCE, DLRM, IMPORT_LOGS, LR_FIND)
 
-# Each request type names one task: a new task's request is a type of its own.
-TASK_OF_REQUEST: dict[type, Task] = {
-    EvaluationRequest: EVALUATE, PredictRequest: PREDICT, ActivationsRequest: ACTIVATIONS,
-    TensorBoardExportRequest: EXPORT_TENSORBOARD, ModelExportRequest: EXPORT_MODEL, CompressRequest: COMPRESS,
-    SweepRequest: SWEEP, FitRequest: FIT, ScaleRequest: SCALE, AsyncRequest: ASYNC_SGD, ParallelRequest: PARALLEL,
-    GenerateRequest: GENERATE, AttentionRequest: ATTENTION, DemoRequest: DEMO, SummaryRequest: SUMMARY,
-    ImportRequest: IMPORT, FetchRequest: FETCH, PreviewRequest: PREVIEW, DataloadRequest: DATALOAD,
-    CheckRequest: PAPER_CHECK, ScheduleRequest: SCHEDULE, LandscapeJobRequest: LANDSCAPE,
-    SharpnessJobRequest: SHARPNESS, NoiseScaleRequest: NOISE_SCALE,
-    AllreduceRequest: ALLREDUCE, DlrmRequest: DLRM, LogImportRequest: IMPORT_LOGS, LrFindRequest: LR_FIND,
+# Each request type names one task: a new task's request is a type of its own. The types are named by their
+# ``"module:name"`` target, so the catalog imports no contract module (the window's start-up reads it).
+TASK_OF_REQUEST: dict[str, Task] = {
+    "studio.core.contracts.evaluation:EvaluationRequest": EVALUATE,
+    "studio.core.contracts.evaluation:PredictRequest": PREDICT,
+    "studio.core.contracts.activations:ActivationsRequest": ACTIVATIONS,
+    "studio.core.contracts.export:TensorBoardExportRequest": EXPORT_TENSORBOARD,
+    "studio.core.contracts.export:ModelExportRequest": EXPORT_MODEL,
+    "studio.core.contracts.compression:CompressRequest": COMPRESS,
+    "studio.core.contracts.compression:SweepRequest": SWEEP,
+    "studio.core.contracts.scaling:FitRequest": FIT,
+    "studio.core.contracts.scaling:ScaleRequest": SCALE,
+    "studio.core.contracts.async_sgd:AsyncRequest": ASYNC_SGD,
+    "studio.core.contracts.parallel:ParallelRequest": PARALLEL,
+    "studio.core.contracts.generate:GenerateRequest": GENERATE,
+    "studio.core.contracts.attention:AttentionRequest": ATTENTION,
+    "studio.core.contracts.jobs:DemoRequest": DEMO,
+    "studio.core.contracts.jobs:SummaryRequest": SUMMARY,
+    "studio.core.contracts.jobs:ImportRequest": IMPORT,
+    "studio.core.contracts.jobs:FetchRequest": FETCH,
+    "studio.core.contracts.jobs:PreviewRequest": PREVIEW,
+    "studio.core.contracts.dataload:DataloadRequest": DATALOAD,
+    "studio.core.contracts.checks:CheckRequest": PAPER_CHECK,
+    "studio.core.contracts.schedule:ScheduleRequest": SCHEDULE,
+    "studio.core.contracts.landscape:LandscapeJobRequest": LANDSCAPE,
+    "studio.core.contracts.landscape:SharpnessJobRequest": SHARPNESS,
+    "studio.core.contracts.noise_scale:NoiseScaleRequest": NOISE_SCALE,
+    "studio.core.contracts.allreduce:AllreduceRequest": ALLREDUCE,
+    "studio.core.contracts.dlrm:DlrmRequest": DLRM,
+    "studio.core.contracts.jobs:LogImportRequest": IMPORT_LOGS,
+    "studio.core.contracts.lr_find:LrFindRequest": LR_FIND,
 }
 
 
 def task_for(request: Any) -> Task:
     """The task that runs ``request`` (its type names it); TypeError for a type no task takes."""
-    task = TASK_OF_REQUEST.get(type(request))
+    task = TASK_OF_REQUEST.get(target_of(type(request)))
     if task is None:
         raise TypeError(f"no background task takes a {type(request).__name__}")
     return task

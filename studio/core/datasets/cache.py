@@ -16,7 +16,6 @@ import os
 import re
 import shutil
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -181,7 +180,7 @@ def staging() -> Iterator[Path]:
     """A hidden folder in the cache to build an entry in; removed unless committed."""
     base = root()
     clean_stale()
-    folder = base / f"{staging_prefix()}{uuid.uuid4().hex[:8]}"
+    folder = base / f"{staging_prefix()}{os.urandom(4).hex()}"  # os.urandom: uuid imports platform
     folder.mkdir()
     try:
         yield folder
@@ -207,7 +206,7 @@ def commit(stage: Path, name: str, arrays: dict[str, Any], info: dict[str, Any])
     final = base / name
     old = None
     if final.exists():
-        old = base / f".old-{uuid.uuid4().hex[:8]}"
+        old = base / f".old-{os.urandom(4).hex()}"
         os.replace(final, old)
     os.replace(entry, final)
     if old is not None:
@@ -221,6 +220,6 @@ def remove(name: str) -> None:
     folder = base / name
     if not NAME_RE.match(name) or read_manifest(folder) is None:
         raise DataError(f"there is no cached dataset {name!r}")
-    old = base / f".old-{uuid.uuid4().hex[:8]}"
+    old = base / f".old-{os.urandom(4).hex()}"
     os.replace(folder, old)
     shutil.rmtree(old, ignore_errors=True)

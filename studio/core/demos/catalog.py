@@ -250,6 +250,8 @@ _add(Entry(
         Param("lr", "float", 1e-3, "learning rate", 1e-6, 10.0, log=True),
         Param("batch_size", "int", 64, "mini-batch size", 1, 1_000_000),
         Param("val_samples", "int", 1000, "validation samples (from the test split)", 10, 10_000_000),
+        Param("label_noise", "float", 0.0, "share of the training labels changed to another class: noisy "
+              "targets, which the unregularised model memorises (validation labels stay clean)", 0.0, 0.9),
         SEED, DEVICE, THREADS,
     ),
     builder="studio.core.demos.regularisation:run",

@@ -26,6 +26,7 @@ from studio.core.demos.training import (
     load_data,
     random_shift_flip,
     train_epoch,
+    with_label_noise,
 )
 from studio.core.errors import ConfigError
 from studio.core.host.devices import pick_device
@@ -70,9 +71,10 @@ class Variant:
 def run(dataset: str = "fashion_mnist_small", variants: str = "none,dropout,weight_decay,augmentation",
         widths: str = "256,256", optimizer: str = "adam", lr: float = 1e-3, dropout: float = 0.6,
         weight_decay: float = 3e-2, batch_size: int = 64, epochs: int = 30, train_samples: int = 1000,
-        val_samples: int = 1000, seed: int = 0, device: str = "auto", threads: int = 0,
+        val_samples: int = 1000, label_noise: float = 0.0, seed: int = 0, device: str = "auto", threads: int = 0,
         progress: Progress | None = None, emit: Emit | None = None) -> dict[str, Any]:
-    """Train each variant for ``epochs``; validation is a held-out sample of the dataset's test split."""
+    """Train each variant for ``epochs``; validation is a held-out sample of the dataset's test split.
+    ``label_noise``: the share of training labels changed to another class (the validation labels stay clean)."""
     names = [v.strip() for v in variants.split(",") if v.strip()]
     unknown = [v for v in names if v not in VARIANTS]
     if unknown or not names:
@@ -82,6 +84,7 @@ def run(dataset: str = "fashion_mnist_small", variants: str = "none,dropout,weig
         torch.set_num_threads(threads)
     report(progress, 0.0, f"loading {dataset}")
     data = load_data(dataset, train_samples, val_samples, seed, dev)
+    data.train = with_label_noise(data.train, label_noise, data.num_classes, seed)
     runs = [Variant(n, data, parse_ints(widths, "widths"), optimizer, lr, dropout, weight_decay, batch_size, seed, dev)
             for n in names]
     send(emit, {"epoch": 0, "rows": {v.name: v.measure() for v in runs}})

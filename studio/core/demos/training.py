@@ -67,6 +67,22 @@ def load_data(dataset: str, train_samples: int = 0, test_samples: int = 0, seed:
                 tuple(data.input_shape), data.num_classes, data.is_image)
 
 
+def with_label_noise(split: Split, fraction: float, num_classes: int, seed: int) -> Split:
+    """A copy of ``split`` with ``fraction`` of its labels (chosen at random) changed to another class, uniformly
+    (noisy targets: what a large net memorises and a regulariser resists; Krogh & Hertz 1992, Zhang et al. 2017)."""
+    if not 0.0 <= fraction <= 1.0:
+        raise DataError(f"the share of noisy labels must be between 0 and 1; got {fraction}")
+    n = round(fraction * len(split))
+    if n == 0 or num_classes < 2:
+        return split
+    gen = torch.Generator().manual_seed(seed + 7919)
+    idx = torch.randperm(len(split), generator=gen)[:n]
+    y = split.y.clone()
+    shift = torch.randint(1, num_classes, (n,), generator=gen).to(y.device)  # never 0: always another class
+    y[idx.to(y.device)] = (y[idx.to(y.device)] + shift) % num_classes
+    return Split(split.x, y)
+
+
 def build_model(name: str, data: Data, seed: int, device: torch.device | str = "cpu", **params: Any) -> nn.Module:
     """A catalog model for ``data``, initialised from ``seed``."""
     torch.manual_seed(seed)

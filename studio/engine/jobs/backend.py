@@ -97,7 +97,7 @@ def _wait_ready(first: ServerContext) -> None:
         probe = first.Process(target=os.getpid, name="studio-warm-probe", daemon=True)
         probe.start()
         probe.join()
-    except OSError:
+    except Exception:  # noqa: BLE001 - OSError, EOFError, …: the server failed, or was ended while it imported
         return  # the server failed: the next job starts it again, or is spawned
     _state["ready"] = True
 
@@ -112,7 +112,7 @@ def _start_second(first: ServerContext) -> None:
         probe = first.Process(target=os.getpid, name="studio-warm-probe", daemon=True)
         probe.start()  # the server answers once its imports are done
         probe.join()
-    except OSError:
+    except Exception:  # noqa: BLE001 - as in _wait_ready
         pass  # the first server failed: the second one is still worth having
     second = _server(PASSIVE)
     if second is not None:
@@ -123,6 +123,18 @@ def stop_warm() -> None:
     """Forget the warm back end (new jobs are spawned); a server exits when its last user is gone."""
     with _lock:
         _state["warm"] = False
+
+
+def end_warm() -> None:
+    """Forget the warm back end and end its servers now (the window is closing: a server still importing torch
+    would otherwise go on for seconds after the window is gone)."""
+    stop_warm()
+    with _lock:
+        servers = list(_servers.values())
+        _servers.clear()
+        _state["ready"] = False
+    for server in servers:
+        server.stop()
 
 
 def is_warm() -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 from multiprocessing import context as mp_context
 from multiprocessing import forkserver, popen_forkserver, process, spawn, util
 from typing import Any
@@ -77,6 +78,18 @@ class ServerContext(mp_context.BaseContext):
     def ensure_running(self) -> None:
         """Start the server if it is not running (returns at once; it imports its preload in the background)."""
         self.server.ensure_running()
+
+    def stop(self) -> None:
+        """End the server now, even while it is still importing its preload (it would only notice its parent is
+        gone once that import is done: seconds of CPU for nothing). The processes it forked keep running."""
+        pid = self.pid
+        if pid is None:
+            return
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        self.server._stop()  # type: ignore[attr-defined]  # noqa: SLF001 - closes its pipe, reaps it, unlinks its socket
 
     @property
     def pid(self) -> int | None:

@@ -15,6 +15,7 @@ TORCH_LOADED_HERE = "torch" not in sys.modules
 MODULES = (
     "torch",
     "torch.fx.experimental.symbolic_shapes",  # sympy: a vmapped loss's first call imported it (~1 s, a landscape)
+    "torch._dynamo",  # the first optimizer of a process imports it: 1-3 s of every warm Train's first point (+40 MB)
     "numpy",
     "studio.engine.training.worker",  # training ranks: trainer, models, optimizers, datasets
     "studio.engine.tasks.landscape",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon
@@ -19,12 +19,14 @@ from PySide6.QtWidgets import QDialog
 from studio import __version__
 from studio.core.errors import StudioError
 from studio.core.host.paths import resource
-from studio.core.runs import open_target
 from studio.core.vocab import JobState
 from studio.gui.app import dialogs
 from studio.gui.app.shell import Shell
 from studio.gui.app.status_bar import StatusBar
 from studio.gui.session.session import Session
+
+if TYPE_CHECKING:
+    from studio.core.runs import open_target
 
 
 def app_icon() -> QIcon:
@@ -125,6 +127,8 @@ def open_path(shell: Shell, path: str) -> str:
     the run), a run config ``.toml`` (load it), a run store's folder (watch it, read-only), else a dataset to
     import. Returns the kind: ``"run"``, ``"config"``, ``"store"``, ``"import"`` or ``"missing"`` (also when
     a config could not be loaded)."""
+    from studio.core.runs import open_target
+
     target = open_target.classify(path)
     if target.kind == open_target.MISSING:
         shell.status.show_error("Open", f"{target.given} does not exist. Check the path, or drop the file on the "
@@ -272,6 +276,8 @@ def open_paths(shell: Shell, paths: list[str]) -> None:
 
 def load_config(shell: Shell, target: open_target.OpenTarget) -> bool:
     """Load the config of a run or config-file target into the forms; a run of this store is selected."""
+    from studio.core.runs import open_target
+
     path = target.config_file
     assert path is not None
     try:

@@ -129,6 +129,7 @@ class Session(QObject):
         self.bridge.start()
         self._queue: Any = None
         self._announced: Any = None  # the store Recovery already shown (announce_store)
+        self._warmed = False  # this session started the warm back end (warm_up): shutdown ends it
         self._first_point: dict[str, str] = {}  # runs of this window with no curve point yet → "Training on …"
         # runs the queue's scheduler starts are not this window's jobs: follow them through the store
         self.follower = StoreFollower(self)
@@ -197,6 +198,7 @@ class Session(QObject):
 
     def warm_up(self) -> None:
         """Start the warm back end now (the window calls it once it is on screen)."""
+        self._warmed = True
         self.engine.warm_up()
 
     # --- runs ------------------------------------------------------------------------------
@@ -276,7 +278,8 @@ class Session(QObject):
             job.resume()
 
     def shutdown(self, wait_s: float = 12.0) -> None:
-        """Stop every job (runs checkpoint), wait for them to exit, then stop the bridge."""
+        """Stop every job (runs checkpoint), wait for them to exit, then stop the bridge and the warm back end this
+        session started."""
         import time
 
         jobs = [h.job for h in self.handles.values()]
@@ -288,6 +291,8 @@ class Session(QObject):
         self.bridge.shutdown()
         for job in jobs:
             job.kill()
+        if self._warmed:  # a server still importing torch would go on for seconds after the window
+            self.engine.end_warm()
         self.follower.stop()  # queued runs are not stopped: their scheduler is a process of its own
 
     # --- which run store -------------------------------------------------------------------

@@ -84,7 +84,8 @@ class PaperChecksTab(QWidget):
         header.setMinimumSectionSize(40)
         for row, name in enumerate(self.names):
             check = CHECKS[name]
-            for col, text in enumerate((name, check.claim, check.paper.split(";")[0], "—", "", "")):
+            label = f"{name} (method check)" if check.is_method_check else name  # listed after the reproductions
+            for col, text in enumerate((label, check.claim, check.paper.split(";")[0], "—", "", "")):
                 item = QTableWidgetItem(text)
                 item.setToolTip(check.claim if col == CLAIM else check.paper if col == PAPER else text)
                 self.table.setItem(row, col, item)

@@ -8,7 +8,6 @@ background job the Session starts (``engine/tasks/generate.py``), so the window 
 
 from __future__ import annotations
 
-import html
 from typing import Any, cast
 
 from PySide6.QtWidgets import (
@@ -150,6 +149,8 @@ class GenerateBox(QGroupBox):
         self.session.error.emit("Generate failed", message)
 
     def show_result(self, result: dict[str, Any]) -> None:
+        import html  # not at import: the window's start-up
+
         self.result = result
         if result.get("tokenizer") == "char":  # characters as they are; a line end shows as one
             seed, new = (html.escape(t).replace("\n", "<br>") for t in (result["seed"], "".join(result["words"])))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from studio.core.checks.base import Measure, PaperCheck, Reproduction
+from studio.core.checks.base import METHOD_CHECK, Measure, PaperCheck, Reproduction
 
 CHECK = PaperCheck(
     name="bergstra_tpe_vs_random",
@@ -14,11 +14,12 @@ CHECK = PaperCheck(
     paper="Bergstra, Bardenet, Bengio & Kégl, Algorithms for Hyper-Parameter Optimization, NeurIPS 2011",
     paper_setup="Deep belief networks, 32 hyperparameters: TPE's best error after 200 trials beat random search's "
                 "(and a Gaussian process's) on convex and MRBI.",
-    our_setup="Kind: method check (a known function, not training). A known 4-setting landscape shaped like a "
-              "training run's (log learning rate, momentum, log weight decay, batch size in 16…256; its minimum "
-              "known), Optuna's TPESampler against its RandomSampler, 60 trials each, over 20 seeds (paired: both "
-              "start from the seed's random trials): the mean best value (the regret above the minimum) and how "
-              "often TPE wins. Scaled down: a function in place of training, so that 1,200 trials take seconds.",
+    our_setup="A known 4-setting landscape shaped like a training run's (log learning rate, momentum, log weight "
+              "decay, batch size in 16…256; its minimum known), Optuna's TPESampler against its RandomSampler, 60 "
+              "trials each, over 20 seeds (paired: both start from the seed's random trials): the mean best value "
+              "(the regret above the minimum) and how often TPE wins. Scaled down: a function in place of training,"
+              " so that 1,200 trials take seconds.",
+    kind=METHOD_CHECK,
     runner="studio.core.checks.paper.bergstra_tpe_vs_random:run",
     budget_s=60.0,
 )

@@ -6,8 +6,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from studio.core.checks.bands import above, inside
 from studio.core.checks.base import PaperCheck, Reproduction
-from studio.core.checks.seed_stats import above, inside, over_seeds, paired, seeds_of
+from studio.core.checks.stats import over_seeds, paired, seeds_of
 
 if TYPE_CHECKING:
     from studio.core.demos.training import Data
@@ -27,7 +28,7 @@ CHECK = PaperCheck(
                 "(9 M … 300 M), evaluated by few-shot / fine-tuned ImageNet accuracy: the ResNets win on the small "
                 "sets, ViT-B/L overtake them from about 100 M images (Fig. 4: ResNet ahead at 9 M, ViT ahead at "
                 "300 M).",
-    our_setup=f"Kind: reproduction of the direction, scaled down ~10⁴×. The bundled Fashion-MNIST subset with "
+    our_setup=f"The direction, scaled down ~10⁴×. The bundled Fashion-MNIST subset with "
               f"{SIZES[0]:,} and {SIZES[1]:,} training images (seeded subsets), both tested on its 2,000 test "
               f"images; the catalog vit (patch 7: 16 tokens, d_model 64, 2 layers, 4 heads, mean pooling; "
               f"105 k parameters) against the catalog cnn (filters 16,32, dense 64; 106 k), each {STEPS} steps of Adam "
@@ -63,7 +64,7 @@ def run(progress: Any = None, seeds: int = SEEDS, first_seed: int = 0, sizes: tu
             accs.setdefault(f"vit@{n}", []).append(vit)
             accs.setdefault(f"cnn@{n}", []).append(cnn)
     small, large = over_seeds(gaps[0]).scaled(100), over_seeds(gaps[1]).scaled(100)
-    closing = paired(gaps[0], gaps[1]).scaled(100)
+    closing = paired(gaps[0], gaps[1], over="seeds").scaled(100)
     measures = (
         above(f"CNN − ViT at {sizes[0]:,} images (points)", small, 0.0, "ResNet ahead on the small sets (Fig. 4)"),
         above(f"the gap's fall from {sizes[0]:,} to {sizes[1]:,} images (points)", closing, 0.0,

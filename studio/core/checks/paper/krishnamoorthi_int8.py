@@ -6,9 +6,10 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from studio.core.checks.bands import below
 from studio.core.checks.base import PaperCheck, Reproduction
 from studio.core.checks.paper import _precision_runs as runs
-from studio.core.checks.seed_stats import below, paired, seeds_of
+from studio.core.checks.stats import paired, seeds_of
 
 if TYPE_CHECKING:
     from torch import nn
@@ -26,7 +27,7 @@ CHECK = PaperCheck(
     paper_setup="ImageNet classifiers (MobileNet, Inception, ResNet) quantised after training, weights and "
                 "activations 8 bits: ResNets and Inception lose a few tenths of a point of top-1 (per-channel "
                 "weights); with 4-bit weights post-training quantisation loses far more (§3).",
-    our_setup=f"Kind: reproduction, scaled down. The catalog MLP 784-128-128-10 trained in float32 on the 10,000 "
+    our_setup=f"Scaled down. The catalog MLP 784-128-128-10 trained in float32 on the 10,000 "
               f"training images of the bundled Fashion-MNIST subset (Adam lr {runs.LR:g}, batch {runs.BATCH}, "
               f"{EPOCHS} epochs), then quantised as Studio's compression task does for a model without "
               f"convolutions: torch.ao.quantization.quantize_dynamic, int8 weights, activations quantised on the "
@@ -54,7 +55,7 @@ def run(progress: Any = None, seeds: int = SEEDS, first_seed: int = 0, epochs: i
         model = runs.train(data, seed, epochs)
         fp32.append(runs.accuracy(model, data))
         quantised.append(runs.accuracy(quantise(model, bits), data))
-    loss = paired(fp32, quantised).scaled(100)
+    loss = paired(fp32, quantised, over="seeds").scaled(100)
     measures = (below(f"test accuracy lost by {bits}-bit quantisation (points)", loss, MAX_LOSS,
                       "under a point at 8 bits (§3)"),)
     details = {"fp32_acc": fp32, "quantised_acc": quantised, "loss_points": loss.to_dict(), "bits": bits,

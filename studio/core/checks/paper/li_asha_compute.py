@@ -6,7 +6,7 @@ import math
 import random
 from typing import Any, Literal
 
-from studio.core.checks.base import Measure, PaperCheck, Reproduction
+from studio.core.checks.base import METHOD_CHECK, Measure, PaperCheck, Reproduction
 
 CHECK = PaperCheck(
     name="li_asha_compute",
@@ -16,12 +16,13 @@ CHECK = PaperCheck(
           "Hyperparameter Tuning (ASHA), MLSys 2020",
     paper_setup="CIFAR-10 small CNN benchmarks: ASHA reaches a test error as good as random search's best in a "
                 "fraction of its time (η = 4; random search trains every configuration to R).",
-    our_setup="Kind: method check (curves of a known shape, not training). 81 random configurations (a log learning"
-              " rate, a width) with learning curves of a known shape — a fast rate learns quickly and ends lower, "
-              "so curves cross — and noise of 0.005, over 27 epochs; Optuna's SuccessiveHalvingPruner (rungs at 3, "
-              "9, 27 epochs: η = 3) through ask-and-tell, reported each epoch, against the same 81 trained to the "
-              "end. Measured: the true (noise-free) final accuracy of the best trial ASHA trains to the end, "
-              "against the set's best and the epochs it trains ÷ 81 × 27. Scaled down: curves in place of training.",
+    our_setup="81 random configurations (a log learning rate, a width) with learning curves of a known shape — a "
+              "fast rate learns quickly and ends lower, so curves cross — and noise of 0.005, over 27 epochs; "
+              "Optuna's SuccessiveHalvingPruner (rungs at 3, 9, 27 epochs: η = 3) through ask-and-tell, reported "
+              "each epoch, against the same 81 trained to the end. Measured: the true (noise-free) final accuracy "
+              "of the best trial ASHA trains to the end, against the set's best and the epochs it trains ÷ 81 × 27."
+              " Scaled down: curves in place of training.",
+    kind=METHOD_CHECK,
     runner="studio.core.checks.paper.li_asha_compute:run",
     budget_s=60.0,
 )

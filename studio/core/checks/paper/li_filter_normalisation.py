@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from studio.core.checks.base import Measure, PaperCheck, Reproduction
+from studio.core.checks.stats import over_seeds, repeat, seeds_of
 
 SHRINK = 0.1  # the small-batch net's weights times this (BatchNorm: the same function) for the scale test
+SEEDS = 6
 
 CHECK = PaperCheck(
     name="li_filter_normalisation",
@@ -25,53 +27,76 @@ CHECK = PaperCheck(
               "batch 1024 (20 % of the data; theirs 16 %). Not reproduced at this scale: training alone does not "
               "leave the small-batch weights smaller here (its weight norm ends larger, so its un-normalised plot "
               f"is not inverted); we show the mechanism instead by shrinking its weights ×{SHRINK} (BatchNorm "
-              "statistics rescaled: the same function), which is what weight decay does in the paper.",
+              "statistics rescaled: the same function), which is what weight decay does in the paper. "
+              f"{SEEDS} seeds (0–{SEEDS - 1}: data subset, initial weights, batches, directions), the two batches of "
+              "a seed from the same start; per seed the accuracy difference and the log10 of each curvature ratio, "
+              "mean ± s.e. over the seeds, bands with a one-sided 95 % margin (Student's t): the small batch's "
+              "better test accuracy is small here (seeds 0–5: −0.25 … +1.3 pt), 3 seeds did not resolve it, 6 do. "
+              "Not a measure: the "
+              "filter-normalised curvature of the shrunk net (it equals the unshrunk net's by construction: filter "
+              "normalisation divides out the weights' scale; the details keep it).",
     runner="studio.core.checks.paper.li_filter_normalisation:run",
-    budget_s=60.0,
+    budget_s=120.0,
 )
 
 
 def run(progress: Any = None, epochs: int = 150, small_batch: int = 64, large_batch: int = 1024,
-              lr: float = 0.05, momentum: float = 0.9, weight_decay: float = 5e-4, width: int = 128,
-              train_samples: int = 5000, filter_normalise: bool = True, shrink: float = SHRINK,
-              directions: int = 3, seed: int = 0) -> Reproduction:
-    """``filter_normalise=False`` measures the "normalised" curvatures along raw directions (the broken set-up)."""
-    from studio.core.demos.common import report
-    from studio.core.demos.training import evaluate, load_data
+        lr: float = 0.05, momentum: float = 0.9, weight_decay: float = 5e-4, width: int = 128,
+        train_samples: int = 5000, filter_normalise: bool = True, shrink: float = SHRINK,
+        directions: int = 3, seed: int = 0, seeds: int = SEEDS) -> Reproduction:
+    """Seeds ``seed`` … ``seed + seeds − 1``, the two nets paired by seed. Broken set-up: ``shrink=1.0`` (the
+    weights keep their scale: the raw plot is not inverted). ``filter_normalise=False`` measures the "normalised"
+    curvatures along raw directions (then the shrunk net's is ~100× the unshrunk one's)."""
 
-    report(progress, 0.0, "loading fashion_mnist_small")
-    data = load_data("fashion_mnist_small", train_samples, 2000, seed)
-    nets = {}
-    for i, (label, batch) in enumerate((("small", small_batch), ("large", large_batch))):
-        report(progress, 0.05 + 0.4 * i, f"training at batch {batch}")
-        nets[label] = _train(data, batch, epochs, lr, momentum, weight_decay, width, seed)
-    x, y = data.train.x[:2000], data.train.y[:2000]
-    small, large = nets["small"], nets["large"]
-    shrunk = _shrunk(small, shrink)
-    report(progress, 0.9, "1-D loss curves")
-    curv = {name: {kind: _curvature(model, x, y, kind == "normalised" and filter_normalise, directions, seed)
-                   for kind in ("normalised", "raw")}
-            for name, model in (("small", small), ("large", large), ("small_shrunk", shrunk))}
-    acc = {name: evaluate(model, data.test)[1] for name, model in nets.items()}
-    norms = {name: _weight_norm(model) for name, model in (*nets.items(), ("small_shrunk", shrunk))}
-    n_small, n_large, n_shrunk = (curv[k]["normalised"] for k in ("small", "large", "small_shrunk"))
-    r_large, r_shrunk = curv["large"]["raw"], curv["small_shrunk"]["raw"]
+    def one(s: int, sub: Any) -> dict[str, Any]:
+        from studio.core.demos.common import report
+        from studio.core.demos.training import evaluate, load_data
+
+        report(sub, 0.0, "loading fashion_mnist_small")
+        data = load_data("fashion_mnist_small", train_samples, 2000, s)
+        nets = {}
+        for i, (label, batch) in enumerate((("small", small_batch), ("large", large_batch))):
+            report(sub, 0.05 + 0.4 * i, f"training at batch {batch}")
+            nets[label] = _train(data, batch, epochs, lr, momentum, weight_decay, width, s)
+        x, y = data.train.x[:2000], data.train.y[:2000]
+        shrunk = _shrunk(nets["small"], shrink)
+        report(sub, 0.9, "1-D loss curves")
+        curv = {name: {kind: _curvature(model, x, y, kind == "normalised" and filter_normalise, directions, s)
+                       for kind in ("normalised", "raw")}
+                for name, model in (("small", nets["small"]), ("large", nets["large"]), ("small_shrunk", shrunk))}
+        return {"seed": s, "test_acc": {name: evaluate(model, data.test)[1] for name, model in nets.items()},
+                "curvature": curv,
+                "weight_norm": {name: _weight_norm(m) for name, m in (*nets.items(), ("small_shrunk", shrunk))}}
+
+    per_seed = repeat(one, seeds_of(seed, seeds), progress)
+    acc = over_seeds(100 * (r["test_acc"]["small"] - r["test_acc"]["large"]) for r in per_seed)
+    flat = over_seeds(_log_ratio(r["curvature"]["small"]["normalised"], r["curvature"]["large"]["normalised"])
+                      for r in per_seed)
+    inverted = over_seeds(_log_ratio(r["curvature"]["small_shrunk"]["raw"], r["curvature"]["large"]["raw"])
+                          for r in per_seed)
     measures = (
-        Measure.at_least("small-batch − large-batch test accuracy (pt)", 100 * (acc["small"] - acc["large"]), 0.0,
-                         "small batch generalises better (their premise)"),
-        Measure.holds("filter-normalised curvature, small ÷ large batch", n_small / n_large, n_small < n_large,
-                      "small batch flatter (Fig. 3, filter-normalised)", "< 1 (small flatter)"),
-        Measure.holds(f"un-normalised curvature, small batch with weights ×{shrink:g} ÷ large batch",
-                      r_shrunk / r_large, r_shrunk > r_large,
-                      "small batch looks sharper (Fig. 3, un-normalised, small weights)", "> 1 (inverted)"),
-        Measure.holds(f"filter-normalised curvature, small batch with weights ×{shrink:g} ÷ large batch",
-                      n_shrunk / n_large, n_shrunk < n_large, "unchanged by the weights' scale (§4)",
-                      "< 1 (still flatter)"),
+        Measure.above("small-batch − large-batch test accuracy (pt)", acc, 0.0,
+                      "small batch generalises better (their premise)"),
+        Measure.below("log10 of the filter-normalised curvature, small ÷ large batch", flat, 0.0,
+                      "small batch flatter (Fig. 3, filter-normalised): below 0"),
+        Measure.above(f"log10 of the un-normalised curvature, small batch with weights ×{shrink:g} ÷ large batch",
+                      inverted, 0.0, "small batch looks sharper (Fig. 3, un-normalised, small weights): above 0"),
     )
-    details = {"test_acc": acc, "curvature": curv, "weight_norm": norms,
-               "note": "un-normalised curvature of the trained nets (no rescaling): small "
-                       f"{curv['small']['raw']:.4g}, large {r_large:.4g}"}
+    # the filter-normalised curvature of the shrunk net is not a measure: filter normalisation divides by the
+    # weights' own norm, so it equals the unshrunk net's by construction (the details keep it, as a sanity check)
+    details = {"seeds": list(seeds_of(seed, seeds)), "per_seed": per_seed,
+               "test_acc": per_seed[0]["test_acc"], "curvature": per_seed[0]["curvature"],
+               "weight_norm": per_seed[0]["weight_norm"],
+               "note": "un-normalised curvature of the trained nets (no rescaling), small ÷ large per seed: "
+                       + ", ".join(f"{r['curvature']['small']['raw'] / r['curvature']['large']['raw']:.3g}"
+                                   for r in per_seed)}
     return Reproduction(measures, details)
+
+
+def _log_ratio(a: float, b: float) -> float:
+    import math
+
+    return math.log10(a / b) if a > 0 and b > 0 else float("nan")
 
 
 def _train(data: Any, batch: int, epochs: int, lr: float, momentum: float, weight_decay: float, width: int,

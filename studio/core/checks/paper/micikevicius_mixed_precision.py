@@ -6,9 +6,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from studio.core.checks.bands import close_to
 from studio.core.checks.base import Measure, PaperCheck, Reproduction
 from studio.core.checks.paper import _precision_runs as runs
-from studio.core.checks.seed_stats import close_to, over_seeds, paired, seeds_of
+from studio.core.checks.stats import over_seeds, paired, seeds_of
 
 SEEDS, EPOCHS = 6, 4
 TOLERANCE = 1.0  # points: bf16's mean must be within this of fp32's, with 95 % confidence
@@ -24,7 +25,7 @@ CHECK = PaperCheck(
                 "weights and loss scaling: top-1 within a few tenths of a point of float32, either side (Table 1); "
                 "bfloat16 needs no loss scaling and matches float32 as well (Kalamkar et al.). Without the float32 "
                 "master copy, updates smaller than a weight's resolution vanish and accuracy drops (§3.1).",
-    our_setup=f"Kind: reproduction, scaled down. The catalog MLP 784-128-128-10 on the 10,000 training images of the "
+    our_setup=f"Scaled down. The catalog MLP 784-128-128-10 on the 10,000 training images of the "
               f"bundled Fashion-MNIST subset, Adam lr {runs.LR:g}, batch {runs.BATCH}, {EPOCHS} epochs, tested on "
               f"2,000 images; bf16 = torch.autocast(cpu, bfloat16) around forward and loss as the training loop's "
               f"precision=bf16, the weights and Adam float32. {SEEDS} seeds, fp32 and bf16 from the same start and "
@@ -51,7 +52,7 @@ def run(progress: Any = None, seeds: int = SEEDS, first_seed: int = 0, epochs: i
             progress(i / seeds, f"seed {seed}: fp32, then bf16")
         fp32.append(runs.accuracy(runs.train(data, seed, epochs), data))
         bf16.append(runs.accuracy(runs.train(data, seed, epochs, "bf16", master_weights), data))
-    diff = paired(bf16, fp32).scaled(100)
+    diff = paired(bf16, fp32, over="seeds").scaled(100)
     spread = over_seeds(fp32).scaled(100)
     sd = spread.se * spread.n ** 0.5
     measures = (

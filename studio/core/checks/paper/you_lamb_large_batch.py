@@ -6,8 +6,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from studio.core.checks.bands import above, text
 from studio.core.checks.base import Measure, PaperCheck, Reproduction
-from studio.core.checks.seed_stats import above, over_seeds, paired, seeds_of
+from studio.core.checks.stats import over_seeds, paired, seeds_of
 
 if TYPE_CHECKING:
     from studio.core.demos.training import Data, Split
@@ -30,7 +31,7 @@ CHECK = PaperCheck(
                 "fixed epoch budget: LAMB with linear warm-up, polynomial decay and a tuned rate keeps the "
                 "small-batch baseline's accuracy (BERT F1 ≈ 91, ResNet-50 top-1 ≈ 76–77 %), where Adam and AdamW "
                 "with a grid of rates and the same schedule fall short.",
-    our_setup=f"Kind: method check at CPU scale (what is shown: the direction, not 'the same as the small batch'). "
+    our_setup=f"At CPU scale what is shown is the direction, not 'the same as the small batch'. "
               f"The catalog MLP 784-128-128-10 on 9,000 images of the bundled Fashion-MNIST subset (1,000 more "
               f"held out to pick each optimizer's rate), {EPOCHS} epochs. Batch {LARGE} (23 % of the set, 4 steps "
               f"an epoch): LAMB (Studio's, trust ratio ‖w‖/‖u‖) and Adam, both with linear warm-up over "
@@ -74,15 +75,15 @@ def run(progress: Any = None, seeds: int = SEEDS, first_seed: int = 0, epochs: i
     best = {name: _best_rate(results, name, grid) for name, grid in (("adam", ADAM_GRID), ("lamb", LAMB_GRID))}
     adam = [test for _, test in results[("adam", best["adam"])]]
     lamb = [test for _, test in results[("lamb", best["lamb"])]]
-    gain = paired(lamb, adam).scaled(100)
-    short = paired(small, lamb).scaled(100)
+    gain = paired(lamb, adam, over="seeds").scaled(100)
+    short = paired(small, lamb, over="seeds").scaled(100)
     adam_short = 100 * (over_seeds(small).mean - over_seeds(adam).mean)
     measures = (
         above(f"test accuracy at batch {LARGE}, LAMB − Adam (points)", gain, 0.0,
               "LAMB keeps the baseline, Adam/AdamW fall short (§5)"),
         Measure.holds(f"shortfall of LAMB at batch {LARGE} against Adam at batch {SMALL} (points)", short.mean,
                       True, "≈ 0 (LAMB keeps the small-batch accuracy)",
-                      f"shown, not tested ({short.text()}); Adam's {adam_short:.3g}"),
+                      f"shown, not tested ({text(short)}); Adam's {adam_short:.3g}"),
     )
     details = {"best_lr": best, "small_acc": small, "adam_acc": adam, "lamb_acc": lamb,
                "grid": {f"{n}@{lr:g}": [v for v, _ in r] for (n, lr), r in results.items()},
