@@ -13,12 +13,14 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.core.errors import ConfigError
-from studio.core.maths.bands import Spread, spread
 from studio.core.runs.names import RECORDING, base_name
 from studio.core.runs.settings_diff import RECORDED_KEYS, hashable
+
+if TYPE_CHECKING:
+    from studio.core.maths.bands import Spread
 
 SEED = "train.seed"
 NOT_SETTINGS = frozenset({SEED, *(f"train.{k}" for k in RECORDING), *RECORDED_KEYS})
@@ -80,6 +82,8 @@ def group_of(groups: Iterable[SeedGroup]) -> dict[str, SeedGroup]:
 
 def summary_spreads(summaries: Sequence[Mapping[str, Any]], keys: Iterable[str]) -> dict[str, Spread]:
     """The spread over a group's runs of each summary number in ``keys`` that at least one run has."""
+    from studio.core.maths.bands import spread  # numpy: not at the window's start (the run list imports this)
+
     out = {}
     for key in keys:
         found = spread([s.get(key) for s in summaries])
