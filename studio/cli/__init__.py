@@ -30,6 +30,7 @@ from studio.cli import (
     generate,
     import_logs,
     landscape,
+    lr_find,
     model,
     noise_scale,
     parallel,
@@ -37,6 +38,7 @@ from studio.cli import (
     runs,
     scale,
     schedule,
+    search,
     train,
     trust,
 )
@@ -45,7 +47,8 @@ from studio.cli.terminal_safe import safe_streams
 from studio.core.errors import StudioError
 
 # In the order ``studio --help`` lists them. A command module imports nothing from this one: no import cycle.
-COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, compare,
+COMMAND_MODULES: tuple[ModuleType, ...] = (train, runs, catalog, model, landscape, data, demo, queue, search, lr_find,
+                                           compare,
                                            eval_cmd, export, compress, fit, scale, parallel, async_sgd, dataload,
                                            schedule, cluster, generate, attention, check,
                                            import_logs, attach, noise_scale,

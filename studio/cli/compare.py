@@ -1,8 +1,9 @@
 """``studio compare RUN RUN... [--json]``: the settings that differ between runs and their final metrics.
 
 With two runs, ``--diff`` prints every setting side by side (``--diff --changed`` only those that differ).
-JSON: ``{"differing": [keys], "metric_names": [...], "runs": [{run_id, name, status, settings, metrics}]}``
-(with ``--diff``: ``"diff": [{key, left, right, same}]``).
+JSON: ``{"differing": [keys], "metric_names": [...], "runs": [{run_id, name, status, settings, metrics}], "groups":
+[{id, name, run_ids, seeds, n, metrics: {name: {mean, std, n, ci95}}}]}`` — ``groups``: the compared runs that differ
+only in the seed (with ``--diff``: ``"diff": [{key, left, right, same}]``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from studio.cli._shared import add_output_args
+from studio.core.contracts.runs import MetricSpread
 from studio.core.runs.compare import format_value
 
 COMMANDS = ("compare",)
@@ -51,7 +53,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
         lines.append([run["run_id"], run["status"], *(format_value(v) for v in run["settings"].values()),
                       *(format_value(v) for v in run["metrics"].values())])
     print(_table(lines))
+    for group in result["groups"]:  # runs that differ only in the seed: mean ± std over them
+        spreads = [f"{m} {_spread(s)}" for m, s in group["metrics"].items()]
+        print(f"{group['name']} (seeds {', '.join(map(str, group['seeds']))}): {'; '.join(spreads)}")
     return 0
+
+
+def _spread(s: MetricSpread) -> str:
+    if s["n"] < 2 or s["std"] is None or s["mean"] is None:
+        return format_value(s["mean"])
+    return f"{s['mean']:.4g} ± {s['std']:.2g} (n={s['n']})"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

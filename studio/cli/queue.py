@@ -32,17 +32,33 @@ def _start(queue, args: argparse.Namespace) -> None:
         print(f"scheduler started (pid {pid}); log: {queue.store.home / 'queue.log'}", file=sys.stderr)
 
 
+def _seeded(config, args: argparse.Namespace) -> list:
+    """The config once per ``--seeds`` seed (a seed group), or as it is."""
+    if not args.seeds:
+        return [config]
+    from studio.core.runs.seed_groups import parse_seeds
+
+    return [config.with_overrides([f"train.seed={seed}"]) for seed in parse_seeds(args.seeds)]
+
+
 def cmd_add(args: argparse.Namespace) -> int:
     from studio.cli._shared import emit_json
 
+    configs = _seeded(load_config(args), args)  # every seed read before anything is queued
     queue = _queue()
-    info = queue.add(load_config(args), args.name or "")
-    position = queue.positions().get(info.id, 0)
+    infos = [queue.add(config, args.name or "") for config in configs]
+    positions = queue.positions()
     _start(queue, args)
-    if args.json:
-        emit_json({"run_id": info.id, "name": info.name, "position": position, "run_dir": str(info.dir)})
+    if args.json and not args.seeds:
+        info = infos[0]
+        emit_json({"run_id": info.id, "name": info.name, "position": positions.get(info.id, 0),
+                   "run_dir": str(info.dir)})
+    elif args.json:
+        emit_json({"run_ids": [i.id for i in infos], "names": [i.name for i in infos],
+                   "positions": [positions.get(i.id, 0) for i in infos]})
     else:
-        print(f"queued {info.id} at position {position}: {info.name}", file=sys.stderr)
+        for info in infos:
+            print(f"queued {info.id} at position {positions.get(info.id, 0)}: {info.name}", file=sys.stderr)
     return 0
 
 
@@ -60,8 +76,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if not axes:
         raise ConfigError("give at least one --vary section.key=VALUES")
     points = sweep_configs(load_config(args), axes)  # every point validated before anything is queued
+    runs = [(seeded, name) for config, name in points for seeded in _seeded(config, args)]
+    if args.seeds:  # the sweep's name would be the same for every seed: the naming rule names each run instead
+        runs = [(config, "") for config, _ in runs]
     queue = _queue()
-    infos = [queue.add(config, f"{args.name} {name}".strip() if args.name else name) for config, name in points]
+    infos = [queue.add(config, f"{args.name} {name}".strip() if args.name else name) for config, name in runs]
     _start(queue, args)
     if args.json:
         emit_json({"run_ids": [i.id for i in infos], "names": [i.name for i in infos]})
@@ -127,6 +146,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         add_config_args(p)
         p.add_argument("--name", help="a name for the run(s)")
         p.add_argument("--no-start", action="store_true", help="only queue; do not start a scheduler")
+        p.add_argument("--seeds", metavar="SEEDS", help="queue each run once per seed, e.g. 0,1,2,3,4 or 0-4 (a seed "
+                       "group: drawn as its mean and a band)")
         add_output_args(p, what="the queued runs")
 
     add = qsub.add_parser("add", help="queue one run")

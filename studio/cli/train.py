@@ -30,7 +30,6 @@ COMMANDS = ("train",)
 
 def cmd_train(args: argparse.Namespace) -> int:
     from studio.core.runs.store import RunStore
-    from studio.engine.training.launcher import launch
 
     if args.resume and args.preset:
         raise ConfigError("--resume continues a run with its own settings; drop --preset")
@@ -38,6 +37,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         return _explain(args)
     store = RunStore()
     plan = None
+    if args.seeds:
+        return _train_seeds(args, store)
     if args.resume:
         from studio.engine.training.resume_plan import plan_resume
 
@@ -47,6 +48,44 @@ def cmd_train(args: argparse.Namespace) -> int:
         cfg = plan.config
     else:
         cfg = load_config(args)
+    result, code = _train_one(args, store, cfg, plan)
+    if args.json:
+        emit_json(result)
+    return code
+
+
+def _train_seeds(args: argparse.Namespace, store: Any) -> int:
+    """``--seeds 0,1,2``: the same run once per seed, one after another (a seed group); the last stdout line holds
+    the group's name, each run's report and every final number's mean, std, n and 95 % half width."""
+    from studio.core.runs.seed_groups import group_name, parse_seeds, summary_spreads
+    from studio.core.runs.store import flatten
+
+    if args.resume:
+        raise ConfigError("--seeds trains new runs; it cannot go with --resume")
+    seeds = parse_seeds(args.seeds)
+    base = load_config(args)
+    reports: list[TrainReport] = []
+    code = 0
+    for seed in seeds:
+        result, code = _train_one(args, store, base.with_overrides([f"train.seed={seed}"]), None)
+        reports.append(result)
+        if code != 0 or result["status"] == JobState.STOPPED:  # a failure, or Ctrl+C: the other seeds wait
+            break
+    keys = ("test_acc", "val_acc", "test_loss", "val_loss", "train_loss")
+    spreads = summary_spreads(reports, keys)
+    name = group_name(flatten(base.to_dict()), seeds[:len(reports)])
+    if not args.quiet:
+        print(f"{name}: " + ", ".join(f"{k} {s.text()}" for k, s in spreads.items()), file=sys.stderr)
+    if args.json:
+        emit_json({"group": name, "seeds": seeds[:len(reports)], "runs": reports,
+                   "metrics": {k: s.to_dict() for k, s in spreads.items()}})
+    return code
+
+
+def _train_one(args: argparse.Namespace, store: Any, cfg: Any, plan: Any) -> tuple[TrainReport, int]:
+    """Train one run to its end, its progress on stderr; its report and exit code."""
+    from studio.engine.training.launcher import launch
+
     job = launch(cfg, store, name=args.name or "", resume=plan)
     print(f"run {job.run_id}: {job.run_dir}", file=sys.stderr)
     print(f"run {job.run_id}: {global_batch_text(cfg)}", file=sys.stderr)  # "run …" lines: the run's facts
@@ -93,13 +132,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         result["status"] = store.get(job.run_id).status  # a refused resume leaves the run as it was (stopped…)
     if job.state == JobState.FAILED:
         result["error"] = job.failure or (job.errors[0]["message"] if job.errors else "the run failed")
-    if args.json:
-        emit_json(result)
-    else:
+    if not args.json:
         print(_format_summary(result), file=sys.stderr)
     if job.state == JobState.FAILED:
         print(f"studio: error: {result['error']}", file=sys.stderr)
-    return job.exit_code
+    return result, job.exit_code
 
 
 def _explain(args: argparse.Namespace) -> int:
@@ -139,6 +176,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     train.add_argument("--name", help="a name for the run")
     train.add_argument("--resume", metavar="RUN", help="continue a stopped, interrupted or finished run from its "
                        "last checkpoint (same run; --set train.epochs=N extends it)")
+    train.add_argument("--seeds", metavar="SEEDS",
+                       help="train the run once per seed, one after another, e.g. 0,1,2,3,4 or 0-4: a seed group, "
+                            "drawn as its mean and a band; --json prints the group's mean ± std of each final number")
     train.add_argument("--preset", choices=PRESETS,
                        help="suggested: the settings the model suggests for itself where the defaults give an "
                             "untrained result (next-word models: more, smaller steps; the window applies them when "

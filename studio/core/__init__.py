@@ -17,7 +17,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("datasets", "models", "optim"),  # the registries (text data is a kind of dataset: datasets/text/)
     ("config",),  # RunConfig and what is decided from a config alone
     ("runs",),  # the run store, its queue, runs built on other runs
-    ("estimates", "landscape", "scheduling"),  # what a config costs; loss landscapes; the queue's policies
+    ("estimates", "landscape", "scheduling", "search"),  # what a config costs; loss landscapes; the queue's
+    #                                                     policies; hyperparameter search on the queue (Optuna)
     ("demos",),  # the teaching demos' maths
     ("checks",),  # the paper checks, which run the demos
     ("lessons",),  # a teacher's sequence of demos, data, configs and runs: one .studio-lesson file

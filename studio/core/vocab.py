@@ -63,6 +63,7 @@ class JobState(StrEnum):
     STOPPED = "stopped"
     CANCELLED = "cancelled"  # taken out of the run queue before it started
     INTERRUPTED = "interrupted"  # a run whose processes vanished (the machine rebooted): resumable
+    PRUNED = "pruned"  # stopped early with a checkpoint by a hyperparameter search (a bad trial): resumable
 
 
 class LandscapeKind(StrEnum):
@@ -93,4 +94,5 @@ class JobKind(StrEnum):
     SCALE = "scale"  # the data-parallel scaling measurement
     FIT = "fit"  # the scaling-law fit
     CHECK = "check"  # paper checks (engine/tasks/paper_check.py)
+    SEARCH = "search"  # a hyperparameter search, the learning-rate range test (engine/tasks/search.py, lr_find.py)
     TASK = "task"  # a TaskJob not given a kind

@@ -159,3 +159,18 @@ def test_a_single_point_is_drawn_clear_of_the_axes_at_a_whole_step(qtbot):
         assert edge.top() + 10 < at.y() < edge.bottom() - 10 and edge.left() + 10 < at.x() < edge.right() - 10
     view.set_x_mode("wall")  # seconds are not whole things: fractions are fine there
     assert view.plots["loss"].getAxis("bottom").whole is False
+
+
+def test_the_window_remembers_how_seed_groups_are_drawn(qtbot, window):
+    curves = window.curves_pane.curves
+    assert curves.band_actions["std"].isChecked()  # the mean ± std until chosen
+    curves.band_actions["ci95"].trigger()
+    assert window.prefs.seed_band == "ci95"
+    from studio.gui.app.main_window import MainWindow
+    from tests.gui.conftest import new_session
+
+    again = MainWindow(new_session(window.session.store), probe_backend=False, prefs=window.prefs)
+    qtbot.addWidget(again)
+    assert again.curves_pane.curves.band_actions["ci95"].isChecked()
+    assert again.curves_pane.curves.model.band_kind == "ci95"
+    again.session.shutdown(wait_s=5)

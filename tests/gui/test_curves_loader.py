@@ -235,6 +235,7 @@ def test_a_big_selection_makes_its_plot_items_over_several_turns(qtbot, tmp_path
     store = RunStore(tmp_path)
     ids = [make_run(store, 20) for _ in range(3 * RUNS_PER_TURN)]
     view = view_of(qtbot)
+    view.set_band("runs")  # the same settings: one seed group, drawn here as a line per run
     with qtbot.waitSignal(view.curves_drawn, timeout=10_000):
         view.load_runs(store, ids, {r: f"run {i}" for i, r in enumerate(ids)})
         shown = re.findall(r"</span>&nbsp;(run \d+)", view.key.text())

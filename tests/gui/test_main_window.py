@@ -40,8 +40,8 @@ def test_train_shows_live_curves_then_stop(qtbot, window):
 def test_run_list_overlays_selected_runs(qtbot, window):
     store = window.session.store
     ids = []
-    for loss in (1.0, 2.0):
-        run = store.create_run(RunConfig())
+    for loss in (1.0, 2.0):  # two settings: the same ones would be one seed group, drawn as a band
+        run = store.create_run(RunConfig().with_overrides([f"optimizer.lr={loss / 100}"]))
         store.log_metrics(run.id, [(s, "train/loss", loss / s, 0.0) for s in range(1, 6)])
         store.set_status(run.id, "finished", summary={"test_acc": 0.5})
         ids.append(run.id)

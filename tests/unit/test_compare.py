@@ -55,6 +55,22 @@ def test_compare_runs_from_the_store(tmp_path):
     assert second["metrics"] == {"test_acc": None, "train_loss": 9.0} and second["status"] == "failed"
 
 
+def test_compare_reports_the_seed_groups_among_the_runs(tmp_path):
+    store = RunStore(tmp_path)
+    base = RunConfig().with_overrides(["train.epochs=1", "optimizer.lr=0.01"])
+    seeds = [store.create_run(base.with_overrides([f"train.seed={s}"])) for s in (0, 1, 2)]
+    other = store.create_run(base.with_overrides(["optimizer.lr=0.1"]))
+    for run, acc in zip([*seeds, other], (0.80, 0.82, 0.84, 0.5), strict=True):
+        store.set_status(run.id, "finished", summary={"test_acc": acc})
+    table = compare_runs(store, [r.id for r in (*seeds, other)])
+    assert table["differing"] == ["optimizer.lr", "train.seed"]
+    (group,) = table["groups"]  # the lone lr=0.1 run is no group
+    assert group["run_ids"] == [r.id for r in seeds] and group["seeds"] == [0, 1, 2] and group["n"] == 3
+    assert group["name"] == "mlp · fashion_mnist_small · adam lr=0.01 · 1 epoch × 3 seeds"
+    acc = group["metrics"]["test_acc"]
+    assert acc["mean"] == pytest.approx(0.82) and acc["std"] == pytest.approx(0.02) and acc["n"] == 3
+
+
 def test_parallel_axes_numeric_log_and_categorical():
     from studio.core.runs.compare import make_axis, parallel_axes
 

@@ -212,6 +212,34 @@ def test_cancelling_a_running_run_stops_it_and_a_dead_schedulers_runs_are_freed(
     assert events == [("start", b), ("stop", b)] and queue.store.get(b).status == "stopped"
 
 
+def test_a_pruned_run_stops_with_its_checkpoint_and_is_marked_pruned_and_resumable(tmp_path):
+    queue, (a, b) = queue_of(tmp_path, [], [])
+    events: list = []
+
+    class StopsWhenAsked(FakeJob):
+        def poll(self, timeout: float = 0) -> list:
+            if ("stop", self.run_id) in self.log and not self.finished:
+                (self.store.get(self.run_id).dir / "checkpoints" / "step_0000010.pt").write_bytes(b"weights")
+                self.finished, self.state = True, "stopped"
+                self.store.set_status(self.run_id, "stopped", summary={"epochs": 2})
+            return []
+
+    def fake_launch(config, store, run):
+        events.append(("start", run.id))
+        queue.cancel(run.id, prune=run.id == a)  # a search prunes a; the user stops b
+        return StopsWhenAsked(store, run.id, events)
+
+    sched = Scheduler(queue.store, Inventory(), idle_exit_s=0.1, log=lambda _: None, launch=fake_launch,
+                      housekeeping_s=0.02)
+    assert sched.serve() == 0
+    pruned, stopped = queue.store.get(a), queue.store.get(b)
+    assert pruned.status == "pruned" and "after 2 epochs" in pruned.message and pruned.resumable
+    assert stopped.status == "stopped"  # a plain stop stays a stop
+    from studio.core.runs.record import read_record
+
+    assert read_record(pruned.dir)["status"] == "pruned"  # run.json says so too (a rebuilt store keeps it)
+
+
 def test_a_run_added_while_the_scheduler_leaves_is_not_stranded(tmp_path):
     """ensure_scheduler starts no scheduler while the lease looks held; the leaving one must look again."""
     queue, _ = queue_of(tmp_path)

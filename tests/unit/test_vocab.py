@@ -25,8 +25,9 @@ def test_metric_of_a_split():
 
 def test_job_state_constants_are_the_enum():
     assert jobs.STATES == tuple(JobState) == ("queued", "running", "paused", "finished", "failed", "stopped",
-                                              "cancelled", "interrupted")
-    assert jobs.FINISHED is JobState.FINISHED and jobs.ENDED == ("finished", "failed", "stopped", "cancelled")
+                                              "cancelled", "interrupted", "pruned")
+    assert jobs.FINISHED is JobState.FINISHED
+    assert jobs.ENDED == ("finished", "failed", "stopped", "cancelled", "pruned")
 
 
 def test_every_spelling_is_unique():

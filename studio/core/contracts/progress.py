@@ -26,8 +26,9 @@ FAILED: Final[str] = JobState.FAILED
 STOPPED: Final[str] = JobState.STOPPED
 CANCELLED: Final[str] = JobState.CANCELLED  # taken out of the run queue before it started
 INTERRUPTED: Final[str] = JobState.INTERRUPTED  # a run whose processes vanished (the machine rebooted): resumable
-STATES: Final = tuple(JobState)  # (QUEUED, RUNNING, PAUSED, FINISHED, FAILED, STOPPED, CANCELLED, INTERRUPTED)
-ENDED: Final = (FINISHED, FAILED, STOPPED, CANCELLED)  # what a job reaches by itself
+PRUNED: Final[str] = JobState.PRUNED  # stopped early by a hyperparameter search, with a checkpoint: resumable
+STATES: Final = tuple(JobState)  # (QUEUED, RUNNING, PAUSED, FINISHED, FAILED, STOPPED, CANCELLED, INTERRUPTED, PRUNED)
+ENDED: Final = (FINISHED, FAILED, STOPPED, CANCELLED, PRUNED)  # what a job reaches by itself (a run, pruned)
 
 
 class Cancelled(StudioError):

@@ -96,11 +96,33 @@ class SettingDiff(TypedDict):
     same: bool
 
 
+class MetricSpread(TypedDict):
+    """A final number over a seed group's runs (``core/maths/bands.Spread``)."""
+
+    mean: float | None
+    std: float | None
+    n: int
+    ci95: float | None
+
+
+class CompareGroup(TypedDict):
+    """Compared runs that differ only in the seed: the group's name, its runs and seeds, and each final metric's
+    mean ± std over them."""
+
+    id: str
+    name: str
+    run_ids: list[str]
+    seeds: list[Any]
+    n: int
+    metrics: dict[str, MetricSpread]
+
+
 class CompareTable(TypedDict):
-    """``core/runs/compare.compare_runs``: the settings that differ, the metrics, one row per run; ``studio
-    compare --diff`` adds the two runs' settings side by side."""
+    """``core/runs/compare.compare_runs``: the settings that differ, the metrics, one row per run, the seed groups
+    among the runs; ``studio compare --diff`` adds the two runs' settings side by side."""
 
     differing: list[str]
     metric_names: list[str]
     runs: list[CompareRow]
+    groups: list[CompareGroup]
     diff: NotRequired[list[SettingDiff]]

@@ -58,11 +58,12 @@ READY = Task("studio.engine.tasks.summary:ready", "start-up", JobKind.TASK)  # t
 LANDSCAPE = Task("studio.engine.tasks.landscape_job:run_landscape", "landscape", JobKind.LANDSCAPE, frames=True)
 SHARPNESS = Task("studio.engine.tasks.landscape_job:run_sharpness", "sharpness", JobKind.SHARPNESS)
 NOISE_SCALE = Task("studio.engine.tasks.noise_scale:run", "gradient noise scale", JobKind.EVALUATION)
+LR_FIND = Task("studio.engine.tasks.lr_find:run", "learning-rate range test", JobKind.SEARCH)
 
 TASKS: tuple[Task, ...] = (EVALUATE, PREDICT, ACTIVATIONS, EXPORT_TENSORBOARD, EXPORT_MODEL, COMPRESS, SWEEP, FIT,
                            SCALE, GENERATE, ATTENTION, DEMO, SUMMARY, IMPORT, FETCH, PREVIEW, READY, LANDSCAPE,
                            SHARPNESS, PAPER_CHECK, SCHEDULE, ASYNC_SGD, DATALOAD, PARALLEL, NOISE_SCALE,
-                           ALLREDUCE, DLRM, IMPORT_LOGS)
+                           ALLREDUCE, DLRM, IMPORT_LOGS, LR_FIND)
 
 # Each request type names one task: a new task's request is a type of its own. The types are named by their
 # ``"module:name"`` target, so the catalog imports no contract module (the window's start-up reads it).
@@ -94,6 +95,7 @@ TASK_OF_REQUEST: dict[str, Task] = {
     "studio.core.contracts.allreduce:AllreduceRequest": ALLREDUCE,
     "studio.core.contracts.dlrm:DlrmRequest": DLRM,
     "studio.core.contracts.jobs:LogImportRequest": IMPORT_LOGS,
+    "studio.core.contracts.lr_find:LrFindRequest": LR_FIND,
 }
 
 

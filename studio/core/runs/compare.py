@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from studio.core.contracts.runs import CompareRow, CompareTable
+from studio.core.contracts.runs import CompareGroup, CompareRow, CompareTable
 from studio.core.runs.names import shown_names
 from studio.core.runs.settings_diff import MISSING, differing_keys, format_value, hashable, key_order
 
@@ -71,7 +71,22 @@ def compare_runs(store: Any, run_ids: Sequence[str]) -> CompareTable:
              "settings": {k: p.get(k, MISSING) for k in keys},
              "metrics": {m: f.get(m) for m in metric_names}}
             for i, p, f in zip(infos, params, finals, strict=True)]
-    return {"differing": keys, "metric_names": metric_names, "runs": runs}
+    return {"differing": keys, "metric_names": metric_names, "runs": runs,
+            "groups": compare_groups({i.id: p for i, p in zip(infos, params, strict=True)}, runs, metric_names)}
+
+
+def compare_groups(params: Mapping[str, Mapping[str, Any]], rows: Sequence[CompareRow],
+                   metric_names: Sequence[str]) -> list[CompareGroup]:
+    """The seed groups among the compared runs (``core/runs/seed_groups.py``), each final metric's spread."""
+    from studio.core.runs.seed_groups import seed_groups, summary_spreads
+
+    by_id = {r["run_id"]: r for r in rows}
+    out: list[CompareGroup] = []
+    for g in seed_groups(params):
+        spreads = summary_spreads([by_id[r]["metrics"] for r in g.run_ids], metric_names)
+        out.append({"id": g.id, "name": g.name, "run_ids": list(g.run_ids), "seeds": list(g.seeds), "n": g.n,
+                    "metrics": {m: s.to_dict() for m, s in spreads.items()}})  # type: ignore[misc]
+    return out
 
 
 @dataclass

@@ -2,7 +2,9 @@
 
 A queued run is a normal run in ``runs`` (status ``queued``) plus a row in ``queue``:
 ``waiting`` → ``running`` (claimed by a scheduler, with the devices it was given) → ``done``, or
-``waiting`` → ``cancelled`` (the run's status becomes ``cancelled``; it never starts).
+``waiting`` → ``cancelled`` (the run's status becomes ``cancelled``; it never starts). A running run is asked to
+stop (``cancel``: it stops with a checkpoint) or to stop as *pruned* (``prune``: a hyperparameter search stopping a
+bad trial early; the scheduler marks it ``pruned`` once it has stopped, and it can be resumed like a stopped run).
 
 Starting exactly once: ``claim_next`` reads the devices in use, picks the next run that fits and marks it
 ``running`` inside one ``BEGIN IMMEDIATE`` transaction, so two schedulers racing (two GUIs, a GUI and a
@@ -30,6 +32,7 @@ from studio.core.contracts.runs import QueueEntryJSON
 from studio.core.errors import ConfigError, StudioError
 from studio.core.host import procs
 from studio.core.runs.store import LIVE, RunInfo, RunStore
+from studio.core.vocab import JobState
 
 QUEUE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS queue (
@@ -41,6 +44,7 @@ CREATE TABLE IF NOT EXISTS queue_lease (id INTEGER PRIMARY KEY CHECK (id = 1), p
                                         ident TEXT NOT NULL DEFAULT '');
 """
 WAITING, RUNNING, DONE, CANCELLED = "waiting", "running", "done", "cancelled"
+STOP, PRUNE = 1, 2  # the queue row's ``cancel``: stop the running run; stop it and mark it pruned
 LEASE_STALE_S = 15.0  # a scheduler that has not beaten for this long is gone
 
 
@@ -195,8 +199,9 @@ class RunQueue:
             raise
         return info
 
-    def cancel(self, run_id: str) -> str:
-        """Cancel a waiting run (it never starts: ``cancelled``) or ask a running one to stop (``stopping``)."""
+    def cancel(self, run_id: str, prune: bool = False) -> str:
+        """Cancel a waiting run (it never starts: ``cancelled``) or ask a running one to stop (``stopping``);
+        ``prune``: a running run is to be marked ``pruned`` once it has stopped (a waiting one is cancelled)."""
         with self._write() as db:
             row = db.execute("SELECT state FROM queue WHERE run_id=?", (run_id,)).fetchone()
             if row is None:
@@ -208,7 +213,7 @@ class RunQueue:
                            ("cancelled in the queue before it started", time.time(), run_id))
                 return "cancelled"
             if state == RUNNING:
-                db.execute("UPDATE queue SET cancel=1 WHERE run_id=?", (run_id,))
+                db.execute("UPDATE queue SET cancel=? WHERE run_id=?", (PRUNE if prune else STOP, run_id))
                 return "stopping"
         raise ConfigError(f"run {run_id} has already {'ended' if state == DONE else 'been cancelled'}")
 
@@ -253,9 +258,9 @@ class RunQueue:
         """Queue position (1 = next) of every waiting run."""
         return {e.run_id: e.position for e in self.entries() if e.state == WAITING}
 
-    def running(self) -> list[tuple[str, str, bool]]:
-        """``(run_id, owner, cancel requested)`` of the claimed runs; the owner is the scheduler's
-        ``procs.identity`` (``pid:start``)."""
+    def running(self) -> list[tuple[str, str, int]]:
+        """``(run_id, owner, cancel requested)`` of the claimed runs: ``cancel`` is 0, ``STOP`` or ``PRUNE``; the
+        owner is the scheduler's ``procs.identity`` (``pid:start``)."""
         return self._db.execute("SELECT run_id, owner, cancel FROM queue WHERE state='running'").fetchall()
 
     def changes_token(self) -> tuple:
@@ -339,13 +344,21 @@ class RunQueue:
 
     def finish(self, run_id: str, failed_message: str | None = None) -> None:
         """The run ended (its status is in the runs table): free its devices. With ``failed_message``, a
-        run that did not record an end is marked failed with it."""
+        run that did not record an end is marked failed with it. A run asked to be pruned that stopped is marked
+        ``pruned`` (its run.json too)."""
         with self._write() as db:
             db.execute("UPDATE queue SET state='done', ended=? WHERE run_id=?", (time.time(), run_id))
             if failed_message:
                 db.execute("UPDATE runs SET status='failed', message=?, updated=? "
                            "WHERE id=? AND status IN ('queued', 'running', 'paused')",
                            (failed_message, time.time(), run_id))
+            row = db.execute("SELECT q.cancel, r.status FROM queue q JOIN runs r ON r.id = q.run_id "
+                             "WHERE q.run_id=?", (run_id,)).fetchone()
+        if row and row[0] == PRUNE and row[1] == JobState.STOPPED:
+            epochs = self.store.get(run_id).summary.get("epochs")
+            self.store.set_status(run_id, JobState.PRUNED, "pruned by the search: stopped early"
+                                  + (f" after {epochs} epoch{'s' if epochs != 1 else ''}" if epochs else "")
+                                  + " with a checkpoint (resume it to train on)")
 
     # --- the scheduler's lease ---------------------------------------------------------------
     def take_lease(self, pid: int, now: float | None = None) -> bool:

@@ -38,7 +38,7 @@ from studio.core.vocab import JobState
 
 STATUSES = STATES  # a run's status is a job state (core/contracts/progress.py)
 # with a checkpoint: `studio train --resume`
-RESUMABLE = (JobState.STOPPED, JobState.INTERRUPTED, JobState.FINISHED, JobState.FAILED)
+RESUMABLE = (JobState.STOPPED, JobState.INTERRUPTED, JobState.FINISHED, JobState.FAILED, JobState.PRUNED)
 LIVE = (JobState.RUNNING, JobState.PAUSED)
 STALE_S = 60.0  # a live run with no known processes and no heartbeat for this long is interrupted (rank 0
 # beats every 10 s from a thread of its own: engine/training/worker.py StoreHeartbeat)
@@ -692,6 +692,10 @@ class RunStore:
         """The names of the metrics the run logged at ``step``."""
         return {n for (n,) in self._db.execute("SELECT DISTINCT name FROM metrics WHERE run_id=? AND step=?",
                                                (run_id, step))}
+
+    def metric_names(self) -> set[str]:
+        """Every metric name any run logged (reads the whole metrics index: for a check, not a loop)."""
+        return {n for (n,) in self._db.execute("SELECT DISTINCT name FROM metrics")}
 
     def max_metric_rowid(self) -> int:
         """The newest metric row's rowid in the whole store (one B-tree seek: where following starts)."""

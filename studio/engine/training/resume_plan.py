@@ -29,8 +29,8 @@ def plan_resume(store: RunStore, run_ref: str, overrides: list[str] | None = Non
     ConfigError (one line) when it cannot be resumed as asked."""
     info = store.resolve(run_ref)
     if info.status in LIVE or info.status == JobState.QUEUED:
-        raise ConfigError(f"run {info.id} is {info.status}; only a stopped, interrupted, finished or failed run "
-                          "can be resumed")
+        raise ConfigError(f"run {info.id} is {info.status}; only a stopped, interrupted, pruned, finished or failed "
+                          "run can be resumed")
     if info.status not in RESUMABLE:
         raise ConfigError(f"run {info.id} is {info.status} and cannot be resumed")
     checkpoint = info.last_checkpoint

@@ -87,6 +87,7 @@ class MainWindow(QMainWindow):
         self.training_splitter.setSizes([560, 200, 90])
         self.pages = Pages(session, self.training_splitter, self)
         self.tabs, self.navigation = self.pages.tabs, self.pages.navigation
+        self.pages.built.connect(self._follow_config)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.settings)
         self.splitter.addWidget(self.tabs)
@@ -153,12 +154,26 @@ class MainWindow(QMainWindow):
             # started once the window is on screen: the probe imports torch, which would compete for the CPU
             self._probe_pending = True
 
+    def _follow_config(self, page: Any) -> None:
+        """A page that puts values in the session's config (``config_set``: the learning-rate finder) has the
+        settings form show them."""
+        signal = getattr(page, "config_set", None)
+        if signal is not None:
+            signal.connect(self.settings.reload)
+
+    def _band_chosen(self, curves: Any, kind: str) -> None:
+        """The Seeds setting changed: remembered, and the run list's swatches follow (a group shares a colour)."""
+        self.prefs.seed_band = kind
+        self.run_list.set_colours(curves.colours())
+
     def _curves_built(self, curves: Any) -> None:
         """The curves were just made: the run list's names and colours, the window's error dialog, presentation,
         the metrics plotted."""
         curves.load_failed.connect(lambda message: self.status.show_error("Curves", message))
         curves.set_metric_choices(self.prefs.metric_choices)  # which metrics are plotted, as last chosen
         curves.metrics_chosen.connect(lambda choices: setattr(self.prefs, "metric_choices", choices))
+        curves.set_band(self.prefs.seed_band)  # how a seed group is drawn, as last chosen
+        curves.band_chosen.connect(lambda kind: self._band_chosen(curves, kind))
         curves.set_labels(dict(self.run_list.names))
         self.run_list.set_colours(curves.colours())
         if self.presentation.on:

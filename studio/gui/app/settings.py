@@ -144,3 +144,15 @@ class SettingsStore:
     @metric_choices.setter
     def metric_choices(self, choices: dict[str, bool]) -> None:
         self.qs.setValue("curves/metrics", json.dumps({str(k): bool(v) for k, v in choices.items()}))
+
+    @property
+    def seed_band(self) -> str:
+        """How the curves draw a seed group (``curve_groups.BAND_CHOICES``; the mean ± std until chosen)."""
+        from studio.gui.plots.curve_groups import BAND_CHOICES
+
+        value = self.qs.value("curves/seed_band")
+        return value if isinstance(value, str) and value in BAND_CHOICES else "std"
+
+    @seed_band.setter
+    def seed_band(self, kind: str) -> None:
+        self.qs.setValue("curves/seed_band", str(kind))

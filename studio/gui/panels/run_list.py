@@ -47,10 +47,12 @@ from studio.core.runs.names import run_names
 from studio.core.runs.run_filter import RunFacts, RunFilter
 from studio.core.runs.store import RESUMABLE
 from studio.core.vocab import JobState
+from studio.gui.panels.run_groups import group_tips
 from studio.gui.panels.run_rows import DEFAULT_SORT, FilterBox, RunItem, column_of, row_keys, sort_rows
 from studio.gui.widgets.run_picker import FittedNames
 
 COLUMNS = ("Run", "Status", "Test acc", "Val acc", "Steps", "Started", "Notes", "Tags")
+SPREAD_COLUMNS = {"test_acc": "Test acc", "val_acc": "Val acc"}  # a seed group's spread in their tooltips
 # the run has a status it can continue from (core/runs/store.py RESUMABLE); whether it has a checkpoint too is
 # looked at only when asked (RunList.resumable), not for every row of every refresh
 RESUMABLE_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -258,6 +260,7 @@ class RunList(QWidget):
         positions = self.session.queue_positions()
         items: list[RunItem] = []
         self.facts = {}
+        self.group_tips = group_tips(params, {r.id: r.summary for r in runs})  # seed groups' mean ± std, n
         for run in runs:
             def num(key: str, summary: dict = run.summary) -> str:
                 v = summary.get(key)
@@ -280,6 +283,8 @@ class RunList(QWidget):
                 item.setToolTip(COLUMNS.index("Notes"), notes)
             if run.message:
                 item.setToolTip(1, run.message)
+            for key, tip in self.group_tips.get(run.id, {}).items():
+                item.setToolTip(COLUMNS.index(SPREAD_COLUMNS[key]), tip)
             items.append(item)
         tree = self.tree
         tree.setUpdatesEnabled(False)

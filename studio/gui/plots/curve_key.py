@@ -14,15 +14,16 @@ SPACE = "&nbsp;&nbsp;&nbsp;"
 @dataclass(frozen=True)
 class Key:
     """The runs the key names (id, label) in colour order, how many more are shown, every shown run (its
-    tooltip), and the train curves' logging intervals in steps: of the runs Studio trained (``every``: its
+    tooltip), the train curves' logging intervals in steps: of the runs Studio trained (``every``: its
     train.metric_interval) and of the runs a script logged (``script_every``: studio.track, a TensorBoard
-    import)."""
+    import), and what a seed group's band shows (``band``)."""
 
     named: list[tuple[str, str]]
     more: int
     everyone: list[tuple[str, str]]
     every: list[int]
     script_every: list[int] = field(default_factory=list)
+    band: str = ""  # what a seed group's shaded band is (empty: no group drawn as a band)
 
     @property
     def lines(self) -> str:
@@ -32,7 +33,8 @@ class Key:
         shown = [s for s in spacing if s]
         train = f"solid: train, a point {'; '.join(shown)}" if shown else "solid: train"
         when = "" if self.script_every and not self.every else " (per epoch)"  # a script logs it when it likes
-        return f"{train} · dashed, dots: validation{when}"
+        band = f" · a seed group: its mean, shaded {self.band}" if self.band else ""
+        return f"{train} · dashed, dots: validation{when}{band}"
 
 
 def _every(steps: list[int]) -> str:

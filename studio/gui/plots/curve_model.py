@@ -15,9 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from studio.core.maths.bands import BANDS, STD, Band
 from studio.core.maths.smoothing import smooth
+from studio.core.runs.seed_groups import SeedGroup
 from studio.core.vocab import Metric
 from studio.gui.plots.curve_data import Drawn, Job, Prepared, Series, x_values
+from studio.gui.plots.curve_groups import BAND_CHOICES, EACH_RUN, group_band, groups_among, member_curves
 from studio.gui.plots.curve_key import KEY_NAMES, Key
 from studio.gui.plots.palette import run_colour
 
@@ -115,6 +118,9 @@ class CurveModel:
         self._pending: dict[str, tuple[Range | None, int]] = {}  # the same, for the request under way
         self._key_every: tuple[list[int], list[int]] = ([], [])  # the logging intervals the key last named
         self.scripted: set[str] = set()  # shown runs a script logged (not trained by Studio: no metric_interval)
+        self.params: dict[str, dict] = {}  # run → its settings (seed groups), where known
+        self.band_kind = STD  # a seed group's band (``curve_groups.BAND_CHOICES``; EACH_RUN: a line per run)
+        self._groups: tuple[tuple[str, ...], list[SeedGroup]] = ((), [])  # (order, its groups), cached
 
     # --- runs and their points -------------------------------------------------------------------
     def clear(self) -> None:
@@ -265,6 +271,45 @@ class CurveModel:
         """Plot ``key``'s chosen metrics: (metric, line label, dashed, per-epoch symbols)."""
         return [m for m in plot_spec(key)[2] if self.chosen(m[0])]
 
+    # --- seed groups -----------------------------------------------------------------------------
+    def set_params(self, params: dict[str, dict]) -> None:
+        """The settings of runs (shown or to be shown): runs differing only in the seed form a group."""
+        self.params.update(params)
+        self._groups = ((), [])
+        self.mark_dirty()
+
+    def set_band(self, kind: str) -> None:
+        """How a seed group is drawn: ``"std"`` (mean ± 1 std), ``"ci95"`` (mean, 95 % interval of the mean) or
+        ``"runs"`` (every run's own line)."""
+        if kind not in BAND_CHOICES:
+            raise ValueError(f"a band is one of {', '.join(BAND_CHOICES)}, not {kind!r}")
+        self.band_kind = kind
+        self.mark_dirty()
+
+    def groups(self) -> list[SeedGroup]:
+        """The seed groups among the shown runs drawn as a band (none while every run is drawn on its own)."""
+        if self.band_kind == EACH_RUN:
+            return []
+        order = tuple(self.order)
+        if self._groups[0] != order:
+            self._groups = (order, groups_among(self.params, self.order))
+        return self._groups[1]
+
+    def grouped(self) -> dict[str, SeedGroup]:
+        """``run → its group`` for the shown runs drawn as part of a band (their own lines are not drawn)."""
+        return {r: g for g in self.groups() for r in g.run_ids}
+
+    def bands(self, key: str, columns: int) -> dict[tuple[str, str], Band]:
+        """The mean and band of each group and chosen metric of plot ``key`` (``(group id, metric) → Band``):
+        each run on the current x axis and smoothed first, on a grid of at most ``columns`` points."""
+        out = {}
+        for g in self.groups():
+            for name, *_ in self.plotted(key):
+                curves = member_curves(self, g, name, name in SMOOTHED)
+                if curves:
+                    out[(g.id, name)] = group_band(curves, self.band_kind, columns, self.log_x)
+        return out
+
     # --- the read-out at the pointer -------------------------------------------------------------
     def readout(self, key: str, x: float, runs: int = READOUT_RUNS) -> list[Reading]:
         """For the first ``runs`` shown runs and each chosen line of plot ``key``: the point nearest ``x`` (view
@@ -362,8 +407,10 @@ class CurveModel:
         return x_values(self.x_mode, run, s.snapshot(), self.batch_sizes.get(run_id, np.nan))
 
     def colours(self) -> dict[str, str]:
-        """Each shown run's palette colour, by its place in the selection (the view draws it in the theme)."""
-        return {run_id: run_colour(i) for i, run_id in enumerate(self.order)}
+        """Each shown run's palette colour, by its place in the selection (the view draws it in the theme); the
+        runs of a seed group drawn as a band take its first run's colour (the band's)."""
+        own = {run_id: run_colour(i) for i, run_id in enumerate(self.order)}
+        return {**own, **{r: own[g.run_ids[0]] for r, g in self.grouped().items()}}
 
     @property
     def thin_lines(self) -> bool:
@@ -388,9 +435,12 @@ class CurveModel:
 
     def key(self, names: int = KEY_NAMES) -> Key:
         """What the key says now: the first ``names`` runs by name, the rest counted."""
-        everyone = [(r, self.labels[r]) for r in self.order]
+        grouped = self.grouped()
+        everyone = [(r, grouped[r].name if r in grouped else self.labels[r]) for r in self.order
+                    if r not in grouped or grouped[r].run_ids[0] == r]  # a seed group once, by its name
         self._key_every = (self.logged_every(), self.logged_every(scripted=True))
-        return Key(everyone[:names], max(0, len(everyone) - names), everyone, *self._key_every)
+        band = BANDS[self.band_kind] if grouped else ""
+        return Key(everyone[:names], max(0, len(everyone) - names), everyone, *self._key_every, band)
 
     def key_outdated(self) -> bool:
         """Whether the logging intervals changed since the key was last made (a run's first points tell them)."""

@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QColor, QFont
 
 from studio.gui.plots.axes import plain_numbers
+from studio.gui.plots.curve_bands import BandLayer
 from studio.gui.plots.curve_data import Drawn
 from studio.gui.plots.curve_model import SMOOTHED, X_AXES, CurveModel, PlotView, Range, bounds, plot_spec, spread
 from studio.gui.plots.log_axis import LogAxis
@@ -169,6 +170,7 @@ class PlotGrid:
         self.plots: dict[str, pg.PlotItem] = {}
         self.items: Items = {}
         self.raw_items: Items = {}
+        self.bands = BandLayer()  # seed groups drawn as their mean and a band
         self.style = STYLES[False]
         self._on_x_range = on_x_range
         self._places: dict[str, tuple[int, int, int]] = {}  # plot → (row, column, column span) in the grid
@@ -237,6 +239,7 @@ class PlotGrid:
         self._deferred.clear()
         self.items.clear()
         self.raw_items.clear()
+        self.bands.clear()
         for plot in self.plots.values():
             plot.clear()
         self.sync()
@@ -303,8 +306,14 @@ class PlotGrid:
     def draw(self, run_id: str, name: str, d: Drawn) -> None:
         """A prepared curve onto its line, if the run is still shown."""
         item = self.items.get((run_id, name))
-        if item is not None and self.model.keep(run_id, name, d):
-            draw(item, self.raw_items.get((run_id, name)), d, self.model.smoothing > 0)
+        if item is not None and self.model.keep(run_id, name, d) and run_id not in self.model.grouped():
+            draw(item, self.raw_items.get((run_id, name)), d, self.model.smoothing > 0)  # a grouped run: its band
+
+    def draw_bands(self) -> None:
+        """Each seed group's mean and band (its runs' own lines hidden), at the columns the curves were drawn at;
+        the mean at the style's full width (it stands for several runs)."""
+        self.bands.draw(self.model, self.plots, self.model.drawn_columns, self.items, self.raw_items,
+                        self.style.line)
 
     def views(self) -> dict[str, PlotView]:
         """Each plot's zoomed x range (None while it follows its data) and width, for the model's requests."""

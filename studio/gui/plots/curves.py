@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QAction, QActionGroup, QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.gui.plots.curve_data import Drawn, Prepared, Series, prepare
+from studio.gui.plots.curve_groups import BAND_CHOICES
 from studio.gui.plots.curve_hover import HoverReadout
 from studio.gui.plots.curve_key import KEY_TIP, key_html
 from studio.gui.plots.curve_loader import CurveLoader
@@ -46,6 +47,18 @@ HINT = ("No run to show yet.\n\nPress Train (Ctrl+Return) to start one with the 
         "or select runs in the list below (Ctrl/Shift-click to overlay several).")
 CURVES_PER_TURN = 60  # curves handed to pyqtgraph per event-loop turn (each setData ~0.5 ms)
 ZOOM_SETTLE_MS = 120  # a zoom or pan re-decimates once the view has been still this long
+
+
+MANY_RUNS = 50  # unknown runs from which every run's settings are read in one query instead of one query each
+
+
+def read_params(store: Any, run_ids: list[str]) -> dict[str, dict]:
+    """The settings of these runs from the store (none from a store that keeps none)."""
+    everyone, params = getattr(store, "all_params", None), getattr(store, "params", None)
+    if len(run_ids) > MANY_RUNS and callable(everyone):
+        found = everyone()
+        return {r: found.get(r, {}) for r in run_ids}
+    return {r: params(r) for r in run_ids} if callable(params) else {}
 
 
 class MetricMenu(QMenu):
@@ -68,6 +81,7 @@ class CurvesView(QWidget):
     curves_drawn = Signal()
     load_failed = Signal(str)
     metrics_chosen = Signal(object)  # the user's metric choices (metric → plotted), to remember
+    band_chosen = Signal(str)  # how a seed group is drawn (the Seeds setting), to remember; the runs' colours changed
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -145,6 +159,26 @@ class CurvesView(QWidget):
         self.smooth_box.valueChanged.connect(self.set_smoothing)
         bar.addWidget(self.smooth_box)
         bar.addSpacing(12)
+        self.band_button = QToolButton()  # a menu, as Metrics: a combo box here pushed the window past 1024 px
+        self.band_button.setObjectName("seed_band")
+        self.band_button.setText("Seeds")
+        self.band_button.setToolTip("Runs that differ only in the seed (a seed group): drawn as their mean with a "
+                                    "band of ± 1 standard deviation or the 95 % interval of the mean (each run "
+                                    "smoothed first), or as a line per run")
+        self.band_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        band_menu = QMenu(self.band_button)
+        choices = QActionGroup(band_menu)
+        self.band_actions: dict[str, QAction] = {}
+        for key, text in BAND_CHOICES.items():
+            action = band_menu.addAction(text)
+            action.setCheckable(True)
+            action.setChecked(key == self.model.band_kind)
+            choices.addAction(action)
+            action.triggered.connect(lambda _=False, k=key: self.set_band(k))
+            self.band_actions[key] = action
+        self.band_button.setMenu(band_menu)
+        bar.addWidget(self.band_button)
+        bar.addSpacing(12)
         self.metrics_button = QToolButton()
         self.metrics_button.setObjectName("curve_metrics")
         self.metrics_button.setText("Metrics")
@@ -183,8 +217,10 @@ class CurvesView(QWidget):
         self._update_key()
 
     def show_runs(self, data: dict[str, dict[str, tuple]], labels: dict[str, str] | None = None,
-                  batch_sizes: dict[str, int] | None = None) -> None:
-        """Replace what is shown with these runs' metrics (``run_id → name → (steps, values[, walls])``)."""
+                  batch_sizes: dict[str, int] | None = None, params: dict[str, dict] | None = None) -> None:
+        """Replace what is shown with these runs' metrics (``run_id → name → (steps, values[, walls])``); with
+        their settings (``params``) runs that differ only in the seed are drawn as a band."""
+        self.model.set_params(params or {})
         self.model.show(data, labels, batch_sizes)
         self.readout.hide()
         self.grid.reset()
@@ -193,7 +229,9 @@ class CurvesView(QWidget):
 
     def load_runs(self, store: Any, run_ids: list[str], labels: dict[str, str] | None = None) -> None:
         """Show these runs from the run store: the key at once, the curves once the loader has read and prepared
-        them (``curves_drawn``). Runs shown already keep their arrays (and their live points)."""
+        them (``curves_drawn``). Runs shown already keep their arrays (and their live points); runs that differ
+        only in the seed are drawn as their mean and a band (the Seeds setting)."""
+        self.model.set_params(read_params(store, [r for r in run_ids if r not in self.model.params]))
         self.model.select(run_ids, labels)
         self._store = store
         self.readout.hide()
@@ -245,6 +283,15 @@ class CurvesView(QWidget):
     def set_smoothing(self, weight: float) -> None:
         self.model.set_smoothing(weight)
         self._refresh(fit=False)
+
+    def set_band(self, kind: str) -> None:
+        """How a seed group is drawn: ``"std"``, ``"ci95"`` or ``"runs"`` (a line per run)."""
+        self.model.set_band(kind)
+        self.band_actions[kind].setChecked(True)
+        self.grid.reset()  # the runs' colours and the key change with the grouping
+        self._update_key()
+        self._refresh(fit=False)
+        self.band_chosen.emit(kind)
 
     def set_x_mode(self, mode: str) -> None:
         """``"step"``, ``"epoch"``, ``"samples"`` (step × batch size) or ``"wall"`` (seconds since the run's
@@ -393,6 +440,7 @@ class CurvesView(QWidget):
             QTimer.singleShot(0, lambda: self._draw_slice(result))
             return
         self.model.drawn()
+        self.grid.draw_bands()
         self._set_loading(False)
         if self.model.key_outdated():
             self._update_key()

@@ -47,6 +47,7 @@ EXTRA_TABS: tuple[TabSpec, ...] = (
     TabSpec("teaching_lab", "Teaching lab", "studio.gui.demos.lab:TeachingLab", group="Learn"),
     TabSpec("compare", "Compare", "studio.gui.tabs.compare:CompareTab", group="Runs"),
     TabSpec("queue", "Queue", "studio.gui.tabs.queue:QueueTab", group="Runs"),
+    TabSpec("search", "Search", "studio.gui.tabs.search:SearchTab", group="Runs"),
     TabSpec("compression", "Compression", "studio.gui.tabs.compression:CompressionTab"),
     TabSpec("scaling_laws", "Scaling laws", "studio.gui.tabs.scaling_laws:ScalingLawsTab"),
     TabSpec("parallel_lab", "Parallelism lab", "studio.gui.tabs.parallel_lab:ParallelLab", group="Learn"),

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from studio.core.contracts.runs import CompareTable
 from studio.core.runs.compare import compare_runs, config_diff, format_metric, format_value, parallel_axes
 from studio.gui.plots.parallel import ParallelCoordinates
+from studio.gui.tabs.compare_groups import NO_GROUP, fill_groups
 from studio.gui.widgets.run_picker import RunChecklist, run_names
 
 HINT = "Tick two or more runs on the left (or select them in the run list with Ctrl- or Shift-click) to compare them."
@@ -67,7 +68,7 @@ class CompareTab(QWidget):
     def __init__(self, session: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.result: CompareTable = {"differing": [], "metric_names": [], "runs": []}
+        self.result: CompareTable = {"differing": [], "metric_names": [], "runs": [], "groups": []}
         self._dirty = True
 
         self.picker = RunChecklist("The runs to compare: tick two or more (the run list's selection, too)")
@@ -119,10 +120,21 @@ class CompareTab(QWidget):
         dl.addLayout(row)
         dl.addWidget(self.diff, 1)
 
+        self.groups = _table("compare_groups")
+        self.groups.setToolTip("Runs that differ only in the seed, as one: each final metric's mean ± std over "
+                               "the seeds (hover a number for its 95 % interval)")
+        self.no_groups = QLabel(NO_GROUP)
+        self.no_groups.setWordWrap(True)
+        groups_page = QWidget()
+        gl = QVBoxLayout(groups_page)
+        gl.addWidget(self.no_groups)
+        gl.addWidget(self.groups, 1)
+
         self.views = QTabWidget()
         self.views.setObjectName("compare_views")
         self.views.addTab(parallel_page, "Parallel coordinates")
         self.views.addTab(diff_page, "Config diff")
+        self.views.addTab(groups_page, "Seed groups")
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.views)
@@ -164,14 +176,20 @@ class CompareTab(QWidget):
         ids = [i for i in self.session.selected_runs() if i in known]
         self.picker.set_runs(((r.id, names.get(r.id, r.name), r.status) for r in runs), ids)
         self.result = compare_runs(store, ids) if len(ids) >= 2 else {"differing": [], "metric_names": [],
-                                                                       "runs": []}
+                                                                       "runs": [], "groups": []}
         if len(ids) < 2:
             self.summary.setText(HINT)
         else:
             n = len(self.result["differing"])
+            k = len(self.result.get("groups", []))
             self.summary.setText(f"{len(ids)} runs · {n} setting{'s' if n != 1 else ''} differ"
-                                 + ("" if n else " (the same config: compare their metrics)"))
+                                 + ("" if n else " (the same config: compare their metrics)")
+                                 + (f" · {k} seed group{'s' if k != 1 else ''} (mean ± std: the Seed groups tab)"
+                                    if k else ""))
         self._fill_table()
+        groups = self.result.get("groups", [])
+        fill_groups(self.groups, groups, self.result["metric_names"])
+        self.no_groups.setVisible(not groups)
         self._fill_metric_choice()
         self._fill_diff_choice()
 
