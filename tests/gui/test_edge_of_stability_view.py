@@ -23,7 +23,7 @@ def legend_texts(view):
 
 @pytest.fixture
 def view(qtbot):
-    v = EdgeOfStabilityView(session=None)
+    v = EdgeOfStabilityView(session=None, recorded=False)  # live frames only, not the shipped recording
     v.resize(1200, 700)
     qtbot.addWidget(v)
     v.show()

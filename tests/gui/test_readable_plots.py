@@ -178,9 +178,11 @@ def test_a_cut_run_name_is_whole_in_the_tooltip(qtbot):
     assert box.toolTip().startswith("short\n")
 
 
-def test_a_demo_before_its_first_frame_shows_a_hint_not_axes(qtbot, window):
+def test_a_demo_before_its_first_frame_shows_a_hint_not_axes(qtbot, window, monkeypatch):
+    from studio.core.demos import recordings
     from studio.gui.plots.empty_hint import plot_items
 
+    monkeypatch.setattr(recordings, "shipped", lambda _demo: None)  # a demo with no recording (or a damaged one)
     lab = window.pages.tab("teaching_lab")
     window.tabs.setCurrentWidget(lab)
     view = lab.open("optimizer_race")

@@ -97,7 +97,7 @@ def shipped(name: str) -> Recording | None:
         return None
 
 
-def same_settings(recorded: dict[str, Any], now: dict[str, Any]) -> list[str]:
+def differing_settings(recorded: dict[str, Any], now: dict[str, Any]) -> list[str]:
     """The settings that differ between a recording and the view's (names, in the recording's order); [] when the
     recording shows exactly what Compute would compute."""
     keys = list(recorded) + [k for k in now if k not in recorded]

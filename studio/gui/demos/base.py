@@ -262,7 +262,7 @@ class DemoView(QWidget):
         """Draw the recording of this demo (default: the one Studio ships) as a finished computation, at its last
         frame, with the badge; only when it was made with the view's settings and nothing is computing."""
         recording = recording or recordings.shipped(self.demo)
-        if recording is None or self.busy or recordings.same_settings(recording.params, self.params):
+        if recording is None or self.busy or recordings.differing_settings(recording.params, self.params):
             return False
         self.recording = recording
         self.badge.button = self.compute_button.text()
@@ -298,7 +298,7 @@ class DemoView(QWidget):
 
     def _recording_settings(self) -> None:
         if self.recording is not None:
-            self.badge.settings_changed(recordings.same_settings(self.recording.params, self.params))
+            self.badge.settings_changed(recordings.differing_settings(self.recording.params, self.params))
 
     # --- computing ---------------------------------------------------------------------------
     def compute(self) -> None:
@@ -355,7 +355,7 @@ class DemoView(QWidget):
         """A computation ended without a frame (stopped, failed): the recording is still on screen; say so again."""
         if self._replace_recording and self.recording is not None and not self.busy:
             self._replace_recording = False
-            self.badge.show_recording(self.recording, recordings.same_settings(self.recording.params, self.params))
+            self.badge.show_recording(self.recording, recordings.differing_settings(self.recording.params, self.params))
 
     def _failed(self, message: str) -> None:
         self.error_text = message

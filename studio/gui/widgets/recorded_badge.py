@@ -100,7 +100,7 @@ def show_shipped(badge: RecordedBadge, name: str, request: Callable[[], Any], sh
         now = asdict(request())
     except (StudioError, AttributeError):  # a form that is no request yet (a page built on a partial session)
         return False
-    if [k for k in recordings.same_settings(recording.params, now) if k not in ignore]:
+    if [k for k in recordings.differing_settings(recording.params, now) if k not in ignore]:
         return False
     try:
         show(recording.result)
