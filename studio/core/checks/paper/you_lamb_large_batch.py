@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from studio.core.checks.bands import above, text
-from studio.core.checks.base import Measure, PaperCheck, Reproduction
+from studio.core.checks.bands import above
+from studio.core.checks.base import PaperCheck, Reproduction
 from studio.core.checks.stats import over_seeds, paired, seeds_of
 
 if TYPE_CHECKING:
@@ -81,11 +81,11 @@ def run(progress: Any = None, seeds: int = SEEDS, first_seed: int = 0, epochs: i
     measures = (
         above(f"test accuracy at batch {LARGE}, LAMB − Adam (points)", gain, 0.0,
               "LAMB keeps the baseline, Adam/AdamW fall short (§5)"),
-        Measure.holds(f"shortfall of LAMB at batch {LARGE} against Adam at batch {SMALL} (points)", short.mean,
-                      True, "≈ 0 (LAMB keeps the small-batch accuracy)",
-                      f"shown, not tested ({text(short)}); Adam's {adam_short:.3g}"),
     )
-    details = {"best_lr": best, "small_acc": small, "adam_acc": adam, "lamb_acc": lamb,
+    # what LAMB leaves short of the small batch is said, not judged (at this scale it does not keep it): in the
+    # details, not as a measure that could not fail
+    details = {"shortfall_pt": {"lamb": short.mean, "adam": adam_short, "lamb_se": short.se},
+               "best_lr": best, "small_acc": small, "adam_acc": adam, "lamb_acc": lamb,
                "grid": {f"{n}@{lr:g}": [v for v, _ in r] for (n, lr), r in results.items()},
                "seeds": list(seed_list), "trust_ratio": trust_ratio,
                "wall_s": round(time.perf_counter() - started, 2)}
