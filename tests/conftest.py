@@ -54,6 +54,22 @@ def studio_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(autouse=True)
+def gc_on_the_gui_thread(request: pytest.FixtureRequest):
+    """In a test with a Qt application, cyclic garbage is collected on its thread only, as in the app
+    (gui/session/main_thread_gc.py): a collection on a worker thread that destroys a Qt object can deadlock."""
+    if not {"qtbot", "qapp"} & set(request.fixturenames):
+        yield
+        return
+    request.getfixturevalue("qapp")
+    from studio.gui.session.main_thread_gc import MainThreadGC
+
+    collector = MainThreadGC()
+    yield
+    collector.stop()
+    collector.deleteLater()
+
+
 def run_cli(*args: str, timeout: float = 240, **kwargs) -> subprocess.CompletedProcess:
     """Run ``python -m studio ARGS`` as a user would, capturing output."""
     return subprocess.run([sys.executable, "-m", "studio", *args], capture_output=True, text=True,

@@ -34,6 +34,9 @@ def run_gui(argv: list[str], engine: EnginePort) -> int:
     app.setOrganizationName("Studio")
     app.setDesktopFileName("studio")
     app.setWindowIcon(app_icon())
+    from studio.gui.session.main_thread_gc import MainThreadGC
+
+    MainThreadGC(parent=app)  # no Qt object is ever destroyed by a collection on a worker thread
     args = [a for a in app.arguments()[1:] if a in argv]
     new_instance = "--new-instance" in args
     paths = [a for a in args if not a.startswith("-")]
