@@ -41,7 +41,7 @@ def drive(window: Any, shots: Path | None) -> dict[str, Any]:
     view = lab.open("playground")
     settle(300)
     click(view.compute_button)  # Train
-    learning = wait_for(lambda: view.frame_count() >= 5)
+    learning = wait_for(lambda: view.recording is None and view.frame_count() >= 5)  # live frames, not the recording
     job = view.task.job.id if view.task is not None else None
     shoot(window, shots, "playground-learning")
     notes: list[dict[str, Any]] = []

@@ -6,6 +6,8 @@ from __future__ import annotations
 import gc
 import threading
 
+from studio.gui.session.main_thread_gc import MainThreadGC
+
 
 def test_no_collection_runs_on_a_worker_thread_and_the_window_thread_collects(qtbot):
     ran_on: list[str] = []
@@ -24,8 +26,15 @@ def test_no_collection_runs_on_a_worker_thread_and_the_window_thread_collects(qt
         worker.start()
         worker.join()
         assert "worker" not in ran_on
-        kept = [[i] for i in range(5_000)]  # the window's thread allocates past the threshold: its timer collects
-        qtbot.waitUntil(lambda: "MainThread" in ran_on, timeout=5_000)
-        assert len(kept) == 5_000 and set(ran_on) == {"MainThread"}
+        threshold = gc.get_threshold()
+        gc.set_threshold(1, 10, 10)  # a collector made now is due at once: its timer collects, on this thread
+        try:
+            collector = MainThreadGC(interval_ms=10)
+            kept = [[i] for i in range(100)]
+            qtbot.waitUntil(lambda: "MainThread" in ran_on, timeout=5_000)
+            collector.stop()
+        finally:
+            gc.set_threshold(*threshold)
+        assert len(kept) == 100 and set(ran_on) == {"MainThread"}
     finally:
         gc.callbacks.remove(record)

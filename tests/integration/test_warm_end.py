@@ -18,6 +18,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_ending_the_warm_back_end_ends_a_server_still_importing_torch():
+    backend.end_warm()  # a server an earlier test left warm would be reused: this one must be just started
     backend.start_warm()
     pid = backend.server_pid()
     assert pid is not None and _alive(pid)
