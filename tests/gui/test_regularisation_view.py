@@ -20,7 +20,10 @@ def frame(epoch: int, names=ALL) -> dict:
 
 
 @pytest.fixture
-def lab(qtbot):
+def lab(qtbot, monkeypatch):
+    from studio.core.demos import recordings
+
+    monkeypatch.setattr(recordings, "shipped", lambda _demo: None)  # these tests hand the view live frames
     tab = TeachingLab(None)
     tab.resize(1280, 800)
     qtbot.addWidget(tab)
