@@ -62,7 +62,7 @@ def test_kill_9_mid_logging_loses_at_most_the_last_buffer(tmp_path: Path, studio
     curve = store.curves([run_id])[run_id]["train/loss"]
     steps = list(curve.steps)
     assert steps == list(range(len(steps)))  # every flushed step, none torn, in order
-    assert len(steps) >= 250  # at most the last buffer (0.1 s of ~1 ms steps) lost
+    assert len(steps) >= 300 - 100  # at most the last buffer lost: 0.1 s of ~1 ms steps after the 300 printed
     record = metric_log.read(info.dir)
     assert sorted(r[0] for r in record) == steps  # the folder's record agrees with the database
     store.close()
