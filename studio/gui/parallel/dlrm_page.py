@@ -15,9 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QScrollArea,
     QSpinBox,
-    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -26,6 +24,7 @@ from PySide6.QtWidgets import (
 from studio.core.checks.catalog import CHECKS
 from studio.core.contracts.dlrm import MAX_DIM, MAX_RANKS, MAX_ROWS, MAX_TABLES, MIN_RANKS, DlrmRequest, validate
 from studio.core.errors import ConfigError
+from studio.gui.parallel import page_frame
 from studio.gui.parallel.dlrm_plots import DlrmPlots, replication_words
 from studio.gui.widgets.check_panel import CheckPanel
 from studio.gui.widgets.job_panel import FAILURE_LINES, JobPanel, Words
@@ -122,15 +121,7 @@ class DlrmPage(QWidget):
         if self.check_panel is not None:
             side_layout.addWidget(self.check_panel)
         side_layout.addStretch(1)
-        self.side_scroll = QScrollArea()
-        self.side_scroll.setWidget(side)
-        self.side_scroll.setWidgetResizable(True)
-        column = QWidget()
-        column_layout = QVBoxLayout(column)
-        column_layout.setContentsMargins(0, 0, 0, 0)
-        column_layout.addWidget(self.side_scroll, 1)
-        column_layout.addWidget(self.panel)
-        column.setMinimumWidth(220)
+        column, self.side_scroll = page_frame.side_column(side, self.panel)
 
         self.plots = DlrmPlots()
         charts = QWidget()
@@ -145,25 +136,8 @@ class DlrmPage(QWidget):
         self.views.addTab(self.plots.table, "Numbers")
         self.views.setTabToolTip(0, "The two trainings' losses; what each process holds")
         self.views.setTabToolTip(1, "The all-to-all's bytes, the tables per rank, the step times")
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.plots.gantt)
-        right.addWidget(self.views)
-        right.setChildrenCollapsible(False)
-        right.setSizes([250, 350])
-        body = QSplitter(Qt.Orientation.Horizontal)
-        body.addWidget(column)
-        body.addWidget(right)
-        body.setStretchFactor(1, 1)
-        body.setSizes([260, 900])
-        body.setCollapsible(1, False)
-        top = QHBoxLayout()
-        top.addWidget(self.claim, 1)
-        if self.check_panel is not None:
-            buttons = QVBoxLayout()
-            buttons.addWidget(self.check_panel.run_button)
-            buttons.addWidget(self.verdicts)
-            buttons.addStretch(1)
-            top.addLayout(buttons)
+        body = page_frame.body(column, self.plots.gantt, self.views, [250, 350], 260)
+        top = page_frame.claim_row(self.claim, self.check_panel, self.verdicts)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(body, 1)

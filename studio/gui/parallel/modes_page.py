@@ -10,16 +10,15 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QLabel,
     QScrollArea,
-    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from studio.core.checks.catalog import CHECKS
+from studio.gui.parallel import page_frame
 from studio.gui.parallel.modes_form import ModesForm
 from studio.gui.parallel.modes_plots import ModesPlots
 from studio.gui.parallel.modes_table import ModesTable
@@ -102,25 +101,8 @@ class ModesPage(QWidget):
                                  "What each rank holds: with the model split, only its stage",
                                  "Every mode's training loss against the samples seen: one curve if all agree")):
             self.views.setTabToolTip(i, tip)
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.timeline)
-        right.addWidget(self.views)
-        right.setChildrenCollapsible(False)
-        right.setSizes([300, 300])
-        body = QSplitter(Qt.Orientation.Horizontal)
-        body.addWidget(column)
-        body.addWidget(right)
-        body.setStretchFactor(1, 1)
-        body.setSizes([230, 900])
-        body.setCollapsible(1, False)
-        top = QHBoxLayout()
-        top.addWidget(self.claim, 1)
-        if self.check_panel is not None:
-            check = QVBoxLayout()
-            check.addWidget(self.check_panel.run_button)
-            check.addWidget(self.verdicts)
-            check.addStretch(1)
-            top.addLayout(check)
+        body = page_frame.body(column, self.timeline, self.views, [300, 300], 230)
+        top = page_frame.claim_row(self.claim, self.check_panel, self.verdicts)
         self.badge = RecordedBadge("Run")  # the recording Studio ships, until Run measures this machine
         self.badge.follow(self.panel)
         layout = QVBoxLayout(self)

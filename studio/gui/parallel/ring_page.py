@@ -16,9 +16,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QScrollArea,
     QSpinBox,
-    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -35,6 +33,7 @@ from studio.core.contracts.allreduce import (
     size_text,
     validate,
 )
+from studio.gui.parallel import page_frame
 from studio.gui.parallel.ring_plots import RingPlots
 from studio.gui.widgets.check_panel import CheckPanel
 from studio.gui.widgets.job_panel import FAILURE_LINES, JobPanel, Words
@@ -133,15 +132,7 @@ class RingPage(QWidget):
         if self.check_panel is not None:
             side_layout.addWidget(self.check_panel)
         side_layout.addStretch(1)
-        self.side_scroll = QScrollArea()  # the check panel scrolls its result into view here
-        self.side_scroll.setWidget(side)
-        self.side_scroll.setWidgetResizable(True)
-        column = QWidget()
-        column_layout = QVBoxLayout(column)
-        column_layout.setContentsMargins(0, 0, 0, 0)
-        column_layout.addWidget(self.side_scroll, 1)
-        column_layout.addWidget(self.panel)
-        column.setMinimumWidth(220)
+        column, self.side_scroll = page_frame.side_column(side, self.panel)
 
         self.plots = RingPlots()
         charts = QWidget()
@@ -156,25 +147,8 @@ class RingPage(QWidget):
         self.views.addTab(self.plots.table, "Numbers")
         self.views.setTabToolTip(0, "Each rank's bytes against the cost model; the time against p")
         self.views.setTabToolTip(1, "Every algorithm at every p and size")
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.plots.timeline)
-        right.addWidget(self.views)
-        right.setChildrenCollapsible(False)
-        right.setSizes([260, 340])
-        body = QSplitter(Qt.Orientation.Horizontal)
-        body.addWidget(column)
-        body.addWidget(right)
-        body.setStretchFactor(1, 1)
-        body.setSizes([250, 900])
-        body.setCollapsible(1, False)
-        top = QHBoxLayout()
-        top.addWidget(self.claim, 1)
-        if self.check_panel is not None:
-            buttons = QVBoxLayout()
-            buttons.addWidget(self.check_panel.run_button)
-            buttons.addWidget(self.verdicts)
-            buttons.addStretch(1)
-            top.addLayout(buttons)
+        body = page_frame.body(column, self.plots.timeline, self.views, [260, 340], 250)
+        top = page_frame.claim_row(self.claim, self.check_panel, self.verdicts)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(body, 1)
