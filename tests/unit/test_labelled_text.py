@@ -56,3 +56,14 @@ def test_cli_imports_labelled_text_with_named_columns(tmp_path):
     assert (data.x_train[:, 0] == 2).all()  # [CLS] first
     bad = run_cli("data", "import", str(path), "--text-column", "body", "--label-column", "nope")
     assert bad.returncode == 2 and "has no column 'nope'; its columns are topic, body" in bad.stderr
+
+
+def test_a_quoted_label_with_newlines_is_one_label_and_any_refusal_one_line(tmp_path):
+    """Found by the slow fuzz run: a label cell holding a newline made the refusal that names the labels two lines."""
+    path = tmp_path / "nl.csv"
+    path.write_text('text,label\nhello there,"a\nb"\nhi again,"a\nb"\nthird one,c\nfourth one,c\n')
+    assert labelled.read_labelled(path).classes == ["a b", "c"]
+    path.write_text('TEXT,LABEL\n0,"0\n0')
+    with pytest.raises(DataError) as err:
+        labelled.read_labelled(path)
+    assert "\n" not in str(err.value)

@@ -86,7 +86,7 @@ def read_labelled(path: str | Path, text_column: str | None = None, label_column
             next(rows)
             for row in rows:
                 text = " ".join(row[ti].split()) if len(row) > max(ti, li) else ""
-                label = row[li].strip() if len(row) > max(ti, li) else ""
+                label = " ".join(row[li].split()) if len(row) > max(ti, li) else ""  # a quoted label may hold newlines
                 if not text or not label or len(text) > MAX_LINE_CHARS:
                     skipped += 1
                     continue
