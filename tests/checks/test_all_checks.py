@@ -1,9 +1,10 @@
-"""Every paper check, as CI's slow step runs it: `python -m studio check --json` once for all of them (a lesson that
+"""Every paper check, as CI's slow step runs it: `python -m studio check --json --jobs 2` once for all of them (a lesson that
 no longer reproduces its paper turns CI red), and docs/developer/paper-checks.md has a row for each (a new check without
 docs turns the default run red)."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -18,7 +19,8 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "developer" / "paper-check
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, dict]:
     budget = sum(c.budget_s for c in CHECKS.values()) * 2 + 120  # a loaded machine: twice each check's budget
-    proc = run_cli("check", "--json", "--quiet", timeout=budget)
+    jobs = str(max(1, min(2, len(os.sched_getaffinity(0)))))  # side by side on CI's 2 cores: the same numbers
+    proc = run_cli("check", "--json", "--quiet", "--jobs", jobs, timeout=budget)
     out = last_json(proc.stdout)
     assert proc.returncode == (0 if out["passed"] else 3), proc.stderr
     return {c["name"]: c for c in out["checks"]}

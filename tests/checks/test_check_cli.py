@@ -110,3 +110,41 @@ def test_a_method_check_is_printed_apart_with_its_statistics() -> None:
     (m,) = check["measures"]
     assert m["n"] == 3 and m["over"] == "seeds" and len(m["values"]) == 3 and m["margin"] == pytest.approx(
         2.92 * m["se"], rel=1e-3)
+
+
+def test_jobs_runs_checks_side_by_side_with_the_same_numbers_and_the_timing_checks_alone() -> None:
+    """--jobs 2 gives each check's numbers exactly as one after another (each runs on one torch thread), reports in
+    the order asked, and runs a check marked exclusive (it times processes) after the pooled ones, in the CLI's own
+    process; --jobs 0 is a user error."""
+    names = (CHEAP, "linear_neuron_sgd_noise", "gu_tiresias_las")
+    serial = last_json(run_cli("check", *names, "--json", "--quiet").stdout)
+    proc = run_cli("check", *names, "--json", "--jobs", "2")
+    assert proc.returncode == 0, proc.stderr
+    pooled = last_json(proc.stdout)
+    assert [c["name"] for c in pooled["checks"]] == list(names)
+    assert [[m["ours"] for m in c["measures"]] for c in pooled["checks"]] == \
+        [[m["ours"] for m in c["measures"]] for c in serial["checks"]]
+    assert "3 checks, 2 at a time" in proc.stderr
+    assert run_cli("check", CHEAP, "--jobs", "0").returncode == 2
+
+
+def test_the_checks_that_time_processes_are_marked_exclusive() -> None:
+    """A check that starts rank processes and compares their times must not share the cores with another check."""
+    engine_run = {n for n, c in CHECKS.items() if c.runner.startswith("studio.engine.")}
+    assert engine_run and {n for n, c in CHECKS.items() if c.exclusive} == engine_run
+
+
+def _die(name: str, overrides: dict) -> None:
+    import os
+
+    os._exit(9)  # a worker killed in the middle of a check (out of memory, a signal)
+
+
+def test_a_pooled_check_whose_process_dies_fails_with_a_reason(monkeypatch) -> None:
+    """A real pool process that dies: that check FAILs with one sentence, and the caller gets every outcome."""
+    from studio.core.checks import pool
+
+    monkeypatch.setattr(pool, "_run_quietly", _die)
+    outcomes = list(pool.run_checks([CHEAP, "gu_tiresias_las"], jobs=2))
+    assert sorted(o.check.name for o in outcomes) == sorted([CHEAP, "gu_tiresias_las"])
+    assert all(o.verdict == "FAIL" and "its process ended before it finished" in o.error for o in outcomes)

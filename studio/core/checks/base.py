@@ -31,6 +31,8 @@ class PaperCheck:
     # the demo's parameters that show the check's set-up in the Teaching lab (the panel's "Show this set-up")
     preset: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
     kind: str = REPRODUCTION  # REPRODUCTION or METHOD_CHECK (listed and printed apart)
+    # it starts processes and compares their times: ``studio check --jobs N`` runs it with no other check beside it
+    exclusive: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -34,4 +34,5 @@ CHECK = PaperCheck(
     budget_s=60.0,
     preset={"workers": 3, "delays": "0,0,0.2", "seconds": 4, "lr": 0.1, "batch_size": 32,
             "modes": "sync,async", "staleness_aware": False, "seed": 0},
+    exclusive=True,
 )

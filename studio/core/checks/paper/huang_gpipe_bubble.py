@@ -34,4 +34,5 @@ CHECK = PaperCheck(
               "stage at the step's peak. Scaled down: 2 stages on CPU cores, M ≤ 8.",
     runner="studio.engine.parallel.checks:gpipe_bubble",
     budget_s=90.0,
+    exclusive=True,
 )

@@ -29,4 +29,5 @@ CHECK = PaperCheck(
               "cores for GPUs, an MLP for ResNet-50.",
     runner="studio.engine.parallel.checks:model_parallel_slower",
     budget_s=60.0,
+    exclusive=True,
 )

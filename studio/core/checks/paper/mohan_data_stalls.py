@@ -39,4 +39,5 @@ CHECK = PaperCheck(
               "1.28 M.",
     runner="studio.engine.dataload.stalls_check:run",
     budget_s=90.0,
+    exclusive=True,
 )

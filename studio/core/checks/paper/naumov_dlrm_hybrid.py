@@ -32,4 +32,5 @@ CHECK = PaperCheck(
               "GBs, 2 processes for 8 GPUs.",
     runner="studio.engine.dlrm.check:run",
     budget_s=60.0,
+    exclusive=True,
 )

@@ -31,4 +31,5 @@ CHECK = PaperCheck(
               "Scaled down: 8 processes on one machine for 128 GPUs; loopback for the network.",
     runner="studio.engine.allreduce.check:run",
     budget_s=60.0,
+    exclusive=True,
 )
