@@ -123,7 +123,8 @@ def test_resnet18_small_image_stem():
 ARCH = "shufflenet_v2_x0_5"  # small (1.4 M parameters) with batch norm and a linear head
 
 
-def test_transfer_without_cached_weights_says_what_to_download_and_where(tmp_path, monkeypatch):
+def test_transfer_without_cached_weights_that_cannot_download_says_what_to_fetch_and_where(tmp_path, monkeypatch):
+    """This machine reaches no download server: the real attempt fails and the sentence names the file and place."""
     from studio.core.models.transfer import weights_path
 
     monkeypatch.setenv("TORCH_HOME", str(tmp_path))
@@ -131,7 +132,71 @@ def test_transfer_without_cached_weights_says_what_to_download_and_where(tmp_pat
     assert path.parent == tmp_path / "hub" / "checkpoints"
     with pytest.raises(DataError) as err:
         build("transfer", (3, 32, 32), arch=ARCH)
-    assert str(path) in str(err.value) and url in str(err.value) and "pretrained=false" in str(err.value)
+    text = str(err.value)
+    assert text.startswith(f"could not download the ImageNet weights for {ARCH} (") and "\n" not in text
+    assert str(path) in text and url in text and "pretrained=false" in text
+    assert not path.exists()
+
+
+def _published(tmp_path, state) -> str:
+    """``state`` saved as torchvision publishes weights (the name ends with its SHA-256's first 10 hex digits),
+    served from a file:// address: a download torch.hub really makes, from this disk."""
+    import hashlib
+
+    import torch
+
+    raw = tmp_path / "served.pth"
+    torch.save(state, raw)
+    digest = hashlib.sha256(raw.read_bytes()).hexdigest()[:10]
+    served = raw.rename(tmp_path / f"weights-{digest}.pth")
+    return served.as_uri()
+
+
+def test_transfer_downloads_missing_weights_once_into_the_hub_cache(tmp_path, monkeypatch):
+    import torch
+    import torchvision
+
+    from studio.core.models import transfer
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("TORCH_HOME", str(home))
+    torch.manual_seed(3)
+    state = torchvision.models.get_model(ARCH, weights=None).state_dict()
+    url = _published(tmp_path, state)
+    cached = home / "hub" / "checkpoints" / url.rsplit("/", 1)[1]
+    monkeypatch.setattr(transfer, "weights_path", lambda arch: (cached, url))
+    monkeypatch.setattr(torchvision.models, "get_model", _loading_from(cached, torchvision.models.get_model))
+    model = build("transfer", (3, 32, 32), arch=ARCH, frozen_epochs=0)
+    assert cached.is_file() and torch.equal(model.net.conv1[0].weight, state["conv1.0.weight"])
+    (tmp_path / url.rsplit("/", 1)[1]).unlink()  # a second build reads the cache: the served file may go
+    build("transfer", (3, 32, 32), arch=ARCH, frozen_epochs=0)
+
+
+def _loading_from(cached, get_model):
+    """torchvision's get_model, with weights="DEFAULT" read from ``cached`` (its own DEFAULT names the real file)."""
+    def get(arch, weights=None):
+        import torch
+
+        net = get_model(arch, weights=None)
+        if weights is not None:
+            net.load_state_dict(torch.load(cached, weights_only=True))
+        return net
+    return get
+
+
+def test_a_download_that_fails_its_hash_check_is_one_sentence_and_leaves_nothing(tmp_path, monkeypatch):
+    from studio.core.models import transfer
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("TORCH_HOME", str(home))
+    bad = tmp_path / "weights-0123456789.pth"
+    bad.write_bytes(b"not the published file")
+    cached = home / "hub" / "checkpoints" / bad.name
+    monkeypatch.setattr(transfer, "weights_path", lambda arch: (cached, bad.as_uri()))
+    with pytest.raises(DataError, match="could not download the ImageNet weights") as err:
+        build("transfer", (3, 32, 32), arch=ARCH)
+    assert "\n" not in str(err.value) and not cached.exists()
+    assert not [p for p in cached.parent.glob("*") if p.is_file()]
 
 
 def test_transfer_rejects_unknown_or_headless_models():
@@ -145,7 +210,7 @@ def test_transfer_rejects_unknown_or_headless_models():
 
 @pytest.fixture()
 def cached_weights(tmp_path, monkeypatch):
-    """A stand-in for the ImageNet weights in a private torch hub cache (Studio never downloads)."""
+    """A stand-in for the ImageNet weights in a private torch hub cache (found there: nothing is downloaded)."""
     import torch
     import torchvision
 

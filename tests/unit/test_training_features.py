@@ -165,6 +165,28 @@ def test_a_growing_batch_takes_fewer_steps_per_epoch(tmp_path):
     assert t.step == t.total_steps == sum(math.ceil(n / b) for b in (32, 64, 128))
 
 
+def test_epoch_steps_caps_each_epoch_and_every_epoch_still_validates(tmp_path):
+    """train.epoch_steps=2: two optimizer steps per epoch (the schedule's and the progress' total too), each epoch
+    from its own shuffle of the whole split (other samples each epoch), and each still ends with its validation."""
+    assert steps_per_epoch(1000, 128, 1) == 8 and steps_per_epoch(1000, 128, 1, limit=3) == 3
+    assert steps_per_epoch(1000, 128, 1, accumulate=2, limit=20) == 4  # a cap above the epoch changes nothing
+    seen: list[list[int]] = []
+    t, messages = train(tmp_path, "train.epochs=3", "train.epoch_steps=2", "train.metric_interval=1",
+                        "schedule.name=cosine", fit=False)
+    fetcher = t.train_data.fetcher
+
+    def spy(order, slices, *rest):
+        seen.append(sorted(order[s].tolist() for s in slices))
+        return fetcher(order, slices, *rest)
+
+    t.train_data.fetcher = spy
+    t.fit()
+    assert t.step == t.total_steps == 6 and t.epochs_done == 3
+    assert [len(batches) for batches in seen] == [2, 2, 2] and seen[0] != seen[1]
+    assert len(metric(messages, "val/loss")) == 3
+    assert t.lr() == pytest.approx(0.0, abs=1e-9)  # the cosine schedule ended at the capped run's last step
+
+
 def test_linear_scaling_rule_scales_the_learning_rate(tmp_path):
     t, messages = train(tmp_path, "optimizer.name=sgd", "optimizer.lr=0.1", "train.batch_size=64",
                         "train.lr_scaling=true", "train.base_batch=16", fit=False)

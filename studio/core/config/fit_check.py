@@ -82,6 +82,7 @@ def fit_warnings(config: RunConfig) -> list[str]:
     train = config.train
     if n is not None and n > 0:
         steps = max(1, math.ceil(n / train.batch_size))
+        steps = min(steps, train.epoch_steps) if train.epoch_steps > 0 else steps
         if steps * train.epochs < train.metric_interval:
             out.append(f"{n} training samples with batch size {train.batch_size} give {steps} step"
                        f"{'s' if steps != 1 else ''} per epoch and {steps * train.epochs} in all, fewer than the "

@@ -29,6 +29,7 @@ DEVICES = ("cpu", "cuda")
 class TrainConfig:
     epochs: int = 5
     batch_size: int = 128  # the global batch: split evenly across processes
+    epoch_steps: int = 0  # at most this many optimizer steps per epoch (a quick look at a big model); 0: all
     seed: int = 0
     val_fraction: float = 0.1
     metric_interval: int = 20  # steps between metric reads (the only host syncs in the loop)
@@ -70,6 +71,9 @@ class HardwareConfig:
 TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
     "epochs": ("passes over the training set", 1, 100_000),
     "batch_size": ("samples per optimizer step, over all processes", 1, 1_000_000),
+    "epoch_steps": ("at most this many optimizer steps per epoch, each epoch's batches still drawn from the whole "
+                    "shuffled training set: a quick look at a big model (Lightning's limit_train_batches; 0: every "
+                    "batch)", 0, 100_000_000),
     "seed": ("random seed: the same seed gives the same run", 0, 2**31 - 1),
     "val_fraction": ("share of the training set held out for validation", 0.0, 0.9),
     "metric_interval": ("steps between points of the train curves (loss, accuracy, learning rate): 1 logs every "

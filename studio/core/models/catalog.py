@@ -106,7 +106,8 @@ MODELS.add(Entry(
     (
         Param("arch", "str", "resnet18", "any torchvision classification model, e.g. resnet18, mobilenet_v3_small, "
               "efficientnet_b0"),
-        Param("pretrained", "bool", True, "start from the ImageNet weights in the torch hub cache (offline)"),
+        Param("pretrained", "bool", True, "start from the ImageNet weights (downloaded once into the torch hub "
+              "cache; offline, put the file there)"),
         Param("frozen_epochs", "int", 3, "epochs that train only the new head; then the base is unfrozen "
               "(0: fine-tune everything from the start)", 0, 100_000),
         Param("base_lr_factor", "float", 0.01, "the unfrozen base learns at the learning rate × this", 0.0, 1.0,
@@ -116,7 +117,7 @@ MODELS.add(Entry(
     builder="studio.core.models.transfer:build_transfer",
     info="Stage 1: features f(x) of a pretrained network stay fixed, a new linear head learns p(y|f(x)). "
          "Stage 2: everything learns, the base at a much lower rate (Yosinski et al. 2014; Howard & Ruder 2018). "
-         "Weights are read from $TORCH_HOME/hub/checkpoints; Studio never downloads them.",
+         "Weights are read from $TORCH_HOME/hub/checkpoints, downloaded there the first time.",
     tags=("image",),
 ))
 

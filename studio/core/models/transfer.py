@@ -1,8 +1,8 @@
 """Transfer learning: a torchvision classification model with a new head, its base frozen first.
 
-Pretrained weights come only from the torch hub cache (Studio works offline): when the file is not
-there, a DataError says which file to put where. Two-stage fine-tuning: the trainer keeps the base
-frozen for ``frozen_epochs`` epochs (only the new head learns, batch norm in the base stays in
+Pretrained weights come from the torch hub cache; a file not there yet is downloaded into it once (the run's start
+waits for it), and a machine that cannot download gets a DataError saying which file to put where.
+Two-stage fine-tuning: the trainer keeps the base frozen for ``frozen_epochs`` epochs (only the new head learns, batch norm in the base stays in
 inference mode), then unfreezes it; the base has its own parameter group with the learning rate
 × ``base_lr_factor`` from the start, so schedules scale both stages alike.
 """
@@ -40,12 +40,29 @@ def _torchvision_model(arch: str, pretrained: bool) -> nn.Module:
         return torchvision.models.get_model(arch, weights=None)
     path, url = weights_path(arch)
     if not path.is_file():
+        download_weights(arch, path, url)
+    return torchvision.models.get_model(arch, weights="DEFAULT")  # in the cache now: no download
+
+
+def download_weights(arch: str, path: Path, url: str, timeout_s: float = 60.0) -> None:
+    """Fetch ``arch``'s ImageNet weights into the torch hub cache once (torch.hub checks the file's hash and writes
+    it whole); a machine that cannot reach ``url`` gets one sentence saying where to put the file instead."""
+    import socket
+
+    previous = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(timeout_s)  # a blocked network fails in a minute instead of hanging the run's start
+    try:
+        torch.hub.load_state_dict_from_url(url, model_dir=str(path.parent), progress=False, check_hash=True)
+    except Exception as err:  # noqa: BLE001 - any failure to fetch (no network, a proxy, a bad file) is one sentence
+        path.with_name(path.name + ".partial").unlink(missing_ok=True)
+        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise DataError(
-            f"the pretrained weights for {arch} are not on this machine and Studio does not download them: "
+            f"could not download the ImageNet weights for {arch} ({reason}): on a machine without a connection, "
             f"fetch {url} and put it at {path} (the torch hub cache; set TORCH_HOME to move it), "
             "or set model.pretrained=false to train from scratch"
-        )
-    return torchvision.models.get_model(arch, weights="DEFAULT")  # found in the cache: no download
+        ) from None
+    finally:
+        socket.setdefaulttimeout(previous)
 
 
 def last_linear(net: nn.Module, arch: str) -> str:

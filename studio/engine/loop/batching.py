@@ -35,9 +35,11 @@ def batch_slices(n: int, batch: int) -> list[slice]:
     return [slice(start, end) for start, end in zip(starts, [*starts[1:], n], strict=True)]
 
 
-def steps_per_epoch(n_train: int, batch: int, world_size: int, accumulate: int = 1) -> int:
-    """Optimizer steps in an epoch: its micro-batches in groups of ``accumulate`` (the last group may be short)."""
-    return math.ceil(len(batch_slices(math.ceil(n_train / world_size), batch)) / max(1, accumulate))
+def steps_per_epoch(n_train: int, batch: int, world_size: int, accumulate: int = 1, limit: int = 0) -> int:
+    """Optimizer steps in an epoch: its micro-batches in groups of ``accumulate`` (the last group may be short),
+    at most ``limit`` of them when it is set (``train.epoch_steps``)."""
+    steps = math.ceil(len(batch_slices(math.ceil(n_train / world_size), batch)) / max(1, accumulate))
+    return min(steps, limit) if limit > 0 else steps
 
 
 def accumulation_groups(n_micro: int, accumulate: int) -> list[tuple[int, int]]:
@@ -46,6 +48,14 @@ def accumulation_groups(n_micro: int, accumulate: int) -> list[tuple[int, int]]:
     the mean over its samples, as one batch of them would be)."""
     k = max(1, accumulate)
     return [(start, min(start + k, n_micro)) for start in range(0, n_micro, k)]
+
+
+def epoch_slices(n: int, batch: int, accumulate: int, limit: int = 0) -> list[slice]:
+    """The micro-batches an epoch trains on: all of :func:`batch_slices`, or those of its first ``limit``
+    optimizer steps (``train.epoch_steps``; the epoch's order is a fresh shuffle of the whole training set, so
+    each epoch sees other samples)."""
+    slices = batch_slices(n, batch)
+    return slices[:limit * max(1, accumulate)] if limit > 0 else slices
 
 
 def lr_scale(train: TrainConfig, global_batch: int) -> float:

@@ -28,7 +28,7 @@ from studio.core.contracts.protocol import Message
 from studio.core.contracts.runs import RunSummary
 from studio.core.maths.objectives import Classification, Regression
 from studio.engine.loop.augment import attach as attach_augmentation
-from studio.engine.loop.batching import accumulation_groups, batch_slices, plan_batches, steps_per_epoch
+from studio.engine.loop.batching import accumulation_groups, epoch_slices, plan_batches, steps_per_epoch
 from studio.engine.loop.device_data import DeviceData, epoch_shard
 from studio.engine.loop.distributed import DistContext, all_reduce_sum
 from studio.engine.loop.precision import Precision
@@ -64,7 +64,8 @@ class Trainer:
         self.batch = self.batches[0]
         self.accumulate = max(1, cfg.train.accumulate_steps)  # micro-batches per optimizer step
         self.precision = Precision(cfg.train.precision, ctx.device)
-        self.total_steps = sum(steps_per_epoch(len(train), b, ctx.world_size, self.accumulate) for b in self.batches)
+        self.total_steps = sum(steps_per_epoch(len(train), b, ctx.world_size, self.accumulate, cfg.train.epoch_steps)
+                               for b in self.batches)
         self.needs_closure = getattr(optimizer, "requires_closure", False)  # Newton re-evaluates the loss
         self.step = 0
         self.epoch = 0
@@ -89,7 +90,8 @@ class Trainer:
     def count_steps(n_train: int, cfg: RunConfig, world_size: int, full_batch: bool = False) -> int:
         """Optimizer steps in the whole run: every rank takes the same number."""
         plan = plan_batches(n_train, cfg.train, world_size, full_batch)
-        return sum(steps_per_epoch(n_train, b, world_size, cfg.train.accumulate_steps) for b in plan)
+        return sum(steps_per_epoch(n_train, b, world_size, cfg.train.accumulate_steps, cfg.train.epoch_steps)
+                   for b in plan)
 
     def request_stop(self, reason: str, by_user: bool = False) -> None:
         """End the run after this step: "stopped" when the user asked, else "finished" with ``reason``."""
@@ -192,7 +194,7 @@ class Trainer:
             self.batch_in_epoch = skip
             order = epoch_shard(len(self.train_data), self.epoch, self.cfg.train.seed, self.ctx)
             order = order.to(self.ctx.device, non_blocking=True)
-            slices = batch_slices(len(order), self.batch)
+            slices = epoch_slices(len(order), self.batch, self.accumulate, self.cfg.train.epoch_steps)
             fetch = self.train_data.fetcher(order, slices, skip, self.cfg.train.seed, self.epoch)
             for start, stop in accumulation_groups(len(slices), self.accumulate):
                 if start < skip:  # a resumed run: checkpoints are taken at step boundaries only

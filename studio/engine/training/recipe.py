@@ -51,7 +51,8 @@ def explain(cfg: RunConfig, store: Any = None) -> dict[str, Any]:
     lr = float(cfg.optimizer.params.get("lr", 0.0))
     if n_train:
         batches = plan_batches(n_train, cfg.train, world, full_batch)
-        per_epoch = [steps_per_epoch(n_train, b, world, cfg.train.accumulate_steps) for b in batches]
+        per_epoch = [steps_per_epoch(n_train, b, world, cfg.train.accumulate_steps, cfg.train.epoch_steps)
+                     for b in batches]
         steps.update(per_epoch=per_epoch[0], total=sum(per_epoch))
         lr *= lr_scale(cfg.train, batches[0] * k * world)  # as the run scales it (worker.build_optimizer)
     fine_tune = frozen_epochs_of(net) if net is not None else _frozen_epochs(cfg)

@@ -83,7 +83,7 @@ def build_trainer(cfg: RunConfig, ctx: distributed.DistContext, sink: Sink, run_
     k = cfg.train.accumulate_steps  # the global batch (linear scaling rule) counts every micro-batch of a step
     stage("building the optimizer")  # its first one in a process imports torch._dynamo: seconds on a busy CPU
     optimizer = build_optimizer(cfg, net, batches[0] * k * ctx.world_size, sink if ctx.is_main else None, run_id)
-    per_epoch = [steps_per_epoch(len(train), b, ctx.world_size, k) for b in batches]
+    per_epoch = [steps_per_epoch(len(train), b, ctx.world_size, k, cfg.train.epoch_steps) for b in batches]
     factor = SCHEDULES.build(cfg.schedule.name, total_steps=sum(per_epoch), steps_per_epoch=per_epoch[0],
                              **cfg.schedule.params)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
