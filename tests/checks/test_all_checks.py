@@ -1,6 +1,6 @@
-"""Every paper check, as CI's slow step runs it: `python -m studio check --json --jobs 2` once for all of them (a lesson that
-no longer reproduces its paper turns CI red), and docs/developer/paper-checks.md has a row for each (a new check without
-docs turns the default run red)."""
+"""Every paper check, as CI's slow step runs it: `python -m studio check --json --jobs 2` once for all of them (a
+lesson that no longer reproduces its paper turns CI red), and docs/developer/paper-checks.md has a row for each (a new
+check without docs turns the default run red)."""
 
 from __future__ import annotations
 

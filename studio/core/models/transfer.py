@@ -2,9 +2,9 @@
 
 Pretrained weights come from the torch hub cache; a file not there yet is downloaded into it once (the run's start
 waits for it), and a machine that cannot download gets a DataError saying which file to put where.
-Two-stage fine-tuning: the trainer keeps the base frozen for ``frozen_epochs`` epochs (only the new head learns, batch norm in the base stays in
-inference mode), then unfreezes it; the base has its own parameter group with the learning rate
-× ``base_lr_factor`` from the start, so schedules scale both stages alike.
+Two-stage fine-tuning: the trainer keeps the base frozen for ``frozen_epochs`` epochs (only the new head learns,
+batch norm in the base stays in inference mode), then unfreezes it; the base has its own parameter group with the
+learning rate × ``base_lr_factor`` from the start, so schedules scale both stages alike.
 """
 
 from __future__ import annotations
