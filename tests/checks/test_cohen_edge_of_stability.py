@@ -7,10 +7,11 @@ from studio.core.checks.catalog import checks_for_demo, run_check
 
 
 @pytest.mark.slow
-def test_the_check_passes_on_a_held_out_seed():
+@pytest.mark.pooled_check("cohen_edge_of_stability", seed=1, momentum_run=False)
+def test_the_check_passes_on_a_held_out_seed(pooled_check):
     # other initial weights and another 1,000-image subset; the momentum run (seed 0) is the set-up's, run by
     # test_all_checks, so only the main run here
-    outcome = run_check("cohen_edge_of_stability", seed=1, momentum_run=False)
+    outcome = pooled_check("cohen_edge_of_stability", seed=1, momentum_run=False)
     assert outcome.passed, [(m.label, m.ours, m.band) for m in outcome.measures if not m.passed] or outcome.error
     main = outcome.details["main"]
     assert main["threshold"] == pytest.approx(40.0) and "momentum" not in outcome.details

@@ -19,7 +19,8 @@ def test_equal_data_sizes_show_no_trend_and_fail():
 
 
 @pytest.mark.slow
-def test_held_out_seeds_pass():
-    outcome = run_check("dosovitskiy_vit_data", first_seed=100)
+@pytest.mark.pooled_check("dosovitskiy_vit_data", first_seed=100)
+def test_held_out_seeds_pass(pooled_check):
+    outcome = pooled_check("dosovitskiy_vit_data", first_seed=100)
     assert outcome.passed, (outcome.error, [m.to_dict() for m in outcome.measures])
     assert outcome.details["seeds"] == [100, 101, 102, 103]

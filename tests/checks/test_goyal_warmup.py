@@ -13,10 +13,11 @@ def test_the_check_is_the_large_batch_labs() -> None:
 
 
 @pytest.mark.slow
-def test_half_the_tuned_learning_rate_passes_too() -> None:
+@pytest.mark.pooled_check("goyal_warmup", lr=0.04)
+def test_half_the_tuned_learning_rate_passes_too(pooled_check) -> None:
     """The held-out knob: η = 0.04 for the small batch (1.28 for the large one), half the rate the set-up was
     tuned at (the issue's case that failed the old 5-point band); the default runs in test_all_checks."""
-    outcome = run_check("goyal_warmup", lr=0.04)
+    outcome = pooled_check("goyal_warmup", lr=0.04)
     assert outcome.passed, outcome.to_dict()
     runs = outcome.details["runs"]
     assert runs["large, warm-up"]["lr"] == pytest.approx(32 * runs["small"]["lr"]) == pytest.approx(1.28)

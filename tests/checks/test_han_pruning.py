@@ -7,9 +7,10 @@ from studio.core.checks.catalog import run_check
 
 
 @pytest.mark.slow
-def test_held_out_seeds_pass_too():
+@pytest.mark.pooled_check("han_pruning", seed=5)
+def test_held_out_seeds_pass_too(pooled_check):
     """The default seeds 0–4 run in test_all_checks; seeds 5–9 were not used to set the bands."""
-    outcome = run_check("han_pruning", seed=5)
+    outcome = pooled_check("han_pruning", seed=5)
     assert outcome.passed, outcome.to_dict()
     details = outcome.details
     assert details["seeds"] == [5, 6, 7, 8, 9] and details["control_steps"] == 1500  # the fair control: 3 × 500

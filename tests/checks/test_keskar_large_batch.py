@@ -23,9 +23,10 @@ def test_the_checks_set_up_is_the_labs_default_run():
 
 
 @pytest.mark.slow
-def test_held_out_seeds_pass_too():
+@pytest.mark.pooled_check("keskar_large_batch", seed=6)
+def test_held_out_seeds_pass_too(pooled_check):
     """Seeds 6–11 (the default 0–5 run in test_all_checks)."""
-    outcome = run_check("keskar_large_batch", seed=6)
+    outcome = pooled_check("keskar_large_batch", seed=6)
     assert outcome.passed, (outcome.error, [m.to_dict() for m in outcome.measures])
     ratio, acc, fitted = outcome.measures
     assert ratio.n == acc.n == 6 and fitted.ours == 12

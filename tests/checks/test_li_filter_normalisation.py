@@ -7,9 +7,10 @@ from studio.core.checks.catalog import run_check
 
 
 @pytest.mark.slow
-def test_held_out_seeds_pass_too():
+@pytest.mark.pooled_check("li_filter_normalisation", seed=6)
+def test_held_out_seeds_pass_too(pooled_check):
     """Seeds 6–11 (the default 0–5 run in test_all_checks)."""
-    outcome = run_check("li_filter_normalisation", seed=6)
+    outcome = pooled_check("li_filter_normalisation", seed=6)
     assert outcome.passed, outcome.to_dict()
     assert len(outcome.measures) == 3  # the shrunk net's filter-normalised curvature is no measure: it is implied
     for r in outcome.details["per_seed"]:

@@ -8,9 +8,10 @@ from studio.core.checks.paper.mccandlish_noise_scale import BAND, rank_correlati
 
 
 @pytest.mark.slow
-def test_held_out_seeds_pass_too():
+@pytest.mark.pooled_check("mccandlish_noise_scale", seed=10)
+def test_held_out_seeds_pass_too(pooled_check):
     """Seeds 10–14: the band was set from seeds 0–9."""
-    outcome = run_check("mccandlish_noise_scale", seed=10)
+    outcome = pooled_check("mccandlish_noise_scale", seed=10)
     assert outcome.passed, [m.to_dict() for m in outcome.measures]
     growth, rho, size = outcome.measures
     assert growth.n == rho.n == size.n == 5

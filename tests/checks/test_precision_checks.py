@@ -25,9 +25,11 @@ def test_two_bit_weights_fail_the_int8_check():
 
 
 @pytest.mark.slow
-def test_held_out_seeds_pass_both():
+@pytest.mark.pooled_check("micikevicius_mixed_precision", first_seed=100)
+@pytest.mark.pooled_check("krishnamoorthi_int8", first_seed=100)
+def test_held_out_seeds_pass_both(pooled_check):
     """Seeds 100 … 105 (the checks use 0 … 5): the same verdicts."""
     for name in ("micikevicius_mixed_precision", "krishnamoorthi_int8"):
-        outcome = run_check(name, first_seed=100)
+        outcome = pooled_check(name, first_seed=100)
         assert outcome.passed, (name, outcome.error, [m.to_dict() for m in outcome.measures])
         assert outcome.details["seeds"] == list(range(100, 106))

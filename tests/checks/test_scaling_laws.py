@@ -18,11 +18,12 @@ def test_it_is_a_method_check_listed_after_the_reproductions() -> None:
 
 
 @pytest.mark.slow  # three Chinchilla fits of 108 starts each
-def test_other_exponents_are_recovered_too() -> None:
+@pytest.mark.pooled_check("scaling_laws", kaplan_alpha=0.1, chinchilla_alpha=0.3, chinchilla_beta=0.2)
+def test_other_exponents_are_recovered_too(pooled_check) -> None:
     """The held-out knob: points drawn with exponents the papers did not publish. Not a larger β: at β = 0.4 the
     B/D^β term falls to 0.4 % of the loss at D = 1e12, below the 1 % noise, and nothing pins β (fitted 0.31, 0.35
     and 0.39 on the three draws)."""
-    outcome = run_check("scaling_laws", kaplan_alpha=0.1, chinchilla_alpha=0.3, chinchilla_beta=0.2)
+    outcome = pooled_check("scaling_laws", kaplan_alpha=0.1, chinchilla_alpha=0.3, chinchilla_beta=0.2)
     assert outcome.passed, outcome.to_dict()
     fits = outcome.details["fits"]
     assert [f["Kaplan α_N"] for f in fits] == pytest.approx([0.1] * 3, rel=0.05)

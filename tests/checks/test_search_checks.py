@@ -12,10 +12,12 @@ from studio.core.checks.catalog import run_check
 
 
 @pytest.mark.slow
-def test_tpe_beats_random_search_on_its_set_up_and_a_held_out_one() -> None:
-    outcome = run_check("bergstra_tpe_vs_random")
+@pytest.mark.pooled_check("bergstra_tpe_vs_random")
+@pytest.mark.pooled_check("bergstra_tpe_vs_random", first_seed=50, shift=0.8, trials=40)
+def test_tpe_beats_random_search_on_its_set_up_and_a_held_out_one(pooled_check) -> None:
+    outcome = pooled_check("bergstra_tpe_vs_random")
     assert outcome.passed, outcome.to_dict()
-    held_out = run_check("bergstra_tpe_vs_random", first_seed=50, shift=0.8, trials=40)  # optimum a decade over
+    held_out = pooled_check("bergstra_tpe_vs_random", first_seed=50, shift=0.8, trials=40)  # optimum a decade over
     assert held_out.passed, held_out.to_dict()
 
 
@@ -27,13 +29,16 @@ def test_random_search_in_tpes_place_fails() -> None:
 
 
 @pytest.mark.slow
-def test_asha_keeps_the_best_configuration_at_a_fraction_of_the_compute() -> None:
-    outcome = run_check("li_asha_compute")
+@pytest.mark.pooled_check("li_asha_compute")
+@pytest.mark.pooled_check("li_asha_compute", seed=3)
+@pytest.mark.pooled_check("li_asha_compute", seed=11, trials=100)
+def test_asha_keeps_the_best_configuration_at_a_fraction_of_the_compute(pooled_check) -> None:
+    outcome = pooled_check("li_asha_compute")
     assert outcome.passed, outcome.to_dict()
     gap, fraction = outcome.measures
     assert fraction.ours is not None and fraction.ours < 0.5 and outcome.details["kept"] >= 2
     for held_out in ({"seed": 3}, {"seed": 11, "trials": 100}):
-        again = run_check("li_asha_compute", **held_out)
+        again = pooled_check("li_asha_compute", **held_out)
         assert again.passed, (held_out, again.to_dict())
 
 
@@ -45,10 +50,12 @@ def test_a_pruner_told_the_wrong_direction_fails() -> None:
 
 
 @pytest.mark.slow
-def test_the_range_tests_rate_trains_within_a_margin_of_the_grids_best() -> None:
-    outcome = run_check("smith_lr_range_test")
+@pytest.mark.pooled_check("smith_lr_range_test")
+@pytest.mark.pooled_check("smith_lr_range_test", seed=3, widths="256", train_samples=3000)
+def test_the_range_tests_rate_trains_within_a_margin_of_the_grids_best(pooled_check) -> None:
+    outcome = pooled_check("smith_lr_range_test")
     assert outcome.passed, outcome.to_dict()
-    held_out = run_check("smith_lr_range_test", seed=3, widths="256", train_samples=3000)  # another net and data
+    held_out = pooled_check("smith_lr_range_test", seed=3, widths="256", train_samples=3000)  # another net and data
     assert held_out.passed, held_out.to_dict()
 
 

@@ -19,9 +19,10 @@ def test_the_check_is_the_large_batch_labs() -> None:
 
 
 @pytest.mark.slow
-def test_passes_on_a_held_out_seed() -> None:
+@pytest.mark.pooled_check("shallue_steps_to_target", seed=1)
+def test_passes_on_a_held_out_seed(pooled_check) -> None:
     # other initial weights, test subset and batch order (the set-up, seed 0, runs in test_all_checks)
-    outcome = run_check("shallue_steps_to_target", seed=1)
+    outcome = pooled_check("shallue_steps_to_target", seed=1)
     assert outcome.passed, outcome.to_dict()
     steps = outcome.details["steps_to_target"]
     assert steps["8"] > 4 * steps["64"]  # perfect scaling: 8× the batch, ~8× fewer steps

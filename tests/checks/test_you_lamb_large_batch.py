@@ -27,7 +27,8 @@ def test_the_large_batch_runs_warm_up_then_decay_by_the_catalogs_poly_schedule()
 
 
 @pytest.mark.slow
-def test_held_out_seeds_pass():
-    outcome = run_check("you_lamb_large_batch", first_seed=100)
+@pytest.mark.pooled_check("you_lamb_large_batch", first_seed=100)
+def test_held_out_seeds_pass(pooled_check):
+    outcome = pooled_check("you_lamb_large_batch", first_seed=100)
     assert outcome.passed, (outcome.error, [m.to_dict() for m in outcome.measures])
     assert outcome.details["seeds"] == [100, 101, 102, 103]

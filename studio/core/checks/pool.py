@@ -12,33 +12,44 @@ from typing import Any
 from studio.core.checks.base import CheckOutcome
 from studio.core.checks.catalog import CHECKS, run_check
 
+Task = tuple[str, dict[str, Any]]  # a check's name and its overrides (its ``run``'s keyword arguments)
+
 
 def _run_quietly(name: str, overrides: dict[str, Any]) -> CheckOutcome:
     return run_check(name, **overrides)
 
 
-def run_checks(names: list[str], jobs: int = 1, overrides: dict[str, Any] | None = None,
-               progress_for: Callable[[str], Any] | None = None) -> Iterator[CheckOutcome]:
-    """The outcomes of ``names`` as each finishes (not in ``names``' order when ``jobs`` > 1). ``progress_for(name)``
-    gives a progress callback for a check run in this process (the pooled ones report none)."""
-    overrides = overrides or {}
+def run_tasks(tasks: list[Task], jobs: int = 1,
+              progress_for: Callable[[str], Any] | None = None) -> Iterator[tuple[int, CheckOutcome]]:
+    """(index into ``tasks``, outcome) as each finishes: the tasks of checks not marked exclusive ``jobs`` at a time
+    in spawned processes, then the others one by one here. ``progress_for(name)`` gives a progress callback for a
+    check run in this process (the pooled ones report none). A pool process that dies FAILs its check with a
+    reason; the other outcomes still come."""
     progress_for = progress_for or (lambda name: None)
-    pooled = [n for n in names if not CHECKS[n].exclusive] if jobs > 1 else []
-    alone = [n for n in names if n not in pooled]
+    pooled = [i for i, (name, _) in enumerate(tasks) if jobs > 1 and not CHECKS[name].exclusive]
     if pooled:
         # spawn, not fork: a forked copy of a process that has already run torch can hang in its thread pools
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(jobs, len(pooled)), mp_context=context) as pool:
-            futures: dict[Future[CheckOutcome], str] = {pool.submit(_run_quietly, n, overrides): n for n in pooled}
+            futures: dict[Future[CheckOutcome], int] = {pool.submit(_run_quietly, *tasks[i]): i for i in pooled}
             pending = set(futures)
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
+                    index = futures[future]
                     try:
-                        yield future.result()
+                        yield index, future.result()
                     except Exception as err:  # noqa: BLE001 - a worker that died: that check FAILs with the reason
-                        yield CheckOutcome(CHECKS[futures[future]], (), 0.0,
-                                           error=f"its process ended before it finished ({type(err).__name__}: "
-                                                 f"{err or 'no reason given'})")
-    for name in alone:
-        yield run_check(name, progress=progress_for(name), **overrides)
+                        yield index, CheckOutcome(CHECKS[tasks[index][0]], (), 0.0,
+                                                  error=f"its process ended before it finished ({type(err).__name__}"
+                                                        f": {err or 'no reason given'})")
+    for index, (name, overrides) in enumerate(tasks):
+        if index not in set(pooled):
+            yield index, run_check(name, progress=progress_for(name), **overrides)
+
+
+def run_checks(names: list[str], jobs: int = 1, overrides: dict[str, Any] | None = None,
+               progress_for: Callable[[str], Any] | None = None) -> Iterator[CheckOutcome]:
+    """The outcomes of ``names`` (each with the same ``overrides``) as each finishes: see :func:`run_tasks`."""
+    for _, outcome in run_tasks([(name, dict(overrides or {})) for name in names], jobs, progress_for):
+        yield outcome
