@@ -2,8 +2,8 @@
 finds them in the ```bash blocks, so a new one is tested at once) runs within its time budget and shows its point
 (issue 33): a classifier well above chance, a language model well below the unigram baseline's perplexity, a
 generation that is text (not blank, not one word repeated; a character model's mostly words of its corpus). So do
-the window's defaults for each next-word model: the config the window has once the model is picked, its
-suggested settings included (core/config/suggested.py)."""
+the window's defaults for each next-word model and the slowest image models: the config the window has once the model
+is picked, its suggested settings included (core/config/suggested.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from tests.conftest import last_json, run_cli
 from tests.integration.doc_examples import Example, examples
 
 WINDOW_PICKS = [("lstm_lm", "fortunes"), ("gru_lm", "fortunes"), ("gpt_lm", "fortunes")]  # model, its dataset
+IMAGE_PICKS = ["cnn", "resnet18"]  # the slowest image models at the window's default data (the others take seconds)
 BUDGET_S = 240.0  # "about 2 minutes on a laptop CPU", with room for a busy CI machine (measured: docs/developer)
 
 
@@ -103,3 +104,17 @@ def test_the_windows_defaults_for_a_next_word_model_show_its_point(model: str, d
         else:
             check_generation(out)
             assert not out.get("undertrained"), out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", IMAGE_PICKS)
+def test_the_windows_defaults_for_a_slow_image_model_show_its_point(model: str, tmp_path) -> None:
+    config, _note = pick_model(RunConfig(), model)  # the window's default data (the bundled Fashion-MNIST subset)
+    config.save(tmp_path / "window.toml")
+    started = time.monotonic()
+    proc = run_cli("train", "--config", str(tmp_path / "window.toml"), "--json", timeout=BUDGET_S + 60)
+    seconds = time.monotonic() - started
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    print(f"window defaults, {model}: studio train took {seconds:.0f} s")
+    assert seconds < BUDGET_S, f"{model}: train took {seconds:.0f} s"
+    check_training(last_json(proc.stdout))

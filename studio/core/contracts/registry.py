@@ -92,8 +92,8 @@ class Param:
 
 @dataclass(frozen=True)
 class Suggested:
-    """Settings an entry suggests for a run of it where the shared defaults give an untrained result
-    (``section.key → value``, as ``--set`` names them), and why, in a clause. The window applies them when the
+    """Settings an entry suggests for a run of it where the shared defaults give an untrained result or take far
+    longer than a few minutes (``section.key → value``, as ``--set`` names them), and why, in a clause. The window applies them when the
     entry is picked; ``studio train --preset suggested`` on request (core/config/suggested.py)."""
 
     settings: dict[str, Any] = field(default_factory=dict, hash=False)

@@ -47,6 +47,9 @@ SEED = Param("seed", "int", 0, "random seed: the same seed gives the same demo",
 DEVICE = Param("device", "choice", "auto", "where to train: auto picks a CUDA GPU when there is one",
                choices=("auto", "cpu", "cuda"))
 THREADS = Param("threads", "int", 0, "CPU threads for PyTorch (0: its default)", 0, 256)
+# one thread: small MLPs gain little from a second (idle) and lose several times on a busy machine
+ONE_THREAD = Param("threads", "int", 1, "CPU threads for PyTorch (0: its default; one is fastest for these small "
+                   "MLPs, several times so on a busy machine)", 0, 256)
 DATASET = Param("dataset", "str", "fashion_mnist_small", "a classification dataset of the dataset registry "
                 "(studio list datasets), e.g. fashion_mnist_small, moons")
 
@@ -178,9 +181,7 @@ _add(Entry(
         Param("interpolation", "bool", True, "the loss between the smallest- and the largest-batch solutions"),
         Param("evals", "int", 200, "evaluations over `epochs` epochs (the resolution of 'steps to target' and of "
               "the stop)", 2, 100_000),
-        SEED, DEVICE,
-        Param("threads", "int", 1, "CPU threads for PyTorch (0: its default; one is fastest for these small MLPs, "
-              "several times so on a busy machine)", 0, 256),
+        SEED, DEVICE, ONE_THREAD,
     ),
     builder="studio.core.demos.large_batch:run",
     tags=("sweep", "live"),
@@ -283,7 +284,7 @@ _add(Entry(
         Param("activation", "choice", "tanh", "the non-linearity (the paper's fc-tanh: tanh)", choices=ACTIVATIONS),
         Param("lanczos_iters", "int", 20, "Lanczos iterations (Hessian-vector products) per sharpness measurement",
               2, 500),
-        SEED, DEVICE, THREADS,
+        SEED, DEVICE, ONE_THREAD,
     ),
     builder="studio.core.demos.edge_of_stability:run",
     tags=("live",),

@@ -119,7 +119,7 @@ def phases(steps: list[int], sharp: list[float], limit: float, losses: list[floa
 
 def run(dataset: str = "fashion_mnist_small", n_samples: int = 2000, widths: str = "200,200",
         activation: str = "tanh", lr: float = 0.05, momentum: float = 0.0, steps: int = 1000,
-        sharpness_every: int = 20, lanczos_iters: int = 20, seed: int = 0, device: str = "auto", threads: int = 0,
+        sharpness_every: int = 20, lanczos_iters: int = 20, seed: int = 0, device: str = "auto", threads: int = 1,
         progress: Progress | None = None, emit: Emit | None = None) -> dict[str, Any]:
     """Full-batch GD (heavy-ball momentum β = ``momentum``) on ``n_samples`` training samples, the sharpness every
     ``sharpness_every`` steps. A frame per measurement: step, sharpness, threshold, loss, accuracy and the losses

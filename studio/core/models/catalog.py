@@ -99,6 +99,10 @@ MODELS.add(Entry(
          "The small-image stem follows the CIFAR variant of the paper; torchvision.models.resnet18."
          + FROM_RUN_INFO,
     tags=("image",),
+    suggested=Suggested(
+        {"train.epochs": 2, "train.batch_size": 32, "train.epoch_steps": 30},
+        "the shared defaults take about 45 minutes on a 2-core CPU; these show it learning in about 2 (epoch steps "
+        "is under Advanced settings, 0: whole epochs)"),
 ))
 MODELS.add(Entry(
     "transfer",
