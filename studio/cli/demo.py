@@ -18,6 +18,7 @@ import sys
 import time
 from typing import Any
 
+from studio.cli._record import FORMATS, add_record_args
 from studio.cli._shared import add_output_args
 
 COMMANDS = ("demo",)
@@ -55,9 +56,10 @@ def format_summary(value: Any, indent: int = 0) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from studio.cli._record import record_into
     from studio.cli._shared import StderrProgress, emit_json
     from studio.core.demos.catalog import DEMOS
-    from studio.core.errors import ConfigError, StudioError
+    from studio.core.errors import ConfigError
 
     if args.record_all:
         return record_all(args)
@@ -79,11 +81,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     failed = None
     if args.record and args.record.lower().endswith(".npz"):
         out["recorded"] = save_record(args.name, params, result, args.record, out["seconds"])
-    elif args.record:
-        try:
-            out["recorded"] = save_movie(args.name, params, result, args.record, size, args.style == "projector")
-        except StudioError as err:
-            failed = err  # the key numbers are printed all the same: the computation is not lost
+    elif args.record:  # the key numbers are printed all the same: the computation is not lost
+        failed = record_into(out, lambda: demo_reel(args.name, params, result, args.style == "projector"),
+                             args.record, size)
     if args.json:
         emit_json(out)
     else:
@@ -96,21 +96,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def check_record(args: argparse.Namespace) -> tuple[int, int]:
     """The recording's size; ConfigError in one sentence for a target ``--record`` cannot write."""
+    from studio.cli._record import check_recording
     from studio.core.errors import ConfigError
 
-    if not args.record:
-        if args.size or args.recorded:
-            raise ConfigError("--size and --recorded go with --record FILE")
+    if args.recorded and not args.record:
+        raise ConfigError("--recorded goes with --record FILE")
+    if args.record and args.record.lower().endswith(".npz"):
         return (0, 0)
-    if args.record.lower().endswith(".npz"):
-        return (0, 0)
-    from studio.gui.widgets.movie_file import MOVIES, check_target, encoders_missing
-    from studio.gui.widgets.reel import SIZES, parse_size
-
-    path = check_target(args.record)
-    if path.suffix.lower() in MOVIES and encoders_missing(path.suffix):
-        raise ConfigError(encoders_missing(path.suffix))
-    return parse_size(args.size) if args.size else SIZES[0]
+    return check_recording(args.record, args.size)
 
 
 def shipped_result(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -126,20 +119,12 @@ def shipped_result(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, 
     return recording.result, recording.params
 
 
-def save_movie(name: str, params: dict[str, Any], result: dict[str, Any], path: str, size: tuple[int, int],
-               projector: bool) -> str:
-    """Draw the demo's frames with its own view off screen and write them to ``path``; the path written."""
+def demo_reel(name: str, params: dict[str, Any], result: dict[str, Any], projector: bool) -> Any:
+    """The demo's frames, drawn by its own view off screen (``gui/demos/demo_reel.py``)."""
     from studio.gui.demos.demo_reel import DemoReel
     from studio.gui.demos.lab import TITLES, VIEWS
-    from studio.gui.plots.curves_png import ensure_app
-    from studio.gui.widgets.reel import record
 
-    app = ensure_app()  # noqa: F841 - kept alive while drawing
-    reel = DemoReel(VIEWS[name], params, result, projector, TITLES.get(name, ""))
-    try:
-        return str(record(reel, path, size).path)
-    finally:
-        reel.close()
+    return DemoReel(VIEWS[name], params, result, projector, TITLES.get(name, ""))
 
 
 def save_record(name: str, params: dict[str, Any], result: dict[str, Any], path: str, seconds: float) -> str:
@@ -188,12 +173,8 @@ def add_parser(sub: Any) -> None:
     demo.add_argument("name", metavar="NAME", nargs="?", help="the demo, e.g. optimizer_race (studio list demos)")
     demo.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                       help="set one of the demo's parameters, e.g. --set function=rosenbrock (repeatable)")
-    demo.add_argument("--record", metavar="FILE", help="also save what it computed: FILE.mp4 or FILE.gif (its "
-                      "frames, for slides), FILE.png or FILE.svg (the last frame), FILE.npz (a recording the Teaching "
-                      "lab can show)")
-    demo.add_argument("--size", metavar="WxH", help="the size of a video or still, e.g. 1920x1080 (default 1280x720)")
-    demo.add_argument("--style", choices=("projector", "screen"), default="projector",
-                      help="projector: large type and thick lines (default); screen: as the window draws it")
+    add_record_args(demo, "also save what it computed: " + FORMATS.format(what="its frames")
+                    + ", FILE.npz (a recording the Teaching lab can show)")
     demo.add_argument("--recorded", action="store_true", help="with --record: record the recording Studio ships "
                       "(the default settings) instead of computing")
     demo.add_argument("--record-all", metavar="DIR", help="record every demo and Parallelism-lab page at its default "

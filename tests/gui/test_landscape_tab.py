@@ -10,6 +10,7 @@ import pytest
 from studio.core.landscape import io
 from studio.core.runs.store import RunStore
 from studio.gui.tabs.landscape import LandscapeTab
+from studio.gui.widgets.movie_file import MovieError
 from tests.gui.conftest import new_session
 from tests.unit.landscape_runs import SMALL, train_run
 
@@ -68,10 +69,13 @@ def test_trajectory_and_one_d_views(qtbot, tab):
     _finish(qtbot, widget)
     path = widget.view.heatmap.path_item
     assert len(path.xData) == 4 and "PC 1" in widget.view.heatmap.plot.getAxis("bottom").labelText
+    assert widget.trajectory_reel().count() == 4  # Record…: one checkpoint a frame
     widget.kind_box.setCurrentIndex(widget.kind_box.findData("1d"))
     widget.compute()
     _finish(qtbot, widget)
     assert widget.view.currentWidget() is widget.view.curves and widget.view.curves.curve_count() == 2
+    with pytest.raises(MovieError, match="^a 1-D landscape is a curve, not a picture to animate: use Export PNG…$"):
+        widget.trajectory_reel()
 
 
 def test_cancel_and_errors(qtbot, tab):

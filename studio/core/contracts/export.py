@@ -78,5 +78,6 @@ class ExportReport(TypedDict, total=False):
     csv: CsvWritten
     png: PngWritten
     tensorboard: TensorBoardExportResult
+    recorded: str  # --record: the MP4, GIF, PNG or SVG of the curves written
     model: ModelExportResult
     seconds: float

@@ -229,12 +229,13 @@ class LandscapeSummary(LandscapeStats):
 
 class LandscapeReport(LandscapeStats):
     """``studio landscape --json``: the saved file, the stats, the seconds and the run (a trajectory: the
-    explained variance of its two directions)."""
+    explained variance of its two directions; ``--record``: the recording written)."""
 
     path: str
     seconds: float
     run_id: str
     explained_variance: NotRequired[list[float]]
+    recorded: NotRequired[str]  # --record: the MP4, GIF, PNG or SVG written
 
 
 class LandscapeResult(TypedDict):

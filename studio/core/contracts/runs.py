@@ -119,10 +119,12 @@ class CompareGroup(TypedDict):
 
 class CompareTable(TypedDict):
     """``core/runs/compare.compare_runs``: the settings that differ, the metrics, one row per run, the seed groups
-    among the runs; ``studio compare --diff`` adds the two runs' settings side by side."""
+    among the runs; ``studio compare --diff`` adds the two runs' settings side by side, ``--record`` the file
+    written."""
 
     differing: list[str]
     metric_names: list[str]
     runs: list[CompareRow]
     groups: list[CompareGroup]
     diff: NotRequired[list[SettingDiff]]
+    recorded: NotRequired[str]

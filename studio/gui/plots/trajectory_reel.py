@@ -8,7 +8,12 @@ from typing import Any
 
 from PySide6.QtWidgets import QWidget
 
+from studio.core.vocab import LandscapeKind
 from studio.gui.plots.landscape_view import HeatMap
+
+RECORDABLE = (LandscapeKind.SURFACE.value, LandscapeKind.TRAJECTORY.value)
+LINE_REFUSAL = "a 1-D landscape is a curve, not a picture to animate"
+
 
 
 class TrajectoryReel:

@@ -494,13 +494,13 @@ class LandscapeTab(RunPicker, QWidget):
 
     def trajectory_reel(self, _presentation: bool = True) -> Any:
         """The shown 2-D or trajectory landscape as a reel (``gui/plots/trajectory_reel.py``)."""
-        from studio.gui.plots.trajectory_reel import TrajectoryReel
+        from studio.gui.plots.trajectory_reel import LINE_REFUSAL, RECORDABLE, TrajectoryReel
         from studio.gui.widgets.movie_file import MovieError
 
         if self.result is None:
             raise MovieError("compute or open a landscape first")
-        if self.result.kind == LandscapeKind.LINE:
-            raise MovieError("a 1-D landscape is a curve, not a picture to animate: use Export PNG…")
+        if self.result.kind not in RECORDABLE:
+            raise MovieError(f"{LINE_REFUSAL}: use Export PNG…")
         return TrajectoryReel(self.result, self.log_scale.isChecked())
 
     def record_for_slides(self) -> None:
