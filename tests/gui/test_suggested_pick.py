@@ -62,3 +62,29 @@ def test_a_window_that_reopens_on_a_next_word_model_has_its_suggested_settings(q
         assert again.settings.train_form.widgets["batch_size"].value() == config.train.batch_size
     finally:
         session.shutdown(wait_s=5)
+
+
+def test_picking_resnet18_caps_the_epochs_and_the_note_says_where(qtbot, window):
+    """resnet18 at the shared defaults takes about 45 minutes on 2 cores: its suggestion caps each epoch at a few
+    steps (train.epoch_steps, an Advanced setting), and the note names where that field is."""
+    panel = window.settings
+    panel.forms["model"].combo.setCurrentText("resnet18")
+    config = window.session.config
+    assert (config.train.epochs, config.train.batch_size, config.train.epoch_steps) == (2, 32, 30)
+    assert panel.advanced_form.widgets["epoch_steps"].value() == 30
+    note = panel.suggested_note.text()
+    assert "epoch steps 30" in note and "Advanced settings" in note
+    panel.forms["model"].combo.setCurrentText("mlp")
+    assert window.session.config.train.epoch_steps == 0  # back to every batch
+
+
+def test_the_advanced_settings_fit_the_panel_without_a_sideways_scroll(qtbot, window):
+    """At 1024×768 with Advanced settings open, no field is wider than the panel (a spin box sizes itself to its
+    largest value: train.epoch_steps at 100,000,000 once made the panel scroll sideways)."""
+    window.resize(1024, 768)
+    window.settings.advanced_button.setChecked(True)
+    window.settings.forms["model"].combo.setCurrentText("resnet18")
+    qtbot.waitUntil(lambda: window.settings.widget().width() > 0)
+    bar = window.settings.horizontalScrollBar()
+    qtbot.waitUntil(lambda: window.settings.widget().minimumSizeHint().width() <= window.settings.viewport().width())
+    assert not bar.isVisible() or bar.maximum() == 0

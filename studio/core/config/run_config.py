@@ -73,7 +73,7 @@ TRAIN_HELP: dict[str, tuple[str, float | None, float | None]] = {
     "batch_size": ("samples per optimizer step, over all processes", 1, 1_000_000),
     "epoch_steps": ("at most this many optimizer steps per epoch, each epoch's batches still drawn from the whole "
                     "shuffled training set: a quick look at a big model (Lightning's limit_train_batches; 0: every "
-                    "batch)", 0, 100_000_000),
+                    "batch)", 0, 1_000_000),
     "seed": ("random seed: the same seed gives the same run", 0, 2**31 - 1),
     "val_fraction": ("share of the training set held out for validation", 0.0, 0.9),
     "metric_interval": ("steps between points of the train curves (loss, accuracy, learning rate): 1 logs every "

@@ -101,8 +101,8 @@ MODELS.add(Entry(
     tags=("image",),
     suggested=Suggested(
         {"train.epochs": 2, "train.batch_size": 32, "train.epoch_steps": 30},
-        "the shared defaults take about 45 minutes on a 2-core CPU; these show it learning in about 2 (epoch steps "
-        "is under Advanced settings, 0: whole epochs)"),
+        "the shared defaults take about 45 minutes on a 2-core CPU, these about 2 (epoch steps is under Advanced "
+        "settings; 0 trains whole epochs)"),
 ))
 MODELS.add(Entry(
     "transfer",
