@@ -75,6 +75,7 @@ def test_compare_records_the_curves_growing_and_stills_at_the_chosen_size(runs, 
 
 def test_the_cli_still_is_the_one_record_the_curves_makes(runs, tmp_path, qtbot):
     import pyqtgraph as pg
+    from PySide6.QtWidgets import QApplication
 
     from studio.gui.plots.curves_reel import reel_of_runs
     from studio.gui.widgets.reel import record
@@ -89,11 +90,15 @@ def test_the_cli_still_is_the_one_record_the_curves_makes(runs, tmp_path, qtbot)
     names = shown_names(store)
     drawn = {k: pg.getConfigOption(k) for k in ("background", "foreground", "antialias")}
     pg.setConfigOptions(background="w", foreground="k", antialias=True)  # as the command's own application draws
+    app = QApplication.instance()
+    palette = app.palette()  # an earlier test may have themed this application; the command's is a fresh one
+    app.setPalette(app.style().standardPalette())
     try:
         reel = reel_of_runs(store, ids, {r: names[r] for r in ids}, True)  # what commands.record_curves records
         record(reel, tmp_path / "gui.png", (800, 600))
     finally:
         pg.setConfigOptions(**drawn)
+        app.setPalette(palette)
     assert np.array_equal(pixels(tmp_path / "gui.png"), projector)
 
 
