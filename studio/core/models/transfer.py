@@ -54,7 +54,6 @@ def download_weights(arch: str, path: Path, url: str, timeout_s: float = 60.0) -
     try:
         torch.hub.load_state_dict_from_url(url, model_dir=str(path.parent), progress=False, check_hash=True)
     except Exception as err:  # noqa: BLE001 - any failure to fetch (no network, a proxy, a bad file) is one sentence
-        path.with_name(path.name + ".partial").unlink(missing_ok=True)
         reason = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise DataError(
             f"could not download the ImageNet weights for {arch} ({reason}): on a machine without a connection, "
