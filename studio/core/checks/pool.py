@@ -31,7 +31,10 @@ def run_tasks(tasks: list[Task], jobs: int = 1,
         # spawn, not fork: a forked copy of a process that has already run torch can hang in its thread pools
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(jobs, len(pooled)), mp_context=context) as pool:
-            futures: dict[Future[CheckOutcome], int] = {pool.submit(_run_quietly, *tasks[i]): i for i in pooled}
+            # the longest first (by budget), so that the last to finish is a short one and no core idles long
+            longest_first = sorted(pooled, key=lambda i: -CHECKS[tasks[i][0]].budget_s)
+            futures: dict[Future[CheckOutcome], int] = {pool.submit(_run_quietly, *tasks[i]): i
+                                                        for i in longest_first}
             pending = set(futures)
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
