@@ -112,15 +112,15 @@ def _one(seed: int, progress: Any, pretrain_steps: int, fine_tune_steps: int, fi
     test_x, test_y = language(rng, 2000, 1, "topical")
     labelled_x, labelled_y = language(rng, many, 1, "topical")
     torch.manual_seed(seed)
-    shape = {"vocab": vocab, "context": 1 + LENGTH, "d_model": 64, "layers": 2, "heads": 4, "dropout": 0.1}
-    mlm = BertMLM(**shape)
+    context, width, layers, heads, dropout = 1 + LENGTH, 64, 2, 4, 0.1
+    mlm = BertMLM(vocab, context, width, layers, heads, dropout)
     _pretrain(mlm, unlabelled, vocab, pretrain_steps, rng)
     out: dict[str, Any] = {}
     for name, n in (("few", few), ("many", many)):
         scores = {}
         for start in ("pretrained", "scratch"):
             torch.manual_seed(seed + 1)
-            net = BertClassifier(num_classes=2, **shape)
+            net = BertClassifier(vocab, 2, context, width, layers, heads, dropout)
             if start == "pretrained":
                 net.encoder.load_state_dict(mlm.encoder.state_dict())
             _fine_tune(net, labelled_x[:n], labelled_y[:n], fine_tune_steps, seed, fine_tune_lr)
