@@ -46,8 +46,9 @@ def run_tasks(tasks: list[Task], jobs: int = 1,
                         yield index, CheckOutcome(CHECKS[tasks[index][0]], (), 0.0,
                                                   error=f"its process ended before it finished ({type(err).__name__}"
                                                         f": {err or 'no reason given'})")
+    in_pool = set(pooled)
     for index, (name, overrides) in enumerate(tasks):
-        if index not in set(pooled):
+        if index not in in_pool:
             yield index, run_check(name, progress=progress_for(name), **overrides)
 
 

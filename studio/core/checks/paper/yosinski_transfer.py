@@ -139,8 +139,6 @@ def _train(net: Any, x: Any, y: Any, epochs: int, batch: int, seed: int) -> None
 
 
 def _accuracy(net: Any, x: Any, y: Any) -> float:
-    import torch
+    from studio.core.demos.training import Split, evaluate
 
-    net.eval()
-    with torch.inference_mode():
-        return float((net(x).argmax(1) == y).float().mean())
+    return evaluate(net, Split(x, y))[1]
