@@ -77,3 +77,32 @@ def test_the_work_split_counts_cpu_time_and_the_overlap_counts_ranks_computing_a
     # data parallelism: both compute the whole time
     both = _lane(0, [("forward", None, 1.0)]) + _lane(1, [("forward", None, 1.0)])
     assert overlap({"timeline": both, "cpu_share": [1.0, 1.0]}) == pytest.approx([2.0])  # type: ignore[arg-type]
+
+
+def test_each_computations_measured_cpu_time_comes_before_the_ranks_average_share() -> None:
+    # over the run the rank got 0.8 of a core, but the other program took it during step 1 only: step 1's
+    # computations got half their wall time, step 2's all of it. The average share would mis-correct both steps.
+    step1 = _lane(0, [("forward", None, 1.0), ("backward", None, 1.0)], step=1)
+    step2 = _lane(0, [("forward", None, 0.5), ("backward", None, 0.5)], step=2, t0=3.0)
+    for interval in step1:
+        interval["cpu"] = 0.5
+    for interval in step2:
+        interval["cpu"] = 0.5
+    row = {"timeline": step1 + step2, "cpu_share": [0.8]}
+    assert dedicated_spans(row) == pytest.approx([1.01, 1.01])  # type: ignore[arg-type]
+    without = {"timeline": [{k: v for k, v in i.items() if k != "cpu"} for i in step1 + step2], "cpu_share": [0.8]}
+    assert dedicated_spans(without) == pytest.approx([1.61, 0.81])  # type: ignore[arg-type]
+
+
+def test_a_rank_records_the_cpu_time_of_its_computations_only() -> None:
+    from studio.engine.parallel.timeline import Recorder
+
+    rec = Recorder(rank=1)
+    rec.on = True
+    with rec.span("forward"):
+        sum(i * i for i in range(200_000))  # busy: its CPU time is most of its wall time
+    with rec.span("recv"):
+        pass
+    forward, recv = rec.intervals(origin=0.0)
+    assert 0 < forward["cpu"] <= forward["end"] - forward["start"] and "cpu" not in recv
+    assert rec.cpu_share == pytest.approx(forward["cpu"] / (forward["end"] - forward["start"]), rel=1e-3)

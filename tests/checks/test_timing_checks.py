@@ -15,6 +15,12 @@ def _failed(outcome) -> list[str]:
     return [m.label for m in outcome.measures if not m.passed]
 
 
+def _measures(outcome) -> str:
+    """Every measure in a line: what it was, our number ± margin, its band (pytest cuts a long dict short)."""
+    return "\n".join(f"{'ok ' if m.passed else 'FAIL'} {m.label[:60]}: {m.ours} ± {m.margin} ({m.band})"
+                     for m in outcome.measures) + f"\n{outcome.error}"
+
+
 # --- broken set-ups ------------------------------------------------------------------------------------------
 
 
@@ -60,7 +66,7 @@ def test_data_stalls_of_images_that_cost_nothing_to_decode_fail() -> None:
 def test_model_parallelism_is_slower_at_another_batch_with_a_program_competing() -> None:
     with cpu_hog():
         outcome = run_check("model_parallel_slower", batch_size=512)
-    assert outcome.passed, outcome.to_dict()
+    assert outcome.passed, _measures(outcome)
     shares = [s for r in outcome.details["cpu_share"] for s in r["model"] if s]
     assert min(shares) < 0.95  # the competing program did take CPU from the ranks
 
@@ -69,18 +75,18 @@ def test_model_parallelism_is_slower_at_another_batch_with_a_program_competing()
 def test_the_bubble_follows_the_theory_at_another_batch_with_a_program_competing() -> None:
     with cpu_hog():
         outcome = run_check("huang_gpipe_bubble", batch_size=2048, microbatches="1,4,8")
-    assert outcome.passed, outcome.to_dict()
+    assert outcome.passed, _measures(outcome)
 
 
 @pytest.mark.slow
 def test_async_beats_sync_on_another_seed_with_a_program_competing() -> None:
     with cpu_hog():
         outcome = run_check("chen_async_straggler", seed=1)
-    assert outcome.passed, outcome.to_dict()
+    assert outcome.passed, _measures(outcome)
 
 
 @pytest.mark.slow
 def test_data_stalls_at_another_image_size_with_a_program_competing() -> None:
     with cpu_hog():
         outcome = run_check("mohan_data_stalls", size=64)
-    assert outcome.passed, outcome.to_dict()
+    assert outcome.passed, _measures(outcome)

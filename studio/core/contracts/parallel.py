@@ -47,6 +47,7 @@ class Interval(TypedDict):
     end: float
     step: int
     microbatch: int | None  # None: not tied to one micro-batch (the optimizer, DDP's all-reduce)
+    cpu: NotRequired[float]  # compute kinds: the CPU seconds the rank's thread got in it (absent in old recordings)
 
 
 class RankMemory(TypedDict):

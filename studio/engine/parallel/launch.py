@@ -16,7 +16,6 @@ from typing import Any
 from studio.core.contracts.parallel import (
     MODES,
     PIPELINE_MODES,
-    Interval,
     ModeResult,
     ParallelRequest,
     ParallelResult,
@@ -26,7 +25,7 @@ from studio.core.estimates.footprint import check_mlp
 from studio.engine.jobs.rank_group import RankGroup
 from studio.engine.parallel.network import block_costs, layer_names
 from studio.engine.parallel.split import balanced_split, bubble_theory
-from studio.engine.parallel.timeline import busy_shares, with_idle
+from studio.engine.parallel.timeline import Recorder, busy_shares, with_idle
 
 Report = Callable[[float, str], None]
 # the largest |loss − single-process loss| allowed at any step: float32 sums in another order (DDP's average of
@@ -212,9 +211,7 @@ def _row(request: ParallelRequest, raw: dict[str, Any]) -> ModeResult:
     ranks = [r for r in raw["ranks"] if r["active"]]
     lanes = [r["rank"] for r in ranks]
     origin = raw["origin"]
-    intervals: list[Interval] = [
-        {"rank": r["rank"], "kind": k, "start": s - origin, "end": e - origin, "step": step, "microbatch": mb}
-        for r in ranks for k, s, e, step, mb in r["raw"]]
+    intervals = [interval for r in ranks for interval in Recorder.from_raw(r["rank"], r["raw"], origin)]
     end = max((i["end"] for i in intervals), default=0.0)
     timeline = with_idle(intervals, lanes, end)
     busy = busy_shares(intervals, lanes, end)

@@ -2,16 +2,17 @@
 
 On a shared CPU another program takes a rank's core for a while: the rank's computations stretch in wall time and
 its peers wait for it, so a bubble or a step time measured on the wall clock measures the machine. Each rank also
-records the share of a core it got while computing (``cpu_share``: thread CPU time ÷ wall time of its compute
-intervals, one torch thread per rank). From it:
+records the CPU time its thread got in each compute interval (``cpu``; one torch thread per rank) and its share
+of a core over them all (``cpu_share``: CPU time ÷ wall time; what an old recording without ``cpu`` falls back on:
+wall × share). From them:
 
 - ``dedicated_spans(row)``: per timeline step, its span less the time its computations were descheduled (each
-  compute interval's wall time × (1 − its rank's share)); right where the computations do not overlap (a single
+  compute interval's wall time less its CPU time); right where the computations do not overlap (a single
   process, naive model parallelism), and it keeps the transfers' own time (which a busy machine only lengthens).
 - ``work_split(row)``: each rank's share of a step's computing in CPU time; ``overlap(row)``: how many ranks
   compute at once, on average, while any does (wall clock: a stretched interval does not move).
 - ``replayed_bubbles(row)``: per timeline step, the schedule replayed with each computation lasting its CPU time
-  (wall × share), in the order each rank ran them, a stage's forward of a micro-batch after the previous stage's
+  (``cpu``), in the order each rank ran them, a stage's forward of a micro-batch after the previous stage's
   forward of it and its backward after the next stage's backward (transfers take no time): the idle share of the
   stages on dedicated cores.
 """
@@ -37,6 +38,13 @@ def shares(row: ModeResult) -> dict[int, float]:
     return out
 
 
+def cpu_time(interval: Interval, share: Mapping[int, float]) -> float:
+    """The CPU time a computation got: measured, or (an old recording) its wall time × its rank's share."""
+    if "cpu" in interval:
+        return interval["cpu"]
+    return (interval["end"] - interval["start"]) * share.get(interval["rank"], 1.0)
+
+
 def compute_steps(row: ModeResult) -> dict[int, list[Interval]]:
     """The compute intervals of each timeline step, in time order."""
     out: dict[int, list[Interval]] = {}
@@ -52,7 +60,7 @@ def dedicated_spans(row: ModeResult) -> list[float]:
     out = []
     for ivs in compute_steps(row).values():
         span = max(i["end"] for i in ivs) - min(i["start"] for i in ivs)
-        stolen = sum((i["end"] - i["start"]) * (1 - share[i["rank"]]) for i in ivs)
+        stolen = sum((i["end"] - i["start"]) - cpu_time(i, share) for i in ivs)
         out.append(span - stolen)
     return out
 
@@ -63,7 +71,7 @@ def work_split(row: ModeResult) -> list[list[float]]:
     out = []
     for ivs in compute_steps(row).values():
         ranks = sorted({i["rank"] for i in ivs})
-        cpu = [sum((i["end"] - i["start"]) * share[r] for i in ivs if i["rank"] == r) for r in ranks]
+        cpu = [sum(cpu_time(i, share) for i in ivs if i["rank"] == r) for r in ranks]
         total = sum(cpu)
         out.append([c / total if total > 0 else 0.0 for c in cpu])
     return out
@@ -122,13 +130,13 @@ def replay_step(ivs: list[Interval], share: Mapping[int, float]) -> tuple[float,
                     if upstream not in ends:
                         break  # wait for the other rank's replay to get there
                     ready = max(ready, ends[upstream])
-                clock[r] = ready + (interval["end"] - interval["start"]) * share.get(r, 1.0)
+                clock[r] = ready + cpu_time(interval, share)
                 ends[(r, pos[r])] = clock[r]
                 pos[r] += 1
                 moved = True
     if any(pos[r] < len(queues[r]) for r in ranks):
         return math.nan, {}
-    busy = {r: sum((i["end"] - i["start"]) * share.get(r, 1.0) for i in queues[r]) for r in ranks}
+    busy = {r: sum(cpu_time(i, share) for i in queues[r]) for r in ranks}
     return max(clock.values()), busy
 
 

@@ -27,7 +27,7 @@ class Recorder:
         self.sync = sync  # CUDA: synchronise at each stamp, so an interval holds its kernels, not their launch
         self.on = False
         self.step = 0
-        self.raw: list[tuple[str, float, float, int, int | None]] = []
+        self.raw: list[tuple[str, float, float, int, int | None, float | None]] = []
         self.compute_wall = 0.0  # seconds inside compute spans, and the CPU time this thread got in them
         self.compute_cpu = 0.0
 
@@ -45,10 +45,11 @@ class Recorder:
             if self.sync:
                 self.sync()
             end = time.perf_counter()
-            self.raw.append((kind, start, end, self.step, microbatch))
-            if kind in COMPUTE:
+            used = time.thread_time() - cpu if kind in COMPUTE else None
+            self.raw.append((kind, start, end, self.step, microbatch, used))
+            if used is not None:
                 self.compute_wall += end - start
-                self.compute_cpu += time.thread_time() - cpu
+                self.compute_cpu += used
 
     @property
     def cpu_share(self) -> float | None:
@@ -58,11 +59,22 @@ class Recorder:
 
     def add(self, kind: str, start: float, end: float, microbatch: int | None = None) -> None:
         if self.on and end > start:
-            self.raw.append((kind, start, end, self.step, microbatch))
+            self.raw.append((kind, start, end, self.step, microbatch, None))
 
     def intervals(self, origin: float) -> list[Interval]:
-        return [{"rank": self.rank, "kind": k, "start": s - origin, "end": e - origin, "step": step,
-                 "microbatch": mb} for k, s, e, step, mb in sorted(self.raw, key=lambda r: r[1])]
+        return self.from_raw(self.rank, self.raw, origin)
+
+    @staticmethod
+    def from_raw(rank: int, raw: list[Any], origin: float) -> list[Interval]:
+        """A rank's ``raw`` records (as sent from its process) as intervals on the clock that starts at ``origin``."""
+        out: list[Interval] = []
+        for k, s, e, step, mb, used in sorted(raw, key=lambda r: r[1]):
+            interval: Interval = {"rank": rank, "kind": k, "start": s - origin, "end": e - origin, "step": step,
+                                  "microbatch": mb}
+            if used is not None:
+                interval["cpu"] = min(used, e - s)  # the two clocks tick apart by a few microseconds
+            out.append(interval)
+        return out
 
 
 def with_idle(intervals: list[Interval], ranks: list[int], end: float) -> list[Interval]:

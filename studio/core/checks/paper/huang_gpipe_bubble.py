@@ -22,7 +22,7 @@ CHECK = PaperCheck(
               "ScheduleGPipe and Schedule1F1B; an MLP 784-64-2048-1024-2048-10 split into two stages whose forwards"
               " and backwards are both about equal (fc1-fc3 | fc4-fc5), global batch 4096, SGD, M = 1, 2, 8 (1F1B: "
               "2, 8), 7 steps each (2 warm-up, 5 timed). Each rank's real timeline is recorded (forward and "
-              "backward timed by wrapping the stage), with the CPU time the rank got while computing. The bubble is"
+              "backward timed by wrapping the stage), with the CPU time the rank got in each computation. The bubble is"
               " that of dedicated cores: per timed step, the schedule is replayed with every computation lasting "
               "its CPU time, in the order the rank ran them, a stage's forward of a micro-batch after the previous "
               "stage's forward of it and its backward after the next stage's backward (transfers counted as "
