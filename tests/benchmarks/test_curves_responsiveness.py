@@ -47,7 +47,9 @@ def write_store(home) -> tuple[RunStore, list[str]]:
     rng = np.random.default_rng(0)
     ids = []
     for i in range(RUNS):
-        run = store.create_run(RunConfig().with_overrides([f"train.batch_size={32 * (1 + i % 4)}"]), f"run {i}")
+        # a learning rate of its own: 50 lines, not a seed group drawn as one band (runs alike but for the seed are)
+        run = store.create_run(RunConfig().with_overrides([f"train.batch_size={32 * (1 + i % 4)}",
+                                                           f"optimizer.lr={1e-3 * (1 + i / 100):.6g}"]), f"run {i}")
         steps = np.arange(1, STEPS + 1)
         loss = 2.3 * np.exp(-steps / (STEPS / 4)) + 0.1 * rng.normal(size=STEPS) ** 2
         acc = 1 - loss / 2.5
@@ -149,3 +151,4 @@ def test_curves_stay_responsive_with_50_long_runs(qtbot, tmp_path):
           f"GUI process RSS {rss_mb():.0f} MB (peak {rss_mb('VmHWM'):.0f} MB, {base:.0f} MB before the view)")
     print("targets: no stall > 100 ms; 50 runs drawn ≤ 1 s (before: 11.2 s frozen, x switch 2.3 s, smoothing 2.0 s)")
     assert all(points > 0 for *_, points, _m in rows)
+    assert len({r for r in view.series if view.point_count(r, NAMES[0])}) == RUNS  # every run a line of its own
