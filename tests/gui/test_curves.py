@@ -24,3 +24,27 @@ def test_live_rows_append_once_and_optional_plots_appear(qtbot):
     assert "sharpness" in view.plots and view.point_count("a", "sharpness/top_eig") == 1
     view.show_runs({"a": {"train/loss": ([1], [1.0])}, "b": {"sharpness/top_eig": ([5], [3.0])}})
     assert view.point_count("b", "sharpness/top_eig") == 1 and view.point_count("a", "train/loss") == 1
+
+
+def test_live_points_of_many_runs_are_paced_but_always_drawn(qtbot, monkeypatch):
+    from studio.gui.plots import live_pace
+
+    monkeypatch.setattr(live_pace, "MAX_S", 0.3)  # however dear a draw, the next within 0.3 s
+    monkeypatch.setattr(live_pace, "BUDGET", 1e-6)  # every draw dear: always the longest wait
+    runs = {f"r{i}": {"train/loss": ([1], [1.0])} for i in range(live_pace.FEW_RUNS + 2)}
+    view = CurvesView()
+    qtbot.addWidget(view)
+    view.resize(800, 600)
+    view.show()
+    view.show_runs(runs, {r: r for r in runs})
+    qtbot.waitUntil(lambda: not view.loading)
+    for run_id in runs:
+        view.add_rows(run_id, [(2, "train/loss", 0.5, 0.0)])
+    view.redraw()  # the first live draw: at once
+    assert all(view.point_count(r, "train/loss") == 2 for r in runs)
+    qtbot.waitUntil(lambda: view.pace.last_cost_s > 0)  # painted: its cost known, the next draw waits
+    for run_id in runs:
+        view.add_rows(run_id, [(3, "train/loss", 0.3, 0.0)])
+    view.redraw()
+    assert view.point_count("r0", "train/loss") == 2  # not yet
+    qtbot.waitUntil(lambda: all(view.point_count(r, "train/loss") == 3 for r in runs), timeout=3000)  # the tick

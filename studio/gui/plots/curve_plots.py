@@ -165,13 +165,26 @@ def fit(plot: pg.PlotItem, x: Range, y: Range) -> None:
     box.updateMatrix()  # and moved there now: a move inside the paint marked the scene dirty, a second paint
 
 
+class Graphics(pg.GraphicsLayoutWidget):
+    """pyqtgraph's layout widget that says when it has painted (``painted``: the live pace times a draw by it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.painted: Callable[[], None] | None = None
+
+    def paintEvent(self, event: object) -> None:  # noqa: N802 - Qt's name
+        super().paintEvent(event)
+        if self.painted is not None:
+            self.painted()
+
+
 class PlotGrid:
     """The model's plots in a pyqtgraph layout (``graphics``) and the shown runs' lines in them (``items``, the
     faint raw lines ``raw_items``), by (run, metric)."""
 
     def __init__(self, model: CurveModel, parent: QObject, on_x_range: Callable[[], None]) -> None:
         self.model = model
-        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics = Graphics()
         self.plots: dict[str, pg.PlotItem] = {}
         self.items: Items = {}
         self.raw_items: Items = {}

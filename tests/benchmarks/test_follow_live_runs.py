@@ -1,0 +1,82 @@
+"""Issue 40, item 1: following a sweep of 50 live runs costs the GUI thread ≤ 10 ms a second.
+
+The 50 runs × 20,000 steps of ``test_curves_responsiveness.py`` are shown in the curves view; each then gets one
+new step (4 metrics) a second, spread over the second (one run every 20 ms), through ``CurvesView.add_rows`` as
+the window hands on what ``StoreFollower`` read (its own check cost 1.5 ms a second, measured before). The GUI
+thread's CPU time is read over SECONDS of the real event loop, side by side in one run: the view idle (no new
+points), following with the live pace (``live_pace.py``), and following with every tick drawn (the pace off, as
+before it).
+
+Run: ``python -m pytest tests/benchmarks/test_follow_live_runs.py -m benchmark -s``
+(STUDIO_BENCH_HOME keeps the written store and reuses it; STUDIO_BENCH_FOLLOW_S changes the 10 s).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from tests.benchmarks.test_curves_responsiveness import NAMES, STEPS, write_store
+
+SECONDS = float(os.environ.get("STUDIO_BENCH_FOLLOW_S", "10"))
+feed_round = [0]
+
+
+def follow(view, ids: list[str], feed: bool) -> float:
+    """GUI-thread CPU milliseconds a second over SECONDS of the event loop, each run a step a second if ``feed``."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    step = {r: STEPS + 10**4 * feed_round[0] for r in ids}  # after the stored steps and the earlier rounds
+    feed_round[0] += 1
+    turn = [0]
+
+    def one() -> None:
+        run_id = ids[turn[0] % len(ids)]
+        turn[0] += 1
+        step[run_id] += 1
+        s = step[run_id]
+        view.add_rows(run_id, [(s, name, 0.5, 1.8e9 + s) for name in NAMES])
+
+    timer = QTimer()
+    timer.setInterval(int(1000 / len(ids)))
+    timer.timeout.connect(one)
+    loop = QEventLoop()
+    if feed:
+        timer.start()
+    QTimer.singleShot(2000, loop.quit)  # settle: the first paint, the first draws of new points
+    loop.exec()
+    cpu = time.thread_time()
+    QTimer.singleShot(int(SECONDS * 1000), loop.quit)
+    loop.exec()
+    used = time.thread_time() - cpu
+    timer.stop()
+    return used / SECONDS * 1000
+
+
+@pytest.mark.benchmark
+def test_following_50_live_runs(qtbot, tmp_path, monkeypatch):
+    from studio.gui.plots import live_pace
+    from studio.gui.plots.curves import CurvesView
+
+    store, ids = write_store(os.environ.get("STUDIO_BENCH_HOME") or tmp_path)
+    view = CurvesView()
+    qtbot.addWidget(view)
+    view.resize(1280, 800)
+    view.show()
+    view.load_runs(store, ids)
+    qtbot.waitUntil(lambda: not view.loading, timeout=120_000)
+    idle = follow(view, ids, feed=False)
+    paced = follow(view, ids, feed=True)
+    cost = view.pace.last_cost_s
+    monkeypatch.setattr(live_pace, "FEW_RUNS", 10**6)  # every tick drawn, as before the pace
+    unpaced = follow(view, ids, feed=True)
+    print(f"\n{len(ids)} runs shown, each a step a second; GUI thread CPU over {SECONDS:.0f} s of the event loop, "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"  idle (no new points):       {idle:6.1f} ms a second")
+    print(f"  following, paced:           {paced:6.1f} ms a second (a draw cost {cost * 1000:.0f} ms, then waits "
+          f"{min(live_pace.MAX_S, cost / live_pace.BUDGET):.1f} s)")
+    print(f"  following, every tick:      {unpaced:6.1f} ms a second (×{unpaced / paced:.1f} the paced)")
+    print("target: ≤ 10 ms a second (before: 151–163 ms at load 9, every tick drawn)")
+    assert all(view.point_count(r, NAMES[0]) for r in ids)  # every run still a line of its own
