@@ -53,6 +53,14 @@ def test_unknown_section_and_bad_toml():
         RunConfig.from_toml("[model\nname=")
 
 
+@pytest.mark.parametrize("item", [".0\n=", "optimizer.lr=0.1\r\n", "model.name=m\u2028lp"])
+def test_a_set_of_several_lines_is_refused_in_one(item):
+    # found by the parser fuzzing: an unknown section's message quoted the item as it was, newline and all
+    with pytest.raises(ConfigError) as err:
+        RunConfig().with_overrides([item])
+    assert len(str(err.value).splitlines()) == 1 and "--set takes one line" in str(err.value)
+
+
 def test_gpus_must_match_processes():
     with pytest.raises(ConfigError, match="one process per GPU"):
         RunConfig().with_overrides(["hardware.device=cuda", "hardware.gpus=[0,1]", "hardware.processes=1"])

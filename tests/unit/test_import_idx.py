@@ -52,6 +52,16 @@ def test_idx_truncated_body(tmp_path):
         import_path(folder)
 
 
+def test_idx_that_declares_no_values_is_refused_in_a_sentence(tmp_path):
+    # found by the parser fuzzing: a size of 0 beside sizes whose product overflows numpy's index made numpy
+    # refuse to shape the empty array ("array is too big") instead of a DataError
+    folder = fx.idx_folder(tmp_path / "empty")
+    with gzip.open(folder / "train-images-idx3-ubyte.gz", "wb") as fh:
+        fh.write(bytes([0, 0, 8, 4]) + b"".join(d.to_bytes(4, "big") for d in (0, 52, 213677915, 830092990)))
+    with pytest.raises(DataError, match=r"declares an array of shape \(0, 52, 213677915, 830092990\): it holds no"):
+        import_path(folder)
+
+
 def test_idx_images_and_labels_disagree(tmp_path):
     folder = fx.idx_folder(tmp_path / "odd")
     fx.write_idx(folder / "t10k-labels-idx1-ubyte.gz", np.zeros(19, np.uint8))

@@ -227,12 +227,14 @@ class RunConfig:
         # entry names first, so `optimizer.lr=... optimizer.name=sgd` keeps the lr whatever the order
         assignments = sorted(assignments, key=lambda a: a.split("=", 1)[0].strip().endswith(".name"), reverse=True)
         for item in assignments:
+            if any(c in item for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):  # its messages quote it: one line
+                raise ConfigError(f"--set takes one line, section.key=value; got {item!r}")
             key, sep, value = item.partition("=")
             section, dot, name = key.strip().partition(".")
             if not sep or not dot or not name:
                 raise ConfigError(f"--set takes section.key=value, e.g. optimizer.lr=0.01; got {item!r}")
             if section not in data:
-                raise ConfigError(f"unknown config section {section!r} in --set {item}")
+                raise ConfigError(f"unknown config section {section!r} in --set {item!r}")
             value = value.strip()
             if section in CHOICE_SECTIONS and name == "name":
                 if value != data[section]["name"]:

@@ -47,6 +47,8 @@ def read_idx(path: str | Path) -> np.ndarray:
             shape = tuple(int.from_bytes(dims[4 * i: 4 + 4 * i], "big") for i in range(ndim))
             if not shape:
                 raise DataError(f"{path.name} declares an array of no dimensions: it holds no samples")
+            if 0 in shape:  # numpy cannot even shape an empty array whose other sizes overflow its index
+                raise DataError(f"{path.name} declares an array of shape {shape}: it holds no values")
             count = math.prod(shape)
             want = count * dtype.itemsize
             body = _read_up_to(fh, want) if want <= MAX_BYTES else b""
