@@ -62,6 +62,13 @@ def test_idx_that_declares_no_values_is_refused_in_a_sentence(tmp_path):
         import_path(folder)
 
 
+def test_idx_labels_of_more_than_one_value_a_sample_are_refused(tmp_path):
+    folder = fx.idx_folder(tmp_path / "wide")
+    fx.write_idx(folder / "t10k-labels-idx1-ubyte.gz", np.zeros((20, 3), np.uint8))
+    with pytest.raises(DataError, match=r"t10k-labels-idx1-ubyte.gz holds labels of shape \[20, 3\]; labels are one"):
+        import_path(folder)
+
+
 def test_idx_images_and_labels_disagree(tmp_path):
     folder = fx.idx_folder(tmp_path / "odd")
     fx.write_idx(folder / "t10k-labels-idx1-ubyte.gz", np.zeros(19, np.uint8))

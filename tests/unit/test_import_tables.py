@@ -122,6 +122,17 @@ def test_npz_lengths_differ(tmp_path):
         import_path(tmp_path / "bad.npz")
 
 
+def test_npz_labels_of_more_than_one_value_a_sample_are_refused_and_a_column_is_read(tmp_path):
+    # found by the parser fuzzing: a test split's labels of shape (2, 0) beside 1-D training labels reached
+    # numpy's concatenate, which refused in its own words
+    x = np.zeros((2, 4, 4), np.uint8)
+    np.savez(tmp_path / "bad.npz", x_train=x, y_train=np.zeros(2, np.uint8), x_test=x, y_test=np.zeros((2, 0)))
+    with pytest.raises(DataError, match=r"bad.npz: y_test holds labels of shape \[2, 0\]; labels are one value a"):
+        import_path(tmp_path / "bad.npz")
+    np.savez(tmp_path / "column.npz", x=np.zeros((6, 4, 4), np.uint8), y=(np.arange(6) % 2).reshape(6, 1))
+    assert import_path(tmp_path / "column.npz")["num_classes"] == 2
+
+
 def test_npz_ambiguous_names_ask_and_can_be_chosen(tmp_path):
     np.savez(tmp_path / "odd.npz", a=np.zeros((6, 4, 4), np.uint8), b=np.zeros((6, 4, 4), np.uint8),
              c=np.arange(6) % 2)

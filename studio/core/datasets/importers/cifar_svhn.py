@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from studio.core.datasets.importers.progress import Progress
-from studio.core.datasets.importers.result import TEST, TRAIN, Imported, encode_labels
+from studio.core.datasets.importers.result import TEST, TRAIN, Imported, encode_labels, label_column
 from studio.core.datasets.known import KNOWN
 from studio.core.errors import DataError
 
@@ -71,7 +71,7 @@ def import_cifar(kind: str, files: dict[int, list[Path]], source: str, progress:
                 raise DataError(f"{path.name}: expected uint8 rows of 3072 pixels with one label each; got "
                                 f"{data.dtype} {list(data.shape)} and {len(labels)} labels")
             xs.append(data.reshape(-1, 3, 32, 32))
-            ys.append(labels)
+            ys.append(label_column(labels, path.name))
             codes.append(np.full(len(labels), code, np.uint8))
             progress.advance()
     x = np.ascontiguousarray(np.concatenate(xs))

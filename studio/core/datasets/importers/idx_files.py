@@ -12,7 +12,16 @@ import numpy as np
 from studio.core.datasets.idx import read_idx
 from studio.core.datasets.importers.options import ImportOptions
 from studio.core.datasets.importers.progress import Progress
-from studio.core.datasets.importers.result import TEST, TRAIN, VAL, Imported, encode_labels, squeeze_to_nchw, to_uint8
+from studio.core.datasets.importers.result import (
+    TEST,
+    TRAIN,
+    VAL,
+    Imported,
+    encode_labels,
+    label_column,
+    squeeze_to_nchw,
+    to_uint8,
+)
 from studio.core.datasets.known import KNOWN, recognise_idx
 from studio.core.errors import DataError
 
@@ -106,6 +115,7 @@ def import_idx(files: list[Path], source: str, options: ImportOptions, progress:
             raise DataError(f"{images_path.name} holds an array of shape {list(x.shape)}, not images (N, H, W)")
         if len(x) != len(y):
             raise DataError(f"{images_path.name} holds {len(x)} images but {labels_path.name} holds {len(y)} labels")
+        y = label_column(y, labels_path.name)
         if xs and x.shape[1:] != xs[0].shape[1:]:
             raise DataError(f"{images_path.name} holds {list(x.shape[1:])} images, unlike the other split's "
                             f"{list(xs[0].shape[1:])}")

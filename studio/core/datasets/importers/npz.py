@@ -16,6 +16,7 @@ from studio.core.datasets.importers.result import (
     SPLITS,
     Imported,
     encode_labels,
+    label_column,
     squeeze_to_nchw,
     to_uint8,
 )
@@ -119,6 +120,7 @@ def import_arrays(arrays: dict[str, Loader], shapes: dict[str, tuple[int, ...]],
             raise DataError(f"{source}: {xk} holds no samples")
         if len(x) != len(y):
             raise DataError(f"{source}: {xk} has {len(x)} samples but {yk} has {len(y)} labels; they must match")
+        y = label_column(y, f"{source}: {yk}")
         if xs and x.shape[1:] != xs[0].shape[1:]:
             raise DataError(f"{source}: {xk} has images of shape {list(x.shape[1:])} but the first split has "
                             f"{list(xs[0].shape[1:])}")

@@ -65,6 +65,16 @@ def _skip_hint(skips: Skips) -> str:
     return f" ({skips.count} {files} skipped, e.g. {skips.examples[0]})" if skips.count else ""
 
 
+def label_column(labels: np.ndarray, where: str) -> np.ndarray:
+    """``labels`` as one value a sample (a column (N, 1) read as (N,)); DataError in ``where``'s words otherwise."""
+    if labels.ndim == 2 and labels.shape[1] == 1:
+        return labels[:, 0]
+    if labels.ndim != 1:
+        raise DataError(f"{where} holds labels of shape {list(labels.shape)}; labels are one value a sample, "
+                        f"shape [{len(labels)}]")
+    return labels
+
+
 def encode_labels(raw: np.ndarray | list, known: tuple[str, ...] | list[str] | None = None,
                   what: str = "labels") -> tuple[np.ndarray, list[str], str | None]:
     """Map any labels to 0..K-1. Returns (y, class names, a note for the person or None).
