@@ -227,7 +227,7 @@ class RunConfig:
         # entry names first, so `optimizer.lr=... optimizer.name=sgd` keeps the lr whatever the order
         assignments = sorted(assignments, key=lambda a: a.split("=", 1)[0].strip().endswith(".name"), reverse=True)
         for item in assignments:
-            if any(c in item for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):  # its messages quote it: one line
+            if "".join(item.splitlines()) != item:  # a line break anywhere: its messages quote it, on one line
                 raise ConfigError(f"--set takes one line, section.key=value; got {item!r}")
             key, sep, value = item.partition("=")
             section, dot, name = key.strip().partition(".")
