@@ -52,10 +52,11 @@ def plain_loop(epochs: int = 5) -> tuple[float, float]:
     return seconds, acc
 
 
-def fast_plain_loop(epochs: int = 5, read_every: int = 20) -> tuple[float, float]:
+def fast_plain_loop(epochs: int = 5, read_every: int = 20, fused: bool = False) -> tuple[float, float]:
     """The fastest honest plain loop: the same data, model, optimizer and batches, without a DataLoader (float
     tensors normalised once, each epoch's order a ``randperm``, a batch gathered by index) and the loss read every
-    ``read_every`` steps (Studio's ``train.metric_interval``) rather than every step."""
+    ``read_every`` steps (Studio's ``train.metric_interval``) rather than every step. ``fused``: Adam's fused kernel,
+    which Studio picks for Adam (core/optim/builders.py) and a plain loop gets by asking for it."""
     import torch
     from torch import nn
 
@@ -68,7 +69,7 @@ def fast_plain_loop(epochs: int = 5, read_every: int = 20) -> tuple[float, float
     xt = data.x_test.float().div(255).sub(0.2860).div(0.3530)
     model = nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
                           nn.Linear(512, 10))
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, fused=fused)
     step = 0
     t0 = time.perf_counter()
     for _ in range(epochs):
@@ -100,7 +101,7 @@ def studio_loop() -> tuple[float, float]:
 def race(rounds: int = ROUNDS) -> dict[str, list[tuple[float, float]]]:
     """{loop: [(seconds, test accuracy) per round]}, the loops taking turns in each round (same load for all)."""
     loops = {"fastest plain loop": fast_plain_loop, "textbook DataLoader loop": plain_loop,
-             "Studio trainer": studio_loop}
+             "fastest plain, fused Adam": lambda: fast_plain_loop(fused=True), "Studio trainer": studio_loop}
     out: dict[str, list[tuple[float, float]]] = {name: [] for name in loops}
     for _ in range(rounds):
         for name, loop in loops.items():
@@ -130,3 +131,79 @@ def test_default_run_speed():
         print(f"studio train, {procs} process(es): {r['seconds']:6.2f} s training, test acc {r['test_acc']:.4f}")
     print(f"2 vs 1 processes (training time ratio): {results[2]['seconds'] / results[1]['seconds']:.2f}")
     assert studio_acc >= 0.82
+
+
+def plain_loop_writing_tensorboard(logdir: str, epochs: int = 5) -> float:
+    """The fastest plain loop reading the loss and the batch accuracy every step and writing both, the learning
+    rate and the throughput to TensorBoard every step (``SummaryWriter.add_scalar``, flushed and closed at the end)."""
+    import torch
+    from torch import nn
+    from torch.utils.tensorboard import SummaryWriter
+
+    from studio.core.datasets.bundled import load_fashion_mnist_small
+
+    torch.manual_seed(0)
+    data = load_fashion_mnist_small()
+    x = data.x_train[:9000].float().div(255).sub(0.2860).div(0.3530)
+    y = data.y_train[:9000]
+    model = nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                          nn.Linear(512, 10))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    writer = SummaryWriter(logdir)
+    step, t0 = 0, time.perf_counter()
+    for _ in range(epochs):
+        order = torch.randperm(len(x))
+        for start in range(0, len(x), 128):
+            idx = order[start:start + 128]
+            out = model(x[idx])
+            loss = nn.functional.cross_entropy(out, y[idx])
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            step += 1
+            writer.add_scalar("train/loss", loss.item(), step)
+            writer.add_scalar("train/acc", (out.argmax(1) == y[idx]).float().mean().item(), step)
+            writer.add_scalar("lr", opt.param_groups[0]["lr"], step)
+            writer.add_scalar("throughput", step * 128 / (time.perf_counter() - t0), step)
+    writer.close()
+    return time.perf_counter() - t0
+
+
+def studio_loop_logging_every_step(home: str) -> tuple[float, int]:
+    """Studio's trainer with ``train.metric_interval=1``, rank 0 writing the run store as a real run does
+    (``StoreSink``: the SQLite rows and curve chunks, the run folder's metrics.csv). (seconds, values logged)"""
+    from studio.core.runs.store import RunStore
+    from studio.engine.loop.distributed import DistContext
+    from studio.engine.loop.sinks import StoreSink
+    from studio.engine.training.worker import build_trainer
+
+    cfg = RunConfig().with_overrides(["train.metric_interval=1"])
+    store = RunStore(home)
+    run = store.create_run(cfg, "bench")
+    trainer = build_trainer(cfg, DistContext(), StoreSink(store), run.id, str(run.dir), None)
+    summary = trainer.fit()
+    values = len(store.recent_metric_rows(run.id, 0))
+    store.close()
+    return summary["seconds"], values
+
+
+def test_per_step_logging_against_a_loop_writing_tensorboard(tmp_path):
+    import os
+
+    import torch
+
+    torch.set_num_threads(1)
+    loops = {"plain loop + TensorBoard every step": lambda i: plain_loop_writing_tensorboard(str(tmp_path / f"tb{i}")),
+             "Studio, metric_interval=1 + store": lambda i: studio_loop_logging_every_step(str(tmp_path / f"s{i}"))[0]}
+    times: dict[str, list[float]] = {name: [] for name in loops}
+    for i in range(ROUNDS):
+        for name, loop in loops.items():
+            times[name].append(loop(i))
+    tb = statistics.median(times["plain loop + TensorBoard every step"])
+    values = studio_loop_logging_every_step(str(tmp_path / "count"))[1]
+    print(f"\nload average {os.getloadavg()[0]:.1f}; {ROUNDS} interleaved rounds, medians; the TensorBoard loop "
+          f"writes 4 values a step (1,420), Studio {values:,}:")
+    for name, runs in times.items():
+        seconds = statistics.median(runs)
+        print(f"{name:36}: {seconds:6.2f} s (each {', '.join(f'{s:.2f}' for s in runs)}); ×{tb / seconds:.2f} the "
+              "TensorBoard loop's speed")
