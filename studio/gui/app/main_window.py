@@ -35,6 +35,8 @@ from studio.gui.session.session import Session
 from studio.gui.widgets import wheel_guard
 from studio.gui.widgets.generate_box import GenerateBox
 
+CONVERT_AFTER_MS = 1000  # an older store's curves are converted (in a thread) this long after the window shows
+
 
 def default_size() -> QSize:
     """1280×800, or the screen's free area when it is smaller (a 1024×768 projector): never off screen."""
@@ -188,6 +190,8 @@ class MainWindow(QMainWindow):
             self._probe_pending = False
             # the warm back end: a server imports torch now, so the first job forks instead of importing it
             QTimer.singleShot(0, self.session.warm_up)
+            # runs from an older Studio: their curves converted in a thread, once the warm back end has begun
+            QTimer.singleShot(CONVERT_AFTER_MS, self.session.convert_old_curves)
             if self.probe is not None:  # always: the probe is pending only when there is one
                 QTimer.singleShot(50, self.probe.start_probe)
 

@@ -26,6 +26,7 @@ from studio.core.errors import StudioError
 from studio.core.runs.store import RunStore
 from studio.core.vocab import JobKind
 from studio.gui.session.bridge import Bridge
+from studio.gui.session.curve_conversion import CurveConversion
 from studio.gui.session.store_follow import StoreFollower
 
 LABEL_ROOM = 48  # characters of a run's name in a status message (the rest of the message stays readable)
@@ -131,6 +132,7 @@ class Session(QObject):
         self._announced: Any = None  # the store Recovery already shown (announce_store)
         self._warmed = False  # this session started the warm back end (warm_up): shutdown ends it
         self._first_point: dict[str, str] = {}  # runs of this window with no curve point yet → "Training on …"
+        self.conversion: CurveConversion | None = None  # an older store's curves, converted in the background
         # runs the queue's scheduler starts are not this window's jobs: follow them through the store
         self.follower = StoreFollower(self)
 
@@ -200,6 +202,32 @@ class Session(QObject):
         """Start the warm back end now (the window calls it once it is on screen)."""
         self._warmed = True
         self.engine.warm_up()
+
+    def convert_old_curves(self) -> None:
+        """Convert the curves of the store's runs written before the curve chunks, in a background thread (the
+        window calls it once it is on screen); its progress on the status bar. Nothing to do takes a moment."""
+        if self.conversion is not None:
+            self.conversion.stop(wait_s=0)
+        conversion = self.conversion = CurveConversion(self.store, self)
+        # a conversion of a store this window has left (File > Watch …) says nothing more
+        conversion.progressed.connect(lambda done, total: self._conversion_progressed(conversion, done, total))
+        conversion.finished.connect(lambda converted, reason: self._conversion_finished(conversion, reason))
+        conversion.start()
+
+    def _conversion_progressed(self, conversion: CurveConversion, done: int, total: int) -> None:
+        if conversion is not self.conversion:
+            return
+        if done < total and self.jobs:  # while this window trains, the status bar is the run's: the end only
+            return
+        self.status_text.emit(f"Preparing the curves of runs from an older Studio for quick reading: {done} of "
+                              f"{total}…" if done < total else
+                              f"The curves of {total} run{'s' if total != 1 else ''} from an older Studio are "
+                              "ready for quick reading")
+
+    def _conversion_finished(self, conversion: CurveConversion, reason: str) -> None:
+        if conversion is self.conversion and reason and reason != "the window closed":
+            self.status_text.emit(f"Could not prepare the older runs' curves for quick reading ({reason}); they "
+                                  "are read as before, more slowly")
 
     # --- runs ------------------------------------------------------------------------------
     @property
@@ -293,6 +321,8 @@ class Session(QObject):
             job.kill()
         if self._warmed:  # a server still importing torch would go on for seconds after the window
             self.engine.end_warm()
+        if self.conversion is not None:  # stops between two runs; the rest waits for the next start
+            self.conversion.stop()
         self.follower.stop()  # queued runs are not stopped: their scheduler is a process of its own
 
     # --- which run store -------------------------------------------------------------------
@@ -315,6 +345,9 @@ class Session(QObject):
         except StudioError as err:
             self.error.emit("Cannot open the run store", str(err))
             return False
+        if self.conversion is not None:  # it converts the store being left: it stops after its current run
+            self.conversion.stop(wait_s=0)
+            self.conversion = None
         old, self.store = self.store, store
         if self._queue is not None:
             self._queue.close()
