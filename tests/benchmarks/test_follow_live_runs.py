@@ -68,6 +68,9 @@ def test_following_50_live_runs(qtbot, tmp_path, monkeypatch):
     view.load_runs(store, ids)
     qtbot.waitUntil(lambda: not view.loading, timeout=120_000)
     idle = follow(view, ids, feed=False)
+    with monkeypatch.context() as m:  # the feeding timer's own cost: rows handed to nobody
+        m.setattr(view, "add_rows", lambda run_id, rows: None)
+        harness = follow(view, ids, feed=True)
     paced = follow(view, ids, feed=True)
     cost = view.pace.last_cost_s
     monkeypatch.setattr(live_pace, "FEW_RUNS", 10**6)  # every tick drawn, as before the pace
@@ -75,8 +78,62 @@ def test_following_50_live_runs(qtbot, tmp_path, monkeypatch):
     print(f"\n{len(ids)} runs shown, each a step a second; GUI thread CPU over {SECONDS:.0f} s of the event loop, "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"  idle (no new points):       {idle:6.1f} ms a second")
+    print(f"  the feed alone (50 timer events a second, rows dropped): {harness:6.1f} ms a second")
     print(f"  following, paced:           {paced:6.1f} ms a second (a draw cost {cost * 1000:.0f} ms, then waits "
           f"{min(live_pace.MAX_S, cost / live_pace.BUDGET):.1f} s)")
     print(f"  following, every tick:      {unpaced:6.1f} ms a second (×{unpaced / paced:.1f} the paced)")
     print("target: ≤ 10 ms a second (before: 151–163 ms at load 9, every tick drawn)")
     assert all(view.point_count(r, NAMES[0]) for r in ids)  # every run still a line of its own
+
+
+def repaint_ms(view, rounds: int = 15) -> float:
+    """Median GUI-thread CPU milliseconds of repainting the plots with nothing changed (a pointer's readout, an
+    exposed window, a live draw that moves no axis)."""
+    import statistics
+
+    from PySide6.QtWidgets import QApplication
+
+    for _ in range(3):  # settle: the first paints make the axes' pixmaps
+        view.graphics.viewport().repaint()
+        QApplication.processEvents()
+    times = []
+    for _ in range(rounds):
+        t = time.thread_time()
+        view.graphics.viewport().repaint()
+        times.append((time.thread_time() - t) * 1000)
+    return statistics.median(times)
+
+
+@pytest.mark.benchmark
+def test_a_repaint_with_the_axes_from_pixmaps(qtbot, tmp_path, monkeypatch):
+    """The 50 runs' plots repainted with nothing changed: axes painted from pixmaps (gui/plots/pixmap_axis.py)
+    against pyqtgraph's own painting (its picture replayed), two views side by side, alternating."""
+    import pyqtgraph as pg
+
+    from studio.gui.plots import curve_plots
+    from studio.gui.plots.curves import CurvesView
+    from studio.gui.plots.log_axis import LogAxis
+
+    class PictureAxis(LogAxis):  # a class of its own: PySide6 keeps the paint override it first finds
+        def paint(self, p, opt, widget):  # noqa: ANN001, ANN201 - Qt's
+            pg.AxisItem.paint(self, p, opt, widget)
+
+    store, ids = write_store(os.environ.get("STUDIO_BENCH_HOME") or tmp_path)
+    views = {}
+    for name, axis in (("pixmap axes", LogAxis), ("picture axes (pyqtgraph's)", PictureAxis)):
+        monkeypatch.setattr(curve_plots, "LogAxis", axis)
+        view = CurvesView()
+        qtbot.addWidget(view)
+        view.resize(1280, 800)
+        view.show()
+        view.load_runs(store, ids)
+        qtbot.waitUntil(lambda v=view: not v.loading, timeout=120_000)
+        views[name] = view
+    got: dict[str, list[float]] = {name: [] for name in views}
+    for _ in range(3):
+        for name, view in views.items():
+            got[name].append(repaint_ms(view))
+    print(f"\n{len(ids)} runs shown, a repaint with nothing changed, GUI-thread CPU, median of 15 (3 alternating "
+          f"rounds), load average {os.getloadavg()[0]:.1f}:")
+    for name, ms in got.items():
+        print(f"  {name:28} {', '.join(f'{m:.1f}' for m in ms)} ms")

@@ -48,3 +48,18 @@ def test_live_points_of_many_runs_are_paced_but_always_drawn(qtbot, monkeypatch)
     view.redraw()
     assert view.point_count("r0", "train/loss") == 2  # not yet
     qtbot.waitUntil(lambda: all(view.point_count(r, "train/loss") == 3 for r in runs), timeout=3000)  # the tick
+
+
+def test_the_redraw_timer_runs_only_while_live_rows_come(qtbot):
+    view = CurvesView()
+    qtbot.addWidget(view)
+    view.show_runs({"a": {"train/loss": ([1, 2], [1.0, 0.5])}}, {"a": "a"})
+    qtbot.waitUntil(lambda: not view.loading)
+    assert not view.timer.isActive()  # runs that are not training: no tick at all
+    view.add_rows("a", [(3, "train/loss", 0.4, 0.0)])
+    assert view.timer.isActive()
+    qtbot.waitUntil(lambda: view.point_count("a", "train/loss") == 3)  # the tick draws it …
+    qtbot.waitUntil(lambda: not view.timer.isActive())  # … and the next, finding nothing new, stops the timer
+    view.ticking = False  # a recording draws its frames itself
+    view.add_rows("a", [(4, "train/loss", 0.3, 0.0)])
+    assert not view.timer.isActive()

@@ -5,8 +5,8 @@ requests, without Qt) and its plots (curve_plots.py): it forwards the user's cho
 comes back. A selection's curves are read from the run store, smoothed and decimated (min/max per pixel column, at
 the current zoom) on the curve loader's thread (``curve_loader.py``, ``curve_data.py``); the GUI thread only hands
 finished arrays to pyqtgraph, and a newer request (selection, x axis, smoothing, log x, zoom) supersedes an older
-one. Live data arrive in batches (``add_rows``) and a timer redraws the curves that changed at ~30 Hz (small work
-inline, big work on the loader); the live points of many runs (a sweep followed) at a pace that keeps the GUI
+one. Live data arrive in batches (``add_rows``) and a timer, running only while they come, redraws the curves that
+changed at ~30 Hz (small work inline, big work on the loader); the live points of many runs (a sweep followed) at a pace that keeps the GUI
 thread free (``live_pace.py``). Several runs overlay, one colour each (``colours()``: the run list shows the same
 colour as its key); the key above the plots names the runs and the line styles, so no legend covers the data.
 Before any run the plots give way to a hint. The Metrics menu chooses which logged metrics are plotted (remembered
@@ -134,10 +134,10 @@ class CurvesView(QWidget):
         layout.addWidget(self.stack, 1)
         self.readout = HoverReadout(self)
         self._update_key()
-        self.timer = QTimer(self)
+        self.timer = QTimer(self)  # ticks only while live rows come: an idle view asks nothing of the event loop
         self.timer.setInterval(33)
         self.timer.timeout.connect(self.redraw)
-        self.timer.start()
+        self.ticking = True  # False: drawn when asked (a recording's frames), never on a timer
 
     def _controls(self) -> QHBoxLayout:
         """The bar above the key: x axis, log x, smoothing and the loading hint."""
@@ -261,6 +261,8 @@ class CurvesView(QWidget):
         read wait here and follow what the store had."""
         plots = list(self.model.plots)
         self._fresh = True
+        if self.ticking and not self.timer.isActive():
+            self.timer.start()
         self.model.add_rows(run_id, rows)
         if list(self.model.plots) != plots:  # a metric of a plot not shown yet (each call: 5 ms/s at 50 live runs)
             self.grid.sync()
@@ -395,8 +397,11 @@ class CurvesView(QWidget):
         if self.loading:
             return
         runs = len(self.model.order)
-        if not self._fresh or not self.pace.due(runs):
-            return  # nothing new; or what is new is drawn at a later tick
+        if not self._fresh:
+            self.timer.stop()  # nothing new: the next add_rows starts it again
+            return
+        if not self.pace.due(runs):
+            return  # what is new is drawn at a later tick
         self._fresh = False
         dirty = self.model.dirty()
         if not dirty:

@@ -27,7 +27,7 @@ class CurvesReel:
         last = max((float(np.max(v[0])) for m in self.data.values() for v in m.values() if len(v[0])), default=0.0)
         self.cuts = [last * (i + 1) / frames for i in range(frames)] if last > 0 else []
         self.view = CurvesView()
-        self.view.timer.stop()  # drawn when a frame asks, not on a timer
+        self.view.ticking = False  # drawn when a frame asks, not on a timer
         bar = self.view.controls_bar
         for i in range(bar.count()):  # the controls row: not in a recording
             item = bar.itemAt(i)

@@ -7,12 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pyqtgraph as pg
+
+from studio.gui.plots.pixmap_axis import PixmapAxis
 
 
-class LogAxis(pg.AxisItem):
+class LogAxis(PixmapAxis):
     """A log axis that labels decades only (1, 2, 5 × 10ᵏ when the range is under a decade): pyqtgraph's
-    own labels every minor tick and the labels pile on top of each other. Its title never runs past its length."""
+    own labels every minor tick and the labels pile on top of each other. Its title never runs past its length.
+    Painted from a pixmap on screen (pixmap_axis.py)."""
 
     whole = False  # counts whole things (steps, samples): ticks at integers only, never 9.6 … 10.4 around step 10
 
