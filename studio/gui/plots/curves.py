@@ -6,12 +6,12 @@ comes back. A selection's curves are read from the run store, smoothed and decim
 the current zoom) on the curve loader's thread (``curve_loader.py``, ``curve_data.py``); the GUI thread only hands
 finished arrays to pyqtgraph, and a newer request (selection, x axis, smoothing, log x, zoom) supersedes an older
 one. Live data arrive in batches (``add_rows``) and a timer, running only while they come, redraws the curves that
-changed at ~30 Hz (small work inline, big work on the loader); the live points of many runs (a sweep followed) at a pace that keeps the GUI
-thread free (``live_pace.py``). Several runs overlay, one colour each (``colours()``: the run list shows the same
-colour as its key); the key above the plots names the runs and the line styles, so no legend covers the data.
-Before any run the plots give way to a hint. The Metrics menu chooses which logged metrics are plotted (remembered
-by the window); the plots keep a readable height and scroll when the view is short; moving the pointer over a plot
-reads every shown run's value at that x (``curve_hover.py``).
+changed at ~30 Hz (small work inline, big work on the loader); the live points of many runs (a sweep followed) at
+a pace that keeps the GUI thread free (``live_pace.py``). Several runs overlay, one colour each (``colours()``: the
+run list shows the same colour as its key); the key above the plots names the runs and the line styles, so no
+legend covers the data. Before any run the plots give way to a hint. The Metrics menu chooses which logged metrics
+are plotted (remembered by the window); the plots keep a readable height and scroll when the view is short; moving
+the pointer over a plot reads every shown run's value at that x (``curve_hover.py``).
 """
 
 from __future__ import annotations
