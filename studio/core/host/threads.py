@@ -7,7 +7,8 @@ another program holds, a spinning thread steals the time the working thread need
 
 - keep ``spare`` cores for the GUI (the Session asks for one) and split the rest among the job's
   processes (at least one thread each);
-- measure how many cores other programs keep busy (the CPU used over the last ~0.2 s): when they are busy
+- measure how many cores other programs keep busy (the CPU used over the last second, read by a background
+  sampler the warm back end starts; else over a 0.2 s sample taken then): when they are busy
   and a process has more than one thread, its idle OpenMP threads sleep (``OMP_WAIT_POLICY=PASSIVE``);
   idle, they spin (PASSIVE costs ~2.6× on an idle machine).
 
@@ -18,6 +19,7 @@ is first imported, so a PASSIVE plan forks from the warm back end's PASSIVE serv
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass
 
@@ -66,16 +68,50 @@ def _cpu_times() -> tuple[float, float] | None:
 
 _last_sample: list[float] = [-1e9, 0.0]  # (when, busy cores): jobs started together share one sample
 SAMPLE_TTL_S = 2.0
+SAMPLER_EVERY_S = 1.0  # the background sampler's period (start_sampler)
+_readings: list[tuple[float, float, float]] = []  # the sampler's last two (when, busy jiffies, total jiffies)
+_sampler: list[threading.Thread] = []
 
 
 def busy_cores(sample_s: float = 0.2) -> float:
-    """Cores other programs keep busy now: sampled from /proc/stat over ``sample_s`` (the load average
-    reacts in minutes; a sample younger than SAMPLE_TTL_S is reused); elsewhere the load average."""
+    """Cores other programs keep busy now: over the background sampler's last second when it runs (a job then
+    starts without waiting), else sampled from /proc/stat over ``sample_s`` (the load average reacts in minutes;
+    a sample younger than SAMPLE_TTL_S is reused); elsewhere the load average."""
+    sampled = _sampled_busy()
+    if sampled is not None:
+        return sampled
     if time.monotonic() - _last_sample[0] < SAMPLE_TTL_S:
         return _last_sample[1]
     busy = _measure_busy(sample_s)
     _last_sample[:] = [time.monotonic(), busy]
     return busy
+
+
+def start_sampler() -> None:
+    """Read /proc/stat every SAMPLER_EVERY_S in a daemon thread (once per process; the warm back end starts it
+    with the window), so ``busy_cores`` needs no 0.2 s sample when a job starts: that sample was most of a warm
+    Train's wait before the first step (docs/developer/benchmarks.md). Where there is no /proc/stat: nothing."""
+    if _sampler or _cpu_times() is None:
+        return
+    thread = threading.Thread(target=_sample_forever, name="studio-load-sampler", daemon=True)
+    _sampler.append(thread)
+    thread.start()
+
+
+def _sample_forever() -> None:
+    while True:
+        reading = _cpu_times()
+        if reading is not None:
+            _readings[:] = [*_readings[-1:], (time.monotonic(), *reading)]
+        time.sleep(SAMPLER_EVERY_S)
+
+
+def _sampled_busy() -> float | None:
+    """Busy cores between the sampler's last two readings, when the newer is fresh (None: no such pair)."""
+    pair = list(_readings)
+    if len(pair) < 2 or time.monotonic() - pair[1][0] > SAMPLE_TTL_S:
+        return None
+    return _share((pair[0][1], pair[0][2]), (pair[1][1], pair[1][2]))
 
 
 def _measure_busy(sample_s: float) -> float:
@@ -88,8 +124,16 @@ def _measure_busy(sample_s: float) -> float:
             return 0.0
     time.sleep(sample_s)
     second = _cpu_times()
-    if second is None or second[1] <= first[1]:
+    if second is None:
         return 0.0
+    return _share(first, second)
+
+
+def _share(first: tuple[float, float], second: tuple[float, float]) -> float:
+    """Busy cores between two /proc/stat readings (busy, total jiffies)."""
+    if second[1] <= first[1]:
+        return 0.0
+    cores = cpu_count()
     share = (second[0] - first[0]) / (second[1] - first[1])
     return max(0.0, min(float(cores), share * (os.cpu_count() or cores)))
 

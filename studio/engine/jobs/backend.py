@@ -28,6 +28,7 @@ import os
 import threading
 from typing import Any
 
+from studio.core.host import threads as thread_policy
 from studio.core.host.threads import ThreadPlan, cpu_count
 from studio.engine.jobs.forkservers import ServerContext
 
@@ -74,6 +75,7 @@ def start_warm() -> None:
     first = _server(env_policy())
     assert first is not None
     first.ensure_running()
+    thread_policy.start_sampler()  # a job's thread plan then reads the load without a 0.2 s sample
     with _lock:
         _state["warm"] = True
         probe = _state["probe"]
