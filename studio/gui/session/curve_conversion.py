@@ -69,6 +69,8 @@ class CurveConversion(QObject):
             self.result = (-1, "the window closed")
         except StudioError as err:
             self.result = (-1, str(err))
+        except Exception as err:  # noqa: BLE001 - a speed-up only: whatever stops it is said, nothing is lost
+            self.result = (-1, f"{type(err).__name__}: {err}")
         finally:
             self.store.close()  # this thread's connection
         self.finished.emit(*self.result)
