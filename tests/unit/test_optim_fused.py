@@ -3,22 +3,27 @@ does (core/optim/builders.py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-import torch
-from torch import nn
 
-from studio.core.optim import OPTIMIZERS
-from studio.core.optim.builders import fused_kwargs
-
-FUSED = ("adam", "amsgrad", "adamw")
+FUSED = ("adam", "amsgrad", "adamw")  # torch is imported by the tests, not at collection
 
 
-def _net() -> nn.Module:
+def _net() -> Any:
+    import torch
+    from torch import nn
+
     torch.manual_seed(0)
     return nn.Sequential(nn.Linear(6, 5), nn.ReLU(), nn.Linear(5, 3))
 
 
-def _train(name: str, fused: bool) -> list[torch.Tensor]:
+def _train(name: str, fused: bool) -> list:
+    import torch
+    from torch import nn
+
+    from studio.core.optim import OPTIMIZERS
+
     net = _net()
     opt = OPTIMIZERS.build(name, params=net.parameters(), **OPTIMIZERS.resolve(name, {"lr": 0.05}, "optimizer"))
     if not fused:
@@ -35,6 +40,10 @@ def _train(name: str, fused: bool) -> list[torch.Tensor]:
 
 @pytest.mark.parametrize("name", FUSED)
 def test_the_fused_kernel_is_taken_and_agrees_with_the_per_tensor_loop(name):
+    import torch
+
+    from studio.core.optim import OPTIMIZERS
+
     net = _net()
     opt = OPTIMIZERS.build(name, params=net.parameters(), **OPTIMIZERS.resolve(name, {"lr": 0.05}, "optimizer"))
     assert opt.param_groups[0]["fused"] is True
@@ -44,6 +53,8 @@ def test_the_fused_kernel_is_taken_and_agrees_with_the_per_tensor_loop(name):
 
 
 def test_groups_keep_their_own_settings_and_parameters():
+    from studio.core.optim.builders import fused_kwargs
+
     net = _net()
     groups = [{"params": net[0].parameters(), "lr": 0.001}, {"params": net[2].weight}]
     items, fused = fused_kwargs(groups)
@@ -52,6 +63,11 @@ def test_groups_keep_their_own_settings_and_parameters():
 
 
 def test_sgd_keeps_the_loop_that_takes_sparse_gradients():
+    import torch
+    from torch import nn
+
+    from studio.core.optim import OPTIMIZERS
+
     emb = nn.Embedding(10, 3, sparse=True)
     opt = OPTIMIZERS.build("sgd", params=emb.parameters(), **OPTIMIZERS.resolve("sgd", {"lr": 0.1}, "optimizer"))
     emb(torch.tensor([1, 2])).sum().backward()
@@ -60,6 +76,10 @@ def test_sgd_keeps_the_loop_that_takes_sparse_gradients():
 
 
 def test_no_fused_kernel_where_torch_has_none():
+    from torch import nn
+
+    from studio.core.optim.builders import fused_kwargs
+
     meta = nn.Linear(3, 2, device="meta")
     assert fused_kwargs(meta.parameters())[1] == {}
     assert fused_kwargs([])[1] == {}
