@@ -18,13 +18,13 @@ CHECK = PaperCheck(
                 "and no micro-batches, only one device computes at any time.",
     our_setup="Two CPU processes (gloo) against one; an MLP 784-512-512-512-512-10 split into two stages of equal "
               "compute (fc1-fc2 | fc3-fc5), activations forward and gradients back with blocking send/recv, global "
-              "batch 256, SGD, one thread per process; 10 steps (2 warm-up), twice. Each rank records its timeline "
-              "and the CPU time it got in each computation. Per timed step of model parallelism: its time on "
+              "batch 256, SGD, one thread per process; 10 steps (2 warm-up), four times. Each rank records its "
+              "timeline and the CPU time it got in each computation. Per timed step of model parallelism: its time on "
               "dedicated cores (first to last computation, less the time the computations were descheduled: their "
               "wall time less their CPU time) ÷ the single process's median step on the same footing; each "
               "stage's share of the computing in CPU time; and how many stages compute at once while any does (wall"
               " clock: a competing program stretches an interval but cannot make two overlap). Mean ± s.e. over the"
-              " 16 timed steps, bands with a one-sided 95 % margin (Student's t). 'Slower': at least 2 % longer "
+              " 32 timed steps, bands with a one-sided 95 % margin (Student's t). 'Slower': at least 2 % longer "
               "steps (the transfers' own time is kept, and a busy machine only lengthens it). Scaled down: CPU "
               "cores for GPUs, an MLP for ResNet-50.",
     runner="studio.engine.parallel.checks:model_parallel_slower",
