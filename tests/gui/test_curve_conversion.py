@@ -24,7 +24,7 @@ def test_the_window_converts_an_older_store_in_the_background(qtbot, tmp_path):
                         timeout=30_000)
         assert session.conversion.result == (5, "")  # a pack for each ended run (none had one), then three chunkings
         assert session.conversion.worker_thread_id not in (None, threading.main_thread().ident)
-        assert said[-1] == "The curves of 5 runs from an older Studio are ready for quick reading"
+        assert said[-1] == "The curves of the runs from an older Studio are ready for quick reading"
         told = len(said)
         assert curve_chunks.chunked(store._db, ids) == set(ids)
         session.convert_old_curves()  # once: the next start finds nothing to do and says nothing
@@ -70,4 +70,26 @@ def test_a_watched_store_is_never_converted(qtbot, tmp_path):
     session.convert_old_curves()
     assert session.conversion.worker is None
     assert curve_chunks.chunked(RunStore(tmp_path)._db, [run_id]) == set()
+    session.shutdown(wait_s=5)
+
+
+def test_a_conversion_that_fails_says_why_in_one_sentence_and_loses_nothing(qtbot, tmp_path, monkeypatch):
+    from studio.core.errors import StoreError
+
+    store = RunStore(tmp_path)
+    run_id = old_store_run(store, "running")
+    want = store.curves([run_id])
+
+    def full_disk(progress):
+        raise StoreError("cannot convert the curves: the disk is full")
+
+    monkeypatch.setattr(store, "convert_curves", full_disk)
+    session = new_session(store)
+    said: list[str] = []
+    session.status_text.connect(said.append)
+    session.convert_old_curves()
+    qtbot.waitUntil(lambda: bool(said), timeout=30_000)
+    assert said == ["Could not prepare the older runs' curves for quick reading (cannot convert the curves: the disk "
+                    "is full); they are read as before, more slowly"]
+    assert set(store.curves([run_id])[run_id]) == set(want[run_id]) != set()  # read as rows, as before
     session.shutdown(wait_s=5)

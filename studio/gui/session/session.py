@@ -219,10 +219,10 @@ class Session(QObject):
             return
         if done < total and self.jobs:  # while this window trains, the status bar is the run's: the end only
             return
-        self.status_text.emit(f"Preparing the curves of runs from an older Studio for quick reading: {done} of "
-                              f"{total}…" if done < total else
-                              f"The curves of {total} run{'s' if total != 1 else ''} from an older Studio are "
-                              "ready for quick reading")
+        # done/total count steps (a run may need a pack and a chunking: RunStore.convert_curves), not runs
+        self.status_text.emit(f"Preparing the curves of runs from an older Studio for quick reading: "
+                              f"{100 * done // total} %…" if done < total else
+                              "The curves of the runs from an older Studio are ready for quick reading")
 
     def _conversion_finished(self, conversion: CurveConversion, reason: str) -> None:
         if conversion is self.conversion and reason and reason != "the window closed":
