@@ -52,11 +52,8 @@ def plain_loop(epochs: int = 5) -> tuple[float, float]:
     return seconds, acc
 
 
-def fast_plain_loop(epochs: int = 5, read_every: int = 20, fused: bool = False) -> tuple[float, float]:
-    """The fastest honest plain loop: the same data, model, optimizer and batches, without a DataLoader (float
-    tensors normalised once, each epoch's order a ``randperm``, a batch gathered by index) and the loss read every
-    ``read_every`` steps (Studio's ``train.metric_interval``) rather than every step. ``fused``: Adam's fused kernel,
-    which Studio picks for Adam (core/optim/builders.py) and a plain loop gets by asking for it."""
+def _plain_set_up():
+    """(data, normalised training inputs and labels of the first 9,000, normalised test inputs, the MLP), seeded."""
     import torch
     from torch import nn
 
@@ -65,10 +62,21 @@ def fast_plain_loop(epochs: int = 5, read_every: int = 20, fused: bool = False) 
     torch.manual_seed(0)
     data = load_fashion_mnist_small()
     x = data.x_train[:9000].float().div(255).sub(0.2860).div(0.3530)
-    y = data.y_train[:9000]
     xt = data.x_test.float().div(255).sub(0.2860).div(0.3530)
     model = nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
                           nn.Linear(512, 10))
+    return data, x, data.y_train[:9000], xt, model
+
+
+def fast_plain_loop(epochs: int = 5, read_every: int = 20, fused: bool = False) -> tuple[float, float]:
+    """The fastest honest plain loop: the same data, model, optimizer and batches, without a DataLoader (float
+    tensors normalised once, each epoch's order a ``randperm``, a batch gathered by index) and the loss read every
+    ``read_every`` steps (Studio's ``train.metric_interval``) rather than every step. ``fused``: Adam's fused kernel,
+    which Studio picks for Adam (core/optim/builders.py) and a plain loop gets by asking for it."""
+    import torch
+    from torch import nn
+
+    data, x, y, xt, model = _plain_set_up()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3, fused=fused)
     step = 0
     t0 = time.perf_counter()
@@ -140,14 +148,7 @@ def plain_loop_writing_tensorboard(logdir: str, epochs: int = 5) -> float:
     from torch import nn
     from torch.utils.tensorboard import SummaryWriter
 
-    from studio.core.datasets.bundled import load_fashion_mnist_small
-
-    torch.manual_seed(0)
-    data = load_fashion_mnist_small()
-    x = data.x_train[:9000].float().div(255).sub(0.2860).div(0.3530)
-    y = data.y_train[:9000]
-    model = nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
-                          nn.Linear(512, 10))
+    _, x, y, _, model = _plain_set_up()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     writer = SummaryWriter(logdir)
     step, t0 = 0, time.perf_counter()
