@@ -86,7 +86,8 @@ def test_two_processes_log_into_one_run_with_their_ranks(tmp_path: Path, studio_
     (info,) = store.list()
     assert info.id == "ddp-1" and info.status == "finished"
     curves = store.curves(["ddp-1"])["ddp-1"]
-    # seen once in a CI run (rank1's curve missing; not reproduced in 33 runs since): say where the values were
+    # a rank's curve once went missing here (the other rank's conversion dropped its chunk; fixed and reproduced
+    # in tests/unit/test_curve_chunks.py): if it ever fails again, say where the values were
     rows = dict(store._db.execute("SELECT name, count(*) FROM metrics WHERE run_id='ddp-1' GROUP BY name"))
     assert set(curves) == {"rank0/train/loss", "rank1/train/loss"}, (
         f"rows in runs.db: {rows}; in metrics.csv: {len(metric_log.read(info.dir))}; "

@@ -176,3 +176,32 @@ def test_rows_an_older_studio_adds_or_removes_are_not_missed(tmp_path):
     older.close()
     assert_same(store.curves([run_id]), plain(store, [run_id]))
     assert 2000 not in store.curves([run_id])[run_id]["train/loss"].steps
+
+
+def test_two_writers_of_one_run_never_drop_each_others_chunks(tmp_path, monkeypatch):
+    """Two ranks logging into one run (two connections): while one converts the run (reads its rows, then
+    replaces its chunks), the other cannot commit in between, so the pack built from the chunks has both."""
+    import threading
+
+    from studio.core.host import fault_points
+
+    first, second = RunStore(tmp_path), RunStore(tmp_path)
+    run = first.create_run(RunConfig())
+    first.set_status(run.id, "running")
+    other = threading.Thread(target=second.log_metrics,
+                             args=(run.id, [(s, "rank1/loss", 1.0 / (s + 1), 1.0) for s in range(50)]))
+    real = fault_points.reached
+
+    def meanwhile(point: str) -> None:  # the other rank logs its first batch between this one's read and write
+        if point == "curve.convert.read" and not other.is_alive() and other.ident is None:
+            other.start()
+            other.join(0.5)  # it finishes here only if this rank holds no write lock yet (the bug)
+        real(point)
+
+    monkeypatch.setattr(fault_points, "reached", meanwhile)
+    first.log_metrics(run.id, [(s, "rank0/loss", 2.0 / (s + 1), 1.0) for s in range(50)])  # its first: converts
+    other.join(60)
+    first.set_status(run.id, "finished")
+    assert first.write_curve_cache(run.id)
+    curves = RunStore(tmp_path).curves([run.id])[run.id]
+    assert {n: len(c.steps) for n, c in curves.items()} == {"rank0/loss": 50, "rank1/loss": 50}

@@ -8,7 +8,9 @@ test started the run in a session of its own) or ``sleep=S`` (it stalls S second
 machine does). Never set outside tests; unset, ``reached`` is one
 test of an empty dict. The points: ``checkpoint.write`` (the checkpoint's bytes written, before the rename),
 ``metrics.append`` (half of a batch of metrics.csv lines written), ``curve.pack`` (inside the curve pack's
-transaction), ``store.migrate`` (between a migration's statements), ``evaluate.end`` (the end-of-run evaluation).
+transaction), ``curve.chunk``, ``curve.merge`` and ``curve.convert`` (inside a curve chunk's), ``curve.convert.read``
+(between a conversion's reads and its writes: a test runs another writer there), ``store.migrate`` (between a
+migration's statements), ``evaluate.end`` (the end-of-run evaluation).
 """
 
 from __future__ import annotations

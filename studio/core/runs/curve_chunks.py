@@ -131,6 +131,7 @@ def convert_run(db: sqlite3.Connection, run_id: str) -> int:
     rows = [] if pack and not later else db.execute(  # a pack with nothing logged after it: no row to read
         "SELECT name, step, value, wall, rowid FROM metrics WHERE run_id=? AND rowid>? ORDER BY name, step, rowid",
         (run_id, pack or 0)).fetchall()
+    fault_points.reached("curve.convert.read")  # test-only: between the reads and the writes
     db.execute("DELETE FROM curve_chunks WHERE run_id=?", (run_id,))
     if rows:
         _insert(db, run_id, max(r[4] for r in rows), FAN_IN, from_rows([r[:4] for r in rows]))

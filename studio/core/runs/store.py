@@ -330,6 +330,10 @@ class RunStore:
 
         batch = [(int(s), n, float(v), float(w)) for s, n, v, w in rows]
         with self._writing("record metrics"):
+            # the write lock first: ``ensure`` reads the run's rows and chunks, then replaces its chunks, and two
+            # processes logging into one run (ranks) must not commit between that read and that write (a read
+            # outside the transaction once dropped the other rank's chunk, leaving its curve out of the pack)
+            self._db.execute("BEGIN IMMEDIATE")
             curve_chunks.ensure(self._db, run_id)
             self._db.executemany("INSERT INTO metrics (run_id, step, name, value, wall) VALUES (?,?,?,?,?)",
                                  [(run_id, *row) for row in batch])
