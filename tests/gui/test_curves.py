@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from studio.core.maths.smoothing import ema
-from studio.gui.plots.curves import CurvesView
+from studio.gui.plots.curves import TICK_MS, CurvesView
 
 
 def test_ema_is_debiased_like_tensorboard():
@@ -47,6 +47,7 @@ def test_live_points_of_many_runs_are_paced_but_always_drawn(qtbot, monkeypatch)
         view.add_rows(run_id, [(3, "train/loss", 0.3, 0.0)])
     view.redraw()
     assert view.point_count("r0", "train/loss") == 2  # not yet
+    assert view.timer.interval() > TICK_MS  # and the timer sleeps until the pace allows, not ticking meanwhile
     qtbot.waitUntil(lambda: all(view.point_count(r, "train/loss") == 3 for r in runs), timeout=3000)  # the tick
 
 
@@ -63,3 +64,45 @@ def test_the_redraw_timer_runs_only_while_live_rows_come(qtbot):
     view.ticking = False  # a recording draws its frames itself
     view.add_rows("a", [(4, "train/loss", 0.3, 0.0)])
     assert not view.timer.isActive()
+
+
+def test_a_live_range_grows_with_headroom_and_stays_while_points_fall_inside(qtbot):
+    """Live points past the range grow it a tenth further, and the next ones inside it move no axis (no axis
+    repainted for each live draw); a new selection fits tightly again."""
+    view = CurvesView()
+    qtbot.addWidget(view)
+    view.resize(800, 600)
+    view.show()
+    view.show_runs({"a": {"train/loss": (list(range(100)), [1.0 / (s + 1) for s in range(100)])}}, {"a": "a"})
+    qtbot.waitUntil(lambda: not view.loading)
+    box = view.plots["loss"].getViewBox()
+    qtbot.waitUntil(lambda: view.grid.bounds("loss") is not None)
+    fitted = box.viewRange()[0]
+    assert fitted[1] < 110  # tight around steps 0…99 (with pyqtgraph's small padding)
+    view.add_rows("a", [(120, "train/loss", 0.005, 0.0)])
+    qtbot.waitUntil(lambda: view.point_count("a", "train/loss") == 101)
+    box.updateAutoRange()
+    grown = box.viewRange()[0]
+    assert grown[1] > 120 + 0.08 * 120 and grown[0] > -10  # room past the new point, none before step 0
+    moved = []
+    box.sigXRangeChanged.connect(lambda *_: moved.append(1))
+    view.add_rows("a", [(125, "train/loss", 0.004, 0.0)])
+    qtbot.waitUntil(lambda: view.point_count("a", "train/loss") == 102)
+    box.updateAutoRange()
+    assert box.viewRange()[0] == grown and not moved  # inside the room: nothing moved
+    view.show_runs({"b": {"train/loss": (list(range(50)), [1.0] * 50)}}, {"b": "b"})
+    qtbot.waitUntil(lambda: not view.loading and view.point_count("b", "train/loss") == 50)
+    box.updateAutoRange()
+    assert box.viewRange()[0][1] < 55  # a new selection: tight again
+
+
+def test_the_faint_raw_line_is_fed_only_while_smoothing_shows_it(qtbot):
+    view = CurvesView()
+    qtbot.addWidget(view)
+    view.show_runs({"a": {"train/loss": ([1, 2, 3], [1.0, 0.5, 0.7])}}, {"a": "a"})
+    qtbot.waitUntil(lambda: not view.loading)
+    raw = view.raw_items[("a", "train/loss")]
+    assert not raw.isVisible() and (raw.xData is None or not len(raw.xData))  # hidden: never fed
+    view.set_smoothing(0.5)
+    qtbot.waitUntil(lambda: raw.xData is not None and len(raw.xData) == 3)
+    assert raw.isVisible() and list(raw.yData) == [1.0, 0.5, 0.7]

@@ -41,6 +41,7 @@ def test_many_runs_wait_until_the_last_draw_is_its_budget_of_the_time() -> None:
     wait = 0.03 / live_pace.BUDGET
     clocks.wall = 100.0 + wait - 0.01
     assert not pace.due(runs) and pace.due(live_pace.FEW_RUNS)  # fewer runs shown again: at once
+    assert pace.wait_s(runs) == pytest.approx(0.01) and pace.wait_s(live_pace.FEW_RUNS) == 0
     clocks.wall = 100.0 + wait + 1e-9
     assert pace.due(runs)
 

@@ -127,6 +127,8 @@ def draw(item: pg.PlotDataItem, faint: pg.PlotDataItem | None, d: Drawn, smoothi
             item.setSymbolBrush(item.opts["pen"].color())
     if faint is not None:
         faint.setVisible(smoothing)
+        if not smoothing:  # hidden: fed when smoothing is turned on (every curve is prepared again then)
+            return
         if d.raw_x is not None:
             faint.setData(d.raw_x, d.raw_y)
         else:
@@ -142,16 +144,48 @@ def shown_data(plot: pg.PlotItem) -> list[tuple[np.ndarray, np.ndarray]]:
 class CurveViewBox(pg.ViewBox):
     """A plot's data area whose fitted y range keeps its lowest and highest points ``edge_px`` pixels inside, so a
     point at an extreme (a single point, a dot per epoch) is drawn whole, clear of the x axis and its tick labels
-    (pyqtgraph's own padding left a dot ~8 px from the axis of a 100 px plot). The x range keeps pyqtgraph's."""
+    (pyqtgraph's own padding left a dot ~8 px from the axis of a 100 px plot). The x range keeps pyqtgraph's.
+
+    While it follows its data (auto range) and they grow past the range, the range grows ``HEADROOM`` of its span
+    further on that side, and then stays while new points fall inside it: live points then move no axis, so a live
+    draw repaints no axis and asks for no second paint (issue 40: a live draw of 50 runs 39–68 → ~30 ms). A range
+    fitted on purpose (``fit``: a selection, an x axis, a zoom out) is tight again."""
 
     edge_px = EDGE_PX
+    HEADROOM = 0.1
+    _auto = False  # inside updateAutoRange: setRange then keeps or grows the range
 
-    def suggestPadding(self, axis: int) -> float:  # noqa: N802 - pyqtgraph's name
-        padding = super().suggestPadding(axis)
-        height = self.height()
-        if axis != 1 or height <= 4 * self.edge_px:
-            return padding
-        return max(padding, min(0.2, self.edge_px / (height - 2 * self.edge_px)))
+    def updateAutoRange(self) -> None:  # noqa: N802 - pyqtgraph's name
+        self._auto = True
+        try:
+            super().updateAutoRange()
+        finally:
+            self._auto = False
+
+    def setRange(self, rect: object = None, xRange: object = None, yRange: object = None,  # noqa: N802, N803
+                 padding: float | None = None, update: bool = True, disableAutoRange: bool = True) -> None:
+        if self._auto:
+            xRange, yRange = (self._roomy(ax, r) for ax, r in ((0, xRange), (1, yRange)))
+        super().setRange(rect, xRange, yRange, padding, update, disableAutoRange)
+
+    def _roomy(self, axis: int, wanted: object) -> object:
+        """The auto range's ``wanted`` span on ``axis`` (the data's, padded), kept at the shown one while the data
+        fit inside it with at least half their padding (and fill most of it), grown with headroom on the side the
+        data went past it."""
+        if wanted is None:
+            return None
+        lo, hi = (float(v) for v in wanted)  # type: ignore[attr-defined]
+        now_lo, now_hi = self.viewRange()[axis]
+        span = now_hi - now_lo
+        if not (span > 0 and np.isfinite(span)) or hi - lo < (1 - 2 * self.HEADROOM) * span:
+            return wanted  # a first range, or the data shrank (a run hidden): fit them
+        pad = self.suggestPadding(axis)
+        margin = pad * (hi - lo) / (1 + 2 * pad) / 2  # half the padding pyqtgraph put around the data
+        if lo + margin >= now_lo and hi - margin <= now_hi:
+            return [now_lo, now_hi]  # new points inside: nothing moves
+        room = self.HEADROOM * (hi - lo)  # on a side the data themselves went past; elsewhere their padding
+        new_lo = lo - room if lo + 2 * margin < now_lo else min(lo, now_lo)
+        return [new_lo, hi + room if hi - 2 * margin > now_hi else max(hi, now_hi)]
 
 
 def fit(plot: pg.PlotItem, x: Range, y: Range) -> None:

@@ -47,6 +47,7 @@ from studio.gui.widgets.forms import TidySpinBox
 
 HINT = ("No run to show yet.\n\nPress Train (Ctrl+Return) to start one with the settings on the left,\n"
         "or select runs in the list below (Ctrl/Shift-click to overlay several).")
+TICK_MS = 33  # the redraw timer's tick while live rows come (~30 Hz); it sleeps longer while the live pace waits
 CURVES_PER_TURN = 60  # curves handed to pyqtgraph per event-loop turn (each setData ~0.5 ms)
 ZOOM_SETTLE_MS = 120  # a zoom or pan re-decimates once the view has been still this long
 
@@ -135,7 +136,7 @@ class CurvesView(QWidget):
         self.readout = HoverReadout(self)
         self._update_key()
         self.timer = QTimer(self)  # ticks only while live rows come: an idle view asks nothing of the event loop
-        self.timer.setInterval(33)
+        self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self.redraw)
         self.ticking = True  # False: drawn when asked (a recording's frames), never on a timer
 
@@ -400,8 +401,10 @@ class CurvesView(QWidget):
         if not self._fresh:
             self.timer.stop()  # nothing new: the next add_rows starts it again
             return
-        if not self.pace.due(runs):
-            return  # what is new is drawn at a later tick
+        if not self.pace.due(runs):  # what is new is drawn when the pace allows: the timer sleeps until then
+            self.timer.start(max(TICK_MS, int(self.pace.wait_s(runs) * 1000) + 1))
+            return
+        self.timer.setInterval(TICK_MS)
         self._fresh = False
         dirty = self.model.dirty()
         if not dirty:
