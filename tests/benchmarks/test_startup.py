@@ -5,7 +5,8 @@ Run: ``QT_QPA_PLATFORM=offscreen python -m pytest tests/benchmarks/test_startup.
 (or ``python tests/benchmarks/test_startup.py``). The window is timed from the moment the process is started
 until it prints that the window is shown (STUDIO_STARTUP_REPORT=quit makes it print and close), so Python's
 own start-up and every import count; and until the Training tab's curves are up too (pyqtgraph is imported
-just after the window shows, curves_pane.CURVES_AFTER_MS).
+just after the window shows, curves_pane.CURVES_AFTER_MS). Beside them, an empty frame shown after only Studio's
+entry imports, settings, theme and icon (``FRAME_WINDOW``): the least a two-phase start could show first.
 """
 
 from __future__ import annotations
@@ -25,6 +26,17 @@ ROUNDS = 5
 BARE_WINDOW = ("import sys; from PySide6.QtWidgets import QApplication, QMainWindow; app = QApplication(sys.argv);"
                "w = QMainWindow(); w.resize(1280, 800); w.show(); app.processEvents();"
                "print('window shown; torch imported: False', flush=True)")
+
+# the least a two-phase start could show first: Studio's entry imports, the settings, the theme and the icon, then an
+# empty QMainWindow (what the window would be before its modules are imported and its parts built)
+FRAME_WINDOW = ("import sys, studio.app; from PySide6.QtWidgets import QApplication, QMainWindow; "
+                "app = QApplication(sys.argv); from studio.gui.app.settings import SettingsStore; "
+                "from studio.gui.session import theme; from studio.gui.app.single_instance import send_to_running; "
+                "from studio.core.host.paths import resource; from PySide6.QtGui import QIcon; "
+                "theme.apply(SettingsStore().theme, app); icon = QIcon(); "
+                "[icon.addFile(str(resource('icons', f'studio-{s}.png'))) for s in (16, 32, 64, 256)]; "
+                "app.setWindowIcon(icon); w = QMainWindow(); w.setWindowTitle('Studio'); w.resize(1280, 800); "
+                "w.show(); app.processEvents(); print('window shown; torch imported: False', flush=True)")
 
 
 def times_until_lines(cmd: list[str], markers: tuple[str, ...], env: dict[str, str]) -> list[float]:
@@ -58,13 +70,14 @@ def measure(rounds: int = ROUNDS) -> dict[str, list[float]]:
     env = dict(os.environ, STUDIO_STARTUP_REPORT="quit", QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM",
                                                                                          "offscreen"))
     env.setdefault("STUDIO_HOME", tempfile.mkdtemp(prefix="studio-startup-"))
-    times: dict[str, list[float]] = {"window": [], "curves": [], "bare": [], "torch": []}
+    times: dict[str, list[float]] = {"window": [], "curves": [], "bare": [], "frame": [], "torch": []}
     for _ in range(rounds):  # interleaved, so all see the same machine load
         window, curves = times_until_lines([sys.executable, "-m", "studio", "--new-instance"],
                                            ("window shown", "curves shown"), env)
         times["window"].append(window)
         times["curves"].append(curves)
         times["bare"].append(time_until_line([sys.executable, "-c", BARE_WINDOW], "window shown", env))
+        times["frame"].append(time_until_line([sys.executable, "-c", FRAME_WINDOW], "window shown", env))
         times["torch"].append(time_until_line([sys.executable, "-c", "import torch"], None, env))
     return times
 
@@ -82,6 +95,8 @@ def report(times: dict[str, list[float]], label: str = "idle") -> str:
             f"[{label}] ... and its curves shown:      median {statistics.median(times['curves']):.2f} s\n"
             f"[{label}] bare PySide6 window shown:      median {b:.2f} s (min {min(times['bare']):.2f}); "
             f"Studio is {w / b:.1f}× the bare window\n"
+            f"[{label}] an empty frame after Studio's entry imports, settings, theme and icon: median "
+            f"{statistics.median(times['frame']):.2f} s, {statistics.median(times['frame']) / b:.2f}× the bare window\n"
             f'[{label}] python -c "import torch":       median {t:.2f} s; the window appears {t / w:.1f}× sooner')
 
 
