@@ -106,3 +106,21 @@ def test_the_faint_raw_line_is_fed_only_while_smoothing_shows_it(qtbot):
     view.set_smoothing(0.5)
     qtbot.waitUntil(lambda: raw.xData is not None and len(raw.xData) == 3)
     assert raw.isVisible() and list(raw.yData) == [1.0, 0.5, 0.7]
+
+
+def test_a_fitted_range_keeps_the_extreme_points_clear_of_the_plot_edges(qtbot):
+    """The lowest and highest points sit at least EDGE_PX pixels inside the plot (a dot drawn whole, clear of the x
+    axis and its tick labels; pyqtgraph's own padding left ~8 px in a small plot)."""
+    from studio.gui.plots.curve_plots import EDGE_PX
+
+    view = CurvesView()
+    qtbot.addWidget(view)
+    view.resize(600, 250)  # plots at their least height: a data area of ~100 px
+    view.show()
+    view.show_runs({"a": {"train/loss": ([1, 2, 3, 4], [2.0, 0.5, 1.0, 0.1])}}, {"a": "a"})
+    qtbot.waitUntil(lambda: not view.loading and view.point_count("a", "train/loss") == 4)
+    box = view.plots["loss"].getViewBox()
+    (_, _), (bottom, top) = box.viewRange()
+    pixels = box.height() / (top - bottom)
+    below, above = (0.1 - bottom) * pixels, (top - 2.0) * pixels  # the lowest and highest point's room, in pixels
+    assert below >= EDGE_PX - 1 and above >= EDGE_PX - 1, (box.height(), below, above)

@@ -155,6 +155,13 @@ class CurveViewBox(pg.ViewBox):
     HEADROOM = 0.1
     _auto = False  # inside updateAutoRange: setRange then keeps or grows the range
 
+    def suggestPadding(self, axis: int) -> float:  # noqa: N802 - pyqtgraph's name
+        padding = super().suggestPadding(axis)
+        height = self.height()
+        if axis != 1 or height <= 4 * self.edge_px:
+            return padding
+        return max(padding, min(0.2, self.edge_px / (height - 2 * self.edge_px)))
+
     def updateAutoRange(self) -> None:  # noqa: N802 - pyqtgraph's name
         self._auto = True
         try:
