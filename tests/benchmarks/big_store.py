@@ -30,14 +30,16 @@ from pathlib import Path
 
 import numpy as np
 
-PER_STEP = ("train/loss", "train/acc", "lr", "throughput")
+ALL_PER_STEP = ("train/loss", "train/acc", "lr", "throughput")
+# STUDIO_BENCH_PER_STEP=train/loss: one value a step (issue 40's 1,000 × 100k = 100 M values), the rest as it is
+PER_STEP = tuple(n for n in os.environ.get("STUDIO_BENCH_PER_STEP", ",".join(ALL_PER_STEP)).split(",") if n)
 VAL_EVERY = 100
 VAL = ("val/loss", "val/acc")
 EPOCH_EVERY = 1000
 WALL_PER_STEP = 0.037  # seconds a step takes (the wall axis then differs from the step axis)
 BATCH_ROWS = 200_000  # rows per log_metrics call
-BYTES_PER_ROW = 200  # runs.db (≈112, as in the issue: 1.8 GB for 16 M rows) + metrics.csv + event files
-MAX_BYTES = 8e9  # a size over this is skipped (the disk is shared)
+BYTES_PER_ROW = 240  # runs.db 141 + metrics.csv 52 + event files 47 (test_store_size.py, 2026-11-28)
+MAX_BYTES = float(os.environ.get("STUDIO_BENCH_MAX_GB", "8")) * 1e9  # a size over this is skipped (a shared disk)
 DEFAULT_CACHE = "/tmp/studio-bench-cache"
 
 
@@ -80,7 +82,7 @@ def curves(index: int, steps: int, start: float) -> dict[str, tuple[np.ndarray, 
     out["val/acc"] = (v, np.clip(acc[v] - 0.02, 0, 1), walls[v])
     e = s[EPOCH_EVERY - 1::EPOCH_EVERY]
     out["epoch"] = (e, (np.arange(len(e)) + 1).astype(float), walls[e])
-    return out
+    return {k: v for k, v in out.items() if k not in ALL_PER_STEP or k in PER_STEP}
 
 
 # --- TensorBoard event files ------------------------------------------------------------------------------------
@@ -203,7 +205,8 @@ def build(runs: int, steps: int, root: Path | None = None, log=print) -> BigStor
     # a store whose RunStore packs a run's curves when it ends (issue 25's curve cache) gets a folder of its own: a
     # store written before has no packed curves, and would be packed lazily at the first selection instead
     pack = getattr(RunStore, "write_curve_cache", None)
-    folder = (root or cache_root()) / f"{runs}x{steps}{'-packed' if pack else ''}"
+    kind = "" if PER_STEP == ALL_PER_STEP else "-" + "+".join(n.replace("/", "_") for n in PER_STEP)
+    folder = (root or cache_root()) / f"{runs}x{steps}{'-packed' if pack else ''}{kind}"
     home, logdir, done = folder / "home", folder / "tensorboard", folder / "complete"
     if done.exists():
         return BigStore(runs, steps, home, logdir, 0.0)

@@ -14,7 +14,9 @@ the "points served" column says how many it sent, against the points Studio drew
 
 Run: ``nice -n 5 python -m pytest tests/benchmarks/test_big_store_scale.py -m benchmark -s`` (or
 ``python tests/benchmarks/test_big_store_scale.py``); ``STUDIO_BENCH_TENSORBOARD=0`` leaves TensorBoard out (its
-figures do not change when Studio does). docs/developer/benchmarks.md, "Big run store", has figures.
+figures do not change when Studio does), ``=fast`` keeps only its Rust data server (the Python loader took 13 min
+for 16 M values); ``STUDIO_BENCH_MAX_GB`` and ``STUDIO_BENCH_PER_STEP`` (big_store.py) open the biggest sizes.
+docs/developer/benchmarks.md, "Big run store", has figures.
 """
 
 from __future__ import annotations
@@ -257,7 +259,8 @@ def measure(log=print) -> list[dict[str, Any]]:
         log(f"{n}x{s}: store {big.folder} ({big.disk_bytes() / 1e9:.2f} GB"
             + (f", built in {big.seconds:.0f} s)" if big.seconds else ", from the cache)"))
         result: dict[str, Any] = {"runs": n, "steps": s, "studio": studio_figures(big), "tensorboard": []}
-        for fast in (False, True) if os.environ.get("STUDIO_BENCH_TENSORBOARD", "1") != "0" else ():
+        which = os.environ.get("STUDIO_BENCH_TENSORBOARD", "1")  # 0: none; fast: only the Rust data server
+        for fast in {"0": (), "fast": (True,)}.get(which, (False, True)):
             if fast and not data_server_present():
                 result["tensorboard"].append({"load_fast": True, "skipped": "no Rust data server installed"})
                 continue
