@@ -218,7 +218,7 @@ def build(runs: int, steps: int, root: Path | None = None, log=print) -> BigStor
     for i in range(runs):
         cfg = RunConfig()
         # a learning rate of its own, 1e-4 … 1e-2 (golden-ratio spread): runs alike but for it would be one seed group,
-        # drawn as a band (issue 36), and the 123 repeats among 1,000 random rates rounded to 6 digits were
+        # drawn as a band (issue 36); 1,000 random rates rounded to 6 digits repeated 123 times
         cfg.optimizer.params["lr"] = float(f"{10 ** (-4 + 2 * ((i * 0.6180339887498949) % 1)):.6g}")
         cfg.train.metric_interval = 1
         run = store.create_run(cfg)
